@@ -1,0 +1,73 @@
+"""``irstats.evaluate``: qrels and runs to one ScoreMatrix per measure."""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+import numpy as np
+
+from irstats.collection import Collection, EvalOptions, RunSet, build_judgments
+from irstats.judgments import Judgments
+from irstats.measures import Measure, parse_measure
+from irstats.scores import ScoreMatrix
+
+DEFAULT_MEASURES = ("AP", "nDCG@10", "P@10", "RR", "RBP(p=0.8)", "Rprec", "Bpref", "R@1000")
+
+
+def evaluate(qrels, runs, measures: Iterable[str | Measure] | str = DEFAULT_MEASURES, **options) -> dict[str, ScoreMatrix]:
+    """Evaluate runs against qrels, as trec_eval does, for every measure at once.
+
+    Parameters
+    ----------
+    qrels:
+        A qrels file (plain or gzip), several files, or a DataFrame with ``topic, docno, rel``.
+    runs:
+        Run files, a directory, a glob, a DataFrame with ``system, topic, docno, score``
+        [``rank``], or a ``{name: DataFrame}`` dict.
+    measures:
+        Measure names, canonical (``AP``, ``nDCG@10``, ``RBP(p=0.8)``) or trec_eval's
+        (``map``, ``ndcg_cut_10``).
+    **options:
+        The fields of :class:`irstats.collection.EvalOptions`: ``rel_level``, ``complete``,
+        ``depth``, ``judged_only``, ``order``, ``score_dtype``, ``on_duplicate`` …
+
+    Returns
+    -------
+    dict mapping each canonical measure name to its ScoreMatrix (systems × topics).
+
+    Examples
+    --------
+    >>> scores = evaluate("qrels.txt", "runs/", ["AP", "nDCG@10"])  # doctest: +SKIP
+    >>> scores["AP"].means()                                          # doctest: +SKIP
+    """
+    opts = EvalOptions(**options)
+    parsed = _parse_all(measures)
+    collection = Collection.load(qrels, qrels_duplicate=opts.qrels_duplicate)
+    runset = RunSet.load(runs, score_dtype=opts.score_dtype, need_rank=opts.order == "rank")
+    judgments = build_judgments(collection, runset, opts)
+    return score_judgments(judgments, parsed, opts)
+
+
+def _parse_all(measures) -> list[Measure]:
+    if isinstance(measures, (str, Measure)):
+        measures = [measures]
+    parsed: dict[str, Measure] = {}
+    for name in measures:
+        m = parse_measure(name)
+        parsed.setdefault(str(m), m)
+    return list(parsed.values())
+
+
+def score_judgments(judgments: Judgments, measures: list[Measure], options: EvalOptions) -> dict[str, ScoreMatrix]:
+    """Run each measure's kernel on the judgments tensor and label the results."""
+    present = judgments.present
+    keep = present.any(axis=0)
+    if options.drop_r0:
+        keep &= judgments.num_relevant() > 0
+    topics = tuple(t for t, k in zip(judgments.topics, keep) if k)
+    out: dict[str, ScoreMatrix] = {}
+    for m in measures:
+        values = np.asarray(m.definition.kernel(judgments, m), dtype=np.float64)
+        values = np.where(present, values, np.nan)[:, keep]
+        out[str(m)] = ScoreMatrix(values, judgments.systems, topics, str(m), options.as_dict(), m.definition.summary)
+    return out

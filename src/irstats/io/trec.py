@@ -1,0 +1,339 @@
+"""Readers for TREC qrels and run files.
+
+Files are read with polars as one string column of lines (so that a bad line can be named by
+its number) and split into fields by vectorised string operations: there is no Python loop
+over lines. Plain and gzip files are accepted; blank lines and lines whose first non-blank
+character is ``#`` are skipped (METHODS.md §1.1–1.2).
+"""
+
+from __future__ import annotations
+
+import glob
+import gzip
+import os
+from pathlib import Path
+from typing import Iterable, Sequence, Union
+
+import polars as pl
+
+from irstats.errors import InputError, warn
+
+PathLike = Union[str, os.PathLike]
+QRELS_COLUMNS = ("topic", "docno", "rel")
+RUN_COLUMNS = ("topic", "docno", "rank", "score")
+
+
+# ----------------------------------------------------------------------------- paths
+
+
+def expand_paths(spec: PathLike | Sequence[PathLike]) -> list[Path]:
+    """Turn a file, a directory, a glob or a list of them into a sorted list of files.
+
+    A directory stands for the regular files directly inside it (hidden files skipped).
+    """
+    items = [spec] if isinstance(spec, (str, os.PathLike)) else list(spec)
+    paths: list[Path] = []
+    for item in items:
+        text = os.fspath(item)
+        p = Path(text)
+        if p.is_dir():
+            found = sorted(q for q in p.iterdir() if q.is_file() and not q.name.startswith("."))
+            if not found:
+                raise InputError("directory holds no files", path=text)
+            paths.extend(found)
+        elif p.exists():
+            paths.append(p)
+        elif glob.has_magic(text):
+            found = sorted(Path(q) for q in glob.glob(text) if Path(q).is_file())
+            if not found:
+                raise InputError("no file matches this pattern", path=text)
+            paths.extend(found)
+        else:
+            raise InputError("no such file or directory", path=text)
+    return paths
+
+
+def run_name_from_path(path: Path) -> str:
+    """The file name without ``.gz`` and without a trailing ``.run``/``.txt``/``.trec``."""
+    name = path.name
+    for suffix in (".gz", ".run", ".txt", ".trec"):
+        if name.endswith(suffix) and len(name) > len(suffix):
+            name = name[: -len(suffix)]
+    return name
+
+
+# ----------------------------------------------------------------------------- lines
+
+
+def read_bytes(path: PathLike) -> bytes:
+    """The file's content, decompressed if it is gzip (recognised by its magic bytes)."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError as exc:
+        raise InputError(f"cannot read file ({exc.strerror})", path=os.fspath(path)) from None
+    if data[:2] == b"\x1f\x8b":
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError) as exc:
+            raise InputError(f"corrupt gzip file ({exc})", path=os.fspath(path)) from None
+    return data
+
+
+def read_lines(path: PathLike) -> pl.Series:
+    """All lines of a file as a string Series; row i is line i + 1 (blank lines are null)."""
+    data = read_bytes(path)
+    if not data.strip():
+        raise InputError("empty file", path=os.fspath(path))
+    try:
+        frame = pl.read_csv(
+            data,
+            has_header=False,
+            separator="\x1f",
+            quote_char=None,
+            new_columns=["line"],
+            schema_overrides={"line": pl.String},
+            encoding="utf8-lossy",
+        )
+    except pl.exceptions.PolarsError as exc:  # e.g. the unit separator inside a line
+        raise InputError(f"cannot be read as text lines ({exc})", path=os.fspath(path)) from None
+    return frame.get_column("line")
+
+
+def split_fields(lines: pl.Series) -> pl.DataFrame:
+    """Split whitespace-separated lines into a list column ``fields``.
+
+    Returns the content lines only, with their 1-based ``line`` number. The common layouts
+    (tab-only or single-space-only) take a literal split; anything else is normalised with a
+    regular expression first.
+    """
+    frame = pl.DataFrame({"text": lines}).with_row_index("line", offset=1)
+    stripped = pl.col("text").str.strip_chars()
+    frame = frame.filter(stripped.is_not_null() & (stripped != "") & ~stripped.str.starts_with("#"))
+    text = frame.get_column("text")
+    has_space = bool(text.str.contains(" ", literal=True).any())
+    has_tab = bool(text.str.contains("\t", literal=True).any())
+    irregular = r"\s\s|^\s|\s$|\r"  # runs of blanks, leading/trailing blanks, CR line ends
+    if has_space != has_tab and not text.str.contains(irregular).any():
+        fields = text.str.split(" " if has_space else "\t")
+    else:
+        fields = text.str.strip_chars().str.replace_all(r"\s+", " ").str.split(" ")
+    return frame.select("line", fields.alias("fields"))
+
+
+def _first_bad(frame: pl.DataFrame, mask: pl.Series) -> int:
+    """The 1-based line number of the first row where ``mask`` is true."""
+    return int(frame.filter(mask).get_column("line")[0])
+
+
+# ----------------------------------------------------------------------------- qrels
+
+
+def read_qrels_file(path: PathLike, *, on_duplicate: str = "error") -> pl.DataFrame:
+    """Read one TREC qrels file (``topic iter docno rel``) into ``topic, docno, rel``.
+
+    ``on_duplicate`` decides what a repeated (topic, docno) pair does: ``"error"``
+    (default, as trec_eval), ``"max"`` (keep the highest grade) or ``"last"``.
+    """
+    name = os.fspath(path)
+    parts = split_fields(read_lines(path))
+    if parts.height == 0:
+        raise InputError("no qrels lines (only comments or blank lines)", path=name)
+    nfields = parts.get_column("fields").list.len()
+    bad = nfields != 4
+    if bad.any():
+        row = parts.filter(bad).row(0, named=True)
+        raise InputError(
+            f"expected 4 fields 'topic iter docno rel', found {len(row['fields'])}",
+            path=name,
+            line=row["line"],
+        )
+    fields = pl.col("fields")
+    frame = parts.select(
+        "line",
+        fields.list.get(0).alias("topic"),
+        fields.list.get(2).alias("docno"),
+        fields.list.get(3).alias("rel_text"),
+    ).with_columns(pl.col("rel_text").cast(pl.Int64, strict=False).alias("rel"))
+    bad = frame.get_column("rel").is_null()
+    if bad.any():
+        row = frame.filter(bad).row(0, named=True)
+        raise InputError(
+            f"expected an integer relevance grade, found {row['rel_text']!r}", path=name, line=row["line"]
+        )
+    return _resolve_qrels_duplicates(frame.drop("rel_text"), name, on_duplicate)
+
+
+def _resolve_qrels_duplicates(frame: pl.DataFrame, name: str, on_duplicate: str) -> pl.DataFrame:
+    dup = frame.select(pl.struct("topic", "docno").is_duplicated()).to_series()
+    if dup.any():
+        if on_duplicate == "error":
+            rows = frame.filter(dup)
+            first = rows.row(0, named=True)
+            later = rows.filter(
+                (pl.col("topic") == first["topic"]) & (pl.col("docno") == first["docno"])
+            ).get_column("line")
+            raise InputError(
+                f"duplicate judgment for topic {first['topic']!r}, document {first['docno']!r} "
+                f"(also on line {later[0]}); use on_duplicate='max' or 'last' to accept it",
+                path=name,
+                line=int(later[1]),
+            )
+        if on_duplicate == "max":
+            frame = frame.sort("rel").unique(["topic", "docno"], keep="last")
+        elif on_duplicate == "last":
+            frame = frame.unique(["topic", "docno"], keep="last", maintain_order=True)
+        else:
+            raise InputError(f"on_duplicate must be 'error', 'max' or 'last', not {on_duplicate!r}")
+        warn(f"{name}: {int(dup.sum())} duplicate judgment lines resolved with on_duplicate={on_duplicate!r}")
+    return frame.select(*QRELS_COLUMNS).sort(["topic", "docno"])
+
+
+def qrels_from_frame(frame) -> pl.DataFrame:
+    """Accept a polars or pandas DataFrame with ``topic, docno, rel`` columns.
+
+    ir_measures/pandas names ``query_id, doc_id, relevance`` are accepted too.
+    """
+    frame = _to_polars(frame)
+    frame = _rename(frame, {"query_id": "topic", "doc_id": "docno", "relevance": "rel"})
+    _require_columns(frame, QRELS_COLUMNS, "qrels DataFrame")
+    out = frame.select(
+        pl.col("topic").cast(pl.String),
+        pl.col("docno").cast(pl.String),
+        pl.col("rel").cast(pl.Int64, strict=False),
+    )
+    if out.get_column("rel").is_null().any():
+        raise InputError("qrels DataFrame: column 'rel' must hold integers")
+    dup = out.select(pl.struct("topic", "docno").is_duplicated()).to_series()
+    if dup.any():
+        row = out.filter(dup).row(0, named=True)
+        raise InputError(f"qrels DataFrame: duplicate judgment for topic {row['topic']!r}, document {row['docno']!r}")
+    return out.sort(["topic", "docno"])
+
+
+def read_qrels(source, *, on_duplicate: str = "error") -> pl.DataFrame:
+    """Read qrels from a path (plain or gzip), several paths, or a DataFrame.
+
+    Several files are concatenated; a (topic, docno) pair judged in two files is a duplicate.
+    """
+    if _is_frame(source):
+        return qrels_from_frame(source)
+    paths = expand_paths(source)
+    frames = [read_qrels_file(p, on_duplicate=on_duplicate) for p in paths]
+    if len(frames) == 1:
+        return frames[0]
+    merged = pl.concat(frames).with_row_index("line", offset=1)
+    return _resolve_qrels_duplicates(merged, " + ".join(map(str, paths)), on_duplicate)
+
+
+# ----------------------------------------------------------------------------- runs
+
+
+def read_run_file(path: PathLike, *, score_dtype: str = "float64", need_rank: bool = False) -> tuple[str, pl.DataFrame]:
+    """Read one TREC run file (``topic Q0 docno rank score tag``).
+
+    Returns the run's tag (the first line's; a warning if later lines differ) and a frame
+    with ``topic, docno, rank, score, line``. Fields after the sixth are ignored.
+    """
+    name = os.fspath(path)
+    parts = split_fields(read_lines(path))
+    if parts.height == 0:
+        raise InputError("no run lines (only comments or blank lines)", path=name)
+    nfields = parts.get_column("fields").list.len()
+    bad = nfields < 6
+    if bad.any():
+        row = parts.filter(bad).row(0, named=True)
+        raise InputError(
+            f"expected 6 fields 'topic Q0 docno rank score tag', found {len(row['fields'])}",
+            path=name,
+            line=row["line"],
+        )
+    fields = pl.col("fields")
+    frame = parts.select(
+        "line",
+        fields.list.get(0).alias("topic"),
+        fields.list.get(2).alias("docno"),
+        fields.list.get(3).alias("rank_text"),
+        fields.list.get(4).alias("score_text"),
+        fields.list.get(5).alias("tag"),
+    )
+    score = pl.col("score_text").cast(pl.Float64, strict=False)
+    frame = frame.with_columns(score.alias("score"))
+    bad = frame.get_column("score").is_null() | frame.get_column("score").is_nan()
+    if bad.any():
+        row = frame.filter(bad).row(0, named=True)
+        raise InputError(f"expected a numeric score in field 5, found {row['score_text']!r}", path=name, line=row["line"])
+    if score_dtype == "float32":
+        # trec_eval <= 9 and pytrec_eval store scores as C floats: round through float32.
+        frame = frame.with_columns(pl.col("score").cast(pl.Float32).cast(pl.Float64))
+    elif score_dtype != "float64":
+        raise InputError(f"score_dtype must be 'float64' or 'float32', not {score_dtype!r}")
+    rank = pl.col("rank_text").cast(pl.Int64, strict=False)
+    frame = frame.with_columns(rank.alias("rank"))
+    if need_rank:
+        bad = frame.get_column("rank").is_null()
+        if bad.any():
+            row = frame.filter(bad).row(0, named=True)
+            raise InputError(f"expected an integer rank in field 4, found {row['rank_text']!r}", path=name, line=row["line"])
+    tags = frame.get_column("tag")
+    tag = tags[0]
+    if (tags != tag).any():
+        other = frame.filter(pl.col("tag") != tag).row(0, named=True)
+        warn(f"{name}:{other['line']}: run tag {other['tag']!r} differs from the first line's {tag!r}; using {tag!r}")
+    return tag, frame.select("topic", "docno", "rank", "score", "line")
+
+
+def run_from_frame(frame, default_name: str = "run") -> dict[str, pl.DataFrame]:
+    """Split a run DataFrame into runs by its ``system`` (or ``tag``/``run``) column.
+
+    Columns ``topic, docno, score`` (or ``query_id, doc_id, score``) are required; ``rank``
+    is optional (file order is used in its place).
+    """
+    frame = _to_polars(frame)
+    frame = _rename(frame, {"query_id": "topic", "doc_id": "docno", "run": "system", "tag": "system", "name": "system"})
+    _require_columns(frame, ("topic", "docno", "score"), "run DataFrame")
+    if "system" not in frame.columns:
+        frame = frame.with_columns(pl.lit(default_name).alias("system"))
+    if "rank" not in frame.columns:
+        frame = frame.with_columns(pl.int_range(1, pl.len() + 1).over("system", "topic").alias("rank"))
+    frame = frame.with_row_index("line", offset=1).select(
+        pl.col("system").cast(pl.String),
+        pl.col("topic").cast(pl.String),
+        pl.col("docno").cast(pl.String),
+        pl.col("rank").cast(pl.Int64, strict=False),
+        pl.col("score").cast(pl.Float64, strict=False),
+        pl.col("line").cast(pl.Int64),
+    )
+    if frame.get_column("score").is_null().any() or frame.get_column("score").is_nan().any():
+        raise InputError("run DataFrame: column 'score' must hold numbers (no NaN)")
+    runs: dict[str, pl.DataFrame] = {}
+    for (system,), part in frame.partition_by("system", as_dict=True, maintain_order=True).items():
+        runs[system] = part.drop("system")
+    return runs
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def _is_frame(obj) -> bool:
+    return isinstance(obj, pl.DataFrame) or type(obj).__name__ == "DataFrame"
+
+
+def _to_polars(frame) -> pl.DataFrame:
+    if isinstance(frame, pl.DataFrame):
+        return frame
+    try:
+        return pl.from_pandas(frame)
+    except Exception as exc:  # noqa: BLE001 - anything pandas-like that polars cannot take
+        raise InputError(f"cannot convert {type(frame).__name__} to a DataFrame ({exc})") from None
+
+
+def _rename(frame: pl.DataFrame, mapping: dict[str, str]) -> pl.DataFrame:
+    usable = {old: new for old, new in mapping.items() if old in frame.columns and new not in frame.columns}
+    return frame.rename(usable) if usable else frame
+
+
+def _require_columns(frame: pl.DataFrame, columns: Iterable[str], what: str) -> None:
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise InputError(f"{what}: missing column(s) {', '.join(missing)}; has {', '.join(frame.columns)}")

@@ -1,0 +1,27 @@
+"""bpref, exactly as trec_eval's m_bpref.c (METHODS.md §2.9)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from irstats.measures.common import LEVEL_PARAM, level_of, safe_divide, trec_cut
+from irstats.measures.registry import Family, register
+
+
+def bpref(j, m) -> np.ndarray:
+    level = level_of(j, m)
+    rel = j.relevant(level)
+    nonrel = j.judged & ~rel
+    # Judged non-relevant documents ranked above each position.
+    nonrel_before = np.cumsum(nonrel, axis=2, dtype=np.int32) - nonrel
+    big_r = j.num_relevant(level)[None, :, None]
+    big_n = j.num_nonrelevant(level)[None, :, None]
+    penalty = safe_divide(np.minimum(nonrel_before, big_r), np.minimum(big_n, big_r))
+    credit = np.where(nonrel_before > 0, 1.0 - penalty, 1.0)
+    total = np.sum(np.where(rel, credit, 0.0), axis=2)
+    return safe_divide(total, j.num_relevant(level)[None, :])
+
+
+register(Family("Bpref", "Binary preference: relevant documents ranked above judged non-relevant ones "
+                "(trec_eval's bpref).", bpref, (LEVEL_PARAM,), cutoff="none",
+                trec_eval=lambda m: trec_cut("bpref", m, "bpref")))

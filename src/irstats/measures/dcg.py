@@ -1,0 +1,59 @@
+"""Discounted cumulative gain: DCG, DCG@k, nDCG, nDCG@k (METHODS.md §2.5).
+
+Graded: the gain comes from the raw grade and ignores the relevance level, as trec_eval's
+``ndcg`` does. The ideal list holds every qrels document with positive gain, retrieved or
+not, and is not cut at the list length.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from irstats.measures.common import safe_divide
+from irstats.measures.registry import Family, Param, register
+
+GAIN_PARAM = Param("gain", str, "lin", choices=("lin", "exp"), help="lin: gain = grade (trec_eval); exp: 2^grade − 1")
+
+
+def gain_function(kind: str):
+    """Map grades to gains; unjudged, 0 and negative grades give 0."""
+    if kind == "exp":
+        return lambda grades: np.exp2(np.maximum(grades, 0)) - 1.0
+    return lambda grades: np.maximum(grades, 0).astype(np.float64)
+
+
+def _discounted(j, kind: str) -> np.ndarray:
+    """Cumulative discounted gain along the rank axis."""
+    key = ("DCGcum", kind)
+    if key not in j._cache:
+        gains = gain_function(kind)(j.grades)
+        j._cache[key] = np.cumsum(gains / np.log2(j.ranks + 1.0), axis=2)
+    return j._cache[key]
+
+
+def dcg(j, m) -> np.ndarray:
+    return j.at_cutoff(_discounted(j, m["gain"]), m.cutoff)
+
+
+def ideal_dcg(j, kind: str, cutoff: int | None) -> np.ndarray:
+    """IDCG@k per topic (the whole ideal list when cutoff is None)."""
+    ideal = j.qrels.ideal_gains(kind, gain_function(kind))
+    if cutoff is not None:
+        ideal = ideal[:, :cutoff]
+    discounts = np.log2(np.arange(2, ideal.shape[1] + 2, dtype=np.float64))
+    return np.sum(ideal / discounts, axis=1)
+
+
+def ndcg(j, m) -> np.ndarray:
+    return safe_divide(dcg(j, m), ideal_dcg(j, m["gain"], m.cutoff)[None, :])
+
+
+def _trec_ndcg(m) -> str | None:
+    if m["gain"] != "lin":
+        return None
+    return "ndcg" if m.cutoff is None else f"ndcg_cut_{m.cutoff}"
+
+
+register(Family("DCG", "Discounted cumulative gain, gain/log2(rank+1).", dcg, (GAIN_PARAM,), bounded=False))
+register(Family("nDCG", "DCG divided by the DCG of the ideal ranking of all judged documents.", ndcg, (GAIN_PARAM,),
+                trec_eval=_trec_ndcg), aliases=("NDCG",))

@@ -1,0 +1,22 @@
+"""Expected reciprocal rank (Chapelle et al.; METHODS.md §2.7)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from irstats.measures.registry import Family, register
+
+
+def err(j, m) -> np.ndarray:
+    grades = j.head(j.positive_grades(), m.cutoff).astype(np.float64)
+    if grades.shape[2] == 0:
+        return np.zeros(grades.shape[:2])
+    g_max = max(j.qrels.g_max, 1)
+    stop = (np.exp2(grades) - 1.0) / 2.0**g_max
+    # Probability of reaching rank r: the product of (1 − stop) over the ranks before it.
+    reach = np.cumprod(1.0 - stop, axis=2)
+    reach = np.concatenate((np.ones(reach.shape[:2] + (1,)), reach[:, :, :-1]), axis=2)
+    return np.sum(stop * reach / j.ranks[: grades.shape[2]], axis=2)
+
+
+register(Family("ERR", "Expected reciprocal rank with stop probability (2^g − 1)/2^g_max.", err, default_cutoff=20))

@@ -1,0 +1,225 @@
+"""ScoreMatrix: systems × topics scores of one measure, the hub of every later stage.
+
+A score matrix converts to and from a tidy frame with the columns
+``system, topic, measure, value`` (the *score file* of the command line), and so to TSV,
+CSV, JSON and Parquet. NaN marks a topic that was not evaluated for a system.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Mapping
+
+import numpy as np
+import polars as pl
+
+from irstats.errors import InputError
+
+SCORE_COLUMNS = ("system", "topic", "measure", "value")
+
+
+@dataclass
+class ScoreMatrix:
+    """Per-topic scores of one measure: ``values[i, j]`` is system i's score on topic j.
+
+    ``summary`` is how :meth:`means` summarises a system: ``"mean"`` over its evaluated
+    topics, or ``"sum"`` (the counts NumRet, NumRel, NumRelRet, as trec_eval does).
+    ``options`` records how the scores were made (depth, level, …).
+    """
+
+    values: np.ndarray
+    systems: tuple[str, ...]
+    topics: tuple[str, ...]
+    measure: str
+    options: dict = field(default_factory=dict)
+    summary: str = "mean"
+
+    def __post_init__(self):
+        self.values = np.asarray(self.values, dtype=np.float64)
+        self.systems, self.topics = tuple(self.systems), tuple(self.topics)
+        if self.values.shape != (len(self.systems), len(self.topics)):
+            raise ValueError(f"values of shape {self.values.shape} do not fit "
+                             f"{len(self.systems)} systems × {len(self.topics)} topics")
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.values.shape
+
+    def means(self) -> np.ndarray:
+        """One summary value per system over the topics it was evaluated on."""
+        counted = ~np.isnan(self.values)
+        totals = np.where(counted, self.values, 0.0).sum(axis=1)
+        if self.summary == "sum":
+            return totals
+        n = counted.sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(n > 0, totals / np.maximum(n, 1), np.nan)
+
+    def num_topics(self) -> np.ndarray:
+        """How many topics each system was evaluated on."""
+        return (~np.isnan(self.values)).sum(axis=1)
+
+    def system(self, name: str) -> np.ndarray:
+        """The per-topic scores of one system."""
+        try:
+            return self.values[self.systems.index(name)]
+        except ValueError:
+            raise KeyError(f"no system {name!r} in this score matrix") from None
+
+    def subset(self, systems: Iterable[str] | None = None, topics: Iterable[str] | None = None) -> "ScoreMatrix":
+        """The matrix restricted to some systems and/or topics (in the order given)."""
+        rows = [self.systems.index(s) for s in systems] if systems is not None else list(range(len(self.systems)))
+        cols = [self.topics.index(t) for t in topics] if topics is not None else list(range(len(self.topics)))
+        return ScoreMatrix(self.values[np.ix_(rows, cols)], tuple(self.systems[i] for i in rows),
+                           tuple(self.topics[j] for j in cols), self.measure, dict(self.options), self.summary)
+
+    def to_frame(self) -> pl.DataFrame:
+        """Tidy frame ``system, topic, measure, value``; topics not evaluated are left out."""
+        n_sys, n_top = self.values.shape
+        frame = pl.DataFrame({
+            "system": np.repeat(np.array(self.systems, dtype=object), n_top).astype(str),
+            "topic": np.tile(np.array(self.topics, dtype=object), n_sys).astype(str),
+            "measure": [self.measure] * (n_sys * n_top),
+            "value": self.values.ravel(),
+        }, schema={"system": pl.String, "topic": pl.String, "measure": pl.String, "value": pl.Float64})
+        return frame.filter(pl.col("value").is_not_nan())
+
+    def summary_frame(self) -> pl.DataFrame:
+        """Frame ``system, measure, value`` of the per-system summaries."""
+        return pl.DataFrame({"system": list(self.systems), "measure": [self.measure] * len(self.systems),
+                             "value": self.means()})
+
+    @classmethod
+    def from_frame(cls, frame: pl.DataFrame, measure: str | None = None) -> "ScoreMatrix":
+        """Build from a tidy frame of one measure (``system, topic, value`` [, ``measure``])."""
+        matrices = matrices_from_frame(frame)
+        if measure is None:
+            if len(matrices) != 1:
+                raise InputError(f"the frame holds {len(matrices)} measures; name one of {', '.join(matrices)}")
+            return next(iter(matrices.values()))
+        if measure not in matrices:
+            raise InputError(f"no measure {measure!r} in the frame; it has {', '.join(matrices)}")
+        return matrices[measure]
+
+    def __repr__(self) -> str:
+        return f"ScoreMatrix({self.measure!r}, {len(self.systems)} systems × {len(self.topics)} topics)"
+
+
+def _summary_rule(measure: str) -> str:
+    from irstats.measures import parse_measure  # late import: scores has no measure dependency otherwise
+
+    try:
+        return parse_measure(measure).definition.summary
+    except Exception:  # noqa: BLE001 - measures irstats does not know are averaged
+        return "mean"
+
+
+def matrices_from_frame(frame: pl.DataFrame, source: str | None = None) -> dict[str, ScoreMatrix]:
+    """Split a tidy score frame into one ScoreMatrix per measure.
+
+    Systems and topics are sorted bytewise; a (system, topic) pair missing from the frame
+    is NaN (not evaluated). A (system, topic, measure) given twice is an error.
+    """
+    if "measure" not in frame.columns:
+        frame = frame.with_columns(pl.lit("value").alias("measure"))
+    missing = [c for c in SCORE_COLUMNS if c not in frame.columns]
+    if missing:
+        raise InputError(f"score table lacks column(s) {', '.join(missing)}; has {', '.join(frame.columns)}",
+                         path=source)
+    frame = frame.select(pl.col("system").cast(pl.String), pl.col("topic").cast(pl.String),
+                         pl.col("measure").cast(pl.String), pl.col("value").cast(pl.Float64, strict=False))
+    dup = frame.select(pl.struct("system", "topic", "measure").is_duplicated()).to_series()
+    if dup.any():
+        row = frame.filter(dup).row(0, named=True)
+        raise InputError(f"score for system {row['system']!r}, topic {row['topic']!r}, measure {row['measure']!r} "
+                         "is given twice", path=source)
+    out: dict[str, ScoreMatrix] = {}
+    for measure in frame.get_column("measure").unique(maintain_order=True).to_list():
+        part = frame.filter(pl.col("measure") == measure)
+        systems = sorted(part.get_column("system").unique().to_list())
+        topics = sorted(part.get_column("topic").unique().to_list())
+        values = np.full((len(systems), len(topics)), np.nan)
+        s_index = {s: i for i, s in enumerate(systems)}
+        t_index = {t: i for i, t in enumerate(topics)}
+        rows = part.get_column("system").replace_strict(s_index, return_dtype=pl.Int64).to_numpy()
+        cols = part.get_column("topic").replace_strict(t_index, return_dtype=pl.Int64).to_numpy()
+        values[rows, cols] = part.get_column("value").fill_null(np.nan).to_numpy()
+        out[measure] = ScoreMatrix(values, tuple(systems), tuple(topics), measure, summary=_summary_rule(measure))
+    return out
+
+
+def scores_to_frame(matrices: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix], per_topic: bool = True) -> pl.DataFrame:
+    """Stack several matrices into one tidy frame (per topic, or per-system summaries)."""
+    items = matrices.values() if isinstance(matrices, Mapping) else matrices
+    frames = [m.to_frame() if per_topic else m.summary_frame() for m in items]
+    if not frames:
+        return pl.DataFrame(schema={c: pl.String for c in SCORE_COLUMNS[:-1]} | {"value": pl.Float64})
+    return pl.concat(frames)
+
+
+FORMATS = ("tsv", "csv", "json", "parquet")
+
+
+def write_frame(frame: pl.DataFrame, path: str | os.PathLike | None, fmt: str) -> str | None:
+    """Write a frame as TSV, CSV, JSON (records) or Parquet; to a path, or return text."""
+    if fmt == "parquet":
+        if path is None:
+            raise InputError("Parquet output needs a file: give -o FILE")
+        frame.write_parquet(path)
+        return None
+    if fmt in ("tsv", "csv"):
+        text = frame.write_csv(separator="\t" if fmt == "tsv" else ",", float_precision=None)
+    elif fmt == "json":
+        text = json.dumps(frame.to_dicts(), indent=1, allow_nan=True) + "\n"
+    else:
+        raise InputError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
+    if path is None:
+        return text
+    Path(path).write_text(text)
+    return None
+
+
+def write_scores(matrices, path: str | os.PathLike | None, fmt: str = "tsv", per_topic: bool = True) -> str | None:
+    """Write score matrices as a score file (see :func:`write_frame`)."""
+    return write_frame(scores_to_frame(matrices, per_topic=per_topic), path, fmt)
+
+
+def read_scores(path: str | os.PathLike, fmt: str | None = None) -> dict[str, ScoreMatrix]:
+    """Read a score file (TSV, CSV, JSON or Parquet written by irstats) into ScoreMatrix objects.
+
+    The format is taken from the file name when ``fmt`` is None. ``trec_eval -q`` output is
+    read by :func:`irstats.io.trec_eval_output.read_trec_eval`.
+    """
+    name = os.fspath(path)
+    if not os.path.exists(name):
+        raise InputError("no such file", path=name)
+    fmt = fmt or _guess_format(name)
+    try:
+        if fmt == "parquet":
+            frame = pl.read_parquet(name)
+        elif fmt == "json":
+            frame = pl.DataFrame(json.loads(Path(name).read_text()))
+        else:
+            frame = pl.read_csv(name, separator="\t" if fmt == "tsv" else ",", comment_prefix="#",
+                                schema_overrides={"system": pl.String, "topic": pl.String, "measure": pl.String,
+                                                  "value": pl.String})
+            bad = frame.get_column("value").cast(pl.Float64, strict=False).is_null() & frame.get_column(
+                "value").is_not_null() if "value" in frame.columns else None
+            if bad is not None and bad.any():
+                index = int(np.flatnonzero(bad.to_numpy())[0])
+                raise InputError(f"expected a number in column 'value', found {frame['value'][index]!r}",
+                                 path=name, line=index + 2)
+    except (pl.exceptions.PolarsError, json.JSONDecodeError, ValueError) as exc:
+        raise InputError(f"cannot read as a {fmt} score file ({str(exc).splitlines()[0]})", path=name) from None
+    return matrices_from_frame(frame, source=name)
+
+
+def _guess_format(name: str) -> str:
+    lower = name.lower().removesuffix(".gz")
+    for fmt, suffixes in (("parquet", (".parquet", ".pq")), ("csv", (".csv",)), ("json", (".json",))):
+        if lower.endswith(suffixes):
+            return fmt
+    return "tsv"
