@@ -71,3 +71,42 @@ def read_trec_eval(source) -> dict[str, ScoreMatrix]:
             raise InputError(f"run {system!r} is read twice", path=os.fspath(path))
         seen.add(system)
     return matrices_from_frame(pl.concat(frames))
+
+
+def format_trec_eval(matrices, per_topic: bool = False) -> str:
+    """Print scores in trec_eval's own layout, run after run, for drop-in use.
+
+    Lines are ``measure<TAB>topic<TAB>value`` with the name padded to 22 characters and
+    values to 4 decimals (counts as integers), per-topic lines first (with ``per_topic``),
+    then the ``all`` lines: ``runid``, ``num_q`` and each measure's summary. Measures
+    trec_eval lacks are printed under their canonical names.
+    """
+    from irstats.measures import parse_measure
+
+    items = list(matrices.values()) if hasattr(matrices, "values") else list(matrices)
+    if not items:
+        return ""
+    names, integer = [], []
+    for m in items:
+        measure = parse_measure(m.measure)
+        names.append(measure.trec_eval_name or m.measure)
+        integer.append(measure.definition.summary == "sum")
+    systems = items[0].systems
+    lines: list[str] = []
+
+    def emit(name: str, topic: str, value: float, as_int: bool) -> None:
+        text = f"{int(round(value))}" if as_int else f"{value:6.4f}"
+        lines.append(f"{name:<22}\t{topic}\t{text}")
+
+    for i, system in enumerate(systems):
+        if per_topic:
+            for j, topic in enumerate(items[0].topics):
+                for m, name, as_int in zip(items, names, integer):
+                    value = m.values[i, j]
+                    if value == value:  # not NaN: the topic was evaluated
+                        emit(name, topic, value, as_int)
+        lines.append(f"{'runid':<22}\tall\t{system}")
+        lines.append(f"{'num_q':<22}\tall\t{int(items[0].num_topics()[i])}")
+        for m, name, as_int in zip(items, names, integer):
+            emit(name, "all", m.means()[i], as_int)
+    return "\n".join(lines) + "\n"

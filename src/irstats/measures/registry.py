@@ -223,6 +223,33 @@ def _convert(spec: Param, raw: str, name: str) -> Any:
     return value
 
 
+# trec_eval's list form: ``P.5,10`` means P_5 and P_10 (also recall, map_cut, ndcg_cut, success).
+_TREC_EVAL_LIST = re.compile(r"^(P|recall|map_cut|ndcg_cut|success)\.(\d+(?:,\d+)+)$")
+
+#: The measures of trec_eval's ``-m all_trec`` that irstats computes.
+ALL_TREC = ("NumRet", "NumRel", "NumRelRet", "AP", "Rprec", "Bpref", "RR",
+            *(f"P@{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)),
+            *(f"R@{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)),
+            "nDCG", *(f"nDCG@{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)),
+            *(f"AP@{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)),
+            *(f"Success@{k}" for k in (1, 5, 10)), "RBP(p=0.9)", "RBPresid(p=0.9)")
+
+
+def expand_measures(names) -> list[str]:
+    """Expand trec_eval's list forms (``P.5,10``, ``all_trec``) and comma-free names into names."""
+    out: list[str] = []
+    for name in names:
+        text = str(name).strip()
+        match = _TREC_EVAL_LIST.match(text)
+        if match:
+            out.extend(f"{match[1]}.{k}" for k in match[2].split(","))
+        elif text == "all_trec":
+            out.extend(ALL_TREC)
+        elif text:
+            out.append(text)
+    return out
+
+
 def canonical_name(name: str | Measure) -> str:
     """The canonical printed form of any accepted measure name."""
     return str(parse_measure(name))

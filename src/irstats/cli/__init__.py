@@ -1,0 +1,1 @@
+"""The command line: a thin layer that parses, calls the public API and prints."""

@@ -1,0 +1,40 @@
+"""Printing helpers for the command line."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+
+
+def emit_text(text: str, output: str | None) -> None:
+    """Write text to a file, or to stdout."""
+    if output:
+        Path(output).write_text(text)
+    else:
+        sys.stdout.write(text)
+
+
+def format_means_table(scores) -> str:
+    """Systems × measures table of means, sorted by the first measure, best first."""
+    items = list(scores.values())
+    systems = items[0].systems
+    means = np.column_stack([m.means() for m in items])
+    order = np.argsort(-np.nan_to_num(means[:, 0], nan=-np.inf), kind="stable")
+    header = ["system", *(m.measure for m in items)]
+    rows = []
+    for i in order:
+        cells = [systems[i]]
+        for m, value in zip(items, means[i]):
+            cells.append(f"{value:.0f}" if m.summary == "sum" else f"{value:.4f}")
+        rows.append(cells)
+    widths = [max(len(str(r[c])) for r in [header, *rows]) for c in range(len(header))]
+    lines = ["  ".join(h.ljust(w) if c == 0 else h.rjust(w) for c, (h, w) in enumerate(zip(header, widths)))]
+    lines.append("  ".join("-" * w for w in widths))
+    for r in rows:
+        lines.append("  ".join(v.ljust(w) if c == 0 else v.rjust(w) for c, (v, w) in enumerate(zip(r, widths))))
+    n_topics = items[0].num_topics()
+    lines.append(f"\n{len(systems)} systems; topics per system: {int(n_topics.min())}"
+                 + (f"–{int(n_topics.max())}" if n_topics.max() != n_topics.min() else ""))
+    return "\n".join(lines) + "\n"
