@@ -16,7 +16,18 @@ import numpy as np
 import polars as pl
 
 from irstats.errors import InputError, warn
-from irstats.io.trec import expand_paths, read_qrels, read_run_file, run_from_frame, run_name_from_path
+from irstats.io.trec import (
+    check_run_values,
+    expand_paths,
+    first_tag,
+    read_bytes,
+    read_qrels,
+    read_run_file,
+    fast_separator,
+    run_from_frame,
+    run_name_from_path,
+    scan_run_bytes,
+)
 from irstats.judgments import PADDING, UNJUDGED, Judgments, QrelsFacts
 
 ORDERS = ("score", "rank", "file")
@@ -102,41 +113,80 @@ class Collection:
 
 
 @dataclass
+class RunPart:
+    """One run before collection: its tag, where it came from, and a lazy frame of its lines.
+
+    ``careful`` is False for files that went to the fast CSV scanner; if that scan fails,
+    the file is re-read by the careful line reader, which names the bad line.
+    """
+
+    tag: str
+    source: str
+    frame: pl.LazyFrame  # topic, docno, rank (str), score, tag, line
+    careful: bool = True
+
+
+@dataclass
 class RunSet:
-    """Several runs as one frame: ``sys`` (index into ``names``), topic, docno, rank, score, line."""
+    """Several runs over the same topics, read lazily and stacked when judged."""
 
     names: tuple[str, ...]
-    frame: pl.DataFrame
-    sources: tuple[str, ...]  # the file (or "DataFrame") each run came from
+    parts: list[RunPart]
+
+    @property
+    def sources(self) -> tuple[str, ...]:
+        return tuple(p.source for p in self.parts)
 
     @classmethod
-    def load(cls, runs, *, score_dtype: str = "float64", need_rank: bool = False) -> "RunSet":
-        """Read runs from paths, a directory, a glob, a DataFrame or a {name: DataFrame} dict."""
-        parts: list[tuple[str, str, pl.DataFrame]] = []  # (tag, source, frame)
+    def load(cls, runs) -> "RunSet":
+        """Runs from paths, a directory, a glob, a DataFrame or a {name: DataFrame} dict."""
+        parts: list[RunPart] = []
         if isinstance(runs, dict):
             for name, frame in runs.items():
                 for sub in run_from_frame(frame, default_name=str(name)).values():
-                    parts.append((str(name), "DataFrame", sub))
+                    parts.append(RunPart(str(name), "DataFrame", sub.with_columns(pl.lit(str(name)).alias("tag"))
+                                         .lazy()))
         elif isinstance(runs, pl.DataFrame) or type(runs).__name__ == "DataFrame":
             for name, frame in run_from_frame(runs).items():
-                parts.append((name, "DataFrame", frame))
+                parts.append(RunPart(name, "DataFrame", frame.lazy()))
         else:
             for path in expand_paths(runs):
-                tag, frame = read_run_file(path, score_dtype=score_dtype, need_rank=need_rank)
-                parts.append((tag, str(path), frame))
+                parts.append(_scan_file(path))
         if not parts:
             raise InputError("no runs given")
-        names = _unique_names(parts)
-        frames = [frame.with_columns(pl.lit(i, dtype=pl.UInt32).alias("sys")) for i, (_, _, frame) in enumerate(parts)]
-        stacked = pl.concat(frames, how="vertical_relaxed") if len(frames) > 1 else frames[0]
-        return cls(tuple(names), stacked, tuple(src for _, src, _ in parts))
+        return cls(tuple(_unique_names(parts)), parts)
+
+    def diagnose(self, index: int, need_rank: bool = False) -> None:
+        """Re-read one run carefully so that its first bad line raises an InputError."""
+        part = self.parts[index]
+        if part.source != "DataFrame":
+            read_run_file(part.source, need_rank=need_rank)
+        frame = part.frame.collect()
+        check_run_values(frame, part.source, need_rank)
+
+    def reread_carefully(self, index: int) -> None:
+        """Replace a fast-scanned run by the careful line-by-line reading of its file."""
+        part = self.parts[index]
+        tag, frame = read_run_file(part.source)
+        self.parts[index] = RunPart(tag, part.source, frame.lazy(), careful=True)
 
 
-def _unique_names(parts: list[tuple[str, str, pl.DataFrame]]) -> list[str]:
+def _scan_file(path: Path) -> RunPart:
+    data = read_bytes(path)
+    if not data.strip():
+        raise InputError("empty file", path=str(path))
+    separator = fast_separator(data)
+    if separator is None:
+        tag, frame = read_run_file(path)
+        return RunPart(tag, str(path), frame.lazy(), careful=True)
+    return RunPart(first_tag(data, separator), str(path), scan_run_bytes(data, separator), careful=False)
+
+
+def _unique_names(parts: list[RunPart]) -> list[str]:
     """Run tags, with file names standing in for tags that several runs share."""
-    counts = Counter(tag for tag, _, _ in parts)
+    counts = Counter(p.tag for p in parts)
     names = []
-    for tag, source, _ in parts:
+    for tag, source in ((p.tag, p.source) for p in parts):
         if counts[tag] > 1 and source != "DataFrame":
             names.append(run_name_from_path(Path(source)))
         else:
@@ -150,22 +200,28 @@ def _unique_names(parts: list[tuple[str, str, pl.DataFrame]]) -> list[str]:
     return names
 
 
+# Odd 64-bit constants that spread small integers over the hash space.
+_TOPIC_MIX = 0x9E3779B97F4A7C15
+_SYSTEM_MIX = 0xC2B2AE3D27D4EB4F
+
+
+def _doc_key(tidx: pl.Expr) -> pl.Expr:
+    """A 64-bit key for (topic, docno): joins and duplicate checks on integers, not strings."""
+    return pl.col("docno").hash(seed=20081) ^ (tidx.cast(pl.UInt64) * _TOPIC_MIX)
+
+
 def build_judgments(collection: Collection, runset: RunSet, options: EvalOptions) -> Judgments:
     """The judgments tensor of a run set against a collection (METHODS.md §1.4–1.8)."""
     topics = collection.topics
     n_sys, n_top = len(runset.names), len(topics)
-    frame = runset.frame.with_columns(
-        pl.col("topic").cast(pl.Enum(topics), strict=False).to_physical().alias("tidx")
-    )
-    _check_topics(frame, runset, n_sys)
-    frame = frame.filter(pl.col("tidx").is_not_null())
+    frame = _collect_runs(runset, topics, options)
 
     present = np.zeros((n_sys, n_top), dtype=bool)
     pairs = frame.select("sys", "tidx").unique()
     present[pairs.get_column("sys").to_numpy(), pairs.get_column("tidx").to_numpy()] = True
 
     qrels = collection.qrels.with_columns(pl.col("topic").cast(pl.Enum(topics)).to_physical().alias("tidx"))
-    frame = frame.join(qrels.select("tidx", "docno", "rel"), on=["tidx", "docno"], how="left")
+    frame = _join_grades(frame, qrels)
     frame = _order(frame, options.order)
     sys_idx = frame.get_column("sys").to_numpy()
     top_idx = frame.get_column("tidx").to_numpy()
@@ -199,8 +255,7 @@ def build_judgments(collection: Collection, runset: RunSet, options: EvalOptions
     width = int(position.max()) + 1 if len(position) else 1
     grades = np.full((n_sys, n_top, width), PADDING, dtype=dtype)
     grades[sys_idx, top_idx, position] = grade
-    n_ret = np.zeros((n_sys, n_top), dtype=np.int64)
-    np.add.at(n_ret, (sys_idx, top_idx), 1)
+    n_ret = np.bincount(sys_idx.astype(np.int64) * n_top + top_idx, minlength=n_sys * n_top).reshape(n_sys, n_top)
 
     qrels_rel = qrels.get_column("rel").to_numpy().astype(np.int64)
     if options.negative_rel == "nonrel":
@@ -212,8 +267,98 @@ def build_judgments(collection: Collection, runset: RunSet, options: EvalOptions
     return Judgments(grades, n_ret, present, runset.names, topics, facts, options.rel_level, options.trec_eval_compat)
 
 
+def _collect_runs(runset: RunSet, topics: tuple[str, ...], options: EvalOptions) -> pl.DataFrame:
+    """Stack all runs in one parallel scan: ``sys, tidx, key, docno, score, rank, line``.
+
+    Rows whose topic is not in the qrels are dropped (with a warning); a run with no topic
+    in common with the qrels is an error naming its file.
+    """
+    enum = pl.Enum(topics)
+    need_rank = options.order == "rank"
+    lazies = []
+    for i, part in enumerate(runset.parts):
+        tidx = pl.col("topic").cast(enum, strict=False).to_physical()
+        score = pl.col("score")
+        if options.score_dtype == "float32":
+            # trec_eval <= 9 and pytrec_eval store scores as C floats: round through float32.
+            score = score.cast(pl.Float32).cast(pl.Float64)
+        lazies.append(part.frame.select(
+            pl.lit(i, dtype=pl.UInt32).alias("sys"), tidx.alias("tidx"), "topic", "docno", score.alias("score"),
+            "rank", "line", "tag", (pl.col("tag") != part.tag).alias("other_tag"),
+            pl.lit(part.careful).alias("careful"),
+        ))
+    try:
+        frame = pl.concat(lazies).collect()
+    except pl.exceptions.PolarsError:
+        frame = None
+    if frame is None:
+        irregular = [i for i, (part, lazy) in enumerate(zip(runset.parts, lazies))
+                     if not part.careful and not _collects(lazy)]
+    else:
+        irregular = _irregular_runs(frame)
+    if irregular:
+        # Comments, blank runs of separators or bad values: the careful reader handles the
+        # lines it can and names the first line it cannot.
+        for i in irregular:
+            runset.reread_carefully(i)
+        return _collect_runs(runset, topics, options)
+    frame = frame.filter(pl.col("topic").is_not_null() | pl.col("docno").is_not_null())  # blank lines
+
+    bad_score = frame.get_column("score").is_nan()
+    bad_rank = frame.get_column("rank").cast(pl.Int64, strict=False).is_null() if need_rank else None
+    for bad in (bad_score, bad_rank):
+        if bad is not None and bad.any():
+            runset.diagnose(int(frame.filter(bad).get_column("sys")[0]), need_rank)
+    _check_topics_and_tags(frame, runset)
+    frame = frame.filter(pl.col("tidx").is_not_null())
+    return frame.select("sys", "tidx", _doc_key(pl.col("tidx")).alias("key"), "topic", "docno", "score",
+                        pl.col("rank").cast(pl.Int64, strict=False) if need_rank else pl.lit(0).alias("rank"),
+                        "line")
+
+
+def _collects(lazy: pl.LazyFrame) -> bool:
+    try:
+        lazy.collect()
+    except pl.exceptions.PolarsError:
+        return False
+    return True
+
+
+def _irregular_runs(frame: pl.DataFrame) -> list[int]:
+    """Fast-scanned runs with rows the scanner could not take as they are."""
+    blank = pl.all_horizontal(pl.col("topic", "docno", "score", "tag").is_null())
+    odd = (pl.col("topic").is_null() | pl.col("docno").is_null() | pl.col("score").is_null()
+           | pl.col("tag").is_null() | pl.col("topic").str.starts_with("#") | (pl.col("docno") == ""))
+    return frame.filter(odd & ~blank & ~pl.col("careful")).get_column("sys").unique().sort().to_list()
+
+
+def _join_grades(frame: pl.DataFrame, qrels: pl.DataFrame) -> pl.DataFrame:
+    """Add each ranked document's qrels grade (``rel``, null when unjudged).
+
+    Joins on the 64-bit (topic, docno) key and then confirms every match by comparing the
+    docno strings, so a hash collision can never mislabel a document; in that unlikely
+    case, or if two qrels keys collide, it joins on the strings instead.
+    """
+    right = qrels.select(_doc_key(pl.col("tidx")).alias("key"), "rel", pl.col("docno").alias("qrels_docno"))
+    exact = right.get_column("key").n_unique() == right.height
+    if exact:
+        joined = frame.join(right, on="key", how="left", maintain_order="left")
+        matched = joined.get_column("rel").is_not_null()
+        exact = not (matched & (joined.get_column("docno") != joined.get_column("qrels_docno"))).any()
+    if not exact:
+        joined = frame.join(qrels.select("tidx", "docno", "rel"), on=["tidx", "docno"], how="left",
+                            maintain_order="left")
+    return joined.drop("qrels_docno", strict=False)
+
+
 def _order(frame: pl.DataFrame, order: str) -> pl.DataFrame:
-    """Sort rows by system, topic, then the ranking rule (METHODS.md §1.4)."""
+    """Sort rows by system, topic, then the ranking rule (METHODS.md §1.4).
+
+    Runs are usually written in ranking order already: when every (system, topic) block is
+    contiguous and in order, the frame is returned as it is and the sort is skipped.
+    """
+    if _already_ordered(frame, order):
+        return frame
     if order == "score":
         return frame.sort(["sys", "tidx", "score", "docno"], descending=[False, False, True, True])
     if order == "rank":
@@ -221,54 +366,90 @@ def _order(frame: pl.DataFrame, order: str) -> pl.DataFrame:
     return frame.sort(["sys", "tidx", "line"])
 
 
+def _already_ordered(frame: pl.DataFrame, order: str) -> bool:
+    if frame.height < 2:
+        return True
+    sys_idx = frame.get_column("sys").to_numpy()
+    top_idx = frame.get_column("tidx").to_numpy()
+    boundary = (sys_idx[1:] != sys_idx[:-1]) | (top_idx[1:] != top_idx[:-1])
+    blocks = int(np.count_nonzero(boundary)) + 1
+    pairs = frame.select(pl.struct("sys", "tidx").n_unique()).item()
+    if blocks != pairs:  # some (system, topic) block is split
+        return False
+    inside = ~boundary
+    if order == "file":
+        return True  # rows are in file order within each run
+    if order == "rank":
+        rank = frame.get_column("rank").to_numpy()
+        return bool(np.all((rank[:-1] <= rank[1:]) | boundary))
+    score = frame.get_column("score").to_numpy()
+    if not np.all((score[:-1] >= score[1:]) | boundary):
+        return False
+    ties = np.flatnonzero((score[:-1] == score[1:]) & inside)
+    if len(ties) == 0:
+        return True
+    docno = frame.get_column("docno")
+    return bool((docno.gather(ties) > docno.gather(ties + 1)).all())
+
+
 def _positions(sys_idx: np.ndarray, top_idx: np.ndarray) -> np.ndarray:
     """0-based position of each row within its (system, topic) block of a sorted frame."""
     n = len(sys_idx)
     if n == 0:
         return np.zeros(0, dtype=np.int64)
-    key = sys_idx.astype(np.int64) * (int(top_idx.max()) + 1) + top_idx
-    starts = np.flatnonzero(np.concatenate(([True], key[1:] != key[:-1])))
-    lengths = np.diff(np.concatenate((starts, [n])))
+    boundary = np.empty(n, dtype=bool)
+    boundary[0] = True
+    np.not_equal(sys_idx[1:], sys_idx[:-1], out=boundary[1:])
+    boundary[1:] |= top_idx[1:] != top_idx[:-1]
+    starts = np.flatnonzero(boundary)
+    lengths = np.diff(np.append(starts, n))
     return np.arange(n) - np.repeat(starts, lengths)
 
 
-def _check_topics(frame: pl.DataFrame, runset: RunSet, n_sys: int) -> None:
-    """Each run needs a topic in common with the qrels; topics outside the qrels are noted."""
+def _check_topics_and_tags(frame: pl.DataFrame, runset: RunSet) -> None:
+    """Each run needs a topic in common with the qrels; other topics and tags are noted."""
     stats = (
         frame.group_by("sys")
-        .agg(pl.col("tidx").is_not_null().any().alias("common"), pl.col("topic").filter(pl.col("tidx").is_null())
-             .unique().len().alias("extra"), pl.col("topic").first().alias("example"))
+        .agg(
+            pl.col("tidx").is_not_null().any().alias("common"),
+            pl.col("topic").filter(pl.col("tidx").is_null()).n_unique().alias("extra"),
+            pl.col("topic").first().alias("example"),
+            pl.col("line").filter(pl.col("other_tag")).first().alias("other_tag_line"),
+        )
         .sort("sys")
     )
     for row in stats.iter_rows(named=True):
-        name, source = runset.names[row["sys"]], runset.sources[row["sys"]]
+        part, name = runset.parts[row["sys"]], runset.names[row["sys"]]
         if not row["common"]:
             raise InputError(f"run {name!r} has no topic in common with the qrels (its first topic is "
-                             f"{row['example']!r})", path=source)
+                             f"{row['example']!r})", path=part.source)
         if row["extra"]:
             warn(f"run {name!r}: {row['extra']} topic(s) not in the qrels are ignored")
+        if row["other_tag_line"] is not None:
+            warn(f"{part.source}:{row['other_tag_line']}: run tag differs from the first line's {part.tag!r}; "
+                 f"using {part.tag!r}")
 
 
 def _check_duplicates(frame: pl.DataFrame, runset: RunSet) -> None:
     """A docno twice in one topic of a run is an error, as in trec_eval."""
-    # Hash first (cheap) and confirm exactly on the few candidate rows.
-    key = frame.select(
-        (pl.col("docno").hash(seed=7) ^ (pl.col("sys").cast(pl.UInt64) * (1 << 40)) ^ pl.col("tidx").cast(pl.UInt64))
-        .is_duplicated()
-    ).to_series()
-    if not key.any():
+    # Equal 64-bit keys (sorted, adjacent) flag candidates; the docno strings confirm them.
+    keys = frame.get_column("key").to_numpy() ^ (frame.get_column("sys").to_numpy().astype(np.uint64)
+                                                  * np.uint64(_SYSTEM_MIX))
+    ordered = np.sort(keys)
+    repeated = ordered[1:][ordered[1:] == ordered[:-1]]
+    if len(repeated) == 0:
         return
-    candidates = frame.filter(key)
+    candidates = frame.filter(np.isin(keys, repeated))
     dup = candidates.select(pl.struct("sys", "tidx", "docno").is_duplicated()).to_series()
     if not dup.any():
         return
-    rows = candidates.filter(dup).sort("line")
-    first = rows.row(0, named=True)
-    same = rows.filter((pl.col("sys") == first["sys"]) & (pl.col("topic") == first["topic"])
-                       & (pl.col("docno") == first["docno"]))
+    hits = candidates.filter(dup).sort("line")
+    first = hits.row(0, named=True)
+    same_doc = hits.filter((pl.col("sys") == first["sys"]) & (pl.col("tidx") == first["tidx"])
+                           & (pl.col("docno") == first["docno"]))
     raise InputError(
-        f"document {first['docno']!r} appears twice for topic {first['topic']!r} (first on line {same['line'][0]}); "
-        "use on_duplicate='first' (--on-duplicate first) to keep the first occurrence",
-        path=runset.sources[first["sys"]],
-        line=int(same["line"][1]),
+        f"document {first['docno']!r} appears twice for topic {first['topic']!r} (first on line "
+        f"{same_doc['line'][0]}); use on_duplicate='first' (--on-duplicate first) to keep the first occurrence",
+        path=runset.parts[first["sys"]].source,
+        line=int(same_doc["line"][1]),
     )

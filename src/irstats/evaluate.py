@@ -43,7 +43,7 @@ def evaluate(qrels, runs, measures: Iterable[str | Measure] | str = DEFAULT_MEAS
     opts = EvalOptions(**options)
     parsed = _parse_all(measures)
     collection = Collection.load(qrels, qrels_duplicate=opts.qrels_duplicate)
-    runset = RunSet.load(runs, score_dtype=opts.score_dtype, need_rank=opts.order == "rank")
+    runset = RunSet.load(runs)
     judgments = build_judgments(collection, runset, opts)
     return score_judgments(judgments, parsed, opts)
 

@@ -229,11 +229,52 @@ def read_qrels(source, *, on_duplicate: str = "error") -> pl.DataFrame:
 # ----------------------------------------------------------------------------- runs
 
 
+RUN_SCHEMA = {"topic": pl.String, "q0": pl.String, "docno": pl.String, "rank": pl.String, "score": pl.Float64,
+              "tag": pl.String}
+
+
+def fast_separator(data: bytes) -> str | None:
+    """The separator to try the fast CSV scanner with: tab or space, or None if both occur.
+
+    Only single-byte searches here (they run at memory speed); lines the scanner cannot take
+    as they are (comments, runs of blanks, stray fields) show up as unreadable or incomplete
+    rows after the scan, and that file is then re-read line by line (:func:`read_run_file`).
+    """
+    has_tab, has_space = b"\t" in data, b" " in data
+    if has_tab == has_space:
+        return None
+    return "\t" if has_tab else " "
+
+
+def scan_run_bytes(data: bytes, separator: str) -> pl.LazyFrame:
+    """A lazy scan of a run file: ``topic, docno, rank, score, tag, line``.
+
+    Row i is line i + 1 (a blank line gives a row of nulls). The scan fails at collection
+    time on a ragged line or a non-numeric score; the caller then re-reads the file with
+    :func:`read_run_file`, which names the line.
+    """
+    return (
+        pl.scan_csv(data, separator=separator, has_header=False, quote_char=None, schema=RUN_SCHEMA)
+        .with_row_index("line", offset=1)
+        .select("topic", "docno", "rank", "score", "tag", pl.col("line").cast(pl.Int64))
+    )
+
+
+def first_tag(data: bytes, separator: str) -> str:
+    """The tag (sixth field) of the first line of a run file ("" if that line is irregular)."""
+    end = data.find(b"\n")
+    fields = (data if end < 0 else data[:end]).decode("utf8", "replace").rstrip("\r").split(separator)
+    if len(fields) < 6:
+        return ""  # the rows will look incomplete and the careful reader will take over
+    return fields[5]
+
+
 def read_run_file(path: PathLike, *, score_dtype: str = "float64", need_rank: bool = False) -> tuple[str, pl.DataFrame]:
-    """Read one TREC run file (``topic Q0 docno rank score tag``).
+    """Read one TREC run file (``topic Q0 docno rank score tag``) line by line, carefully.
 
     Returns the run's tag (the first line's; a warning if later lines differ) and a frame
-    with ``topic, docno, rank, score, line``. Fields after the sixth are ignored.
+    with ``topic, docno, rank, score, tag, line``. Fields after the sixth are ignored. Bad
+    lines raise :class:`InputError` naming the file and line.
     """
     name = os.fspath(path)
     parts = split_fields(read_lines(path))
@@ -250,37 +291,32 @@ def read_run_file(path: PathLike, *, score_dtype: str = "float64", need_rank: bo
         )
     fields = pl.col("fields")
     frame = parts.select(
-        "line",
+        pl.col("line").cast(pl.Int64),
         fields.list.get(0).alias("topic"),
         fields.list.get(2).alias("docno"),
-        fields.list.get(3).alias("rank_text"),
+        fields.list.get(3).alias("rank"),
         fields.list.get(4).alias("score_text"),
         fields.list.get(5).alias("tag"),
     )
-    score = pl.col("score_text").cast(pl.Float64, strict=False)
-    frame = frame.with_columns(score.alias("score"))
-    bad = frame.get_column("score").is_null() | frame.get_column("score").is_nan()
+    frame = frame.with_columns(pl.col("score_text").cast(pl.Float64, strict=False).alias("score"))
+    check_run_values(frame, name, need_rank)
+    return frame.get_column("tag")[0], frame.select("topic", "docno", "rank", "score", "tag", "line")
+
+
+def check_run_values(frame: pl.DataFrame, name: str, need_rank: bool) -> None:
+    """Raise on a missing or NaN score (and a non-integer rank when ranks are used)."""
+    score = frame.get_column("score")
+    bad = score.is_null() | score.is_nan()
     if bad.any():
         row = frame.filter(bad).row(0, named=True)
-        raise InputError(f"expected a numeric score in field 5, found {row['score_text']!r}", path=name, line=row["line"])
-    if score_dtype == "float32":
-        # trec_eval <= 9 and pytrec_eval store scores as C floats: round through float32.
-        frame = frame.with_columns(pl.col("score").cast(pl.Float32).cast(pl.Float64))
-    elif score_dtype != "float64":
-        raise InputError(f"score_dtype must be 'float64' or 'float32', not {score_dtype!r}")
-    rank = pl.col("rank_text").cast(pl.Int64, strict=False)
-    frame = frame.with_columns(rank.alias("rank"))
+        raise InputError(f"expected a numeric score in field 5, found {row.get('score_text', row['score'])!r}",
+                         path=name, line=row["line"])
     if need_rank:
-        bad = frame.get_column("rank").is_null()
+        bad = frame.get_column("rank").cast(pl.Int64, strict=False).is_null()
         if bad.any():
             row = frame.filter(bad).row(0, named=True)
-            raise InputError(f"expected an integer rank in field 4, found {row['rank_text']!r}", path=name, line=row["line"])
-    tags = frame.get_column("tag")
-    tag = tags[0]
-    if (tags != tag).any():
-        other = frame.filter(pl.col("tag") != tag).row(0, named=True)
-        warn(f"{name}:{other['line']}: run tag {other['tag']!r} differs from the first line's {tag!r}; using {tag!r}")
-    return tag, frame.select("topic", "docno", "rank", "score", "line")
+            raise InputError(f"expected an integer rank in field 4, found {row['rank']!r}", path=name,
+                             line=row["line"])
 
 
 def run_from_frame(frame, default_name: str = "run") -> dict[str, pl.DataFrame]:
@@ -300,15 +336,16 @@ def run_from_frame(frame, default_name: str = "run") -> dict[str, pl.DataFrame]:
         pl.col("system").cast(pl.String),
         pl.col("topic").cast(pl.String),
         pl.col("docno").cast(pl.String),
-        pl.col("rank").cast(pl.Int64, strict=False),
+        pl.col("rank").cast(pl.String),
         pl.col("score").cast(pl.Float64, strict=False),
+        pl.col("system").alias("tag"),
         pl.col("line").cast(pl.Int64),
     )
     if frame.get_column("score").is_null().any() or frame.get_column("score").is_nan().any():
         raise InputError("run DataFrame: column 'score' must hold numbers (no NaN)")
     runs: dict[str, pl.DataFrame] = {}
     for (system,), part in frame.partition_by("system", as_dict=True, maintain_order=True).items():
-        runs[system] = part.drop("system")
+        runs[system] = part.select("topic", "docno", "rank", "score", "tag", "line")
     return runs
 
 
