@@ -66,7 +66,3 @@ def main(argv: list[str] | None = None) -> None:
         click.echo(f"irstats: internal error: {type(exc).__name__}: {exc} (set IRSTATS_DEBUG=1 for a traceback)",
                    err=True)
         sys.exit(3)
-
-
-if __name__ == "__main__":  # pragma: no cover
-    main()

@@ -54,9 +54,9 @@ def expand_paths(spec: PathLike | Sequence[PathLike]) -> list[Path]:
 
 
 def run_name_from_path(path: Path) -> str:
-    """The file name without ``.gz`` and without a trailing ``.run``/``.txt``/``.trec``."""
+    """The file name without ``.gz`` and then without ``.run``/``.txt``/``.trec``/``.eval``."""
     name = path.name
-    for suffix in (".gz", ".run", ".txt", ".trec"):
+    for suffix in (".gz", ".run", ".txt", ".trec", ".eval"):
         if name.endswith(suffix) and len(name) > len(suffix):
             name = name[: -len(suffix)]
     return name

@@ -38,8 +38,7 @@ def read_trec_eval_file(path) -> pl.DataFrame:
         pl.col("fields").list.get(2).alias("text"),
     )
     runid = frame.filter(pl.col("measure") == "runid").get_column("text")
-    system = runid[0] if len(runid) else run_name_from_path(Path(name).with_suffix("") if name.endswith(
-        ".eval.gz") else Path(name))
+    system = runid[0] if len(runid) else run_name_from_path(Path(name))
     frame = frame.filter(~pl.col("measure").is_in(TEXT_MEASURES) & (pl.col("topic") != "all"))
     value = pl.col("text").cast(pl.Float64, strict=False)
     frame = frame.with_columns(value.alias("value"))

@@ -22,17 +22,13 @@ def gain_function(kind: str):
     return lambda grades: np.maximum(grades, 0).astype(np.float64)
 
 
-def _discounted(j, kind: str) -> np.ndarray:
-    """Cumulative discounted gain along the rank axis."""
-    key = ("DCGcum", kind)
-    if key not in j._cache:
-        gains = gain_function(kind)(j.grades)
-        j._cache[key] = np.cumsum(gains / np.log2(j.ranks + 1.0), axis=2)
-    return j._cache[key]
-
-
 def dcg(j, m) -> np.ndarray:
-    return j.at_cutoff(_discounted(j, m["gain"]), m.cutoff)
+    grades = j.head(j.grades, m.cutoff)
+    if grades.shape[2] == 0:
+        return np.zeros(grades.shape[:2])
+    # Only the first k ranks are read: a matrix-vector product with the discounts.
+    discounts = 1.0 / np.log2(j.ranks[: grades.shape[2]] + 1.0)
+    return gain_function(m["gain"])(grades) @ discounts
 
 
 def ideal_dcg(j, kind: str, cutoff: int | None) -> np.ndarray:
