@@ -32,14 +32,25 @@ def cli():
     """
 
 
+def load_commands() -> None:
+    """Import every ``irstats.cli.*_cmd`` module; each registers its command on ``cli``."""
+    import importlib
+    import pkgutil
+
+    import irstats.cli as package
+
+    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name):
+        if info.name.endswith("_cmd"):
+            importlib.import_module(f"irstats.cli.{info.name}")
+
+
 def _show_warning(message, category, filename, lineno, file=None, line=None):
     click.echo(f"irstats: warning: {message}", err=True)
 
 
 def main(argv: list[str] | None = None) -> None:
     """Run the command line; errors print one line and exit 2, never a traceback."""
-    from irstats.cli import demo_cmd, eval_cmd  # noqa: F401  (registers the commands)
-
+    load_commands()
     warnings.showwarning = _show_warning
     try:
         result = cli.main(args=argv, prog_name="irstats", standalone_mode=False)
