@@ -7,6 +7,7 @@ scattered into the tensor in one assignment (DESIGN.md: one sort and one join).
 
 from __future__ import annotations
 
+import gzip
 import os
 from collections import Counter
 from dataclasses import asdict, dataclass
@@ -19,11 +20,12 @@ from irstats.errors import InputError, warn
 from irstats.io.trec import (
     check_run_values,
     expand_paths,
+    fast_separator,
     first_tag,
+    is_gzip,
     read_bytes,
     read_qrels,
     read_run_file,
-    fast_separator,
     run_from_frame,
     run_name_from_path,
     scan_run_bytes,
@@ -114,21 +116,34 @@ class Collection:
 
 @dataclass
 class RunPart:
-    """One run before collection: its tag, where it came from, and a lazy frame of its lines.
+    """One run before it is judged: its tag, where it came from, and how to read it.
 
-    ``careful`` is False for files that went to the fast CSV scanner; if that scan fails,
-    the file is re-read by the careful line reader, which names the bad line.
+    Files in a plain layout (tab- or space-separated) are scanned by the fast CSV reader
+    from their path when they are judged, so no run is held in memory before its batch;
+    ``separator`` is None for runs already read (DataFrames, or files re-read carefully by
+    the line reader, which names a bad line).
     """
 
     tag: str
     source: str
-    frame: pl.LazyFrame  # topic, docno, rank (str), score, tag, line
-    careful: bool = True
+    size: int
+    separator: str | None = None
+    frame: pl.DataFrame | None = None  # topic, docno, rank (str), score, tag, line
+
+    @property
+    def careful(self) -> bool:
+        return self.separator is None
+
+    def lazy(self) -> pl.LazyFrame:
+        if self.frame is not None:
+            return self.frame.lazy()
+        data = read_bytes(self.source) if is_gzip(self.source) else self.source
+        return scan_run_bytes(data, self.separator)
 
 
 @dataclass
 class RunSet:
-    """Several runs over the same topics, read lazily and stacked when judged."""
+    """Several runs over the same topics, read batch by batch when judged."""
 
     names: tuple[str, ...]
     parts: list[RunPart]
@@ -144,42 +159,66 @@ class RunSet:
         if isinstance(runs, dict):
             for name, frame in runs.items():
                 for sub in run_from_frame(frame, default_name=str(name)).values():
-                    parts.append(RunPart(str(name), "DataFrame", sub.with_columns(pl.lit(str(name)).alias("tag"))
-                                         .lazy()))
+                    sub = sub.with_columns(pl.lit(str(name)).alias("tag"))
+                    parts.append(RunPart(str(name), "DataFrame", sub.estimated_size(), frame=sub))
         elif isinstance(runs, pl.DataFrame) or type(runs).__name__ == "DataFrame":
             for name, frame in run_from_frame(runs).items():
-                parts.append(RunPart(name, "DataFrame", frame.lazy()))
+                parts.append(RunPart(name, "DataFrame", frame.estimated_size(), frame=frame))
         else:
             for path in expand_paths(runs):
-                parts.append(_scan_file(path))
+                parts.append(_open_file(path))
         if not parts:
             raise InputError("no runs given")
         return cls(tuple(_unique_names(parts)), parts)
 
+    def batches(self, max_bytes: int = 48 << 20) -> list[list[int]]:
+        """Consecutive groups of runs of about ``max_bytes`` of text each (at least one run)."""
+        groups: list[list[int]] = [[]]
+        total = 0
+        for i, part in enumerate(self.parts):
+            if groups[-1] and total + part.size > max_bytes:
+                groups.append([])
+                total = 0
+            groups[-1].append(i)
+            total += part.size
+        return groups
+
     def diagnose(self, index: int, need_rank: bool = False) -> None:
         """Re-read one run carefully so that its first bad line raises an InputError."""
         part = self.parts[index]
-        if part.source != "DataFrame":
-            read_run_file(part.source, need_rank=need_rank)
-        frame = part.frame.collect()
+        frame = read_run_file(part.source, need_rank=need_rank)[1] if part.frame is None else part.frame
         check_run_values(frame, part.source, need_rank)
 
     def reread_carefully(self, index: int) -> None:
         """Replace a fast-scanned run by the careful line-by-line reading of its file."""
         part = self.parts[index]
         tag, frame = read_run_file(part.source)
-        self.parts[index] = RunPart(tag, part.source, frame.lazy(), careful=True)
+        self.parts[index] = RunPart(tag, part.source, part.size, frame=frame)
 
 
-def _scan_file(path: Path) -> RunPart:
-    data = read_bytes(path)
-    if not data.strip():
+_PEEK = 1 << 16
+
+
+def _open_file(path: Path) -> RunPart:
+    """Look at the start of a run file: its tag and whether the fast scanner can take it."""
+    size = path.stat().st_size
+    if is_gzip(path):
+        with gzip.open(path, "rb") as fh:
+            try:
+                head = fh.read(_PEEK)
+            except (OSError, EOFError) as exc:
+                raise InputError(f"corrupt gzip file ({exc})", path=str(path)) from None
+        size *= 4  # a rough text size, for batching
+    else:
+        with open(path, "rb") as fh:
+            head = fh.read(_PEEK)
+    if not head.strip():
         raise InputError("empty file", path=str(path))
-    separator = fast_separator(data)
+    separator = fast_separator(head)
     if separator is None:
         tag, frame = read_run_file(path)
-        return RunPart(tag, str(path), frame.lazy(), careful=True)
-    return RunPart(first_tag(data, separator), str(path), scan_run_bytes(data, separator), careful=False)
+        return RunPart(tag, str(path), size, frame=frame)
+    return RunPart(first_tag(head, separator), str(path), size, separator)
 
 
 def _unique_names(parts: list[RunPart]) -> list[str]:
@@ -210,22 +249,26 @@ def _doc_key(tidx: pl.Expr) -> pl.Expr:
     return pl.col("docno").hash(seed=20081) ^ (tidx.cast(pl.UInt64) * _TOPIC_MIX)
 
 
-def build_judgments(collection: Collection, runset: RunSet, options: EvalOptions) -> Judgments:
-    """The judgments tensor of a run set against a collection (METHODS.md §1.4–1.8)."""
+def build_judgments(collection: Collection, runset: RunSet, options: EvalOptions,
+                    systems: list[int] | None = None) -> Judgments:
+    """The judgments tensor of a run set (or of the runs ``systems``) against a collection.
+
+    Implements METHODS.md §1.4–1.8: ordering, depth, duplicate handling, condensation and
+    which topics count. The tensor's system axis follows ``systems`` (default: all runs).
+    """
+    systems = list(range(len(runset.parts))) if systems is None else list(systems)
     topics = collection.topics
-    n_sys, n_top = len(runset.names), len(topics)
-    frame = _collect_runs(runset, topics, options)
-
-    present = np.zeros((n_sys, n_top), dtype=bool)
-    pairs = frame.select("sys", "tidx").unique()
-    present[pairs.get_column("sys").to_numpy(), pairs.get_column("tidx").to_numpy()] = True
-
+    n_sys, n_top = len(systems), len(topics)
+    frame = _collect_runs(runset, systems, topics, options)
     qrels = collection.qrels.with_columns(pl.col("topic").cast(pl.Enum(topics)).to_physical().alias("tidx"))
     frame = _join_grades(frame, qrels)
     frame = _order(frame, options.order)
     sys_idx = frame.get_column("sys").to_numpy()
     top_idx = frame.get_column("tidx").to_numpy()
     position = _positions(sys_idx, top_idx)
+
+    present = np.zeros((n_sys, n_top), dtype=bool)
+    present[sys_idx[position == 0], top_idx[position == 0]] = True
 
     if options.on_duplicate == "first":
         first = frame.select(pl.struct("sys", "tidx", "docno").is_first_distinct()).to_series().to_numpy()
@@ -238,7 +281,7 @@ def build_judgments(collection: Collection, runset: RunSet, options: EvalOptions
         if not keep.all():
             frame, sys_idx, top_idx, position = frame.filter(keep), sys_idx[keep], top_idx[keep], position[keep]
     if options.on_duplicate == "error":
-        _check_duplicates(frame, runset)
+        _check_duplicates(frame, runset, systems)
 
     rel = frame.get_column("rel")
     grade = rel.fill_null(UNJUDGED).to_numpy()
@@ -246,6 +289,7 @@ def build_judgments(collection: Collection, runset: RunSet, options: EvalOptions
         grade = np.where(grade < 0, UNJUDGED, grade)
     else:
         grade = np.where(rel.is_null().to_numpy(), UNJUDGED, np.maximum(grade, 0))
+    del frame, rel
     if options.judged_only:
         judged = grade >= 0
         sys_idx, top_idx, grade = sys_idx[judged], top_idx[judged], grade[judged]
@@ -264,11 +308,14 @@ def build_judgments(collection: Collection, runset: RunSet, options: EvalOptions
     facts = QrelsFacts(qrels.get_column("tidx").to_numpy().astype(np.int64), qrels_rel, n_top, int(g_max))
     if options.complete:
         present[:] = True
-    return Judgments(grades, n_ret, present, runset.names, topics, facts, options.rel_level, options.trec_eval_compat)
+    names = tuple(runset.names[i] for i in systems)
+    return Judgments(grades, n_ret, present, names, topics, facts, options.rel_level, options.trec_eval_compat)
 
 
-def _collect_runs(runset: RunSet, topics: tuple[str, ...], options: EvalOptions) -> pl.DataFrame:
-    """Stack all runs in one parallel scan: ``sys, tidx, key, docno, score, rank, line``.
+def _collect_runs(runset: RunSet, systems: list[int], topics: tuple[str, ...], options: EvalOptions) -> pl.DataFrame:
+    """Stack the runs ``systems`` in one parallel scan: ``sys, tidx, key, docno, score, rank, line``.
+
+    ``sys`` numbers the runs 0.. in the order of ``systems``.
 
     Rows whose topic is not in the qrels are dropped (with a warning); a run with no topic
     in common with the qrels is an error naming its file.
@@ -276,15 +323,17 @@ def _collect_runs(runset: RunSet, topics: tuple[str, ...], options: EvalOptions)
     enum = pl.Enum(topics)
     need_rank = options.order == "rank"
     lazies = []
-    for i, part in enumerate(runset.parts):
+    for i, part in enumerate(runset.parts[k] for k in systems):
         tidx = pl.col("topic").cast(enum, strict=False).to_physical()
         score = pl.col("score")
         if options.score_dtype == "float32":
             # trec_eval <= 9 and pytrec_eval store scores as C floats: round through float32.
             score = score.cast(pl.Float32).cast(pl.Float64)
-        lazies.append(part.frame.select(
+        lazies.append(part.lazy().select(
             pl.lit(i, dtype=pl.UInt32).alias("sys"), tidx.alias("tidx"), "topic", "docno", score.alias("score"),
             "rank", "line", "tag", (pl.col("tag") != part.tag).alias("other_tag"),
+            # read, then dropped: a projection without it would not catch a line with extra fields
+            pl.col("q0").is_null().alias("no_q0") if not part.careful else pl.lit(False).alias("no_q0"),
             pl.lit(part.careful).alias("careful"),
         ))
     try:
@@ -292,24 +341,24 @@ def _collect_runs(runset: RunSet, topics: tuple[str, ...], options: EvalOptions)
     except pl.exceptions.PolarsError:
         frame = None
     if frame is None:
-        irregular = [i for i, (part, lazy) in enumerate(zip(runset.parts, lazies))
-                     if not part.careful and not _collects(lazy)]
+        irregular = [i for i, lazy in enumerate(lazies)
+                     if not runset.parts[systems[i]].careful and not _collects(lazy)]
     else:
         irregular = _irregular_runs(frame)
     if irregular:
         # Comments, blank runs of separators or bad values: the careful reader handles the
         # lines it can and names the first line it cannot.
         for i in irregular:
-            runset.reread_carefully(i)
-        return _collect_runs(runset, topics, options)
+            runset.reread_carefully(systems[i])
+        return _collect_runs(runset, systems, topics, options)
     frame = frame.filter(pl.col("topic").is_not_null() | pl.col("docno").is_not_null())  # blank lines
 
     bad_score = frame.get_column("score").is_nan()
     bad_rank = frame.get_column("rank").cast(pl.Int64, strict=False).is_null() if need_rank else None
     for bad in (bad_score, bad_rank):
         if bad is not None and bad.any():
-            runset.diagnose(int(frame.filter(bad).get_column("sys")[0]), need_rank)
-    _check_topics_and_tags(frame, runset)
+            runset.diagnose(systems[int(frame.filter(bad).get_column("sys")[0])], need_rank)
+    _check_topics_and_tags(frame, runset, systems)
     frame = frame.filter(pl.col("tidx").is_not_null())
     return frame.select("sys", "tidx", _doc_key(pl.col("tidx")).alias("key"), "topic", "docno", "score",
                         pl.col("rank").cast(pl.Int64, strict=False) if need_rank else pl.lit(0).alias("rank"),
@@ -352,13 +401,30 @@ def _join_grades(frame: pl.DataFrame, qrels: pl.DataFrame) -> pl.DataFrame:
 
 
 def _order(frame: pl.DataFrame, order: str) -> pl.DataFrame:
-    """Sort rows by system, topic, then the ranking rule (METHODS.md §1.4).
+    """Arrange rows in blocks per (system, topic), each in ranking order (METHODS.md §1.4).
 
-    Runs are usually written in ranking order already: when every (system, topic) block is
-    contiguous and in order, the frame is returned as it is and the sort is skipped.
+    Runs are usually written in ranking order already: when every block is contiguous and
+    in order, the frame is kept as it is; when only tied scores are out of docno order,
+    just the tied rows are reordered. Otherwise the frame is sorted.
     """
-    if _already_ordered(frame, order):
+    if frame.height < 2:
         return frame
+    sys_idx = frame.get_column("sys").to_numpy()
+    top_idx = frame.get_column("tidx").to_numpy()
+    boundary = (sys_idx[1:] != sys_idx[:-1]) | (top_idx[1:] != top_idx[:-1])
+    starts = np.concatenate(([0], np.flatnonzero(boundary) + 1))
+    block_keys = sys_idx[starts].astype(np.int64) * (int(top_idx.max()) + 1) + top_idx[starts]
+    contiguous = len(np.unique(block_keys)) == len(starts)
+    if contiguous and order == "file":
+        return frame  # rows are in file order within each run
+    if contiguous and order == "rank":
+        rank = frame.get_column("rank").to_numpy()
+        if np.all((rank[:-1] <= rank[1:]) | boundary):
+            return frame
+    if contiguous and order == "score":
+        score = frame.get_column("score").to_numpy()
+        if np.all((score[:-1] >= score[1:]) | boundary):
+            return _order_ties(frame, score, boundary)
     if order == "score":
         return frame.sort(["sys", "tidx", "score", "docno"], descending=[False, False, True, True])
     if order == "rank":
@@ -366,30 +432,22 @@ def _order(frame: pl.DataFrame, order: str) -> pl.DataFrame:
     return frame.sort(["sys", "tidx", "line"])
 
 
-def _already_ordered(frame: pl.DataFrame, order: str) -> bool:
-    if frame.height < 2:
-        return True
-    sys_idx = frame.get_column("sys").to_numpy()
-    top_idx = frame.get_column("tidx").to_numpy()
-    boundary = (sys_idx[1:] != sys_idx[:-1]) | (top_idx[1:] != top_idx[:-1])
-    blocks = int(np.count_nonzero(boundary)) + 1
-    pairs = frame.select(pl.struct("sys", "tidx").n_unique()).item()
-    if blocks != pairs:  # some (system, topic) block is split
-        return False
-    inside = ~boundary
-    if order == "file":
-        return True  # rows are in file order within each run
-    if order == "rank":
-        rank = frame.get_column("rank").to_numpy()
-        return bool(np.all((rank[:-1] <= rank[1:]) | boundary))
-    score = frame.get_column("score").to_numpy()
-    if not np.all((score[:-1] >= score[1:]) | boundary):
-        return False
-    ties = np.flatnonzero((score[:-1] == score[1:]) & inside)
-    if len(ties) == 0:
-        return True
-    docno = frame.get_column("docno")
-    return bool((docno.gather(ties) > docno.gather(ties + 1)).all())
+def _order_ties(frame: pl.DataFrame, score: np.ndarray, boundary: np.ndarray) -> pl.DataFrame:
+    """Put runs of tied scores in docno-descending order (trec_eval), leaving the rest alone."""
+    tie = np.flatnonzero((score[:-1] == score[1:]) & ~boundary)
+    if len(tie) == 0:
+        return frame
+    rows = np.unique(np.concatenate((tie, tie + 1)))
+    block = np.concatenate(([0], np.cumsum(boundary)))[rows]
+    tied = pl.DataFrame({"row": rows, "block": block, "score": score[rows],
+                         "docno": frame.get_column("docno").gather(rows)})
+    # Sorting the tied rows by (block, score desc, docno desc) keeps each tie in its own slots.
+    reordered = tied.sort(["block", "score", "docno"], descending=[False, True, True]).get_column("row").to_numpy()
+    if np.array_equal(reordered, rows):
+        return frame
+    permutation = np.arange(frame.height)
+    permutation[rows] = reordered
+    return frame[permutation]
 
 
 def _positions(sys_idx: np.ndarray, top_idx: np.ndarray) -> np.ndarray:
@@ -406,7 +464,7 @@ def _positions(sys_idx: np.ndarray, top_idx: np.ndarray) -> np.ndarray:
     return np.arange(n) - np.repeat(starts, lengths)
 
 
-def _check_topics_and_tags(frame: pl.DataFrame, runset: RunSet) -> None:
+def _check_topics_and_tags(frame: pl.DataFrame, runset: RunSet, systems: list[int]) -> None:
     """Each run needs a topic in common with the qrels; other topics and tags are noted."""
     stats = (
         frame.group_by("sys")
@@ -419,7 +477,7 @@ def _check_topics_and_tags(frame: pl.DataFrame, runset: RunSet) -> None:
         .sort("sys")
     )
     for row in stats.iter_rows(named=True):
-        part, name = runset.parts[row["sys"]], runset.names[row["sys"]]
+        part, name = runset.parts[systems[row["sys"]]], runset.names[systems[row["sys"]]]
         if not row["common"]:
             raise InputError(f"run {name!r} has no topic in common with the qrels (its first topic is "
                              f"{row['example']!r})", path=part.source)
@@ -430,7 +488,7 @@ def _check_topics_and_tags(frame: pl.DataFrame, runset: RunSet) -> None:
                  f"using {part.tag!r}")
 
 
-def _check_duplicates(frame: pl.DataFrame, runset: RunSet) -> None:
+def _check_duplicates(frame: pl.DataFrame, runset: RunSet, systems: list[int]) -> None:
     """A docno twice in one topic of a run is an error, as in trec_eval."""
     # Equal 64-bit keys (sorted, adjacent) flag candidates; the docno strings confirm them.
     keys = frame.get_column("key").to_numpy() ^ (frame.get_column("sys").to_numpy().astype(np.uint64)
@@ -450,6 +508,6 @@ def _check_duplicates(frame: pl.DataFrame, runset: RunSet) -> None:
     raise InputError(
         f"document {first['docno']!r} appears twice for topic {first['topic']!r} (first on line "
         f"{same_doc['line'][0]}); use on_duplicate='first' (--on-duplicate first) to keep the first occurrence",
-        path=runset.parts[first["sys"]].source,
+        path=runset.parts[systems[first["sys"]]].source,
         line=int(same_doc["line"][1]),
     )

@@ -44,8 +44,27 @@ def evaluate(qrels, runs, measures: Iterable[str | Measure] | str = DEFAULT_MEAS
     parsed = _parse_all(measures)
     collection = Collection.load(qrels, qrels_duplicate=opts.qrels_duplicate)
     runset = RunSet.load(runs)
-    judgments = build_judgments(collection, runset, opts)
-    return score_judgments(judgments, parsed, opts)
+    # Runs are judged and scored in batches, so memory stays bounded however many runs come.
+    n_sys, n_top = len(runset.names), len(collection.topics)
+    values = {str(m): np.empty((n_sys, n_top)) for m in parsed}
+    present = np.zeros((n_sys, n_top), dtype=bool)
+    r_zero = None
+    for batch in runset.batches():
+        judgments = build_judgments(collection, runset, opts, systems=batch)
+        present[batch] = judgments.present
+        r_zero = judgments.num_relevant() == 0
+        for m in parsed:
+            values[str(m)][batch] = m.definition.kernel(judgments, m)
+        del judgments
+    keep = present.any(axis=0)
+    if opts.drop_r0:
+        keep &= ~r_zero
+    topics = tuple(t for t, k in zip(collection.topics, keep) if k)
+    return {
+        name: ScoreMatrix(np.where(present, v, np.nan)[:, keep], runset.names, topics, name, opts.as_dict(),
+                          m.definition.summary)
+        for (name, v), m in zip(values.items(), parsed)
+    }
 
 
 def _parse_all(measures) -> list[Measure]:
@@ -58,15 +77,22 @@ def _parse_all(measures) -> list[Measure]:
     return list(parsed.values())
 
 
-def score_judgments(judgments: Judgments, measures: list[Measure], options: EvalOptions) -> dict[str, ScoreMatrix]:
-    """Run each measure's kernel on the judgments tensor and label the results."""
+def score_judgments(judgments: Judgments, measures: list[Measure] | list[str],
+                    options: EvalOptions | None = None) -> dict[str, ScoreMatrix]:
+    """Run each measure's kernel on a judgments tensor and label the results.
+
+    For callers that build :class:`~irstats.judgments.Judgments` themselves (e.g. to reuse
+    one tensor for many measures or depths).
+    """
+    options = options or EvalOptions()
+    parsed = _parse_all(measures)
     present = judgments.present
     keep = present.any(axis=0)
     if options.drop_r0:
         keep &= judgments.num_relevant() > 0
     topics = tuple(t for t, k in zip(judgments.topics, keep) if k)
     out: dict[str, ScoreMatrix] = {}
-    for m in measures:
+    for m in parsed:
         values = np.asarray(m.definition.kernel(judgments, m), dtype=np.float64)
         values = np.where(present, values, np.nan)[:, keep]
         out[str(m)] = ScoreMatrix(values, judgments.systems, topics, str(m), options.as_dict(), m.definition.summary)

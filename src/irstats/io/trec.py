@@ -65,6 +65,12 @@ def run_name_from_path(path: Path) -> str:
 # ----------------------------------------------------------------------------- lines
 
 
+def is_gzip(path: PathLike) -> bool:
+    """Whether a file starts with gzip's magic bytes."""
+    with open(path, "rb") as fh:
+        return fh.read(2) == b"\x1f\x8b"
+
+
 def read_bytes(path: PathLike) -> bytes:
     """The file's content, decompressed if it is gzip (recognised by its magic bytes)."""
     try:
@@ -246,27 +252,31 @@ def fast_separator(data: bytes) -> str | None:
     return "\t" if has_tab else " "
 
 
-def scan_run_bytes(data: bytes, separator: str) -> pl.LazyFrame:
-    """A lazy scan of a run file: ``topic, docno, rank, score, tag, line``.
+def scan_run_bytes(data: bytes | PathLike, separator: str) -> pl.LazyFrame:
+    """A lazy scan of a run file: ``topic, q0, docno, rank, score, tag, line``.
+
+    Select every field when collecting: the scanner checks the field count of a line only
+    when all columns are read (with a projection, a line with an extra field would shift).
 
     Row i is line i + 1 (a blank line gives a row of nulls). The scan fails at collection
     time on a ragged line or a non-numeric score; the caller then re-reads the file with
     :func:`read_run_file`, which names the line.
     """
     return (
-        pl.scan_csv(data, separator=separator, has_header=False, quote_char=None, schema=RUN_SCHEMA)
+        pl.scan_csv(data if isinstance(data, bytes) else os.fspath(data), separator=separator, has_header=False, quote_char=None, schema=RUN_SCHEMA)
         .with_row_index("line", offset=1)
-        .select("topic", "docno", "rank", "score", "tag", pl.col("line").cast(pl.Int64))
+        .select("topic", "q0", "docno", "rank", "score", "tag", pl.col("line").cast(pl.Int64))
     )
 
 
 def first_tag(data: bytes, separator: str) -> str:
-    """The tag (sixth field) of the first line of a run file ("" if that line is irregular)."""
-    end = data.find(b"\n")
-    fields = (data if end < 0 else data[:end]).decode("utf8", "replace").rstrip("\r").split(separator)
-    if len(fields) < 6:
-        return ""  # the rows will look incomplete and the careful reader will take over
-    return fields[5]
+    """The tag (sixth field) of the first content line of a run file ("" if irregular)."""
+    for raw in data.split(b"\n", 64)[:64]:
+        line = raw.decode("utf8", "replace").rstrip("\r")
+        if line.strip() and not line.lstrip().startswith("#"):
+            fields = line.split()  # any whitespace, as the careful reader splits
+            return fields[5] if len(fields) >= 6 else ""  # the careful reader will take over
+    return ""
 
 
 def read_run_file(path: PathLike, *, score_dtype: str = "float64", need_rank: bool = False) -> tuple[str, pl.DataFrame]:
