@@ -8,7 +8,8 @@ The main entry points::
     scores["AP"].means()
 """
 
-from irstats.collection import Collection, EvalOptions, RunSet, build_judgments
+from irstats.collection import Collection, EvalOptions, RunSet
+from irstats.judgments import Judgments, build_judgments
 from irstats.errors import InputError, IrstatsError, IrstatsWarning, MeasureError
 from irstats.evaluate import DEFAULT_MEASURES, evaluate
 from irstats.measures import Measure, canonical_name, parse_measure

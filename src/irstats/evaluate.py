@@ -6,8 +6,8 @@ from typing import Iterable
 
 import numpy as np
 
-from irstats.collection import Collection, EvalOptions, RunSet, build_judgments
-from irstats.judgments import Judgments
+from irstats.collection import Collection, EvalOptions, RunSet
+from irstats.judgments import Judgments, build_judgments
 from irstats.measures import Measure, parse_measure
 from irstats.scores import ScoreMatrix
 

@@ -13,6 +13,10 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
+import polars as pl
+
+from irstats.collection import Collection, EvalOptions, RunSet
+from irstats.errors import InputError, warn
 
 UNJUDGED = -1
 PADDING = -2
@@ -143,3 +147,291 @@ class Judgments:
     def head(self, array: np.ndarray, k: int | None) -> np.ndarray:
         """The first k ranks of an (S, T, K) array (all of them when k is None)."""
         return array if k is None else array[:, :, :k]
+
+
+# ----------------------------------------------------------------------------- building
+
+# Odd 64-bit constants that spread small integers over the hash space.
+_TOPIC_MIX = 0x9E3779B97F4A7C15
+_SYSTEM_MIX = 0xC2B2AE3D27D4EB4F
+
+
+def _doc_key(tidx: pl.Expr) -> pl.Expr:
+    """A 64-bit key for (topic, docno): joins and duplicate checks on integers, not strings."""
+    return pl.col("docno").hash(seed=20081) ^ (tidx.cast(pl.UInt64) * _TOPIC_MIX)
+
+
+def build_judgments(collection: Collection, runset: RunSet, options: EvalOptions,
+                    systems: list[int] | None = None) -> Judgments:
+    """The judgments tensor of a run set (or of the runs ``systems``) against a collection.
+
+    Implements METHODS.md §1.4–1.8: ordering, depth, duplicate handling, condensation and
+    which topics count. The tensor's system axis follows ``systems`` (default: all runs).
+    The runs are stacked in one frame and joined with the qrels once; ordering is a
+    permutation applied to numpy arrays, so the string columns are never shuffled.
+    """
+    systems = list(range(len(runset.parts))) if systems is None else list(systems)
+    topics = collection.topics
+    n_sys, n_top = len(systems), len(topics)
+    qrels = collection.qrels.with_columns(pl.col("topic").cast(pl.Enum(topics)).to_physical().alias("tidx"))
+    frame = _join_grades(_collect_runs(runset, systems, topics, options), qrels)
+
+    sys_idx = frame.get_column("sys").to_numpy()
+    top_idx = frame.get_column("tidx").to_numpy().astype(np.int64)
+    perm = _ranking_permutation(frame, sys_idx, top_idx, options.order)
+    if perm is not None:
+        sys_idx, top_idx = sys_idx[perm], top_idx[perm]
+    rows = np.arange(frame.height) if perm is None else perm  # frame row of each ranked position
+    position = _positions(sys_idx, top_idx)
+
+    present = np.zeros((n_sys, n_top), dtype=bool)
+    present[sys_idx[position == 0], top_idx[position == 0]] = True
+
+    if options.on_duplicate == "first":
+        first = _first_occurrences(frame, rows)
+        if not first.all():
+            warn(f"{int((~first).sum())} repeated documents in runs dropped (on_duplicate='first')")
+            rows, sys_idx, top_idx = rows[first], sys_idx[first], top_idx[first]
+            position = _positions(sys_idx, top_idx)
+    if options.depth is not None:
+        keep = position < options.depth
+        if not keep.all():
+            rows, sys_idx, top_idx, position = rows[keep], sys_idx[keep], top_idx[keep], position[keep]
+    if options.on_duplicate == "error":
+        _check_duplicates(frame, rows, runset, systems, topics)
+
+    rel = frame.get_column("rel").to_numpy()  # float with NaN for unjudged (nulls)
+    grade = np.nan_to_num(rel[rows], nan=UNJUDGED).astype(np.int64)
+    if options.negative_rel == "unjudged":
+        grade[grade < 0] = UNJUDGED
+    else:
+        judged = ~np.isnan(rel[rows])
+        grade = np.where(judged, np.maximum(grade, 0), UNJUDGED)
+    del frame, rel
+    if options.judged_only:
+        judged = grade >= 0
+        sys_idx, top_idx, grade = sys_idx[judged], top_idx[judged], grade[judged]
+        position = _positions(sys_idx, top_idx)
+
+    dtype = np.int8 if collection.g_max <= np.iinfo(np.int8).max else np.int32
+    width = int(position.max()) + 1 if len(position) else 1
+    grades = np.full((n_sys, n_top, width), PADDING, dtype=dtype)
+    grades[sys_idx, top_idx, position] = grade
+    n_ret = np.bincount(sys_idx.astype(np.int64) * n_top + top_idx, minlength=n_sys * n_top).reshape(n_sys, n_top)
+
+    qrels_rel = qrels.get_column("rel").to_numpy().astype(np.int64)
+    if options.negative_rel == "nonrel":
+        qrels_rel = np.maximum(qrels_rel, 0)
+    g_max = options.g_max if options.g_max is not None else collection.g_max
+    facts = QrelsFacts(qrels.get_column("tidx").to_numpy().astype(np.int64), qrels_rel, n_top, int(g_max))
+    if options.complete:
+        present[:] = True
+    names = tuple(runset.names[i] for i in systems)
+    return Judgments(grades, n_ret, present, names, topics, facts, options.rel_level, options.trec_eval_compat)
+
+
+def _collect_runs(runset: RunSet, systems: list[int], topics: tuple[str, ...], options: EvalOptions) -> pl.DataFrame:
+    """Stack the runs ``systems`` in one parallel scan: ``sys, tidx, key, docno, score, rank, line``.
+
+    ``sys`` numbers the runs 0.. in the order of ``systems``. Rows whose topic is not in the
+    qrels are dropped (with a warning); a run with no topic in common with the qrels is an
+    error naming its file.
+    """
+    enum = pl.Enum(topics)
+    need_rank = options.order == "rank"
+    lazies = []
+    for i, part in enumerate(runset.parts[k] for k in systems):
+        tidx = pl.col("topic").cast(enum, strict=False).to_physical()
+        score = pl.col("score")
+        if options.score_dtype == "float32":
+            # trec_eval <= 9 and pytrec_eval store scores as C floats: round through float32.
+            score = score.cast(pl.Float32).cast(pl.Float64)
+        lazies.append(part.lazy().select(
+            pl.lit(i, dtype=pl.UInt32).alias("sys"), tidx.alias("tidx"), "topic", "docno", score.alias("score"),
+            "rank", "line", "tag", (pl.col("tag") != part.tag).alias("other_tag"),
+            # read, then dropped: a projection without it would not catch a line with extra fields
+            pl.col("q0").is_null().alias("no_q0") if not part.careful else pl.lit(False).alias("no_q0"),
+            pl.lit(part.careful).alias("careful"),
+        ))
+    try:
+        frame = pl.concat(lazies).collect()
+    except pl.exceptions.PolarsError:
+        frame = None
+    if frame is None:
+        irregular = [i for i, lazy in enumerate(lazies)
+                     if not runset.parts[systems[i]].careful and not _collects(lazy)]
+    else:
+        irregular = _irregular_runs(frame)
+    if irregular:
+        # Comments, blank runs of separators or bad values: the careful reader handles the
+        # lines it can and names the first line it cannot.
+        for i in irregular:
+            runset.reread_carefully(systems[i])
+        return _collect_runs(runset, systems, topics, options)
+    frame = frame.filter(pl.col("topic").is_not_null() | pl.col("docno").is_not_null())  # blank lines
+
+    bad_score = frame.get_column("score").is_nan()
+    bad_rank = frame.get_column("rank").cast(pl.Int64, strict=False).is_null() if need_rank else None
+    for bad in (bad_score, bad_rank):
+        if bad is not None and bad.any():
+            runset.diagnose(systems[int(frame.filter(bad).get_column("sys")[0])], need_rank)
+    _check_topics_and_tags(frame, runset, systems)
+    frame = frame.filter(pl.col("tidx").is_not_null())
+    return frame.select("sys", "tidx", _doc_key(pl.col("tidx")).alias("key"), "docno", "score",
+                        pl.col("rank").cast(pl.Int64, strict=False) if need_rank else pl.lit(0).alias("rank"),
+                        "line")
+
+
+def _collects(lazy: pl.LazyFrame) -> bool:
+    try:
+        lazy.collect()
+    except pl.exceptions.PolarsError:
+        return False
+    return True
+
+
+def _irregular_runs(frame: pl.DataFrame) -> list[int]:
+    """Fast-scanned runs with rows the scanner could not take as they are."""
+    blank = pl.all_horizontal(pl.col("topic", "docno", "score", "tag").is_null())
+    odd = (pl.col("topic").is_null() | pl.col("docno").is_null() | pl.col("score").is_null()
+           | pl.col("tag").is_null() | pl.col("no_q0") | pl.col("topic").str.starts_with("#")
+           | (pl.col("docno") == ""))
+    return frame.filter(odd & ~blank & ~pl.col("careful")).get_column("sys").unique().sort().to_list()
+
+
+def _join_grades(frame: pl.DataFrame, qrels: pl.DataFrame) -> pl.DataFrame:
+    """Add each ranked document's qrels grade (``rel``, null when unjudged).
+
+    Joins on the 64-bit (topic, docno) key and then confirms every match by comparing the
+    docno strings, so a hash collision can never mislabel a document; in that unlikely
+    case, or if two qrels keys collide, it joins on the strings instead.
+    """
+    right = qrels.select(_doc_key(pl.col("tidx")).alias("key"), "rel", pl.col("docno").alias("qrels_docno"))
+    exact = right.get_column("key").n_unique() == right.height
+    if exact:
+        joined = frame.join(right, on="key", how="left", maintain_order="left")
+        matched = joined.get_column("rel").is_not_null()
+        exact = not (matched & (joined.get_column("docno") != joined.get_column("qrels_docno"))).any()
+    if not exact:
+        joined = frame.join(qrels.select("tidx", "docno", "rel"), on=["tidx", "docno"], how="left",
+                            maintain_order="left")
+    return joined.drop("qrels_docno", strict=False).with_columns(pl.col("rel").cast(pl.Float64))
+
+
+def _ranking_permutation(frame: pl.DataFrame, sys_idx: np.ndarray, top_idx: np.ndarray,
+                         order: str) -> np.ndarray | None:
+    """Row order that groups rows per (system, topic), each block in ranking order (§1.4).
+
+    Returns None when the rows are in that order already. Runs are usually written in
+    ranking order: when every block is contiguous and its scores do not increase, only the
+    rows of tied scores are put in docno-descending order (trec_eval's rule); otherwise
+    the rows are sorted.
+    """
+    if frame.height < 2:
+        return None
+    boundary = (sys_idx[1:] != sys_idx[:-1]) | (top_idx[1:] != top_idx[:-1])
+    starts = np.concatenate(([0], np.flatnonzero(boundary) + 1))
+    block_keys = sys_idx[starts].astype(np.int64) * (int(top_idx.max()) + 1) + top_idx[starts]
+    contiguous = len(np.unique(block_keys)) == len(starts)
+    if contiguous and order == "file":
+        return None  # rows are in file order within each run
+    if contiguous and order == "rank":
+        rank = frame.get_column("rank").to_numpy()
+        if np.all((rank[:-1] <= rank[1:]) | boundary):
+            return None
+    if contiguous and order == "score":
+        score = frame.get_column("score").to_numpy()
+        if np.all((score[:-1] >= score[1:]) | boundary):
+            return _tie_permutation(frame, score, boundary)
+    keys = {"score": (["sys", "tidx", "score", "docno"], [False, False, True, True]),
+            "rank": (["sys", "tidx", "rank", "line"], [False] * 4),
+            "file": (["sys", "tidx", "line"], [False] * 3)}[order]
+    return frame.select(pl.arg_sort_by(keys[0], descending=keys[1])).to_series().to_numpy()
+
+
+def _tie_permutation(frame: pl.DataFrame, score: np.ndarray, boundary: np.ndarray) -> np.ndarray | None:
+    """Put runs of tied scores in docno-descending order, leaving every other row in place."""
+    tie = np.flatnonzero((score[:-1] == score[1:]) & ~boundary)
+    if len(tie) == 0:
+        return None
+    rows = np.unique(np.concatenate((tie, tie + 1)))
+    block = np.concatenate(([0], np.cumsum(boundary)))[rows]
+    tied = pl.DataFrame({"row": rows, "block": block, "score": score[rows],
+                         "docno": frame.get_column("docno").gather(rows)})
+    # Sorting the tied rows by (block, score desc, docno desc) keeps each tie in its own slots.
+    reordered = tied.sort(["block", "score", "docno"], descending=[False, True, True]).get_column("row").to_numpy()
+    if np.array_equal(reordered, rows):
+        return None
+    permutation = np.arange(frame.height)
+    permutation[rows] = reordered
+    return permutation
+
+
+def _positions(sys_idx: np.ndarray, top_idx: np.ndarray) -> np.ndarray:
+    """0-based position of each row within its (system, topic) block."""
+    n = len(sys_idx)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    boundary = np.empty(n, dtype=bool)
+    boundary[0] = True
+    np.not_equal(sys_idx[1:], sys_idx[:-1], out=boundary[1:])
+    boundary[1:] |= top_idx[1:] != top_idx[:-1]
+    starts = np.flatnonzero(boundary)
+    lengths = np.diff(np.append(starts, n))
+    return np.arange(n) - np.repeat(starts, lengths)
+
+
+def _first_occurrences(frame: pl.DataFrame, rows: np.ndarray) -> np.ndarray:
+    """Mask of ranked rows whose document is not repeated higher up in the same topic."""
+    ranked = frame.select("sys", "tidx", "docno")[rows]
+    return ranked.select(pl.struct("sys", "tidx", "docno").is_first_distinct()).to_series().to_numpy()
+
+
+def _check_topics_and_tags(frame: pl.DataFrame, runset: RunSet, systems: list[int]) -> None:
+    """Each run needs a topic in common with the qrels; other topics and tags are noted."""
+    stats = (
+        frame.group_by("sys")
+        .agg(
+            pl.col("tidx").is_not_null().any().alias("common"),
+            pl.col("topic").filter(pl.col("tidx").is_null()).n_unique().alias("extra"),
+            pl.col("topic").first().alias("example"),
+            pl.col("line").filter(pl.col("other_tag")).first().alias("other_tag_line"),
+        )
+        .sort("sys")
+    )
+    for row in stats.iter_rows(named=True):
+        part, name = runset.parts[systems[row["sys"]]], runset.names[systems[row["sys"]]]
+        if not row["common"]:
+            raise InputError(f"run {name!r} has no topic in common with the qrels (its first topic is "
+                             f"{row['example']!r})", path=part.source)
+        if row["extra"]:
+            warn(f"run {name!r}: {row['extra']} topic(s) not in the qrels are ignored")
+        if row["other_tag_line"] is not None:
+            warn(f"{part.source}:{row['other_tag_line']}: run tag differs from the first line's {part.tag!r}; "
+                 f"using {part.tag!r}")
+
+
+def _check_duplicates(frame: pl.DataFrame, rows: np.ndarray, runset: RunSet, systems: list[int],
+                      topics: tuple[str, ...]) -> None:
+    """A docno twice in one topic of a run is an error, as in trec_eval."""
+    # Equal 64-bit keys (sorted, adjacent) flag candidates; the docno strings confirm them.
+    keys = frame.get_column("key").to_numpy()[rows] ^ (
+        frame.get_column("sys").to_numpy()[rows].astype(np.uint64) * np.uint64(_SYSTEM_MIX))
+    ordered = np.sort(keys)
+    repeated = ordered[1:][ordered[1:] == ordered[:-1]]
+    if len(repeated) == 0:
+        return
+    candidates = frame[rows[np.isin(keys, repeated)]]
+    dup = candidates.select(pl.struct("sys", "tidx", "docno").is_duplicated()).to_series()
+    if not dup.any():
+        return
+    hits = candidates.filter(dup).sort("line")
+    first = hits.row(0, named=True)
+    same_doc = hits.filter((pl.col("sys") == first["sys"]) & (pl.col("tidx") == first["tidx"])
+                           & (pl.col("docno") == first["docno"]))
+    raise InputError(
+        f"document {first['docno']!r} appears twice for topic {topics[first['tidx']]!r} (first on line "
+        f"{same_doc['line'][0]}); use on_duplicate='first' (--on-duplicate first) to keep the first occurrence",
+        path=runset.parts[systems[first["sys"]]].source,
+        line=int(same_doc["line"][1]),
+    )
