@@ -247,7 +247,8 @@ def _collect_runs(runset: RunSet, systems: list[int], topics: tuple[str, ...], o
             # trec_eval <= 9 and pytrec_eval store scores as C floats: round through float32.
             score = score.cast(pl.Float32).cast(pl.Float64)
         lazies.append(part.lazy().select(
-            pl.lit(i, dtype=pl.UInt32).alias("sys"), tidx.alias("tidx"), "topic", "docno", score.alias("score"),
+            pl.lit(i, dtype=pl.UInt32).alias("sys"), tidx.alias("tidx"), _doc_key(tidx).alias("key"), "topic", "docno",
+            score.alias("score"),
             "rank", "line", "tag", (pl.col("tag") != part.tag).alias("other_tag"),
             # read, then dropped: a projection without it would not catch a line with extra fields
             pl.col("q0").is_null().alias("no_q0") if not part.careful else pl.lit(False).alias("no_q0"),
@@ -268,18 +269,17 @@ def _collect_runs(runset: RunSet, systems: list[int], topics: tuple[str, ...], o
         for i in irregular:
             runset.reread_carefully(systems[i])
         return _collect_runs(runset, systems, topics, options)
-    frame = frame.filter(pl.col("topic").is_not_null() | pl.col("docno").is_not_null())  # blank lines
-
     bad_score = frame.get_column("score").is_nan()
     bad_rank = frame.get_column("rank").cast(pl.Int64, strict=False).is_null() if need_rank else None
     for bad in (bad_score, bad_rank):
-        if bad is not None and bad.any():
+        if bad is not None and (bad & frame.get_column("docno").is_not_null()).any():
             runset.diagnose(systems[int(frame.filter(bad).get_column("sys")[0])], need_rank)
     _check_topics_and_tags(frame, runset, systems)
-    frame = frame.filter(pl.col("tidx").is_not_null())
-    return frame.select("sys", "tidx", _doc_key(pl.col("tidx")).alias("key"), "docno", "score",
-                        pl.col("rank").cast(pl.Int64, strict=False) if need_rank else pl.lit(0).alias("rank"),
-                        "line")
+    frame = frame.select("sys", "tidx", "key", "docno", "score",
+                         pl.col("rank").cast(pl.Int64, strict=False) if need_rank else pl.lit(0).alias("rank"), "line")
+    if frame.get_column("tidx").null_count():  # blank lines and topics outside the qrels
+        frame = frame.filter(pl.col("tidx").is_not_null())
+    return frame
 
 
 def _collects(lazy: pl.LazyFrame) -> bool:
