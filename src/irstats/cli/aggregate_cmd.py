@@ -1,0 +1,131 @@
+"""``irstats aggregate``: per-topic scores to one number per system, by several methods."""
+
+from __future__ import annotations
+
+import math
+import sys
+
+import click
+import numpy as np
+import polars as pl
+
+from irstats.aggregate import DEFAULT_EPSILON, METHODS, aggregate_many, check_complete, resolve_method
+from irstats.cli.common import scores_input
+from irstats.cli.main import cli
+from irstats.cli.output import emit_text
+from irstats.errors import InputError
+from irstats.scores import write_frame
+
+DEFAULT_METHODS = ("am", "egm", "gm_trec_eval")
+
+AGGREGATE_EPILOG = """
+\b
+Examples:
+  irstats aggregate scores.tsv                                  # am, egm, gm_trec_eval of every measure
+  irstats aggregate scores.tsv -m AP --method gm --method hm --method median
+  irstats aggregate scores.tsv --method egm --method ehm --epsilon 0.1 --format tsv -o agg.tsv
+  irstats aggregate --qrels qrels.txt --runs 'runs/*.gz' -m AP --method gm_trec_eval
+  irstats aggregate trec_eval_q_output.txt --method logit --back-transform
+
+\b
+Methods (METHODS.md §3; --epsilon sets every ε at once):
+""" + "\n".join(f"  {name:<13} {text}" for name, text in METHODS.items()) + """
+
+\b
+A system without a score on some topic is an error (naming it), unless --skipna is given;
+then each system is aggregated over the topics it has. Undefined aggregates (e.g. HM over a
+zero score) print as nan, with a warning saying why.
+"""
+
+
+def parse_epsilon(value: str | None) -> float | None:
+    """The --epsilon value as a float (>= 0), or None."""
+    if value is None:
+        return None
+    try:
+        eps = float(value)
+    except ValueError:
+        raise InputError(f"--epsilon takes a number, not {value!r}") from None
+    if not (eps >= 0 and math.isfinite(eps)):
+        raise InputError(f"--epsilon must be a finite number >= 0, not {value!r}")
+    return eps
+
+
+def format_number(value: float) -> str:
+    """Shortest round-trip text of a float; ``nan`` for an undefined value."""
+    value = float(value)
+    return "nan" if math.isnan(value) else repr(value)
+
+
+def delimited(frame: pl.DataFrame, separator: str) -> str:
+    """A frame as TSV/CSV text: floats in full precision, NaN as ``nan``."""
+    columns = frame.columns
+    cells = []
+    for name in columns:
+        series = frame.get_column(name)
+        if series.dtype.is_float():
+            cells.append([format_number(v) for v in series.fill_null(np.nan).to_list()])
+        else:
+            cells.append([str(v) for v in series.to_list()])
+    lines = [separator.join(columns)]
+    lines.extend(separator.join(row) for row in zip(*cells))
+    return "\n".join(lines) + "\n"
+
+
+def format_table(frame: pl.DataFrame) -> str:
+    """Systems × (measure, method) table, sorted by the first column, best first."""
+    keys = list(dict.fromkeys(zip(frame.get_column("measure").to_list(), frame.get_column("method").to_list())))
+    systems = list(dict.fromkeys(frame.get_column("system").to_list()))
+    index = {s: i for i, s in enumerate(systems)}
+    table = np.full((len(systems), len(keys)), np.nan)
+    col = {k: j for j, k in enumerate(keys)}
+    for system, measure, method, value in frame.iter_rows():
+        table[index[system], col[(measure, method)]] = value
+    order = np.argsort(-np.nan_to_num(table[:, 0], nan=-np.inf), kind="stable") if keys else np.arange(len(systems))
+    header = ["system", *(f"{measure}:{method}" for measure, method in keys)]
+    rows = [[systems[i], *("nan" if math.isnan(v) else f"{v:.4f}" for v in table[i])] for i in order]
+    widths = [max(len(r[c]) for r in [header, *rows]) for c in range(len(header))]
+
+    def line(cells):
+        return "  ".join(c.ljust(w) if k == 0 else c.rjust(w) for k, (c, w) in enumerate(zip(cells, widths)))
+
+    out = [line(header), "  ".join("-" * w for w in widths), *(line(r) for r in rows)]
+    return "\n".join(out) + "\n"
+
+
+@cli.command("aggregate", epilog=AGGREGATE_EPILOG)
+@scores_input
+@click.option("--method", "methods", multiple=True, metavar="NAME",
+              help=f"Aggregation method; repeat for several. Default: {', '.join(DEFAULT_METHODS)}.")
+@click.option("--epsilon", metavar="E", default=None,
+              help="ε of egm, ehm, al and logit (default 0.01) and the floor of gm_trec_eval (default 1e-5).")
+@click.option("--skipna", is_flag=True,
+              help="Aggregate each system over the topics it has scores for, instead of stopping.")
+@click.option("--back-transform", is_flag=True,
+              help="Map al and logit back to the score scale (al becomes εGM; logit uses its exact inverse).")
+@click.option("--format", "fmt", type=click.Choice(["table", "tsv", "csv", "json", "parquet"]), default="table",
+              show_default=True, help="Output format; tsv/csv/json/parquet have columns system measure method value.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), help="Write to FILE, not stdout.")
+def aggregate_command(scores, methods, epsilon, skipna, back_transform, fmt, output):
+    """Aggregate per-topic SCORES into one value per system and measure.
+
+    SCORES is a score file (system topic measure value; TSV, CSV, JSON or Parquet) or
+    trec_eval -q output; or give --qrels and --runs to evaluate first.
+    """
+    names = [resolve_method(m) for m in (methods or DEFAULT_METHODS)]
+    eps = parse_epsilon(epsilon)
+    if eps is not None and all(DEFAULT_EPSILON[n] is None for n in names):
+        raise InputError(f"--epsilon has no effect on {', '.join(names)}; it applies to "
+                         f"{', '.join(n for n, e in DEFAULT_EPSILON.items() if e is not None)}")
+    if not skipna:
+        for matrix in scores.values():
+            check_complete(matrix)
+    frame = aggregate_many(scores, names, epsilon=eps, skipna=skipna, back_transform=back_transform)
+    if fmt == "table":
+        emit_text(format_table(frame), output)
+    elif fmt in ("tsv", "csv"):
+        emit_text(delimited(frame, "\t" if fmt == "tsv" else ","), output)
+    else:
+        text = write_frame(frame, output, fmt)
+        if text is not None:
+            sys.stdout.write(text)

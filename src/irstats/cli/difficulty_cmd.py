@@ -1,0 +1,62 @@
+"""``irstats difficulty``: per-topic difficulty D_t (METHODS.md §5.1)."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+import polars as pl
+
+from irstats.cli.aggregate_cmd import delimited
+from irstats.cli.common import scores_input
+from irstats.cli.main import cli
+from irstats.cli.output import emit_text
+from irstats.difficulty import DIFFICULTY_METHODS, topic_difficulty
+from irstats.errors import InputError
+from irstats.scores import write_frame
+
+DIFFICULTY_EPILOG = """
+\b
+Examples:
+  irstats difficulty scores.tsv -m AP                       # (max − mean)/sd per topic
+  irstats difficulty scores.tsv -m AP --method one_minus_mean --sorted
+  irstats difficulty --qrels qrels.txt --runs 'runs/*.gz' -m AP --format csv -o difficulty.csv
+
+\b
+Methods:
+""" + "\n".join(f"  {name:<15} {text}" for name, text in DIFFICULTY_METHODS.items()) + """
+
+\b
+Larger means harder. Each is computed over the systems scored on the topic.
+"""
+
+
+@cli.command("difficulty", epilog=DIFFICULTY_EPILOG)
+@scores_input
+@click.option("--method", default="max_mean_sd", show_default=True, metavar="NAME",
+              help=f"Difficulty definition: {', '.join(DIFFICULTY_METHODS)}.")
+@click.option("--sorted", "by_difficulty", is_flag=True,
+              help="List topics from hardest to easiest (ties by topic id) instead of by topic id.")
+@click.option("--format", "fmt", type=click.Choice(["tsv", "csv", "json", "parquet"]), default="tsv",
+              show_default=True, help="Output format; columns topic measure difficulty.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), help="Write to FILE, not stdout.")
+def difficulty_command(scores, method, by_difficulty, fmt, output):
+    """Print the difficulty of every topic (rows: topic measure difficulty) from per-topic SCORES."""
+    frames = []
+    for matrix in scores.values():
+        result = topic_difficulty(matrix, method=method)
+        frame = result.to_frame()
+        if by_difficulty:
+            order = {t: i for i, t in enumerate(result.ranked())}
+            frame = frame.with_columns(pl.col("topic").replace_strict(order, return_dtype=pl.Int64).alias("_o")) \
+                .sort("_o").drop("_o")
+        frames.append(frame)
+    if not frames:
+        raise InputError("no scores")
+    frame = pl.concat(frames)
+    if fmt in ("tsv", "csv"):
+        emit_text(delimited(frame, "\t" if fmt == "tsv" else ","), output)
+    else:
+        text = write_frame(frame, output, fmt)
+        if text is not None:
+            sys.stdout.write(text)

@@ -1,0 +1,613 @@
+"""Score standardization (METHODS.md §4): per-topic z-scores and Φ(z) from stored factors.
+
+Factors (a mean μ_t and a standard deviation σ_t per topic and measure) are fitted on a
+reference set of systems and then applied to any score matrix, including systems that
+were not in the reference set:
+
+    z_{s,t} = (x_{s,t} − μ_t) / σ_t          std(x)_{s,t} = Φ(z_{s,t})
+
+Φ is :func:`scipy.special.ndtr` (accurate in the tails). The standardized matrix is named
+by wrapping the measure: ``std(AP)`` for Φ(z), ``z(AP)`` for z itself.
+
+Factors are saved in irstats' TSV (``topic measure mean sd n ddof``, with ``# key: value``
+metadata lines above the header) or in trec_eval's ``-Z`` format (``topic measure mean
+sd``, trec_eval measure names).
+
+Example
+-------
+>>> factors = fit_factors(scores["AP"])                      # doctest: +SKIP
+>>> write_factors(factors, "factors.tsv")                    # doctest: +SKIP
+>>> std_ap = apply_factors(new_scores["AP"], read_factors("factors.tsv"))  # doctest: +SKIP
+>>> std_ap.measure                                           # doctest: +SKIP
+'std(AP)'
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Mapping, Sequence
+
+import numpy as np
+import polars as pl
+from scipy.special import ndtr
+
+from irstats.errors import InputError, IrstatsWarning, MeasureError
+from irstats.scores import ScoreMatrix
+
+#: |x − μ| at or below this counts as "equal to the mean" on a zero-variance topic (§4.4).
+ZERO_TOLERANCE = 1e-12
+
+FORMS = ("cdf", "z")
+ZERO_SD = ("trec_eval", "inf", "drop")
+FACTOR_COLUMNS = ("topic", "measure", "mean", "sd", "n", "ddof")
+
+
+class ZeroVarianceWarning(IrstatsWarning):
+    """Some topics have σ_t = 0 (every reference system scored the same); ``topics`` lists them."""
+
+    def __init__(self, message: str, topics: Sequence[str] = (), measure: str | None = None):
+        super().__init__(message)
+        self.topics = tuple(topics)
+        self.measure = measure
+
+
+class MissingFactorsWarning(IrstatsWarning):
+    """Some topics have no factors; their standardized scores are NaN. ``topics`` lists them."""
+
+    def __init__(self, message: str, topics: Sequence[str] = (), measure: str | None = None):
+        super().__init__(message)
+        self.topics = tuple(topics)
+        self.measure = measure
+
+
+@dataclass
+class Factors:
+    """Standardization factors, one row per (topic, measure).
+
+    ``topics[i]``, ``measures[i]``, ``mean[i]``, ``sd[i]`` and ``n[i]`` (the number of
+    reference scores behind the row; NaN when unknown, as in trec_eval's format) describe
+    row i. ``ddof`` is the delta degrees of freedom of ``sd`` (None when unknown),
+    ``reference`` the reference systems (None when unknown), ``options`` maps each measure
+    to the evaluation options of the scores the factors were fitted on, ``source`` is the
+    file they were read from (for messages).
+    """
+
+    topics: tuple[str, ...]
+    measures: tuple[str, ...]
+    mean: np.ndarray
+    sd: np.ndarray
+    n: np.ndarray
+    ddof: int | None = 1
+    reference: tuple[str, ...] | None = None
+    options: dict[str, dict] = field(default_factory=dict)
+    source: str | None = None
+    version: str | None = None
+
+    def __post_init__(self):
+        self.topics = tuple(str(t) for t in self.topics)
+        self.measures = tuple(str(m) for m in self.measures)
+        self.mean = np.asarray(self.mean, dtype=np.float64)
+        self.sd = np.asarray(self.sd, dtype=np.float64)
+        self.n = np.asarray(self.n, dtype=np.float64)
+        if not (len(self.topics) == len(self.measures) == len(self.mean) == len(self.sd) == len(self.n)):
+            raise ValueError("topics, measures, mean, sd and n must have one entry per row")
+        if self.reference is not None:
+            self.reference = tuple(self.reference)
+
+    def __len__(self) -> int:
+        return len(self.topics)
+
+    @property
+    def measure_names(self) -> list[str]:
+        """The measures that have factors, in order of first appearance."""
+        return list(dict.fromkeys(self.measures))
+
+    def has_measure(self, measure: str) -> bool:
+        return self._key(measure) is not None
+
+    def _key(self, measure: str) -> str | None:
+        names = set(self.measures)
+        if measure in names:
+            return measure
+        canonical = _canonical_or_none(measure)
+        if canonical in names:
+            return canonical
+        return None
+
+    def lookup(self, measure: str, topics: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(mean, sd, found)`` aligned with ``topics`` for one measure; NaN where not found.
+
+        Raises :class:`~irstats.errors.InputError` when the measure has no factors at all.
+        """
+        key = self._key(measure)
+        if key is None:
+            raise InputError(f"no standardization factors for measure {measure!r}; the factors cover "
+                             f"{', '.join(self.measure_names) or 'no measure'}", path=self.source)
+        rows = {t: i for i, (t, m) in enumerate(zip(self.topics, self.measures)) if m == key}
+        index = np.array([rows.get(t, -1) for t in topics], dtype=np.int64)
+        found = index >= 0
+        safe = np.where(found, index, 0)
+        mean = np.where(found, self.mean[safe] if len(self) else np.nan, np.nan)
+        sd = np.where(found, self.sd[safe] if len(self) else np.nan, np.nan)
+        return mean, sd, found & ~np.isnan(sd) & ~np.isnan(mean)
+
+    def to_frame(self) -> pl.DataFrame:
+        """Frame ``topic, measure, mean, sd, n, ddof``."""
+        return pl.DataFrame({
+            "topic": list(self.topics), "measure": list(self.measures), "mean": self.mean, "sd": self.sd,
+            "n": self.n, "ddof": [self.ddof] * len(self),
+        }, schema={"topic": pl.String, "measure": pl.String, "mean": pl.Float64, "sd": pl.Float64,
+                   "n": pl.Float64, "ddof": pl.Int64})
+
+    def __repr__(self) -> str:
+        return (f"Factors({len(set(self.topics))} topics × {', '.join(self.measure_names)}; ddof={self.ddof}; "
+                f"reference={'unknown' if self.reference is None else f'{len(self.reference)} systems'})")
+
+
+def _canonical_or_none(name: str) -> str | None:
+    from irstats.measures import canonical_name
+
+    try:
+        return canonical_name(name)
+    except (MeasureError, KeyError, ValueError):
+        return None
+
+
+def _matrices(matrix_or_scores) -> list[ScoreMatrix]:
+    if isinstance(matrix_or_scores, ScoreMatrix):
+        return [matrix_or_scores]
+    if isinstance(matrix_or_scores, Mapping):
+        return list(matrix_or_scores.values())
+    return list(matrix_or_scores)
+
+
+# --- fitting ------------------------------------------------------------------------------
+
+
+def fit_factors(matrix_or_scores: ScoreMatrix | Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix],
+                reference: Sequence[str] | None = None, ddof: int = 1) -> Factors:
+    """Fit per-topic means and standard deviations on a reference set of systems (§4.1).
+
+    Parameters
+    ----------
+    matrix_or_scores:
+        One ScoreMatrix, or several (``{measure: matrix}`` as :func:`irstats.evaluate` returns).
+    reference:
+        The reference ("standardizing") systems; None means every system of each matrix.
+    ddof:
+        Delta degrees of freedom of the standard deviation (1: sample sd). At least
+        ``ddof + 1`` reference systems are needed.
+
+    A reference system without a score on a topic (NaN) is left out of that topic's
+    factors. A topic with at most ``ddof`` reference scores gets no factors (warning).
+
+    >>> factors = fit_factors(scores, reference=["runA", "runB", "runC"])  # doctest: +SKIP
+    """
+    if not isinstance(ddof, (int, np.integer)) or ddof < 0:
+        raise InputError(f"ddof must be a whole number >= 0, not {ddof!r}")
+    matrices = _matrices(matrix_or_scores)
+    if not matrices:
+        raise InputError("no scores to fit standardization factors on")
+    topics_out: list[np.ndarray] = []
+    measures_out: list[np.ndarray] = []
+    means, sds, ns = [], [], []
+    ref_names: tuple[str, ...] | None = None
+    options: dict[str, dict] = {}
+    for matrix in matrices:
+        if reference is None:
+            rows = np.arange(len(matrix.systems))
+            names = matrix.systems
+        else:
+            names = tuple(dict.fromkeys(str(r) for r in reference))
+            index = {s: i for i, s in enumerate(matrix.systems)}
+            unknown = [r for r in names if r not in index]
+            if unknown:
+                shown = ", ".join(repr(u) for u in unknown[:5]) + (
+                    f" and {len(unknown) - 5} more" if len(unknown) > 5 else "")
+                raise InputError(f"reference system(s) {shown} not in the scores of {matrix.measure!r}")
+            rows = np.array([index[r] for r in names], dtype=np.int64)
+        if len(rows) < ddof + 1:
+            raise InputError(f"standardization with ddof={ddof} needs at least {ddof + 1} reference systems; "
+                             f"{matrix.measure!r} has {len(rows)}")
+        ref_names = tuple(names) if ref_names is None else ref_names
+        x = matrix.values[rows]
+        valid = ~np.isnan(x)
+        n = valid.sum(axis=0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mu = np.where(valid, x, 0.0).sum(axis=0) / n
+            mu = mu + np.where(valid, x - mu, 0.0).sum(axis=0) / n  # one refinement step of the mean
+            dev = np.where(valid, x - mu, 0.0)
+            sd = np.sqrt((dev ** 2).sum(axis=0) / (n - ddof))
+        ok = n > ddof
+        if not ok.all():
+            lacking = [t for t, k in zip(matrix.topics, ok) if not k]
+            shown = ", ".join(repr(t) for t in lacking[:10]) + (
+                f" and {len(lacking) - 10} more" if len(lacking) > 10 else "")
+            warnings.warn(IrstatsWarning(
+                f"{matrix.measure}: topic(s) {shown} have at most {ddof} reference score(s) and get no "
+                "standardization factors"), stacklevel=2)
+        topics_out.append(np.array(matrix.topics, dtype=object)[ok])
+        measures_out.append(np.array([matrix.measure] * int(ok.sum()), dtype=object))
+        means.append(mu[ok])
+        sds.append(sd[ok])
+        ns.append(n[ok].astype(np.float64))
+        options[matrix.measure] = dict(matrix.options)
+    from irstats import __version__
+
+    return Factors(tuple(np.concatenate(topics_out).tolist()), tuple(np.concatenate(measures_out).tolist()),
+                   np.concatenate(means), np.concatenate(sds), np.concatenate(ns), int(ddof), ref_names, options,
+                   None, __version__)
+
+
+# --- applying -----------------------------------------------------------------------------
+
+
+def standardized_name(measure: str, form: str = "cdf") -> str:
+    """``std(AP)`` for ``form="cdf"``, ``z(AP)`` for ``form="z"``."""
+    return f"{'std' if form == 'cdf' else 'z'}({measure})"
+
+
+def apply_factors(matrix: ScoreMatrix, factors: Factors, form: str = "cdf", zero_sd: str = "trec_eval",
+                  missing: str = "warn") -> ScoreMatrix:
+    """Standardize a score matrix with stored factors (§4.2–4.4).
+
+    Parameters
+    ----------
+    matrix:
+        Scores of any systems (they need not be among the reference systems).
+    factors:
+        From :func:`fit_factors`, :func:`read_factors` or :func:`read_trec_eval_factors`.
+    form:
+        ``"cdf"`` (default): Φ(z), named ``std(M)``; ``"z"``: z itself, named ``z(M)``.
+    zero_sd:
+        Topics with σ_t = 0. ``"trec_eval"`` (default, as ``convert_zscores.c``): z = 0 if
+        |x − μ_t| ≤ 1e-12, else NaN. ``"inf"``: z = ±∞ (Φ = 0 or 1), 0 at the mean.
+        ``"drop"``: the topic is left out of the result. A :class:`ZeroVarianceWarning`
+        lists the topics in every case.
+    missing:
+        Topics of ``matrix`` without factors: ``"warn"`` (default; NaN and a
+        :class:`MissingFactorsWarning`, never trec_eval's −1000000) or ``"error"``.
+
+    Returns
+    -------
+    ScoreMatrix
+        Same systems; same topics (less dropped ones); measure ``std(M)`` or ``z(M)``.
+    """
+    if form not in FORMS:
+        raise InputError(f"unknown form {form!r}; expected one of {', '.join(FORMS)}")
+    if zero_sd not in ZERO_SD:
+        raise InputError(f"unknown zero_sd rule {zero_sd!r}; expected one of {', '.join(ZERO_SD)}")
+    if missing not in ("warn", "error"):
+        raise InputError(f"unknown missing rule {missing!r}; expected 'warn' or 'error'")
+    mean, sd, found = factors.lookup(matrix.measure, matrix.topics)
+    _check_options(matrix, factors)
+    if not found.all():
+        lacking = [t for t, f in zip(matrix.topics, found) if not f]
+        shown = ", ".join(repr(t) for t in lacking[:10]) + (f" and {len(lacking) - 10} more" if len(lacking) > 10
+                                                             else "")
+        if missing == "error":
+            raise InputError(f"no factors for measure {matrix.measure!r} on topic(s) {shown}", path=factors.source)
+        where = f" in {factors.source}" if factors.source else ""
+        warnings.warn(MissingFactorsWarning(
+            f"no standardization factors{where} for {matrix.measure} on topic(s) {shown}: their scores are NaN",
+            lacking, matrix.measure), stacklevel=2)
+
+    x = matrix.values
+    diff = x - mean
+    zero = found & (sd == 0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        z = diff / np.where(zero | ~found, 1.0, sd)
+    z = np.where(found, z, np.nan)
+    keep = np.ones(len(matrix.topics), dtype=bool)
+    if zero.any():
+        at_mean = np.abs(diff) <= ZERO_TOLERANCE
+        if zero_sd == "trec_eval":
+            zz = np.where(at_mean, 0.0, np.nan)
+            effect = "z = 0 at the mean, NaN elsewhere (trec_eval)"
+        elif zero_sd == "inf":
+            with np.errstate(invalid="ignore"):
+                zz = np.where(at_mean, 0.0, np.sign(diff) * np.inf)
+            effect = "z = ±inf away from the mean"
+        else:
+            zz = np.full_like(z, np.nan)
+            keep = ~zero
+            effect = "left out"
+        z = np.where(zero[None, :], np.where(np.isnan(x), np.nan, zz), z)
+        topics = [t for t, f in zip(matrix.topics, zero) if f]
+        shown = ", ".join(repr(t) for t in topics[:10]) + (f" and {len(topics) - 10} more" if len(topics) > 10
+                                                           else "")
+        warnings.warn(ZeroVarianceWarning(
+            f"{matrix.measure}: {len(topics)} topic(s) with zero variance among the reference systems ({shown}): "
+            f"{effect}", topics, matrix.measure), stacklevel=2)
+    values = ndtr(z) if form == "cdf" else z
+    options = dict(matrix.options)
+    options["standardization"] = {"form": form, "zero_sd": zero_sd, "ddof": factors.ddof,
+                                  "reference": list(factors.reference) if factors.reference is not None else None,
+                                  "factors": factors.source}
+    out = ScoreMatrix(values[:, keep], matrix.systems, tuple(t for t, k in zip(matrix.topics, keep) if k),
+                      standardized_name(matrix.measure, form), options, "mean")
+    return out
+
+
+_OPTION_KEYS = ("rel_level", "complete", "depth", "judged_only", "order", "score_dtype", "negative_rel", "drop_r0",
+                "g_max")
+
+
+def _check_options(matrix: ScoreMatrix, factors: Factors) -> None:
+    fitted = factors.options.get(factors._key(matrix.measure) or matrix.measure) or {}
+    if not fitted or not matrix.options:
+        return
+    differ = [k for k in _OPTION_KEYS if k in fitted and k in matrix.options and fitted[k] != matrix.options[k]]
+    if differ:
+        text = ", ".join(f"{k}: fitted {fitted[k]!r}, scores {matrix.options[k]!r}" for k in differ)
+        warnings.warn(IrstatsWarning(f"{matrix.measure}: the factors were fitted on scores made with other "
+                                     f"options ({text})"), stacklevel=3)
+
+
+def standardize(matrix_or_scores, reference: Sequence[str] | None = None, ddof: int = 1, form: str = "cdf",
+                zero_sd: str = "trec_eval"):
+    """Fit factors on the reference systems and apply them to every system, in one call.
+
+    Returns a ScoreMatrix for a ScoreMatrix, or ``{new measure name: matrix}`` for a dict.
+    """
+    factors = fit_factors(matrix_or_scores, reference=reference, ddof=ddof)
+    if isinstance(matrix_or_scores, ScoreMatrix):
+        return apply_factors(matrix_or_scores, factors, form=form, zero_sd=zero_sd)
+    out = {}
+    for m in _matrices(matrix_or_scores):
+        s = apply_factors(m, factors, form=form, zero_sd=zero_sd)
+        out[s.measure] = s
+    return out
+
+
+# --- files --------------------------------------------------------------------------------
+
+
+def _fmt(value: float) -> str:
+    if math.isnan(value):
+        return "nan"
+    return "%.17g" % value
+
+
+def _sorted_rows(factors: Factors, names: Sequence[str]) -> np.ndarray:
+    """Row order by (topic, measure name as written), bytewise (= code point order in UTF-8)."""
+    keys = [(t.encode("utf8"), m.encode("utf8")) for t, m in zip(factors.topics, names)]
+    return np.array(sorted(range(len(keys)), key=keys.__getitem__), dtype=np.int64)
+
+
+def write_factors(factors: Factors, path: str | os.PathLike | None) -> str | None:
+    """Write factors as irstats' TSV; return the text when ``path`` is None.
+
+    Layout: ``# key: value`` metadata lines (format, irstats version, ddof, reference
+    systems and measure options as JSON), then the header ``topic measure mean sd n ddof``
+    and one row per (topic, measure), sorted bytewise, numbers as ``%.17g``.
+    """
+    from irstats import __version__
+
+    meta = {
+        "format": "irstats standardization factors",
+        "irstats_version": __version__,
+        "ddof": "unknown" if factors.ddof is None else str(factors.ddof),
+        "reference": "unknown" if factors.reference is None else json.dumps(list(factors.reference)),
+        "options": json.dumps(factors.options, sort_keys=True, default=str),
+    }
+    lines = [f"# {k}: {v}" for k, v in meta.items()]
+    lines.append("\t".join(FACTOR_COLUMNS))
+    ddof = "nan" if factors.ddof is None else str(factors.ddof)
+    for i in _sorted_rows(factors, factors.measures):
+        n = factors.n[i]
+        lines.append("\t".join((factors.topics[i], factors.measures[i], _fmt(factors.mean[i]), _fmt(factors.sd[i]),
+                                "nan" if math.isnan(n) else str(int(n)), ddof)))
+    text = "\n".join(lines) + "\n"
+    if path is None:
+        return text
+    Path(path).write_text(text)
+    return None
+
+
+def write_trec_eval_factors(factors: Factors, path: str | os.PathLike | None) -> str | None:
+    """Write factors in trec_eval's ``-Z`` format: ``topic measure mean sd`` per line.
+
+    Measures are written under trec_eval's names (``map``, ``P_10``, ``ndcg_cut_10``);
+    names irstats does not know are written as they are. Rows are sorted bytewise by
+    (topic, measure) and numbers written with ``%.17g``. A measure that trec_eval lacks
+    (e.g. ``SP``) is an error: use :func:`write_factors` for it.
+    """
+    from irstats.measures import parse_measure
+
+    names_of: dict[str, str] = {}
+    for m in factors.measure_names:
+        try:
+            name = parse_measure(m).trec_eval_name
+        except MeasureError:
+            name = m  # not an irstats measure: kept as read (e.g. trec_eval's iprec_at_recall_0.10)
+        if name is None:
+            raise InputError(f"measure {m!r} has no trec_eval name, so trec_eval's -Z format cannot hold it; "
+                             "write irstats' factor TSV instead")
+        names_of[m] = name
+    names = [names_of[m] for m in factors.measures]
+    lines = [f"{factors.topics[i]} {names[i]} {_fmt(factors.mean[i])} {_fmt(factors.sd[i])}"
+             for i in _sorted_rows(factors, names)]
+    text = "\n".join(lines) + ("\n" if lines else "")
+    if path is None:
+        return text
+    Path(path).write_text(text)
+    return None
+
+
+def _content_rows(path) -> tuple[pl.DataFrame, list[tuple[int, str]]]:
+    """Whitespace-split content rows with line numbers, and the leading ``#`` lines."""
+    from irstats.io.trec import read_lines, split_fields
+
+    lines = read_lines(path)
+    comments: list[tuple[int, str]] = []
+    for number, text in enumerate(lines.to_list(), start=1):
+        if text is None or not text.strip():
+            continue
+        if not text.lstrip().startswith("#"):
+            break
+        comments.append((number, text.lstrip()[1:].strip()))
+    return split_fields(lines), comments
+
+
+def _floats(frame: pl.DataFrame, column: str, path: str, allow_nan: bool = False) -> np.ndarray:
+    text = frame.get_column(column)
+    values = text.cast(pl.Float64, strict=False)
+    bad = values.is_null() | (values.is_infinite() if allow_nan else ~values.is_finite())
+    if bad.any():
+        i = int(np.flatnonzero(bad.to_numpy())[0])
+        raise InputError(f"expected a finite number for {column}, found {text[i]!r}", path=path,
+                         line=int(frame["line"][i]))
+    return values.to_numpy().astype(np.float64)
+
+
+def _check_rows(frame: pl.DataFrame, mean: np.ndarray, sd: np.ndarray, measures: list[str], path: str) -> None:
+    neg = np.flatnonzero(sd < 0)
+    if neg.size:
+        i = int(neg[0])
+        raise InputError(f"a standard deviation cannot be negative ({sd[i]!r})", path=path,
+                         line=int(frame["line"][i]))
+    keys = pl.DataFrame({"topic": frame.get_column("topic"), "measure": measures})
+    dup = (~keys.select(pl.struct("topic", "measure").is_first_distinct()).to_series()).to_numpy()
+    if dup.any():
+        i = int(np.flatnonzero(dup)[0])
+        raise InputError(f"factors for topic {keys['topic'][i]!r}, measure {measures[i]!r} are given twice",
+                         path=path, line=int(frame["line"][i]))
+
+
+def _canonical_names(raw: Iterable[str]) -> dict[str, str]:
+    out = {}
+    for name in raw:
+        out[name] = _canonical_or_none(name) or name
+    return out
+
+
+def read_factors(path: str | os.PathLike) -> Factors:
+    """Read irstats' factor TSV (see :func:`write_factors`).
+
+    The header must hold at least ``topic measure mean sd n``; other columns are ignored.
+    Measure names are canonicalised (``map`` → ``AP``). A malformed line raises
+    :class:`~irstats.errors.InputError` naming the file and line.
+    """
+    name = os.fspath(path)
+    if not os.path.exists(name):
+        raise InputError("no such factors file", path=name)
+    rows, comments = _content_rows(name)
+    meta = {}
+    for number, text in comments:
+        if ":" in text:
+            key, value = text.split(":", 1)
+            meta[key.strip()] = (number, value.strip())
+    if rows.height == 0:
+        raise InputError("no header line 'topic measure mean sd n' and no factors", path=name)
+    header_line = int(rows["line"][0])
+    header = rows["fields"][0].to_list()
+    required = ["topic", "measure", "mean", "sd", "n"]
+    lacking = [c for c in required if c not in header]
+    if lacking:
+        hint = " (is it a trec_eval -Z file? read it with read_trec_eval_factors / --trec-eval-format)" if len(
+            header) == 4 else ""
+        raise InputError(f"the header lacks column(s) {', '.join(lacking)}; expected at least "
+                         f"'{' '.join(required)}'{hint}", path=name, line=header_line)
+    body = rows.slice(1)
+    count = body.get_column("fields").list.len()
+    bad = count != len(header)
+    if bad.any():
+        row = body.filter(bad).row(0, named=True)
+        raise InputError(f"expected {len(header)} fields ({' '.join(header)}), found {len(row['fields'])}",
+                         path=name, line=row["line"])
+    frame = body.select("line", *[pl.col("fields").list.get(header.index(c)).alias(c) for c in required])
+    mean = _floats(frame, "mean", name)
+    sd = _floats(frame, "sd", name)
+    n_values = frame.get_column("n").cast(pl.Float64, strict=False)
+    whole = (n_values >= 0) & (n_values == n_values.round(0))
+    bad_n = n_values.is_null() | n_values.is_infinite() | (n_values.is_finite() & ~whole)
+    if bad_n.any():
+        i = int(np.flatnonzero(bad_n.to_numpy())[0])
+        raise InputError(f"expected a count (or nan) for n, found {frame['n'][i]!r}", path=name,
+                         line=int(frame["line"][i]))
+    raw = frame.get_column("measure").to_list()
+    mapping = _canonical_names(set(raw))
+    measures = [mapping[m] for m in raw]
+    _check_rows(frame, mean, sd, measures, name)
+
+    def meta_value(key):
+        return meta.get(key, (None, None))
+
+    ddof: int | None = 1
+    line, value = meta_value("ddof")
+    if value is not None:
+        if value in ("unknown", "nan", "None", ""):
+            ddof = None
+        else:
+            try:
+                ddof = int(value)
+            except ValueError:
+                raise InputError(f"expected a whole number for ddof, found {value!r}", path=name, line=line) from None
+    reference = None
+    line, value = meta_value("reference")
+    if value is not None and value != "unknown":
+        try:
+            reference = tuple(str(s) for s in json.loads(value))
+        except (json.JSONDecodeError, TypeError):
+            raise InputError("expected a JSON list of system names after 'reference:'", path=name,
+                             line=line) from None
+    options: dict[str, dict] = {}
+    line, value = meta_value("options")
+    if value:
+        try:
+            options = {mapping.get(k, k): v for k, v in json.loads(value).items()}
+        except (json.JSONDecodeError, AttributeError):
+            raise InputError("expected a JSON object after 'options:'", path=name, line=line) from None
+    version = meta_value("irstats_version")[1]
+    return Factors(tuple(frame.get_column("topic").to_list()), tuple(measures), mean, sd,
+                   n_values.fill_null(np.nan).to_numpy().astype(np.float64), ddof, reference, options, name, version)
+
+
+def read_trec_eval_factors(path: str | os.PathLike) -> Factors:
+    """Read a trec_eval ``-Z`` file: ``topic measure mean sd`` per line, ``#`` lines skipped.
+
+    trec_eval names are mapped to canonical ones (``map`` → ``AP``, ``P_10`` → ``P@10``);
+    names irstats does not know are kept as they are. ``ddof``, ``n`` and the reference
+    systems are unknown in this format.
+    """
+    name = os.fspath(path)
+    if not os.path.exists(name):
+        raise InputError("no such factors file", path=name)
+    rows, _ = _content_rows(name)
+    count = rows.get_column("fields").list.len()
+    bad = count != 4
+    if bad.any():
+        row = rows.filter(bad).row(0, named=True)
+        raise InputError(f"expected 4 fields 'topic measure mean sd', found {len(row['fields'])}", path=name,
+                         line=row["line"])
+    frame = rows.select("line", *[pl.col("fields").list.get(i).alias(c)
+                                  for i, c in enumerate(("topic", "measure", "mean", "sd"))])
+    mean = _floats(frame, "mean", name)
+    sd = _floats(frame, "sd", name)
+    raw = frame.get_column("measure").to_list()
+    mapping = _canonical_names(set(raw))
+    measures = [mapping[m] for m in raw]
+    _check_rows(frame, mean, sd, measures, name)
+    return Factors(tuple(frame.get_column("topic").to_list()), tuple(measures), mean, sd,
+                   np.full(len(measures), np.nan), None, None, {}, name, None)
+
+
+def read_any_factors(path: str | os.PathLike) -> Factors:
+    """Read either format: irstats' TSV if a header line names ``topic``, else trec_eval's."""
+    rows, _ = _content_rows(os.fspath(path)) if os.path.exists(os.fspath(path)) else (None, None)
+    if rows is None:
+        raise InputError("no such factors file", path=os.fspath(path))
+    if rows.height and rows["fields"][0].to_list()[:1] == ["topic"]:
+        return read_factors(path)
+    return read_trec_eval_factors(path)
+
+
+__all__ = ["Factors", "MissingFactorsWarning", "ZeroVarianceWarning", "apply_factors", "fit_factors",
+           "read_any_factors", "read_factors", "read_trec_eval_factors", "standardize", "standardized_name",
+           "write_factors", "write_trec_eval_factors"]
