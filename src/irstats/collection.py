@@ -10,7 +10,7 @@ from __future__ import annotations
 import gzip
 import os
 from collections import Counter
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import polars as pl
@@ -95,6 +95,7 @@ class Collection:
     qrels: pl.DataFrame  # topic, docno, rel
     topics: tuple[str, ...]  # every topic with a qrels line, sorted bytewise
     source: str | None = None
+    cache: dict = field(default_factory=dict, repr=False)  # derived indexes (see judgments.qrels_index)
 
     @classmethod
     def load(cls, qrels, *, qrels_duplicate: str = "error") -> "Collection":
@@ -109,7 +110,9 @@ class Collection:
 
     @property
     def g_max(self) -> int:
-        return int(self.qrels.get_column("rel").max())
+        if "g_max" not in self.cache:
+            self.cache["g_max"] = int(self.qrels.get_column("rel").max())
+        return self.cache["g_max"]
 
 
 @dataclass

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from typing import Iterable
 
 import numpy as np
 
 from irstats.collection import Collection, EvalOptions, RunSet
-from irstats.judgments import Judgments, build_judgments
+from irstats.judgments import Judgments, build_judgments, stack_runs
 from irstats.measures import Measure, parse_measure
 from irstats.scores import ScoreMatrix
 
@@ -49,8 +50,8 @@ def evaluate(qrels, runs, measures: Iterable[str | Measure] | str = DEFAULT_MEAS
     values = {str(m): np.empty((n_sys, n_top)) for m in parsed}
     present = np.zeros((n_sys, n_top), dtype=bool)
     r_zero = None
-    for batch in runset.batches():
-        judgments = build_judgments(collection, runset, opts, systems=batch)
+    for batch, stacked in _read_ahead(runset, collection.topics, opts):
+        judgments = build_judgments(collection, runset, opts, systems=batch, stacked=stacked)
         present[batch] = judgments.present
         r_zero = judgments.num_relevant() == 0
         for m in parsed:
@@ -65,6 +66,27 @@ def evaluate(qrels, runs, measures: Iterable[str | Measure] | str = DEFAULT_MEAS
                           m.definition.summary)
         for (name, v), m in zip(values.items(), parsed)
     }
+
+
+#: Text per batch of runs: small enough to bound memory, large enough to keep both cores busy.
+BATCH_BYTES = 32 << 20
+
+
+def _read_ahead(runset: RunSet, topics, options: EvalOptions):
+    """Yield (batch, stacked runs) while the next batch is read in a background thread.
+
+    Reading (polars, which releases the GIL) overlaps with judging and scoring the batch
+    before it (numpy), so the two cores stay busy; at most two batches are in memory.
+    """
+    batches = runset.batches(BATCH_BYTES)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pending = pool.submit(stack_runs, runset, batches[0], topics, options)
+        for i, batch in enumerate(batches):
+            stacked = pending.result()
+            if i + 1 < len(batches):
+                pending = pool.submit(stack_runs, runset, batches[i + 1], topics, options)
+            yield batch, stacked
+            del stacked
 
 
 def _parse_all(measures) -> list[Measure]:

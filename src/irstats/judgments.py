@@ -162,19 +162,23 @@ def _doc_key(tidx: pl.Expr) -> pl.Expr:
 
 
 def build_judgments(collection: Collection, runset: RunSet, options: EvalOptions,
-                    systems: list[int] | None = None) -> Judgments:
+                    systems: list[int] | None = None, stacked: pl.DataFrame | None = None) -> Judgments:
     """The judgments tensor of a run set (or of the runs ``systems``) against a collection.
 
     Implements METHODS.md §1.4–1.8: ordering, depth, duplicate handling, condensation and
     which topics count. The tensor's system axis follows ``systems`` (default: all runs).
     The runs are stacked in one frame and joined with the qrels once; ordering is a
     permutation applied to numpy arrays, so the string columns are never shuffled.
+    ``stacked`` is that frame when the caller has read it already (:func:`stack_runs`).
     """
     systems = list(range(len(runset.parts))) if systems is None else list(systems)
     topics = collection.topics
     n_sys, n_top = len(systems), len(topics)
-    qrels = collection.qrels.with_columns(pl.col("topic").cast(pl.Enum(topics)).to_physical().alias("tidx"))
-    frame = _join_grades(_collect_runs(runset, systems, topics, options), qrels)
+    index = qrels_index(collection, options)
+    if stacked is None:
+        stacked = stack_runs(runset, systems, topics, options)
+    frame = _join_grades(stacked, index)
+    del stacked
 
     sys_idx = frame.get_column("sys").to_numpy()
     top_idx = frame.get_column("tidx").to_numpy().astype(np.int64)
@@ -200,7 +204,7 @@ def build_judgments(collection: Collection, runset: RunSet, options: EvalOptions
     if options.on_duplicate == "error":
         _check_duplicates(frame, rows, runset, systems, topics)
 
-    rel = frame.get_column("rel").to_numpy()  # float with NaN for unjudged (nulls)
+    rel = frame.get_column("rel").to_numpy()  # float, NaN for unjudged
     grade = np.nan_to_num(rel[rows], nan=UNJUDGED).astype(np.int64)
     if options.negative_rel == "unjudged":
         grade[grade < 0] = UNJUDGED
@@ -219,18 +223,14 @@ def build_judgments(collection: Collection, runset: RunSet, options: EvalOptions
     grades[sys_idx, top_idx, position] = grade
     n_ret = np.bincount(sys_idx.astype(np.int64) * n_top + top_idx, minlength=n_sys * n_top).reshape(n_sys, n_top)
 
-    qrels_rel = qrels.get_column("rel").to_numpy().astype(np.int64)
-    if options.negative_rel == "nonrel":
-        qrels_rel = np.maximum(qrels_rel, 0)
-    g_max = options.g_max if options.g_max is not None else collection.g_max
-    facts = QrelsFacts(qrels.get_column("tidx").to_numpy().astype(np.int64), qrels_rel, n_top, int(g_max))
     if options.complete:
         present[:] = True
     names = tuple(runset.names[i] for i in systems)
-    return Judgments(grades, n_ret, present, names, topics, facts, options.rel_level, options.trec_eval_compat)
+    return Judgments(grades, n_ret, present, names, topics, index.facts, options.rel_level,
+                     options.trec_eval_compat)
 
 
-def _collect_runs(runset: RunSet, systems: list[int], topics: tuple[str, ...], options: EvalOptions) -> pl.DataFrame:
+def stack_runs(runset: RunSet, systems: list[int], topics: tuple[str, ...], options: EvalOptions) -> pl.DataFrame:
     """Stack the runs ``systems`` in one parallel scan: ``sys, tidx, key, docno, score, rank, line``.
 
     ``sys`` numbers the runs 0.. in the order of ``systems``. Rows whose topic is not in the
@@ -268,7 +268,7 @@ def _collect_runs(runset: RunSet, systems: list[int], topics: tuple[str, ...], o
         # lines it can and names the first line it cannot.
         for i in irregular:
             runset.reread_carefully(systems[i])
-        return _collect_runs(runset, systems, topics, options)
+        return stack_runs(runset, systems, topics, options)
     bad_score = frame.get_column("score").is_nan()
     bad_rank = frame.get_column("rank").cast(pl.Int64, strict=False).is_null() if need_rank else None
     for bad in (bad_score, bad_rank):
@@ -299,23 +299,64 @@ def _irregular_runs(frame: pl.DataFrame) -> list[int]:
     return frame.filter(odd & ~blank & ~pl.col("careful")).get_column("sys").unique().sort().to_list()
 
 
-def _join_grades(frame: pl.DataFrame, qrels: pl.DataFrame) -> pl.DataFrame:
-    """Add each ranked document's qrels grade (``rel``, null when unjudged).
+@dataclass
+class QrelsIndex:
+    """The qrels prepared once per collection: facts per topic and a sorted key index.
 
-    Joins on the 64-bit (topic, docno) key and then confirms every match by comparing the
-    docno strings, so a hash collision can never mislabel a document; in that unlikely
-    case, or if two qrels keys collide, it joins on the strings instead.
+    ``keys`` are the 64-bit (topic, docno) keys sorted ascending, with each line's grade
+    and docno in the same order, so a batch of runs finds its grades by binary search.
     """
-    right = qrels.select(_doc_key(pl.col("tidx")).alias("key"), "rel", pl.col("docno").alias("qrels_docno"))
-    exact = right.get_column("key").n_unique() == right.height
-    if exact:
-        joined = frame.join(right, on="key", how="left", maintain_order="left")
-        matched = joined.get_column("rel").is_not_null()
-        exact = not (matched & (joined.get_column("docno") != joined.get_column("qrels_docno"))).any()
-    if not exact:
-        joined = frame.join(qrels.select("tidx", "docno", "rel"), on=["tidx", "docno"], how="left",
-                            maintain_order="left")
-    return joined.drop("qrels_docno", strict=False).with_columns(pl.col("rel").cast(pl.Float64))
+
+    facts: QrelsFacts
+    keys: np.ndarray
+    rel: np.ndarray
+    docno: pl.Series
+    tidx: pl.Series
+    unique: bool  # no two qrels lines share a key
+
+
+def qrels_index(collection: Collection, options: EvalOptions) -> QrelsIndex:
+    """The collection's QrelsIndex for these options (cached on the collection)."""
+    g_max = options.g_max if options.g_max is not None else collection.g_max
+    cache_key = ("qrels_index", options.negative_rel, g_max)
+    if cache_key not in collection.cache:
+        qrels = collection.qrels.with_columns(
+            pl.col("topic").cast(pl.Enum(collection.topics)).to_physical().alias("tidx"))
+        rel = qrels.get_column("rel").to_numpy().astype(np.int64)
+        if options.negative_rel == "nonrel":
+            rel = np.maximum(rel, 0)
+        tidx = qrels.get_column("tidx")
+        facts = QrelsFacts(tidx.to_numpy().astype(np.int64), rel, len(collection.topics), int(g_max))
+        keys = qrels.select(_doc_key(pl.col("tidx"))).to_series().to_numpy()
+        order = np.argsort(keys, kind="stable")
+        sorted_keys = keys[order]
+        unique = bool(np.all(sorted_keys[1:] != sorted_keys[:-1]))
+        collection.cache[cache_key] = QrelsIndex(facts, sorted_keys, rel[order],
+                                                 qrels.get_column("docno").gather(order), tidx.gather(order), unique)
+    return collection.cache[cache_key]
+
+
+def _join_grades(frame: pl.DataFrame, index: QrelsIndex) -> pl.DataFrame:
+    """Add each ranked document's qrels grade (``rel``, float, NaN when unjudged).
+
+    Looks up the 64-bit (topic, docno) key by binary search and then confirms every match
+    by comparing the docno strings, so a hash collision can never mislabel a document; in
+    that unlikely case, or if two qrels keys collide, it joins on the strings instead.
+    """
+    keys = frame.get_column("key").to_numpy()
+    rel = np.full(len(keys), np.nan)
+    if len(index.keys) and index.unique:
+        at = np.minimum(np.searchsorted(index.keys, keys), len(index.keys) - 1)
+        hit = index.keys[at] == keys
+        rows = at[hit]
+        same = frame.get_column("docno").filter(pl.Series(hit)) == index.docno.gather(rows)
+        if same.all():
+            rel[hit] = index.rel[rows]
+            return frame.with_columns(pl.Series("rel", rel))
+    qrels = pl.DataFrame({"tidx": index.tidx, "docno": index.docno, "rel": index.rel.astype(np.float64)})
+    joined = frame.join(qrels.with_columns(pl.col("tidx").cast(frame.schema["tidx"])), on=["tidx", "docno"],
+                        how="left", maintain_order="left")
+    return joined.with_columns(pl.col("rel").fill_null(np.nan))
 
 
 def _ranking_permutation(frame: pl.DataFrame, sys_idx: np.ndarray, top_idx: np.ndarray,
@@ -389,25 +430,23 @@ def _first_occurrences(frame: pl.DataFrame, rows: np.ndarray) -> np.ndarray:
 
 def _check_topics_and_tags(frame: pl.DataFrame, runset: RunSet, systems: list[int]) -> None:
     """Each run needs a topic in common with the qrels; other topics and tags are noted."""
-    stats = (
-        frame.group_by("sys")
-        .agg(
-            pl.col("tidx").is_not_null().any().alias("common"),
-            pl.col("topic").filter(pl.col("tidx").is_null()).n_unique().alias("extra"),
-            pl.col("topic").first().alias("example"),
-            pl.col("line").filter(pl.col("other_tag")).first().alias("other_tag_line"),
-        )
-        .sort("sys")
-    )
-    for row in stats.iter_rows(named=True):
-        part, name = runset.parts[systems[row["sys"]]], runset.names[systems[row["sys"]]]
-        if not row["common"]:
+    sys_idx = frame.get_column("sys").to_numpy()
+    outside = frame.get_column("tidx").is_null().to_numpy() & frame.get_column("docno").is_not_null().to_numpy()
+    other_tag = frame.get_column("other_tag").fill_null(False).to_numpy()
+    common = np.bincount(sys_idx[~outside], minlength=len(systems))
+    for i in np.flatnonzero((common == 0) | np.bincount(sys_idx[outside | other_tag], minlength=len(systems))):
+        part, name = runset.parts[systems[i]], runset.names[systems[i]]
+        rows = frame.filter(pl.col("sys") == i)
+        mine = outside[sys_idx == i]
+        if common[i] == 0:
             raise InputError(f"run {name!r} has no topic in common with the qrels (its first topic is "
-                             f"{row['example']!r})", path=part.source)
-        if row["extra"]:
-            warn(f"run {name!r}: {row['extra']} topic(s) not in the qrels are ignored")
-        if row["other_tag_line"] is not None:
-            warn(f"{part.source}:{row['other_tag_line']}: run tag differs from the first line's {part.tag!r}; "
+                             f"{rows.get_column('topic').drop_nulls()[0]!r})", path=part.source)
+        if mine.any():
+            extra = rows.filter(pl.Series(mine)).get_column("topic").n_unique()
+            warn(f"run {name!r}: {extra} topic(s) not in the qrels are ignored")
+        tag_lines = rows.filter(pl.col("other_tag")).get_column("line")
+        if len(tag_lines):
+            warn(f"{part.source}:{tag_lines[0]}: run tag differs from the first line's {part.tag!r}; "
                  f"using {part.tag!r}")
 
 

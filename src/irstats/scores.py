@@ -38,7 +38,7 @@ class ScoreMatrix:
     summary: str = "mean"
 
     def __post_init__(self):
-        self.values = np.asarray(self.values, dtype=np.float64)
+        self.values = np.ascontiguousarray(self.values, dtype=np.float64)
         self.systems, self.topics = tuple(self.systems), tuple(self.topics)
         if self.values.shape != (len(self.systems), len(self.topics)):
             raise ValueError(f"values of shape {self.values.shape} do not fit "

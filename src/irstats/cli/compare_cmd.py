@@ -1,0 +1,159 @@
+"""``irstats compare``: systems against a baseline, with significance tests, per measure."""
+
+from __future__ import annotations
+
+import math
+
+import click
+
+from irstats.cli.common import scores_input
+from irstats.cli.main import cli
+from irstats.cli.output import emit_text
+from irstats.errors import InputError
+from irstats.stats.compare import Comparison, compare
+from irstats.stats.corrections import CORRECTIONS
+from irstats.stats.pairwise import PAIRWISE_TESTS
+
+FORMATS = ("table", "markdown", "latex", "tsv")
+
+COMPARE_EPILOG = """
+\b
+Examples:
+  irstats compare scores.tsv                                   # every measure, paired t, Holm
+  irstats compare scores.tsv -m AP -m nDCG@10 --baseline bm25 --test wilcoxon
+  irstats compare scores.tsv --test randomization -n 100000 --seed 7 --correction bonferroni
+  irstats compare scores.tsv --test tukey --format latex -o table.tex
+  irstats compare --qrels qrels.txt --runs 'runs/*.gz' -m AP --format markdown
+
+\b
+SCORES is a per-topic score file (irstats eval -q --format tsv) or trec_eval -q output.
+Columns per measure: the system's mean, Δ = mean − baseline mean with a marker
+(* p < alpha, † p < alpha/5, after the correction), and the p-value against the baseline.
+The footer gives each measure's discriminative power: the share of all system pairs with
+p < alpha under the test (unadjusted; Tukey's p-values are familywise already).
+"""
+
+
+def _format_p(p: float) -> str:
+    if not math.isfinite(p):
+        return ""
+    return f"{p:.4f}" if p >= 1e-4 else f"{p:.1e}"
+
+
+def _cells(comp: Comparison) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of the wide table: system, then mean / Δ / p per measure."""
+    header = ["system"]
+    for m in comp.measures:
+        header += [m, f"Δ{m}", f"p({m})"]
+    values = {(r["measure"], r["system"]): r for r in comp.frame.iter_rows(named=True)}
+    rows = []
+    for s in comp.systems:
+        cells = [s]
+        for m in comp.measures:
+            r = values.get((m, s))
+            if r is None:
+                cells += ["", "", ""]
+            elif r["is_baseline"]:
+                cells += [f"{r['mean']:.4f}", "baseline", ""]
+            else:
+                cells += [f"{r['mean']:.4f}", f"{r['delta']:+.4f}{r['marker']}", _format_p(r["p_adjusted"])]
+        rows.append(cells)
+    return header, rows
+
+
+def format_table(comp: Comparison) -> str:
+    """Aligned plain-text table with the legend underneath."""
+    header, rows = _cells(comp)
+    widths = [max(len(r[c]) for r in [header, *rows]) for c in range(len(header))]
+
+    def line(cells):
+        return "  ".join(v.ljust(w) if c == 0 else v.rjust(w) for c, (v, w) in enumerate(zip(cells, widths))).rstrip()
+
+    out = [line(header), "  ".join("-" * w for w in widths), *(line(r) for r in rows), ""]
+    return "\n".join(out + comp.legend()) + "\n"
+
+
+def format_markdown(comp: Comparison) -> str:
+    """GitHub-flavoured Markdown table; the legend follows as a paragraph."""
+    header, rows = _cells(comp)
+
+    def esc(v: str) -> str:
+        return v.replace("|", "\\|").replace("*", "\\*")
+
+    out = ["| " + " | ".join(esc(h) for h in header) + " |",
+           "|" + "|".join([":---"] + ["---:"] * (len(header) - 1)) + "|"]
+    out += ["| " + " | ".join(esc(v) for v in r) + " |" for r in rows]
+    out.append("")
+    out += [esc(line) + "  " for line in comp.legend()]
+    return "\n".join(out).rstrip() + "\n"
+
+
+_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+
+
+def latex_escape(text: str) -> str:
+    """Escape LaTeX's special characters; Δ, *, † and p̃ become math."""
+    out = "".join(_LATEX_SPECIAL.get(ch, ch) for ch in text)
+    return (out.replace("Δ", r"$\Delta$").replace("†", r"$^{\dagger}$").replace("*", r"$^{*}$")
+            .replace("α", r"$\alpha$").replace("−", "--").replace("…", r"\dots").replace("<", "$<$")
+            .replace(">", "$>$"))
+
+
+def format_latex(comp: Comparison) -> str:
+    """A booktabs ``tabular`` (needs ``\\usepackage{booktabs}``) followed by the legend."""
+    header, rows = _cells(comp)
+    head = ["System"]
+    for m in comp.measures:
+        head += [latex_escape(m), r"$\Delta$", "$p$"]
+    spec = "l" + "rrr" * len(comp.measures)
+    out = [rf"\begin{{tabular}}{{{spec}}}", r"\toprule", " & ".join(head) + r" \\", r"\midrule"]
+    for r in rows:
+        cells = [latex_escape(r[0])]
+        for k in range(1, len(r)):
+            cells.append(r"\textit{baseline}" if r[k] == "baseline" else latex_escape(r[k]))
+        out.append(" & ".join(cells) + r" \\")
+    out += [r"\bottomrule", r"\end{tabular}", ""]
+    out += [r"\par\smallskip\footnotesize"] + [latex_escape(line) + r"\\" for line in comp.legend()]
+    return "\n".join(out) + "\n"
+
+
+def format_tsv(comp: Comparison) -> str:
+    """The tidy comparison frame (full precision), then the legend as ``#`` comment lines."""
+    text = comp.frame.write_csv(separator="\t", float_precision=None)
+    lines = [f"# {line}" for line in comp.legend()]
+    lines += [f"# discriminative_power\t{m}\t{comp.discriminative_power[m]!r}\t{comp.significant_pairs[m]}\t"
+              f"{comp.n_pairs[m]}" for m in comp.measures]
+    return text + "\n".join(lines) + "\n"
+
+
+FORMATTERS = {"table": format_table, "markdown": format_markdown, "latex": format_latex, "tsv": format_tsv}
+
+
+@cli.command("compare", epilog=COMPARE_EPILOG)
+@scores_input
+@click.option("--baseline", metavar="NAME", help="System to compare with (default: the best by the first measure).")
+@click.option("--test", "test", default="paired_t", show_default=True, metavar="NAME",
+              help=f"Significance test: {'|'.join(PAIRWISE_TESTS)}.")
+@click.option("--correction", default=None, metavar="NAME",
+              help=f"Multiple-comparison correction over the comparisons with the baseline: {'|'.join(CORRECTIONS)} "
+                   "(default: holm; none with --test tukey).")
+@click.option("--alpha", default=0.05, show_default=True, type=float, help="Significance level.")
+@click.option("-n", "--resamples", "n_resamples", default=10000, show_default=True, type=int,
+              help="Resamples B for the bootstrap, randomization and tukey tests.")
+@click.option("--seed", default=0, show_default=True, type=int, help="Random seed: the same seed, the same p-values.")
+@click.option("--format", "fmt", default="table", show_default=True, metavar="FORMAT",
+              help=f"Output format: {'|'.join(FORMATS)}.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), help="Write to FILE, not stdout.")
+def compare_command(scores, baseline, test, correction, alpha, n_resamples, seed, fmt, output):
+    """Compare every system with a baseline: means, differences and significance per measure.
+
+    Reads per-topic SCORES (or evaluates --qrels/--runs), tests each system against the
+    baseline on the topics both were evaluated on, adjusts the p-values for the number of
+    comparisons, and reports each measure's discriminative power.
+    """
+    if fmt not in FORMATTERS:
+        raise InputError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
+    comp = compare(scores, baseline=baseline, test=test, correction=correction, alpha=alpha,
+                   n_resamples=n_resamples, seed=seed)
+    emit_text(FORMATTERS[fmt](comp), output)

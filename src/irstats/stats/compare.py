@@ -1,0 +1,172 @@
+"""Compare systems with a baseline across measures: the API behind ``irstats compare``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Mapping
+
+import numpy as np
+import polars as pl
+
+from irstats.errors import InputError
+from irstats.scores import ScoreMatrix
+from irstats.stats.corrections import CORRECTIONS, adjust
+from irstats.stats.pairwise import PAIRWISE_TESTS, PairwiseResult, pairwise
+
+#: Readable names of the tests, for legends.
+TEST_NAMES = {
+    "paired_t": "paired t-test",
+    "wilcoxon": "Wilcoxon signed-rank test",
+    "sign": "sign test",
+    "bootstrap": "paired bootstrap test",
+    "randomization": "randomisation test",
+    "tukey": "randomised Tukey HSD",
+}
+
+#: Second significance level, as a fraction of alpha (marked † where * marks alpha).
+STRONG_FACTOR = 0.2
+
+
+@dataclass
+class Comparison:
+    """Systems compared with a baseline, per measure.
+
+    ``frame`` has one row per (measure, system): ``measure, system, mean, delta`` (mean −
+    baseline mean), ``p_value`` (the test against the baseline), ``p_adjusted`` (after
+    ``correction`` over the comparisons with the baseline within the measure),
+    ``significant`` (p_adjusted < alpha), ``marker`` (``†`` if p_adjusted < alpha/5, ``*``
+    if < alpha, else empty) and ``is_baseline``. Rows follow ``systems`` (best first by the
+    first measure). ``pairwise`` holds every measure's all-pairs result;
+    ``discriminative_power`` the share of system pairs with p < alpha per measure.
+    """
+
+    frame: pl.DataFrame
+    baseline: str
+    systems: tuple[str, ...]
+    measures: tuple[str, ...]
+    test: str
+    correction: str
+    alpha: float
+    n_resamples: int
+    seed: int | str
+    pairwise: dict[str, PairwiseResult] = field(default_factory=dict)
+    discriminative_power: dict[str, float] = field(default_factory=dict)
+    significant_pairs: dict[str, int] = field(default_factory=dict)
+    n_pairs: dict[str, int] = field(default_factory=dict)
+    baseline_chosen: bool = False
+
+    @property
+    def strong_alpha(self) -> float:
+        """The level marked with ``†``."""
+        return self.alpha * STRONG_FACTOR
+
+    def legend(self) -> list[str]:
+        """Lines explaining the table: baseline, test, correction, markers, discriminative power."""
+        how = f" (best by {self.measures[0]})" if self.baseline_chosen else ""
+        test = TEST_NAMES[self.test]
+        if self.test in ("bootstrap", "randomization", "tukey"):
+            test += f", B = {self.n_resamples}, seed {self.seed}"
+        family = len(self.systems) - 1
+        if self.test == "tukey":
+            corr = "p-values of the Tukey HSD (familywise over all pairs; no further correction)"
+        elif self.correction == "none":
+            corr = "p-values not adjusted"
+        else:
+            corr = f"p-values {self.correction}-adjusted over the {family} comparisons with the baseline per measure"
+        which = "adjusted p" if self.test != "tukey" and self.correction != "none" else "p"
+        lines = [f"baseline: {self.baseline}{how}; Δ = system mean − baseline mean; test: {test}, two-sided; {corr}",
+                 f"* {which} < {self.alpha:g}, † {which} < {self.strong_alpha:g}"]
+        powers = ", ".join(f"{m} {100 * self.discriminative_power[m]:.1f}% ({self.significant_pairs[m]}/"
+                           f"{self.n_pairs[m]})" for m in self.measures)
+        qualifier = "Tukey HSD" if self.test == "tukey" else f"{self.test}, unadjusted"
+        lines.append(f"discriminative power (share of system pairs with p < {self.alpha:g}, {qualifier}): {powers}")
+        return lines
+
+
+def _matrices(scores) -> dict[str, ScoreMatrix]:
+    if isinstance(scores, ScoreMatrix):
+        return {scores.measure: scores}
+    if isinstance(scores, Mapping):
+        return dict(scores)
+    items = list(scores)
+    return {m.measure: m for m in items}
+
+
+def marker(p_adjusted: float, alpha: float) -> str:
+    """``†`` if p < alpha/5, ``*`` if p < alpha, else an empty string (NaN: empty)."""
+    if not np.isfinite(p_adjusted):
+        return ""
+    if p_adjusted < alpha * STRONG_FACTOR:
+        return "†"
+    return "*" if p_adjusted < alpha else ""
+
+
+def compare(scores: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix] | ScoreMatrix, baseline: str | None = None,
+            test: str = "paired_t", correction: str | None = None, alpha: float = 0.05, n_resamples: int = 10000,
+            seed: int | np.random.Generator = 0, batch_size: int | None = None) -> Comparison:
+    """Compare every system with a baseline on each measure, and measure discriminative power.
+
+    ``baseline`` defaults to the system with the best mean on the first measure (ties: the
+    first in order). ``test`` is one of ``paired_t``, ``wilcoxon``, ``sign``, ``bootstrap``,
+    ``randomization``, ``tukey``; ``correction`` one of ``holm``, ``bonferroni``, ``none``
+    (default ``holm``; with ``tukey``, whose p-values are already familywise, ``none``).
+
+    Every measure's systems are tested pairwise once (:func:`irstats.stats.pairwise`); the
+    p-values against the baseline are read from that, and the discriminative power is the
+    share of all pairs with p < alpha.
+    """
+    if test not in PAIRWISE_TESTS:
+        raise InputError(f"unknown test {test!r}; expected one of {', '.join(PAIRWISE_TESTS)}")
+    if correction is None:
+        correction = "none" if test == "tukey" else "holm"
+    if correction not in CORRECTIONS:
+        raise InputError(f"unknown correction {correction!r}; expected one of {', '.join(CORRECTIONS)}")
+    if test == "tukey" and correction != "none":
+        raise InputError("Tukey HSD p-values are already familywise; use --correction none with --test tukey")
+    if not 0 < alpha < 1:
+        raise InputError(f"alpha must lie strictly between 0 and 1, not {alpha!r}")
+    matrices = _matrices(scores)
+    if not matrices:
+        raise InputError("no scores to compare")
+    measures = tuple(matrices)
+    first = matrices[measures[0]]
+    if len(first.systems) < 2:
+        raise InputError(f"comparing needs at least two systems; the scores have {len(first.systems)}")
+    first_means = first.means()
+    order = np.argsort(-np.nan_to_num(first_means, nan=-np.inf), kind="stable")
+    systems = tuple(first.systems[i] for i in order)
+    chosen = baseline is None
+    if chosen:
+        baseline = systems[0]
+    for name, matrix in matrices.items():
+        if baseline not in matrix.systems:
+            known = ", ".join(matrix.systems[:8]) + (" …" if len(matrix.systems) > 8 else "")
+            raise InputError(f"unknown baseline {baseline!r}: no such system for {name} (systems: {known})")
+    rows = []
+    results, power, sig_pairs, n_pairs = {}, {}, {}, {}
+    for name, matrix in matrices.items():
+        res = pairwise(matrix, test, n_resamples=n_resamples, seed=seed, batch_size=batch_size)
+        results[name] = res
+        power[name] = res.discriminative_power(alpha)
+        i, j = np.triu_indices(len(res.systems), 1)
+        sig_pairs[name] = int(res.significant(alpha)[i, j].sum())
+        n_pairs[name] = res.n_pairs
+        b = matrix.systems.index(baseline)
+        means = matrix.means()
+        p = res.p_value[:, b].copy()
+        p[b] = np.nan
+        p_adj = adjust(p, correction)
+        for s in systems:
+            if s not in matrix.systems:
+                continue
+            k = matrix.systems.index(s)
+            rows.append({"measure": name, "system": s, "mean": float(means[k]), "delta": float(means[k] - means[b]),
+                         "p_value": float(p[k]), "p_adjusted": float(p_adj[k]),
+                         "significant": bool(p_adj[k] < alpha) if k != b else False,
+                         "marker": marker(p_adj[k], alpha), "is_baseline": k == b})
+    frame = pl.DataFrame(rows, schema={"measure": pl.String, "system": pl.String, "mean": pl.Float64,
+                                       "delta": pl.Float64, "p_value": pl.Float64, "p_adjusted": pl.Float64,
+                                       "significant": pl.Boolean, "marker": pl.String, "is_baseline": pl.Boolean})
+    return Comparison(frame, baseline, systems, measures, test, correction, alpha, n_resamples,
+                      seed if not isinstance(seed, np.random.Generator) else "generator", results, power, sig_pairs,
+                      n_pairs, chosen)

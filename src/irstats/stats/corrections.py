@@ -1,0 +1,65 @@
+"""Multiple-comparison corrections of p-values (METHODS §5.6).
+
+Both functions keep the shape of their input; NaN p-values are left NaN and are not
+counted in the family size m.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from irstats.errors import InputError
+
+CORRECTIONS = ("holm", "bonferroni", "none")
+
+
+def _as_pvalues(pvalues: ArrayLike) -> np.ndarray:
+    p = np.asarray(pvalues, dtype=np.float64)
+    finite = p[~np.isnan(p)]
+    if np.any((finite < 0) | (finite > 1)):
+        raise InputError("p-values must lie in [0, 1]")
+    return p
+
+
+def bonferroni(pvalues: ArrayLike) -> np.ndarray:
+    """Bonferroni-adjusted p-values: p̃ = min(1, m·p), m = number of non-NaN p-values.
+
+    >>> bonferroni([0.01, 0.04, 0.5]).tolist()
+    [0.03, 0.12, 1.0]
+    """
+    p = _as_pvalues(pvalues)
+    m = int(np.count_nonzero(~np.isnan(p)))
+    return np.minimum(1.0, m * p)
+
+
+def holm(pvalues: ArrayLike) -> np.ndarray:
+    """Holm's step-down adjusted p-values.
+
+    Sort so that p_(1) ≤ … ≤ p_(m); p̃_(i) = max_{j≤i} min(1, (m − j + 1)·p_(j)), returned
+    in the input order. m counts the non-NaN p-values; NaN stays NaN.
+
+    >>> holm([0.01, 0.04, 0.03]).round(12).tolist()
+    [0.03, 0.06, 0.06]
+    """
+    p = _as_pvalues(pvalues)
+    flat = p.ravel()
+    out = np.full(flat.shape, np.nan)
+    keep = np.flatnonzero(~np.isnan(flat))
+    m = keep.size
+    if m:
+        order = keep[np.argsort(flat[keep], kind="stable")]
+        scaled = np.minimum(1.0, (m - np.arange(m)) * flat[order])
+        out[order] = np.maximum.accumulate(scaled)
+    return out.reshape(p.shape)
+
+
+def adjust(pvalues: ArrayLike, method: str = "holm") -> np.ndarray:
+    """Adjust p-values by ``method``: ``"holm"``, ``"bonferroni"`` or ``"none"``."""
+    if method == "holm":
+        return holm(pvalues)
+    if method == "bonferroni":
+        return bonferroni(pvalues)
+    if method == "none":
+        return _as_pvalues(pvalues).copy()
+    raise InputError(f"unknown correction {method!r}; expected one of {', '.join(CORRECTIONS)}")

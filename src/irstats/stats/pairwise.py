@@ -1,0 +1,292 @@
+"""All-pairs significance testing: :func:`pairwise`, Carterette's randomised
+:func:`tukey_hsd`, and Sakai's :func:`discriminative_power` (METHODS §5.6).
+
+The pairwise tests are vectorised over system pairs: the t and sign tests in closed form
+over a pairs × topics matrix of differences, the bootstrap and randomisation tests with
+the same resamples for every pair. Pair (i, j)'s p-value is therefore exactly what the
+single-pair function (:func:`~irstats.stats.paired_t`, :func:`~irstats.stats.bootstrap_test`
+…) returns for rows i and j with the same seed.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+import polars as pl
+
+from irstats.errors import InputError, warn
+from irstats.scores import ScoreMatrix
+from irstats.stats.resampling import (
+    _check_resamples,
+    bootstrap_core,
+    make_generator,
+    randomization_core,
+    randomization_exact_core,
+    tukey_ranges,
+    warn_dropped_topics,
+)
+from irstats.stats.tests import ZERO_TOL, paired_t_rows, sign_rows, wilcoxon_from_differences
+
+#: Tests :func:`pairwise` knows, by name.
+PAIRWISE_TESTS = ("paired_t", "wilcoxon", "sign", "bootstrap", "randomization", "tukey")
+
+
+@dataclass
+class PairwiseResult:
+    """Every pair of systems compared by one test.
+
+    Matrices are systems × systems, entry [i, j] comparing system i (as ``a``) with
+    system j (as ``b``): ``delta`` = mean difference x̄_i − x̄_j over the topics used,
+    ``statistic`` the test statistic, ``p_value`` (symmetric; NaN on the diagonal),
+    ``effect_size`` (antisymmetric), ``n`` the number of topics used.
+    """
+
+    test: str
+    systems: tuple[str, ...]
+    measure: str | None
+    delta: np.ndarray
+    statistic: np.ndarray
+    p_value: np.ndarray
+    effect_size: np.ndarray
+    n: np.ndarray
+    details: dict = field(default_factory=dict)
+
+    def index(self, name: str) -> int:
+        """The row of system ``name``."""
+        try:
+            return self.systems.index(name)
+        except ValueError:
+            raise KeyError(f"no system {name!r}") from None
+
+    def p(self, a: str, b: str) -> float:
+        """The p-value of the comparison of systems a and b."""
+        return float(self.p_value[self.index(a), self.index(b)])
+
+    @property
+    def n_pairs(self) -> int:
+        """Number of unordered system pairs, s(s − 1)/2."""
+        m = len(self.systems)
+        return m * (m - 1) // 2
+
+    def significant(self, alpha: float = 0.05) -> np.ndarray:
+        """Boolean systems × systems matrix of p < alpha (NaN counts as not significant)."""
+        with np.errstate(invalid="ignore"):
+            return np.nan_to_num(self.p_value, nan=1.0) < alpha
+
+    def discriminative_power(self, alpha: float = 0.05) -> float:
+        """Sakai's discriminative power: the share of the s(s − 1)/2 pairs with p < alpha."""
+        if self.n_pairs == 0:
+            return float("nan")
+        i, j = np.triu_indices(len(self.systems), 1)
+        return float(self.significant(alpha)[i, j].sum() / self.n_pairs)
+
+    def table(self) -> pl.DataFrame:
+        """One row per unordered pair (i < j in system order): ``system_a, system_b, delta,
+        statistic, p_value, effect_size, n``."""
+        i, j = np.triu_indices(len(self.systems), 1)
+        return pl.DataFrame({
+            "system_a": [self.systems[k] for k in i], "system_b": [self.systems[k] for k in j],
+            "delta": self.delta[i, j], "statistic": self.statistic[i, j], "p_value": self.p_value[i, j],
+            "effect_size": self.effect_size[i, j], "n": self.n[i, j].astype(np.int64),
+        })
+
+    def __repr__(self) -> str:
+        return f"PairwiseResult({self.test!r}, {len(self.systems)} systems, {self.n_pairs} pairs)"
+
+
+def _as_matrix(scores) -> tuple[np.ndarray, tuple[str, ...], str | None, np.ndarray]:
+    """A C-contiguous systems × topics array in canonical order, names, measure, and the
+    permutation ``order`` of the systems (row k of the array is input row ``order[k]``).
+
+    A ScoreMatrix's systems and topics are put in bytewise order (METHODS §5: so that a
+    seed gives the same numbers however the matrix was built); a plain array is used in the
+    order given, its systems named "0", "1", …. The array is made C-contiguous because
+    numpy's summation order — and so the last bit of a sum — depends on the memory layout.
+    """
+    if isinstance(scores, ScoreMatrix):
+        order = np.array(sorted(range(len(scores.systems)), key=lambda i: scores.systems[i].encode()), dtype=np.intp)
+        topics = np.array(sorted(range(len(scores.topics)), key=lambda j: scores.topics[j].encode()), dtype=np.intp)
+        X = np.ascontiguousarray(scores.values[np.ix_(order, topics)])
+        return X, scores.systems, scores.measure, order
+    X = np.ascontiguousarray(np.asarray(scores, dtype=np.float64))
+    if X.ndim != 2:
+        raise InputError(f"expected a systems × topics matrix, got an array of shape {X.shape}")
+    return X, tuple(str(i) for i in range(X.shape[0])), None, np.arange(X.shape[0])
+
+
+def _restore(matrix: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """Undo the canonical system order on a systems × systems matrix."""
+    inverse = np.empty_like(order)
+    inverse[order] = np.arange(order.size)
+    return matrix[np.ix_(inverse, inverse)]
+
+
+def _generator_copy(rng: np.random.Generator) -> np.random.Generator:
+    copy = np.random.Generator(type(rng.bit_generator)())
+    copy.bit_generator.state = rng.bit_generator.state
+    return copy
+
+
+def _full(m: int, upper: np.ndarray, lower: np.ndarray, diagonal: float = np.nan) -> np.ndarray:
+    out = np.full((m, m), diagonal, dtype=np.float64)
+    i, j = np.triu_indices(m, 1)
+    out[i, j] = upper
+    out[j, i] = lower
+    return out
+
+
+def pairwise(scores: ScoreMatrix | np.ndarray, test: str = "paired_t", n_resamples: int = 10000,
+             seed: int | np.random.Generator = 0, exact: bool = False,
+             batch_size: int | None = None) -> PairwiseResult:
+    """Compare every pair of systems of a score matrix with one test.
+
+    ``test`` is one of ``paired_t``, ``wilcoxon``, ``sign``, ``bootstrap``,
+    ``randomization`` (``exact=True`` to enumerate) or ``tukey`` (:func:`tukey_hsd`).
+    p-values are not adjusted for multiplicity, except Tukey's, which control the
+    familywise error by construction. Each pair uses the topics both systems were evaluated
+    on; a warning says how many pairs lost topics that way.
+
+    With an integer seed, every pair's resamples come from a fresh
+    ``Generator(PCG64(seed))`` — the same draws as the single-pair function with that seed
+    given the two systems' rows with the topics in bytewise order (the order of every
+    ScoreMatrix irstats reads or evaluates).
+    """
+    if test not in PAIRWISE_TESTS:
+        raise InputError(f"unknown test {test!r}; expected one of {', '.join(PAIRWISE_TESTS)}")
+    if test == "tukey":
+        return tukey_hsd(scores, n_resamples=n_resamples, seed=seed, batch_size=batch_size)
+    X, systems, measure, order = _as_matrix(scores)
+    m = X.shape[0]
+    if m < 2:
+        raise InputError("pairwise tests need at least two systems")
+    I, J = np.triu_indices(m, 1)
+    D = X[I] - X[J]
+    ok = ~np.isnan(D)
+    n = ok.sum(axis=1)
+    short = int(np.count_nonzero(n < X.shape[1]))
+    if short:
+        warn(f"{short} of {I.size} system pairs were compared on fewer than all {X.shape[1]} topics "
+             "(a score is missing for one of the two systems)")
+    with np.errstate(invalid="ignore", divide="ignore"):
+        delta = np.where(ok, D, 0.0).sum(axis=1) / n
+    details: dict = {"topics": X.shape[1]}
+
+    if test == "paired_t":
+        res = paired_t_rows(D)
+        stat, p, effect = res["statistic"], res["p_value"], res["effect_size"]
+        stat_lower = -stat
+        if res["degenerate"].any():
+            warn(f"{int(res['degenerate'].sum())} system pair(s) differ by the same amount on every topic "
+                 "(s_d = 0); their p-values are set by convention (1 if identical, else 0)")
+    elif test == "sign":
+        res = sign_rows(D)
+        stat, p, effect = res["statistic"], res["p_value"], res["effect_size"]
+        stat_lower = res["neg"].astype(np.float64)
+    elif test == "wilcoxon":
+        stat, stat_lower, p, effect = (np.full(I.size, np.nan) for _ in range(4))
+        methods = {"exact": 0, "approx": 0, "none": 0}
+        for k in range(I.size):
+            r = wilcoxon_from_differences(D[k, ok[k]])
+            stat[k], p[k], effect[k] = r["statistic"], r["p_value"], r["effect_size"]
+            stat_lower[k] = r["n_nonzero"] * (r["n_nonzero"] + 1) / 2 - r["statistic"]
+            methods[r["method"]] += 1
+        details["methods"] = methods
+    else:  # bootstrap, randomization
+        B = None if (test == "randomization" and exact) else _check_resamples(n_resamples)
+        rng = make_generator(seed)
+        stat, p = np.full(I.size, np.nan), np.full(I.size, np.nan)
+        masks, group = np.unique(ok, axis=0, return_inverse=True)
+        group = np.asarray(group).ravel()
+        last = None
+        for g, mask in enumerate(masks):
+            rows = np.flatnonzero(group == g)
+            Dg = D[rows][:, mask]
+            size = int(mask.sum())
+            if size < (2 if test == "bootstrap" else 1):
+                continue
+            if test == "randomization" and exact:
+                T, counts = randomization_exact_core(Dg, batch_size)
+                stat[rows], p[rows] = T, counts / 2.0 ** size
+                continue
+            last = _generator_copy(rng)
+            if test == "bootstrap":
+                t_obs, counts, _ = bootstrap_core(Dg, B, last, batch_size)
+                stat[rows], p[rows] = t_obs, counts / B
+            else:
+                T, counts = randomization_core(Dg, B, last, batch_size)
+                stat[rows], p[rows] = T, (1 + counts) / (1 + B)
+        if last is not None and isinstance(seed, np.random.Generator):
+            seed.bit_generator.state = last.bit_generator.state
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            effect = paired_t_rows(D)["effect_size"]
+        stat_lower = -stat
+        details |= {"n_resamples": B if B is not None else "2^n", "exact": exact,
+                    "seed": seed if not isinstance(seed, np.random.Generator) else "generator"}
+
+    mats = [_full(m, delta, -delta, 0.0), _full(m, stat, stat_lower), _full(m, p, p), _full(m, effect, -effect),
+            _full(m, n, n, X.shape[1]).astype(np.int64)]
+    return PairwiseResult(test, systems, measure, *(_restore(a, order) for a in mats), details)
+
+
+def tukey_hsd(scores: ScoreMatrix | np.ndarray, n_resamples: int = 10000, seed: int | np.random.Generator = 0,
+              batch_size: int | None = None) -> PairwiseResult:
+    """Carterette's randomised Tukey HSD test over all pairs of systems (TOIS 2012).
+
+    For an m systems × n topics matrix: observed D_ij = x̄_i − x̄_j. Each of the B
+    resamples permutes every topic's m scores across the systems independently and
+    records the range of the resulting system means, r_b = max − min;
+    p_ij = (1 + #{r_b ≥ |D_ij| − τ})/(1 + B), τ = 1e-12·max(1, |D_ij|) against float noise.
+    The p-values control the familywise error over all pairs; do not adjust them again.
+
+    Effect sizes are Sakai's ES_E = D_ij/√V_E, with V_E the residual variance of a two-way
+    ANOVA without replication: Σ(x_ij − x̄_i· − x̄_·j + x̄)²/((m − 1)(n − 1)).
+
+    Topics on which any system lacks a score are left out (with a warning). ``seed`` is an
+    integer or a Generator; ``batch_size`` changes memory use, never the result. See
+    :func:`irstats.stats.resampling.tukey_ranges` for the exact order of the random draws.
+    """
+    B = _check_resamples(n_resamples)
+    X, systems, measure, order = _as_matrix(scores)
+    m, total = X.shape
+    if m < 2:
+        raise InputError("Tukey HSD needs at least two systems")
+    complete = ~np.isnan(X).any(axis=0)
+    warn_dropped_topics(int(total - complete.sum()), total, "the Tukey HSD test")
+    X = X[:, complete]
+    n = X.shape[1]
+    if n == 0:
+        raise InputError("no topic has a score for every system; Tukey HSD needs complete topics")
+    means = X.sum(axis=-1) / n
+    D = means[:, None] - means[None, :]
+    ranges = np.sort(tukey_ranges(X, B, make_generator(seed), batch_size))
+    threshold = np.abs(D) - ZERO_TOL * np.maximum(1.0, np.abs(D))
+    counts = B - np.searchsorted(ranges, threshold.ravel(), side="left").reshape(D.shape)
+    p = (1 + counts) / (1 + B)
+    np.fill_diagonal(p, np.nan)
+    resid = X - means[:, None] - X.mean(axis=0)[None, :] + X.mean()
+    with np.errstate(invalid="ignore", divide="ignore"):
+        v_e = float((resid ** 2).sum() / ((m - 1) * (n - 1))) if n > 1 else np.nan
+        es = D / np.sqrt(v_e)
+    np.fill_diagonal(es, np.nan)
+    stat = D.copy()
+    np.fill_diagonal(stat, np.nan)
+    D, stat, p, es = (_restore(a, order) for a in (D, stat, p, es))
+    return PairwiseResult("tukey", systems, measure, D, stat, p, es, np.full((m, m), n, dtype=np.int64),
+                          {"n_resamples": B, "seed": seed if not isinstance(seed, np.random.Generator) else "generator",
+                           "residual_variance": v_e, "topics": n, "dropped_topics": int(total - n)})
+
+
+def discriminative_power(scores: ScoreMatrix | np.ndarray, test: str = "paired_t", alpha: float = 0.05,
+                         n_resamples: int = 10000, seed: int | np.random.Generator = 0, exact: bool = False,
+                         batch_size: int | None = None) -> float:
+    """Sakai's discriminative power: the share of the s(s − 1)/2 system pairs with p < alpha.
+
+    The p-values come from :func:`pairwise` with ``test`` (unadjusted, except Tukey's,
+    which are familywise by construction). A pair whose p-value is NaN (fewer than two
+    common topics) counts as not significant.
+    """
+    return pairwise(scores, test, n_resamples=n_resamples, seed=seed, exact=exact,
+                    batch_size=batch_size).discriminative_power(alpha)

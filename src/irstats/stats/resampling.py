@@ -1,0 +1,288 @@
+"""Monte Carlo tests: paired bootstrap, randomisation (sign flip), and the range
+distribution of Carterette's randomised Tukey HSD (METHODS §5.6).
+
+Resamples are drawn in batches as numpy arrays, with bounded memory: at most about
+:data:`ELEMENT_BUDGET` float64 values per working array. The random draws are made from a
+``numpy.random.Generator`` in a fixed order (one row of the batch per resample), and each
+resample's statistic is computed from its own row only, so the results are identical
+whatever ``batch_size`` is, and identical on every rerun with the same seed.
+
+The cores work on several pairs at once (rows of a pairs × topics matrix) with the *same*
+resamples for every row; a row's result is therefore exactly what the single-pair function
+gives with the same seed. :func:`irstats.stats.pairwise` uses this.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from irstats.errors import InputError, warn
+from irstats.stats.tests import ZERO_TOL, TestResult, _check_confidence, paired_differences
+
+#: Upper bound on the number of float64 values in one working array (32 MiB).
+ELEMENT_BUDGET = 1 << 22
+
+#: Most topics for which ``randomization_test(..., exact=True)`` enumerates all 2^n sign vectors.
+MAX_EXACT_TOPICS = 24
+
+
+def make_generator(seed: int | np.random.Generator = 0) -> np.random.Generator:
+    """``numpy.random.Generator(PCG64(seed))`` for an integer seed; a Generator is used as is."""
+    if isinstance(seed, np.random.Generator):
+        return seed
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise InputError(f"seed must be a non-negative integer or a numpy Generator, not {seed!r}")
+    return np.random.Generator(np.random.PCG64(int(seed)))
+
+
+def _check_resamples(n_resamples: int) -> int:
+    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) or n_resamples < 1:
+        raise InputError(f"the number of resamples must be a positive integer, not {n_resamples!r}")
+    return int(n_resamples)
+
+
+def batch_sizes(total: int, batch_size: int | None, per_item: int) -> Iterator[int]:
+    """Split ``total`` resamples into batches; the default keeps a batch under the budget."""
+    if batch_size is None:
+        batch_size = max(1, ELEMENT_BUDGET // max(1, per_item))
+    elif batch_size < 1:
+        raise InputError(f"batch_size must be positive, not {batch_size!r}")
+    done = 0
+    while done < total:
+        size = min(batch_size, total - done)
+        yield size
+        done += size
+
+
+def _row_chunks(rows: int, per_row: int) -> Iterator[slice]:
+    step = max(1, ELEMENT_BUDGET // max(1, per_row))
+    for start in range(0, rows, step):
+        yield slice(start, min(rows, start + step))
+
+
+def _degenerate_t(mean: np.ndarray, sd: np.ndarray, n: int) -> np.ndarray:
+    """t = mean/(sd/√n); when sd ≤ 1e-12·max(1, |mean|): 0 if |mean| ≤ 1e-12, else ±∞."""
+    degenerate = sd <= ZERO_TOL * np.maximum(1.0, np.abs(mean))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        t = mean / (sd / np.sqrt(n))
+    if degenerate.any():
+        t = np.where(degenerate, np.where(np.abs(mean) <= ZERO_TOL, 0.0, np.copysign(np.inf, mean)), t)
+    return t
+
+
+def t_statistics(X: np.ndarray) -> np.ndarray:
+    """t = x̄/(s/√n) along the last axis, with the degenerate cases of METHODS §5.6.
+
+    When s = 0 (s ≤ 1e-12·max(1, |x̄|)): t = 0 if |x̄| ≤ 1e-12, else ±∞ with the sign of x̄.
+    """
+    n = X.shape[-1]
+    mean = X.sum(axis=-1) / n
+    dev = X - mean[..., None]
+    sd = np.sqrt((dev * dev).sum(axis=-1) / (n - 1))
+    return _degenerate_t(mean, sd, n)
+
+
+# How the cores sum: a resample's n terms are added one draw position at a time,
+# ``acc += term_k`` for k = 0 … n−1, each step vectorised over resamples × pairs. The
+# order of every sum is thus fixed by construction (no dependence on numpy's choice of
+# pairwise or blocked summation, which varies with array shape and layout), so a batch of
+# any size gives the same bits; and no resamples × pairs × n temporary is needed.
+
+# --------------------------------------------------------------------------- bootstrap
+
+def bootstrap_core(D: np.ndarray, n_resamples: int, rng: np.random.Generator, batch_size: int | None = None,
+                   keep: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Shift-method bootstrap on each row of D (pairs × n, no NaN), same resamples for all rows.
+
+    Each batch draws ``rng.integers(0, n, size=(batch, n))``: row b holds the n indices of
+    resample b. Returns ``(t_obs, counts, t_star)``: the observed paired t per row, the
+    number of resamples with |t*| ≥ |t_obs| per row, and (if ``keep``) the pairs × B
+    array of t*.
+    """
+    D = np.ascontiguousarray(D, dtype=np.float64)
+    P, n = D.shape
+    t_obs = t_statistics(D)
+    WT = np.ascontiguousarray((D - (D.sum(axis=-1) / n)[:, None]).T)  # n × pairs
+    counts = np.zeros(P, dtype=np.int64)
+    t_star = np.empty((P, n_resamples)) if keep else None
+    done = 0
+    for size in batch_sizes(n_resamples, batch_size, 3 * P + n):
+        idx = rng.integers(0, n, size=(size, n))
+        for cols in _row_chunks(P, 3 * size):
+            Wc = np.ascontiguousarray(WT[:, cols])
+            total = np.zeros((size, Wc.shape[1]))
+            for k in range(n):
+                total += Wc[idx[:, k]]
+            mean = total / n
+            squares = np.zeros_like(total)
+            for k in range(n):
+                dev = Wc[idx[:, k]] - mean
+                squares += dev * dev
+            t = _degenerate_t(mean, np.sqrt(squares / (n - 1)), n)  # size × pairs
+            counts[cols] += (np.abs(t) >= np.abs(t_obs[cols])).sum(axis=0)
+            if keep:
+                t_star[cols, done:done + size] = t.T
+        done += size
+    return t_obs, counts, t_star
+
+
+def bootstrap_test(a: ArrayLike, b: ArrayLike, n_resamples: int = 10000, seed: int | np.random.Generator = 0,
+                   confidence: float = 0.95, batch_size: int | None = None) -> TestResult:
+    """Paired bootstrap test, Efron & Tibshirani's shift method as used by Sakai.
+
+    t_obs is the paired t of d = a − b. The differences are shifted to mean zero,
+    w_i = d_i − d̄; each of the B resamples draws n of the w with replacement and computes
+    t*_b = w̄*/(s_{w*}/√n) (0 if s_{w*} = 0 and w̄* = 0, ±∞ if only s_{w*} = 0).
+    p = #{|t*_b| ≥ |t_obs|}/B — Sakai's count/B, without a +1 correction.
+
+    The interval is the bootstrap-t interval of the mean difference at ``confidence``,
+    [d̄ − q_{1−α/2}·se, d̄ − q_{α/2}·se] with q the quantiles of t* (the t* of the shifted
+    resamples are exactly the studentised bootstrap statistics). Effect size: d_z = d̄/s_d.
+
+    ``seed`` is an integer (a fresh ``Generator(PCG64(seed))``) or a Generator to draw
+    from. ``batch_size`` (resamples per batch) changes memory use, never the result.
+    """
+    B = _check_resamples(n_resamples)
+    _check_confidence(confidence)
+    d, dropped = paired_differences(a, b)
+    n = d.size
+    details = {"n_resamples": B, "seed": seed if not isinstance(seed, np.random.Generator) else "generator",
+               "confidence": confidence, "alternative": "two-sided", "dropped": dropped}
+    if n < 2:
+        return TestResult("bootstrap", np.nan, np.nan, n=n, details=details)
+    rng = make_generator(seed)
+    t_obs, counts, t_star = bootstrap_core(d[None, :], B, rng, batch_size, keep=True)
+    mean, sd = d.mean(), d.std(ddof=1)
+    se = sd / np.sqrt(n)
+    alpha = 1 - confidence
+    if se <= ZERO_TOL * max(1.0, abs(mean)):
+        lo = hi = float(mean)
+        dz = 0.0 if abs(mean) <= ZERO_TOL else float(np.copysign(np.inf, mean))
+    else:
+        q_lo, q_hi = np.quantile(t_star[0], [alpha / 2, 1 - alpha / 2])
+        lo, hi = float(mean - q_hi * se), float(mean - q_lo * se)
+        dz = float(mean / sd)
+    return TestResult("bootstrap", float(t_obs[0]), float(counts[0] / B), lo, hi, dz, n,
+                      details | {"count": int(counts[0]), "mean_difference": float(mean)})
+
+
+# --------------------------------------------------------------------------- randomisation
+
+def _flip_counts(D: np.ndarray, signs: np.ndarray, threshold: np.ndarray, counts: np.ndarray) -> None:
+    """Add #{|mean(σ·d)| ≥ threshold} over the sign vectors (rows of ``signs``) to counts."""
+    P, n = D.shape
+    DT = np.ascontiguousarray(D.T)
+    size = signs.shape[0]
+    for cols in _row_chunks(P, 2 * size):
+        Dc = np.ascontiguousarray(DT[:, cols])
+        total = np.zeros((size, Dc.shape[1]))
+        for k in range(n):
+            total += signs[:, k, None] * Dc[k]
+        counts[cols] += (np.abs(total / n) >= threshold[cols]).sum(axis=0)
+
+
+def randomization_core(D: np.ndarray, n_resamples: int, rng: np.random.Generator,
+                       batch_size: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Sign-flip randomisation on each row of D (pairs × n, no NaN), same flips for all rows.
+
+    Returns ``(T, counts)``: the observed mean difference per row and the number of the
+    B random sign vectors with |T*| ≥ |T| − τ, τ = 1e-12·max(1, |T|).
+    """
+    D = np.ascontiguousarray(D)
+    P, n = D.shape
+    T = D.sum(axis=-1) / n
+    threshold = np.abs(T) - ZERO_TOL * np.maximum(1.0, np.abs(T))
+    counts = np.zeros(P, dtype=np.int64)
+    for size in batch_sizes(n_resamples, batch_size, 2 * P + n):
+        signs = 1.0 - 2.0 * rng.integers(0, 2, size=(size, n))
+        _flip_counts(D, signs, threshold, counts)
+    return T, counts
+
+
+def randomization_exact_core(D: np.ndarray, batch_size: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """All 2^n sign vectors: ``(T, counts)`` with counts = #{|T*| ≥ |T| − τ} out of 2^n."""
+    D = np.ascontiguousarray(D)
+    P, n = D.shape
+    if n > MAX_EXACT_TOPICS:
+        raise InputError(f"exact randomisation enumerates 2^n sign vectors; n = {n} topics is too many "
+                         f"(at most {MAX_EXACT_TOPICS}); use the Monte Carlo test")
+    T = D.sum(axis=-1) / n
+    threshold = np.abs(T) - ZERO_TOL * np.maximum(1.0, np.abs(T))
+    counts = np.zeros(P, dtype=np.int64)
+    bits = np.arange(n, dtype=np.int64)
+    start = 0
+    for size in batch_sizes(1 << n, batch_size, 2 * P + n):
+        codes = np.arange(start, start + size, dtype=np.int64)
+        signs = 1.0 - 2.0 * ((codes[:, None] >> bits) & 1)
+        _flip_counts(D, signs, threshold, counts)
+        start += size
+    return T, counts
+
+
+def randomization_test(a: ArrayLike, b: ArrayLike, n_resamples: int = 10000, seed: int | np.random.Generator = 0,
+                       exact: bool = False, batch_size: int | None = None) -> TestResult:
+    """Paired randomisation (sign-flip permutation) test, as in Smucker, Allan & Carterette.
+
+    T = d̄ with d = a − b. Each of the B resamples flips the sign of every d_i with
+    probability ½: T*_b = mean(σ_i·d_i). p = (1 + #{|T*_b| ≥ |T| − τ})/(1 + B), where
+    τ = 1e-12·max(1, |T|) absorbs float noise and the +1 counts the observed arrangement.
+    ``exact=True`` enumerates all 2^n sign vectors instead: p = #/2^n (n ≤ 24).
+
+    The statistic is T; the effect size d_z = d̄/s_d. ``seed`` is an integer or a
+    Generator; ``batch_size`` changes memory use, never the result.
+    """
+    d, dropped = paired_differences(a, b)
+    n = d.size
+    details = {"exact": exact, "alternative": "two-sided", "dropped": dropped}
+    if not exact:
+        B = _check_resamples(n_resamples)
+        details |= {"n_resamples": B, "seed": seed if not isinstance(seed, np.random.Generator) else "generator"}
+    if n == 0:
+        return TestResult("randomization", np.nan, np.nan, n=0, details=details)
+    if exact:
+        T, counts = randomization_exact_core(d[None, :], batch_size)
+        p = counts[0] / 2.0 ** n
+        details |= {"count": int(counts[0]), "n_resamples": 1 << n}
+    else:
+        T, counts = randomization_core(d[None, :], B, make_generator(seed), batch_size)
+        p = (1 + counts[0]) / (1 + B)
+        details["count"] = int(counts[0])
+    sd = d.std(ddof=1) if n > 1 else np.nan
+    with np.errstate(invalid="ignore", divide="ignore"):
+        dz = float(T[0] / sd) if n > 1 and sd > ZERO_TOL else (0.0 if abs(T[0]) <= ZERO_TOL else np.nan)
+    return TestResult("randomization", float(T[0]), float(p), effect_size=dz, n=n, details=details)
+
+
+# --------------------------------------------------------------------------- Tukey HSD
+
+def tukey_ranges(X: np.ndarray, n_resamples: int, rng: np.random.Generator,
+                 batch_size: int | None = None) -> np.ndarray:
+    """The B ranges max − min of the system means after permuting each topic's scores.
+
+    X is systems × topics (no NaN). For each resample, ``keys = rng.random((m, n))`` and
+    each topic's column is permuted by ``argsort(keys[:, topic], kind="stable")``; the
+    batch draws ``rng.random((batch, m, n))``, the same numbers in the same order.
+    """
+    X = np.ascontiguousarray(X)
+    m, n = X.shape
+    ranges = np.empty(n_resamples)
+    done = 0
+    for size in batch_sizes(n_resamples, batch_size, 3 * m * n):
+        keys = rng.random((size, m, n))
+        perm = np.argsort(keys, axis=1, kind="stable")  # size × m × n: row indices per topic
+        total = np.zeros((size, m))
+        for t in range(n):  # fixed summation order, see the note above the bootstrap
+            total += X[perm[:, :, t], t]
+        means = total / n
+        ranges[done:done + size] = means.max(axis=-1) - means.min(axis=-1)
+        done += size
+    return ranges
+
+
+def warn_dropped_topics(count: int, total: int, what: str) -> None:
+    """One warning about topics left out because a score is missing."""
+    if count:
+        warn(f"{count} of {total} topics lack a score for some system and were left out of {what}")

@@ -1,0 +1,371 @@
+"""Closed-form significance tests and intervals (METHODS §5.6, §4.8).
+
+Every test returns a :class:`TestResult`. The paired tests take two score vectors over
+the same topics (e.g. two rows of a :class:`~irstats.scores.ScoreMatrix`); a topic on
+which either system has no score (NaN) is dropped with a warning, and the number dropped
+is in ``details["dropped"]``.
+
+Conventions (METHODS §5.6):
+
+- d_i = a_i − b_i; |d_i| ≤ 1e-12 counts as zero (sign test, Wilcoxon).
+- All tests are two-sided unless ``alternative`` says otherwise.
+- Paired effect size: d_z = d̄/s_d. Two-sample: Cohen's d with the pooled sd.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import NamedTuple
+
+import numpy as np
+from numpy.typing import ArrayLike
+from scipy import stats as sps
+
+from irstats.errors import InputError, warn
+
+#: |d| at or below this counts as zero (METHODS §5.6 [CHOICE]).
+ZERO_TOL = 1e-12
+
+ALTERNATIVES = ("two-sided", "greater", "less")
+
+
+@dataclass
+class TestResult:
+    """The outcome of one significance test.
+
+    ``statistic`` is the test's own statistic (t, V, n₊, mean difference …);
+    ``ci_low``/``ci_high`` a confidence interval for the mean difference where the test
+    gives one (NaN otherwise); ``effect_size`` the test's effect size (see each test);
+    ``n`` the number of topics (pairs) used; ``details`` everything else (df, method,
+    alternative, topics dropped, resamples, seed …).
+    """
+
+    __test__ = False  # not a pytest test class
+
+    test: str
+    statistic: float
+    p_value: float
+    ci_low: float = np.nan
+    ci_high: float = np.nan
+    effect_size: float = np.nan
+    n: int = 0
+    details: dict = field(default_factory=dict)
+
+    def significant(self, alpha: float = 0.05) -> bool:
+        """Whether p < alpha."""
+        return bool(self.p_value < alpha)
+
+
+class Interval(NamedTuple):
+    """A confidence interval ``(low, high)``."""
+
+    low: float
+    high: float
+
+
+# --------------------------------------------------------------------------- inputs
+
+def paired_differences(a: ArrayLike, b: ArrayLike, *, quiet: bool = False) -> tuple[np.ndarray, int]:
+    """d = a − b over the topics where both a and b have a score; also how many were dropped.
+
+    Warns (unless ``quiet``) when topics are dropped because a score is missing (NaN).
+    """
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    if a.ndim != 1 or a.shape != b.shape:
+        raise InputError(f"paired scores need two vectors of the same length, got shapes {a.shape} and {b.shape}")
+    keep = ~(np.isnan(a) | np.isnan(b))
+    dropped = int(a.size - np.count_nonzero(keep))
+    if dropped and not quiet:
+        warn(f"{dropped} of {a.size} topics lack a score for one of the two systems and were dropped; "
+             f"{a.size - dropped} paired topics remain")
+    return a[keep] - b[keep], dropped
+
+
+def _check_alternative(alternative: str) -> None:
+    if alternative not in ALTERNATIVES:
+        raise InputError(f"unknown alternative {alternative!r}; expected one of {', '.join(ALTERNATIVES)}")
+
+
+def _check_confidence(confidence: float) -> None:
+    if not 0 < confidence < 1:
+        raise InputError(f"confidence must lie strictly between 0 and 1, not {confidence!r}")
+
+
+def _t_pvalue(t: np.ndarray, df: np.ndarray, alternative: str) -> np.ndarray:
+    if alternative == "two-sided":
+        return np.minimum(1.0, 2.0 * sps.t.sf(np.abs(t), df))
+    if alternative == "greater":
+        return sps.t.sf(t, df)
+    return sps.t.cdf(t, df)
+
+
+def _t_ci(mean, se, df, alternative: str, confidence: float) -> tuple[np.ndarray, np.ndarray]:
+    if alternative == "two-sided":
+        q = sps.t.ppf((1 + confidence) / 2, df)
+        return mean - q * se, mean + q * se
+    q = sps.t.ppf(confidence, df)
+    if alternative == "greater":
+        return mean - q * se, np.full_like(np.asarray(mean, dtype=float), np.inf)
+    return np.full_like(np.asarray(mean, dtype=float), -np.inf), mean + q * se
+
+
+# --------------------------------------------------------------------------- paired t
+
+def paired_t_rows(D: np.ndarray, alternative: str = "two-sided", confidence: float = 0.95) -> dict[str, np.ndarray]:
+    """The paired t-test on each row of D (pairs × topics; NaN entries are ignored).
+
+    Vectorised core of :func:`paired_t`; returns arrays ``statistic, p_value, ci_low,
+    ci_high, effect_size, n, df, mean, sd, degenerate`` (one value per row).
+    """
+    D = np.ascontiguousarray(np.atleast_2d(np.asarray(D, dtype=np.float64)))
+    ok = ~np.isnan(D)
+    n = ok.sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.where(ok, D, 0.0).sum(axis=-1) / n
+        dev = np.where(ok, D - mean[:, None], 0.0)
+        sd = np.sqrt((dev * dev).sum(axis=-1) / (n - 1))
+        se = sd / np.sqrt(n)
+        t = mean / se
+        df = (n - 1).astype(np.float64)
+        p = _t_pvalue(t, df, alternative)
+        lo, hi = _t_ci(mean, se, df, alternative, confidence)
+        dz = mean / sd
+    # s_d = 0 (all differences equal): p = 1 when d̄ = 0, else p = 0 (METHODS §5.6 [CHOICE]).
+    degenerate = (n >= 2) & (sd <= ZERO_TOL * np.maximum(1.0, np.abs(mean)))
+    if degenerate.any():
+        zero_mean = np.abs(mean) <= ZERO_TOL
+        sign = np.sign(mean)
+        t = np.where(degenerate, np.where(zero_mean, 0.0, np.copysign(np.inf, mean)), t)
+        if alternative == "two-sided":
+            p_deg = np.where(zero_mean, 1.0, 0.0)
+        elif alternative == "greater":
+            p_deg = np.where(zero_mean | (sign < 0), 1.0, 0.0)
+        else:
+            p_deg = np.where(zero_mean | (sign > 0), 1.0, 0.0)
+        p = np.where(degenerate, p_deg, p)
+        lo = np.where(degenerate, np.where(np.isinf(lo), lo, mean), lo)
+        hi = np.where(degenerate, np.where(np.isinf(hi), hi, mean), hi)
+        dz = np.where(degenerate, np.where(zero_mean, 0.0, np.copysign(np.inf, mean)), dz)
+    small = n < 2
+    for arr in (t, p, lo, hi, dz, sd):
+        arr[small] = np.nan
+    return {"statistic": t, "p_value": p, "ci_low": lo, "ci_high": hi, "effect_size": dz, "n": n,
+            "df": df, "mean": mean, "sd": sd, "degenerate": degenerate}
+
+
+def paired_t(a: ArrayLike, b: ArrayLike, alternative: str = "two-sided", confidence: float = 0.95) -> TestResult:
+    """Paired t-test of a against b (R ``t.test(a, b, paired=TRUE)``, scipy ``ttest_rel``).
+
+    t = d̄/(s_d/√n), df = n − 1. The interval is the t-interval of the mean difference at
+    ``confidence`` (one-sided for a one-sided ``alternative``); the effect size is
+    d_z = d̄/s_d. Fewer than 2 pairs give NaN. If every difference is the same (s_d = 0),
+    p = 1 when d̄ = 0 and 0 otherwise, with a warning.
+
+    >>> r = paired_t([0.3, 0.5, 0.4, 0.6], [0.2, 0.5, 0.3, 0.4])
+    >>> round(r.statistic, 4), round(r.p_value, 4)
+    (2.4495, 0.0917)
+    """
+    _check_alternative(alternative)
+    _check_confidence(confidence)
+    d, dropped = paired_differences(a, b)
+    row = {k: v[0] for k, v in paired_t_rows(d[None, :], alternative, confidence).items()}
+    if row["degenerate"]:
+        warn("all paired differences are equal (s_d = 0): the t statistic is undefined; "
+             f"p = {row['p_value']:g} by convention")
+    return TestResult("paired_t", float(row["statistic"]), float(row["p_value"]), float(row["ci_low"]),
+                      float(row["ci_high"]), float(row["effect_size"]), int(row["n"]),
+                      {"df": float(row["df"]), "mean_difference": float(row["mean"]), "sd_difference": float(row["sd"]),
+                       "alternative": alternative, "confidence": confidence, "dropped": dropped})
+
+
+# --------------------------------------------------------------------------- Wilcoxon
+
+@lru_cache(maxsize=128)
+def _signrank_counts(n: int) -> np.ndarray:
+    """Number of sign vectors of 1..n whose positive ranks sum to v, for v = 0..n(n+1)/2.
+
+    Exact in float64 for n < 53 (the counts stay below 2^53).
+    """
+    counts = np.zeros(n * (n + 1) // 2 + 1)
+    counts[0] = 1.0
+    for k in range(1, n + 1):
+        shifted = np.zeros_like(counts)
+        shifted[k:] = counts[:-k]
+        counts = counts + shifted
+    counts.setflags(write=False)
+    return counts
+
+
+def wilcoxon_from_differences(d: np.ndarray, exact: bool | None = None, correct: bool = True) -> dict:
+    """Wilcoxon signed-rank test on differences d (no NaN), following R ``wilcox.test``.
+
+    Returns a dict with ``statistic`` (V), ``p_value``, ``effect_size``, ``n_nonzero``,
+    ``zeros``, ``ties``, ``method``.
+    """
+    d = np.asarray(d, dtype=np.float64)
+    zero = np.abs(d) <= ZERO_TOL
+    zeros = int(np.count_nonzero(zero))
+    x = d[~zero]
+    n = x.size
+    if n == 0:
+        return {"statistic": 0.0, "p_value": 1.0, "effect_size": 0.0, "n_nonzero": 0, "zeros": zeros,
+                "ties": False, "method": "none"}
+    r = sps.rankdata(np.abs(x))  # average ranks for ties
+    v = float(r[x > 0].sum())
+    _, tie_sizes = np.unique(r, return_counts=True)
+    ties = bool(tie_sizes.size != n)
+    total = n * (n + 1) / 2
+    use_exact = (n < 50) if exact is None else bool(exact)
+    if use_exact and not ties and not zeros and n < 53:
+        counts = _signrank_counts(n)
+        vi = int(round(v))
+        if v > n * (n + 1) / 4:
+            tail = counts[vi:].sum()
+        else:
+            tail = counts[: vi + 1].sum()
+        p = min(1.0, 2.0 * tail / 2.0 ** n)
+        method = "exact"
+    else:
+        z = v - n * (n + 1) / 4
+        sigma = np.sqrt(n * (n + 1) * (2 * n + 1) / 24 - np.sum(tie_sizes.astype(float) ** 3 - tie_sizes) / 48)
+        corr = np.sign(z) * 0.5 if correct else 0.0
+        z = (z - corr) / sigma
+        p = float(min(1.0, 2.0 * min(sps.norm.cdf(z), sps.norm.sf(z))))
+        method = "approx"
+    return {"statistic": v, "p_value": float(p), "effect_size": float((2 * v - total) / total), "n_nonzero": n,
+            "zeros": zeros, "ties": ties, "method": method}
+
+
+def wilcoxon(a: ArrayLike, b: ArrayLike, exact: bool | None = None, correct: bool = True) -> TestResult:
+    """Wilcoxon signed-rank test of a against b, two-sided, following R ``wilcox.test``.
+
+    Differences with |d| ≤ 1e-12 are dropped (n′ remain); |d| is ranked with average ranks
+    for ties; the statistic is V, the sum of the positive ranks (R's V; scipy reports
+    min(V, n′(n′+1)/2 − V) instead). The p-value is exact when n′ < 50 (or ``exact=True``)
+    and there are neither ties nor dropped zeros — R's rule; otherwise it comes from the
+    normal approximation with the tie-corrected variance
+    n′(n′+1)(2n′+1)/24 − Σ(u³ − u)/48 and (if ``correct``) a 0.5 continuity correction.
+    n′ = 0 gives p = 1. ``details["method"]`` says which was used.
+
+    The effect size is the matched-pairs rank-biserial correlation (2V − S)/S with
+    S = n′(n′+1)/2 (+1: a wins on every topic, −1: b does).
+    """
+    d, dropped = paired_differences(a, b)
+    res = wilcoxon_from_differences(d, exact, correct)
+    return TestResult("wilcoxon", res["statistic"], res["p_value"], effect_size=res["effect_size"], n=int(d.size),
+                      details={"method": res["method"], "n_nonzero": res["n_nonzero"], "zeros": res["zeros"],
+                               "ties": res["ties"], "correct": correct, "alternative": "two-sided",
+                               "dropped": dropped})
+
+
+# --------------------------------------------------------------------------- sign test
+
+def sign_rows(D: np.ndarray) -> dict[str, np.ndarray]:
+    """The two-sided sign test on each row of D (pairs × topics, NaN ignored)."""
+    D = np.atleast_2d(np.asarray(D, dtype=np.float64))
+    with np.errstate(invalid="ignore"):
+        pos = (D > ZERO_TOL).sum(axis=-1)
+        neg = (D < -ZERO_TOL).sum(axis=-1)
+    m = pos + neg
+    p = np.where(m > 0, np.minimum(1.0, 2.0 * sps.binom.cdf(np.minimum(pos, neg), np.maximum(m, 1), 0.5)), 1.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        effect = np.where(m > 0, (pos - neg) / m, 0.0)
+    return {"statistic": pos.astype(np.float64), "p_value": p, "effect_size": effect, "pos": pos, "neg": neg,
+            "n": (~np.isnan(D)).sum(axis=-1)}
+
+
+def sign_test(a: ArrayLike, b: ArrayLike) -> TestResult:
+    """Two-sided sign test of a against b.
+
+    m = n₊ + n₋ topics with a non-zero difference (|d| > 1e-12);
+    p = min(1, 2·P[Bin(m, ½) ≤ min(n₊, n₋)]) — the same as ``scipy.stats.binomtest(n₊, m)``
+    and R ``binom.test``. m = 0 gives p = 1. The statistic is n₊ (topics where a wins);
+    the effect size is (n₊ − n₋)/m.
+    """
+    d, dropped = paired_differences(a, b)
+    row = {k: v[0] for k, v in sign_rows(d[None, :]).items()}
+    return TestResult("sign", float(row["statistic"]), float(row["p_value"]), effect_size=float(row["effect_size"]),
+                      n=int(d.size), details={"positive": int(row["pos"]), "negative": int(row["neg"]),
+                                              "zeros": int(d.size - row["pos"] - row["neg"]),
+                                              "alternative": "two-sided", "dropped": dropped})
+
+
+# --------------------------------------------------------------------------- two-sample t
+
+def two_sample_t(x: ArrayLike, y: ArrayLike, equal_var: bool = False, alternative: str = "two-sided",
+                 confidence: float = 0.95) -> TestResult:
+    """Two-sample t-test of x against y: Welch (default) or pooled (``equal_var=True``).
+
+    Matches R ``t.test(x, y, var.equal=...)`` and scipy ``ttest_ind``. NaN values are
+    dropped from each sample. The interval is for x̄ − ȳ (Welch or pooled standard error
+    and df); the effect size is Cohen's d = (x̄ − ȳ)/s_p with the pooled
+    s_p² = ((n_x − 1)s_x² + (n_y − 1)s_y²)/(n_x + n_y − 2), whichever test is used.
+    """
+    _check_alternative(alternative)
+    _check_confidence(confidence)
+    x = np.asarray(x, dtype=np.float64).ravel()
+    y = np.asarray(y, dtype=np.float64).ravel()
+    dropped = int(np.isnan(x).sum() + np.isnan(y).sum())
+    if dropped:
+        warn(f"{dropped} missing score(s) (NaN) dropped from the two samples")
+    x, y = x[~np.isnan(x)], y[~np.isnan(y)]
+    nx, ny = x.size, y.size
+    details = {"equal_var": equal_var, "alternative": alternative, "confidence": confidence, "dropped": dropped,
+               "n_x": nx, "n_y": ny}
+    if nx < 2 or ny < 2:
+        return TestResult("two_sample_t", np.nan, np.nan, n=nx + ny, details=details | {"df": np.nan})
+    mx, my = x.mean(), y.mean()
+    vx, vy = x.var(ddof=1), y.var(ddof=1)
+    sp2 = ((nx - 1) * vx + (ny - 1) * vy) / (nx + ny - 2)
+    diff = mx - my
+    if equal_var:
+        df = nx + ny - 2.0
+        se = np.sqrt(sp2 * (1 / nx + 1 / ny))
+    else:
+        ax, ay = vx / nx, vy / ny
+        se = np.sqrt(ax + ay)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            df = (ax + ay) ** 2 / (ax ** 2 / (nx - 1) + ay ** 2 / (ny - 1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        t = diff / se
+        cohen = diff / np.sqrt(sp2)
+    if se <= ZERO_TOL * max(1.0, abs(diff)):
+        warn("both samples are constant: the t statistic is undefined; p set by convention")
+        zero = abs(diff) <= ZERO_TOL
+        t = 0.0 if zero else np.sign(diff) * np.inf
+        p = 1.0 if zero or (alternative == "greater" and diff < 0) or (alternative == "less" and diff > 0) else 0.0
+        lo, hi = (diff, diff)
+        df = nx + ny - 2.0 if not np.isfinite(df) else df
+    else:
+        p = float(_t_pvalue(np.float64(t), df, alternative))
+        lo, hi = _t_ci(diff, se, df, alternative, confidence)
+    return TestResult("two_sample_t", float(t), float(p), float(lo), float(hi), float(cohen), nx + ny,
+                      details | {"df": float(df), "mean_x": float(mx), "mean_y": float(my),
+                                 "mean_difference": float(diff)})
+
+
+# --------------------------------------------------------------------------- interval
+
+def t_interval(x: ArrayLike, confidence: float = 0.95) -> Interval:
+    """Student t confidence interval of the mean: x̄ ± t_{(1+c)/2, n−1}·s/√n (METHODS §4.8).
+
+    NaN values are dropped (with a warning); fewer than 2 values give (NaN, NaN).
+
+    >>> low, high = t_interval([0.1, 0.2, 0.3, 0.4])
+    >>> round(low, 4), round(high, 4)
+    (0.0446, 0.4554)
+    """
+    _check_confidence(confidence)
+    x = np.asarray(x, dtype=np.float64).ravel()
+    missing = int(np.isnan(x).sum())
+    if missing:
+        warn(f"{missing} missing value(s) (NaN) dropped before the t-interval")
+        x = x[~np.isnan(x)]
+    n = x.size
+    if n < 2:
+        return Interval(np.nan, np.nan)
+    mean = x.mean()
+    half = sps.t.ppf((1 + confidence) / 2, n - 1) * x.std(ddof=1) / np.sqrt(n)
+    return Interval(float(mean - half), float(mean + half))

@@ -1,0 +1,181 @@
+"""``irstats compare``: every number printed equals the API's, in every format; bad input
+exits 2 with a one-line error."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import polars as pl
+import pytest
+
+import irstats
+from irstats import stats
+from irstats.cli.main import main
+
+
+def run_cli(args, capsys):
+    """Run ``irstats ARGS`` in-process; return (exit code, stdout, stderr)."""
+    code = 0
+    try:
+        main([str(a) for a in args])
+    except SystemExit as exc:
+        code = exc.code or 0
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture(scope="module")
+def score_file(shared_data, tmp_path_factory):
+    """Per-topic AP and nDCG@10 of the 37 DL 2019 passage runs, as a score file."""
+    base = shared_data / "trec-dl-2019-passage"
+    runs = sorted((base / "runs").glob("*.run.gz"))
+    path = tmp_path_factory.mktemp("compare") / "scores.tsv"
+    irstats.write_scores(irstats.evaluate(base / "qrels.dl19-passage.txt", runs, ["AP", "nDCG@10"]), path, "tsv")
+    return path
+
+
+@pytest.fixture(scope="module")
+def scores(score_file):
+    """What the command reads: the API is called on the same input."""
+    return irstats.read_scores(score_file)
+
+
+def close(cell: str, value: float, decimals: int = 4) -> bool:
+    """A printed cell shows ``value`` rounded (fixed decimals, or two-digit scientific)."""
+    shown = float(cell)
+    if "e" in cell:
+        return math.isclose(shown, value, rel_tol=0.051)
+    return abs(shown - value) <= 0.5 * 10 ** -decimals + 1e-12
+
+
+def check_rows(rows: list[list[str]], comp: stats.Comparison):
+    """Rows of the wide table (system, then mean / Δ / p per measure) against the API."""
+    assert [r[0] for r in rows] == list(comp.systems)
+    expected = {(r["measure"], r["system"]): r for r in comp.frame.iter_rows(named=True)}
+    for row in rows:
+        for k, measure in enumerate(comp.measures):
+            mean, delta, p = row[1 + 3 * k: 4 + 3 * k]
+            want = expected[(measure, row[0])]
+            assert close(mean, want["mean"])
+            if want["is_baseline"]:
+                assert "baseline" in delta and p == ""
+                continue
+            assert delta.endswith(want["marker"])
+            assert close(delta.rstrip("*†"), want["delta"])
+            assert close(p, want["p_adjusted"])
+
+
+def test_table_equals_api(scores, score_file, capsys):
+    code, out, err = run_cli(["compare", score_file], capsys)
+    assert code == 0, err
+    comp = stats.compare(scores)
+    lines = out.splitlines()
+    header = lines[0].split()
+    assert header == ["system", "AP", "ΔAP", "p(AP)", "nDCG@10", "ΔnDCG@10", "p(nDCG@10)"]
+    body = lines[2:2 + len(comp.systems)]
+    rows = []
+    for line in body:
+        cells = line.split()
+        if "baseline" in cells:  # the baseline has no p-values: pad where they would be
+            cells = [cells[0], cells[1], "baseline", "", cells[3], "baseline", ""]
+        rows.append(cells)
+    check_rows(rows, comp)
+    # Default baseline: the best system by AP; the API's p-values are the paired t against it, Holm-adjusted.
+    ap = scores["AP"]
+    best = ap.systems[int(np.nanargmax(ap.means()))]
+    assert comp.baseline == best and f"baseline: {best} (best by AP)" in out
+    b = ap.system(best)
+    others = [s for s in ap.systems if s != best]
+    raw = [stats.paired_t(ap.system(s), b).p_value for s in others]
+    frame = comp.frame.filter((pl.col("measure") == "AP") & ~pl.col("is_baseline"))
+    by_system = dict(zip(frame["system"], frame["p_adjusted"]))
+    assert [by_system[s] for s in others] == pytest.approx(stats.holm(raw).tolist(), abs=1e-13)
+    # Footer: discriminative power per measure, from the API.
+    for measure in ("AP", "nDCG@10"):
+        power = stats.discriminative_power(scores[measure], "paired_t", 0.05)
+        assert f"{measure} {100 * power:.1f}% ({round(power * 666)}/666)" in out
+
+
+def test_markdown_parses_and_matches(scores, score_file, capsys):
+    code, out, err = run_cli(["compare", score_file, "-m", "nDCG@10", "--baseline", "p_bert", "--test", "wilcoxon",
+                              "--correction", "bonferroni", "--format", "markdown"], capsys)
+    assert code == 0, err
+    comp = stats.compare({"nDCG@10": scores["nDCG@10"]}, baseline="p_bert", test="wilcoxon",
+                         correction="bonferroni")
+    table = [line for line in out.splitlines() if line.startswith("|")]
+    cells = [[c.strip().replace("\\*", "*") for c in line.strip("|").split(" | ")] for line in table]
+    assert cells[0] == ["system", "nDCG@10", "ΔnDCG@10", "p(nDCG@10)"]
+    assert set(table[1]) <= set("|:-")
+    assert all(len(row) == 4 for k, row in enumerate(cells) if k != 1)
+    check_rows(cells[2:], comp)
+    x, base = scores["nDCG@10"].system("idst_bert_p1"), scores["nDCG@10"].system("p_bert")
+    raw = comp.frame.filter(pl.col("system") == "idst_bert_p1")["p_value"][0]
+    assert raw == pytest.approx(stats.wilcoxon(x, base).p_value, abs=1e-13)
+    assert "bonferroni-adjusted" in out and "Wilcoxon" in out
+
+
+def test_latex_parses_and_matches(scores, score_file, capsys):
+    code, out, err = run_cli(["compare", score_file, "-m", "AP", "--test", "randomization", "-n", "300",
+                              "--seed", "3", "--format", "latex"], capsys)
+    assert code == 0, err
+    comp = stats.compare({"AP": scores["AP"]}, test="randomization", n_resamples=300, seed=3)
+    lines = out.splitlines()
+    assert lines[0] == r"\begin{tabular}{lrrr}" and r"\end{tabular}" in lines
+    body = lines[lines.index(r"\midrule") + 1: lines.index(r"\bottomrule")]
+    rows = []
+    for line in body:
+        assert line.endswith(r"\\")
+        cells = [c.strip() for c in line[:-2].split(" & ")]
+        assert len(cells) == 4
+        cells = [cells[0].replace(r"\_", "_"), cells[1],
+                 cells[2].replace(r"$^{*}$", "*").replace(r"$^{\dagger}$", "†").replace(r"\textit{baseline}",
+                                                                                          "baseline"), cells[3]]
+        rows.append(cells)
+    check_rows(rows, comp)
+    ap = scores["AP"]
+    p = comp.frame.filter(pl.col("system") == "TUA1-1")["p_value"][0]
+    assert p == stats.randomization_test(ap.system("TUA1-1"), ap.system(comp.baseline), n_resamples=300,
+                                         seed=3).p_value
+
+
+def test_tsv_round_trip_and_tukey(scores, score_file, capsys, tmp_path):
+    target = tmp_path / "cmp.tsv"
+    code, out, err = run_cli(["compare", score_file, "--test", "tukey", "-n", "200", "--format", "tsv",
+                              "-o", target], capsys)
+    assert code == 0 and out == "", err
+    comp = stats.compare(scores, test="tukey", n_resamples=200)
+    frame = pl.read_csv(target, separator="\t", comment_prefix="#").with_columns(pl.col("marker").fill_null(""))
+    assert frame.columns == comp.frame.columns
+    assert frame.drop("p_value", "p_adjusted").equals(comp.frame.drop("p_value", "p_adjusted"))
+    for col in ("p_value", "p_adjusted"):
+        assert np.array_equal(frame[col].to_numpy(), comp.frame[col].to_numpy(), equal_nan=True)
+    footer = [line.split("\t") for line in target.read_text().splitlines()
+              if line.startswith("# discriminative_power\t")]
+    for _, measure, power, _, _ in footer:
+        assert float(power) == stats.tukey_hsd(scores[measure], n_resamples=200).discriminative_power(0.05)
+    tukey = stats.tukey_hsd(scores["AP"], n_resamples=200)
+    for system in comp.systems[1::6]:
+        row = comp.frame.filter((pl.col("measure") == "AP") & (pl.col("system") == system))
+        assert row["p_value"][0] == tukey.p(system, comp.baseline)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--test", "anova"], "unknown test 'anova'"),
+    (["--baseline", "no-such-run"], "unknown baseline 'no-such-run'"),
+    (["-m", "P@10"], "measure 'P@10' is not in the score file"),
+    (["--correction", "fdr"], "unknown correction 'fdr'"),
+    (["--format", "html"], "unknown format 'html'"),
+    (["--test", "tukey", "--correction", "holm"], "already familywise"),
+])
+def test_bad_input_exits_2_with_one_line(score_file, capsys, args, message):
+    code, out, err = run_cli(["compare", score_file, *args], capsys)
+    assert code == 2
+    assert len(err.strip().splitlines()) == 1 and message in err
+    assert err.startswith("irstats: error:")
+
+
+def test_help_has_examples(capsys):
+    code, out, _ = run_cli(["compare", "--help"], capsys)
+    assert code == 0
+    assert "Examples:" in out and "irstats compare scores.tsv" in out and "--baseline" in out
