@@ -346,7 +346,11 @@ def _join_grades(frame: pl.DataFrame, index: QrelsIndex) -> pl.DataFrame:
     keys = frame.get_column("key").to_numpy()
     rel = np.full(len(keys), np.nan)
     if len(index.keys) and index.unique:
-        at = np.minimum(np.searchsorted(index.keys, keys), len(index.keys) - 1)
+        # Searching in sorted order touches the index sequentially: several times faster.
+        order = np.argsort(keys)
+        at = np.empty(len(keys), dtype=np.int64)
+        at[order] = np.searchsorted(index.keys, keys[order])
+        np.minimum(at, len(index.keys) - 1, out=at)
         hit = index.keys[at] == keys
         rows = at[hit]
         same = frame.get_column("docno").filter(pl.Series(hit)) == index.docno.gather(rows)
