@@ -182,19 +182,11 @@ def _child_ranx(spec, res, warm: bool):
     res["rss_after_import_mib"] = _rss_now_mib()
     names = dict(TOOL_MEASURES["ranx"])
 
-    tiny_q = Qrels.from_dict({"q1": {"d1": 1, "d2": 2}, "q2": {"d3": 3}})
-
-    def tiny_run():
-        return Run.from_dict({"q1": {"d1": 0.5, "d2": 0.9, "d4": 0.1}, "q2": {"d3": 1.0, "d5": 2.0}})
-
     if names["RBP(p=0.8)"]:
-        # support check on a tiny input (this also compiles / loads the RBP kernel, so it is
-        # done only for the warm variant; the cold one checks by name only)
-        try:
-            from ranx.metrics import metric_switch  # noqa: F401
+        from ranx.metrics import metric_switch
 
-            if warm:
-                evaluate(tiny_q, tiny_run(), [names["RBP(p=0.8)"]])
+        try:
+            metric_switch("rbp")
         except Exception as e:
             res["notes"].append(f"ranx cannot compute RBP ({type(e).__name__}: {e})")
             names["RBP(p=0.8)"] = None
@@ -202,12 +194,19 @@ def _child_ranx(spec, res, warm: bool):
     res["measures"] = list(names)
     metrics = list(names.values())
     if warm:
+        # Warm-up on the real qrels and first run: ranx stores docnos as numpy '<U{n}' arrays,
+        # n = longest docno, and numba specialises its kernels on that width, so a toy input
+        # with shorter docnos would not warm the kernels the timed loop uses.  (ranx also pins
+        # numba to 1 thread for good after any call with < 10 qrels topics -- restored below.)
         t = time.perf_counter()
-        evaluate(tiny_q, tiny_run(), metrics)  # JIT-compile (or load numba's cache) first
+        evaluate(Qrels.from_file(spec["qrels"], kind="trec"), Run.from_file(spec["runs"][0], kind="trec"), metrics,
+                 make_comparable=spec.get("make_comparable", False))
+        numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
         res["warmup_s"] = time.perf_counter() - t
-        res["notes"].append(f"warm: one JIT warm-up call on a toy input before timing ({res['warmup_s']:.2f} s)")
+        res["notes"].append(f"warm: one untimed evaluate() of the real qrels + first run before timing "
+                            f"({res['warmup_s']:.2f} s)")
     else:
-        res["notes"].append("cold: first evaluate() call (numba compile / cache load) is inside the timing")
+        res["notes"].append("cold: the first evaluate() call (numba compile / on-disk cache load) is timed")
     res["notes"].append(f"numba threads={numba.get_num_threads()}")
     res["notes"].append("ranx RBP gain = raw grade (not scaled to [0,1])")
     per_run = []
@@ -241,19 +240,21 @@ def child_ir_measures(spec, res):
     parsed = {canon: ir_measures.parse_measure(native) for canon, native in names.items()}
     # which provider would serve the measures?  (checked on a toy qrels, outside timing)
     toy = [ir_measures.Qrel("q1", "d1", 1)]
-    try:
-        ir_measures.evaluator(list(parsed.values()), toy)
-    except Exception as e:
-        msg = str(e).strip().splitlines()
-        hint = " ".join(s.strip() for s in msg[1:]) if len(msg) > 1 else msg[0]
-        dropped = []
-        for canon in list(parsed):
-            try:
-                ir_measures.evaluator([parsed[canon]], toy)
-            except Exception:
-                dropped.append(canon)
-                del parsed[canon]
-        res["notes"].append(f"ir_measures cannot compute {', '.join(dropped)} here: {hint}")
+    dropped = []
+    for canon in list(parsed):
+        try:
+            ir_measures.evaluator([parsed[canon]], toy)
+        except Exception as e:
+            dropped.append(f"{canon} ({' '.join(str(e).split())})")
+            del parsed[canon]
+    if dropped:
+        res["notes"].append(f"ir_measures {ir_measures.__version__} cannot compute " + "; ".join(dropped))
+        if "RBP(p=0.8)" not in parsed:
+            try:  # the binary variant goes through another provider
+                ir_measures.evaluator([ir_measures.parse_measure("RBP(p=0.8,rel=1)")], toy)
+                res["notes"].append("(binary RBP(p=0.8,rel=1) would be available)")
+            except Exception as e:
+                res["notes"].append(f"binary RBP(p=0.8,rel=1): {' '.join(str(e).split())}")
     try:
         ev = ir_measures.evaluator(list(parsed.values()), toy)
         res["notes"].append(f"provider: {type(ev).__module__.split('.')[-1]}")
@@ -299,7 +300,9 @@ def child_trec_eval(spec, res):
     res["eval_s"], res["cpu_s"] = tm.wall, tm.cpu
     res["peak_override_mib"] = _maxrss_mib(resource.RUSAGE_CHILDREN)
     res["notes"].append("one trec_eval process per run, sequential; time includes process start-up; "
-                        "peak = largest trec_eval process")
+                        "peak = largest trec_eval process; "
+                        "its graded rbp is unreliable (min/max uninitialised in m_rbp.c: the value changes "
+                        "with the other -m options)")
     res["grand_means"] = _grand(per_run)
 
 
@@ -411,6 +414,33 @@ def locate(workload: str, workloads_dir: Path) -> tuple[str, list[str]]:
     if not qrels.exists() or not runs:
         raise SystemExit(f"workload {workload!r} not found in {workloads_dir}; run: python bench/make_workload.py")
     return str(qrels), runs
+
+
+def tool_versions(tools: list[str], trec_eval: str | None) -> str:
+    from importlib import metadata
+
+    dists = {"irstats": "irstats", "pytrec_eval": "pytrec_eval-terrier", "ranx": "ranx", "ir_measures": "ir_measures",
+             "load-polars": "polars", "load-pyarrow": "pyarrow"}
+    out = []
+    for tool in tools:
+        if tool == "trec_eval":
+            try:
+                cp = subprocess.run([trec_eval, "-v"], capture_output=True, text=True, timeout=10) if trec_eval else None
+                v = (cp.stdout + cp.stderr).split()[-1] if cp else "not found"
+            except Exception:
+                v = "?"
+            out.append(f"trec_eval {v}")
+        elif tool in dists:
+            try:
+                out.append(f"{dists[tool]} {metadata.version(dists[tool])}")
+            except metadata.PackageNotFoundError:
+                out.append(f"{dists[tool]} (not installed)")
+    if any(t.startswith("ranx") for t in tools):
+        try:
+            out.append(f"numba {metadata.version('numba')}")
+        except metadata.PackageNotFoundError:
+            pass
+    return ", ".join(dict.fromkeys(out))
 
 
 def run_child(tool: str, spec_path: Path, timeout: float, env: dict) -> dict:
@@ -542,6 +572,12 @@ def main(argv: list[str] | None = None) -> None:
     print(f"workload {args.workload}: {len(runs)} runs + qrels, {size / 2**20:.1f} MiB of text; "
           f"measures {', '.join(MEASURES)}; {args.repeat} interleaved repeats; "
           f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs", flush=True)
+    print("versions: " + tool_versions(tools, args.trec_eval), flush=True)
+    # read every file once so that no tool pays for the first read from disk
+    for path in [qrels] + runs:
+        with open(path, "rb") as f:
+            while f.read(1 << 24):
+                pass
     # child processes get the same environment, with src/ importable for an uninstalled irstats
     env = dict(os.environ)
     src = str(REPO / "src")
@@ -550,6 +586,11 @@ def main(argv: list[str] | None = None) -> None:
     trials: dict[str, list[dict]] = {t: [] for t in tools}
     dead: set[str] = set()
     try:
+        if any(t.startswith("ranx") for t in tools):
+            # ranx's kernels are numba functions with cache=True: the very first call on a machine
+            # compiles them and writes the on-disk cache; later "cold" calls only load it.
+            print("  priming numba's on-disk cache with one untimed ranx trial", flush=True)
+            run_child("ranx-cold", spec_path, args.timeout, env)
         for rep in range(args.repeat):
             for tool in tools:
                 if tool in dead:
@@ -576,7 +617,7 @@ def main(argv: list[str] | None = None) -> None:
     print()
     print_table(summ, args.markdown, baseline)
     print()
-    if not any(s["tool"] == "irstats" and "error" not in s for s in summ):
+    if "irstats" in tools and not any(s["tool"] == "irstats" and "error" not in s for s in summ):
         print("irstats was not measured (see its error above), so its ratio columns are n/a.")
     print("Notes:")
     for s in summ:
