@@ -1,0 +1,1 @@
+"""Meta-evaluation: how far conclusions drawn from scores can be trusted (METHODS.md §5)."""
