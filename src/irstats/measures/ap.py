@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from irstats.measures.common import LEVEL_PARAM, level_of, safe_divide, trec_cut
+from irstats.measures.common import LEVEL_PARAM, level_of, rank_sum, safe_divide, trec_cut
 from irstats.measures.registry import Family, register
 
 
@@ -19,7 +19,7 @@ def sum_precision(j, m) -> np.ndarray:
         rel = j.head(j.relevant(level), m.cutoff)
         cum = j.head(j.cum_relevant(level), m.cutoff)
         ranks = j.ranks[: rel.shape[2]]
-        j._cache[key] = np.sum(np.where(rel, cum / ranks, 0.0), axis=2)
+        j._cache[key] = rank_sum(np.where(rel, cum / ranks, 0.0))
     return j._cache[key]
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from irstats.measures.common import LEVEL_PARAM, level_of, safe_divide, trec_cut
+from irstats.measures.common import LEVEL_PARAM, level_of, rank_sum, safe_divide, trec_cut
 from irstats.measures.registry import Family, register
 
 
@@ -18,7 +18,7 @@ def bpref(j, m) -> np.ndarray:
     big_n = j.num_nonrelevant(level)[None, :, None]
     penalty = safe_divide(np.minimum(nonrel_before, big_r), np.minimum(big_n, big_r))
     credit = np.where(nonrel_before > 0, 1.0 - penalty, 1.0)
-    total = np.sum(np.where(rel, credit, 0.0), axis=2)
+    total = rank_sum(np.where(rel, credit, 0.0))
     return safe_divide(total, j.num_relevant(level)[None, :])
 
 

@@ -18,6 +18,18 @@ def safe_divide(numerator, denominator) -> np.ndarray:
     return out
 
 
+def rank_sum(values: np.ndarray) -> np.ndarray:
+    """Sum along the rank axis, adding ranks strictly in order.
+
+    A running sum is used instead of numpy's pairwise summation so that the result does
+    not depend on how much padding follows the list: the tensor's width varies with the
+    batch of runs, and scores must not (DESIGN.md: results independent of batch sizes).
+    """
+    if values.shape[-1] == 0:
+        return np.zeros(values.shape[:-1])
+    return np.cumsum(values, axis=-1, dtype=np.float64)[..., -1]
+
+
 def level_of(judgments, measure) -> int:
     """The relevance level ℓ of a measure: its ``rel=`` parameter, else the evaluation's."""
     level = measure.get("rel")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from irstats.measures.common import safe_divide
+from irstats.measures.common import rank_sum, safe_divide
 from irstats.measures.registry import Family, Param, register
 
 GAIN_PARAM = Param("gain", str, "lin", choices=("lin", "exp"), help="lin: gain = grade (trec_eval); exp: 2^grade − 1")
@@ -26,9 +26,9 @@ def dcg(j, m) -> np.ndarray:
     grades = j.head(j.grades, m.cutoff)
     if grades.shape[2] == 0:
         return np.zeros(grades.shape[:2])
-    # Only the first k ranks are read: a matrix-vector product with the discounts.
+    # Only the first k ranks are read.
     discounts = 1.0 / np.log2(j.ranks[: grades.shape[2]] + 1.0)
-    return gain_function(m["gain"])(grades) @ discounts
+    return rank_sum(gain_function(m["gain"])(grades) * discounts)
 
 
 def ideal_dcg(j, kind: str, cutoff: int | None) -> np.ndarray:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from irstats.measures.common import rank_sum
 from irstats.measures.registry import Family, register
 
 
@@ -16,7 +17,7 @@ def err(j, m) -> np.ndarray:
     # Probability of reaching rank r: the product of (1 − stop) over the ranks before it.
     reach = np.cumprod(1.0 - stop, axis=2)
     reach = np.concatenate((np.ones(reach.shape[:2] + (1,)), reach[:, :, :-1]), axis=2)
-    return np.sum(stop * reach / j.ranks[: grades.shape[2]], axis=2)
+    return rank_sum(stop * reach / j.ranks[: grades.shape[2]])
 
 
 register(Family("ERR", "Expected reciprocal rank with stop probability (2^g − 1)/2^g_max.", err, default_cutoff=20))

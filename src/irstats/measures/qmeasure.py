@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from irstats.measures.common import LEVEL_PARAM, level_of, safe_divide
+from irstats.measures.common import LEVEL_PARAM, level_of, rank_sum, safe_divide
 from irstats.measures.dcg import gain_function
 from irstats.measures.registry import Family, Param, register
 
@@ -25,7 +25,7 @@ def q_measure(j, m) -> np.ndarray:
     cg_star = ideal_cum[:, idx]  # (T, depth)
     ranks = j.ranks[:depth]
     blended = (cum_rel + beta * cum_gain) / (ranks + beta * cg_star[None, :, :])
-    total = np.sum(np.where(rel, blended, 0.0), axis=2)
+    total = rank_sum(np.where(rel, blended, 0.0))
     big_r = j.num_relevant(level)
     if m["norm"] == "min":
         big_r = np.minimum(big_r, m.cutoff if m.cutoff is not None else j.n_ret)

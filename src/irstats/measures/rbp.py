@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from irstats.measures.common import LEVEL_PARAM
+from irstats.measures.common import LEVEL_PARAM, rank_sum
 from irstats.measures.registry import Family, Param, register
 
 P_PARAM = Param("p", float, 0.8, always_shown=True, help="persistence, the probability of going on to the next rank")
@@ -24,7 +24,7 @@ def rbp(j, m) -> np.ndarray:
         gains = np.clip(j.head(j.grades, m.cutoff), 0, g_max) / g_max
     else:
         gains = j.head(j.relevant(level), m.cutoff)
-    return gains @ _weights(j, p, m.cutoff) if gains.shape[2] else np.zeros(gains.shape[:2])
+    return rank_sum(gains * _weights(j, p, m.cutoff))
 
 
 def rbp_residual(j, m) -> np.ndarray:
@@ -32,7 +32,7 @@ def rbp_residual(j, m) -> np.ndarray:
     grades = j.head(j.grades, m.cutoff)
     unjudged = grades == -1
     weights = _weights(j, p, m.cutoff)
-    inside = unjudged @ weights if grades.shape[2] else np.zeros(grades.shape[:2])
+    inside = rank_sum(unjudged * weights)
     shown = j.n_ret if m.cutoff is None else np.minimum(j.n_ret, m.cutoff)
     residual = inside + np.power(p, shown)
     if j.trec_eval_compat:
