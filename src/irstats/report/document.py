@@ -1,0 +1,168 @@
+"""The report as a document: sections of paragraphs, tables and figures, rendered twice.
+
+The same blocks render to Markdown (figures as PNG files beside it) and to one
+self-contained HTML page (figures embedded as data URIs, styles inline, no scripts, no
+network). Every table is also written as TSV, so each number can be checked or reused.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import polars as pl
+
+
+@dataclass
+class Text:
+    """A paragraph (plain text; ``code`` spans in backticks are kept as code)."""
+
+    text: str
+
+
+@dataclass
+class Note:
+    """A warning the reader should not miss."""
+
+    text: str
+
+
+@dataclass
+class Table:
+    """A table: written to ``tables/<name>.tsv`` and shown with numbers rounded to ``digits``."""
+
+    name: str
+    frame: pl.DataFrame
+    caption: str = ""
+    digits: int = 4
+
+
+@dataclass
+class Figure:
+    """A figure already saved as PNG at ``path`` (with its data as CSV beside it)."""
+
+    name: str
+    path: Path
+    caption: str = ""
+
+
+@dataclass
+class Section:
+    title: str
+    anchor: str
+    blocks: list = field(default_factory=list)
+
+    def add(self, *blocks) -> "Section":
+        self.blocks.extend(blocks)
+        return self
+
+
+def _cell(value, digits: int) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        if value != value:
+            return "nan"
+        return f"{value:.{digits}f}"
+    return str(value)
+
+
+def write_tables(sections: list[Section], out_dir: Path) -> None:
+    """Write every table of the document as ``tables/<name>.tsv``."""
+    (out_dir / "tables").mkdir(parents=True, exist_ok=True)
+    for section in sections:
+        for block in section.blocks:
+            if isinstance(block, Table):
+                block.frame.write_csv(out_dir / "tables" / f"{block.name}.tsv", separator="\t")
+
+
+def render_markdown(title: str, sections: list[Section], out_dir: Path) -> str:
+    """The document as Markdown; figure paths are relative to ``out_dir``."""
+    lines = [f"# {title}", ""]
+    lines += [f"- [{s.title}](#{s.anchor})" for s in sections] + [""]
+    for section in sections:
+        lines += [f'<a id="{section.anchor}"></a>', "", f"## {section.title}", ""]
+        for block in section.blocks:
+            if isinstance(block, Text):
+                lines += [block.text, ""]
+            elif isinstance(block, Note):
+                lines += [f"> **Warning.** {block.text}", ""]
+            elif isinstance(block, Table):
+                if block.caption:
+                    lines += [f"*{block.caption}* (`tables/{block.name}.tsv`)", ""]
+                lines += [*_markdown_table(block), ""]
+            elif isinstance(block, Figure):
+                rel = block.path.relative_to(out_dir)
+                lines += [f"![{block.caption or block.name}]({rel.as_posix()})", ""]
+                if block.caption:
+                    lines += [f"*{block.caption}* (data: `{rel.with_suffix('.csv').as_posix()}`)", ""]
+    return "\n".join(lines)
+
+
+def _markdown_table(table: Table) -> list[str]:
+    header = "| " + " | ".join(table.frame.columns) + " |"
+    rule = "|" + "|".join("---" for _ in table.frame.columns) + "|"
+    rows = ["| " + " | ".join(_cell(v, table.digits).replace("|", "\\|") for v in row) + " |"
+            for row in table.frame.iter_rows()]
+    return [header, rule, *rows]
+
+
+_STYLE = """
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:#1d2329;background:#fafbfc}
+main{max-width:1100px;margin:0 auto;padding:1.5rem 2rem 4rem}
+h1{font-size:1.8rem;margin-bottom:.2rem}h2{margin-top:2.5rem;border-bottom:2px solid #d0d7de;padding-bottom:.3rem}
+nav ol{columns:2;padding-left:1.2rem}nav a{color:#0b5cad;text-decoration:none}
+table{border-collapse:collapse;margin:.5rem 0 1.2rem;font-size:.85rem;background:#fff}
+th,td{border:1px solid #d0d7de;padding:.25rem .55rem;text-align:right}th{background:#eef1f4}
+td:first-child,th:first-child{text-align:left}
+.caption{font-size:.85rem;color:#57606a;margin:.2rem 0 .2rem}
+.note{background:#fff8c5;border-left:4px solid #d4a72c;padding:.5rem .8rem;margin:.8rem 0}
+figure{margin:1rem 0 1.5rem;background:#fff;border:1px solid #d0d7de;padding:.5rem}
+figure img{max-width:100%;height:auto;display:block}figcaption{font-size:.85rem;color:#57606a}
+.scroll{overflow-x:auto}code{background:#eef1f4;padding:0 .2rem;border-radius:3px}
+"""
+
+
+def render_html(title: str, subtitle: str, sections: list[Section]) -> str:
+    """The document as one self-contained HTML page (figures embedded, no external links)."""
+    parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+             '<meta name="viewport" content="width=device-width, initial-scale=1">',
+             f"<title>{html.escape(title)}</title><style>{_STYLE}</style></head><body><main>",
+             f"<h1>{html.escape(title)}</h1><p class=\"caption\">{html.escape(subtitle)}</p>",
+             "<nav><ol>" + "".join(f'<li><a href="#{s.anchor}">{html.escape(s.title)}</a></li>' for s in sections)
+             + "</ol></nav>"]
+    for section in sections:
+        parts.append(f'<section id="{section.anchor}"><h2>{html.escape(section.title)}</h2>')
+        for block in section.blocks:
+            if isinstance(block, Text):
+                parts.append(f"<p>{_inline(block.text)}</p>")
+            elif isinstance(block, Note):
+                parts.append(f'<div class="note"><strong>Warning.</strong> {_inline(block.text)}</div>')
+            elif isinstance(block, Table):
+                parts.append(_html_table(block))
+            elif isinstance(block, Figure):
+                data = base64.b64encode(block.path.read_bytes()).decode("ascii")
+                parts.append(f'<figure data-name="{html.escape(block.name)}"><img alt="{html.escape(block.caption)}" '
+                             f'src="data:image/png;base64,{data}"><figcaption>{_inline(block.caption)}</figcaption>'
+                             "</figure>")
+        parts.append("</section>")
+    parts.append("</main></body></html>")
+    return "\n".join(parts)
+
+
+def _inline(text: str) -> str:
+    """Escape text; render `code` spans."""
+    pieces = html.escape(text).split("`")
+    return "".join(f"<code>{p}</code>" if i % 2 else p for i, p in enumerate(pieces))
+
+
+def _html_table(table: Table) -> str:
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in table.frame.columns)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(_cell(v, table.digits))}</td>" for v in row) + "</tr>"
+                   for row in table.frame.iter_rows())
+    caption = (f'<p class="caption">{_inline(table.caption)} (<code>tables/{html.escape(table.name)}.tsv</code>)</p>'
+               if table.caption else "")
+    return f'{caption}<div class="scroll"><table data-name="{html.escape(table.name)}"><thead><tr>{head}</tr>' \
+           f"</thead><tbody>{body}</tbody></table></div>"

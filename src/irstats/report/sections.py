@@ -1,0 +1,155 @@
+"""The sections of the study report, each built from public API calls only."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+
+from irstats.report.document import Note, Section, Table, Text
+from irstats.report.study import Study, command_line, environment
+from irstats.standardize import apply_factors, fit_factors, write_factors
+from irstats.stats import compare, t_interval
+
+# A run whose top 100 is less than half judged is evaluated far below the judging pool.
+SHALLOW_JUDGED_SHARE = 0.5
+
+
+def collection(study: Study) -> Section:
+    """1. Topics, judgments, relevant documents per topic, judged share of each run's top k."""
+    qrels = study.collection.qrels
+    level = study.settings.options["rel_level"]
+    per_topic = (
+        qrels.group_by("topic")
+        .agg(pl.len().alias("judged"), (pl.col("rel") >= level).sum().alias("relevant"),
+             *[(pl.col("rel") == g).sum().alias(f"grade_{g}") for g in sorted(qrels["rel"].unique().to_list())])
+        .sort("topic")
+    )
+    relevant = per_topic["relevant"].to_numpy()
+    summary = pl.DataFrame({
+        "quantity": ["topics", "judged documents", "relevant documents", "relevant per topic (median)",
+                     "relevant per topic (min)", "relevant per topic (max)", "topics without relevant documents",
+                     "runs"],
+        "value": [f"{v:g}" for v in (per_topic.height, qrels.height, relevant.sum(), np.median(relevant),
+                                        relevant.min(), relevant.max(), (relevant == 0).sum(),
+                                        len(study.scores["NumRet"].systems))],
+    })
+    judged = pl.DataFrame({"system": list(study.scores["NumRet"].systems),
+                           **{f"judged@{k}": study.scores[f"Judged@{k}"].means() for k in (10, 100, 1000)},
+                           "retrieved per topic": study.scores["NumRet"].values.mean(axis=1)
+                           if not np.isnan(study.scores["NumRet"].values).any()
+                           else np.nanmean(study.scores["NumRet"].values, axis=1)})
+    section = Section("1. The collection", "collection")
+    section.add(Text(f"Relevance: grade ≥ {level}. Judged share of a run's top k: the share of its first k "
+                     "positions holding a judged document (positions past the end of a shorter list count as "
+                     "unjudged), averaged over topics."),
+                Table("collection_summary", summary, "The collection at a glance", digits=1),
+                Table("relevant_per_topic", per_topic, "Judged and relevant documents per topic", digits=0),
+                Table("judged_share", judged.sort("judged@100", descending=True),
+                      "Judged share of each run's top 10, 100 and 1000"))
+    shallow = judged.filter(pl.col("judged@100") < SHALLOW_JUDGED_SHARE)
+    if shallow.height:
+        section.add(Note(f"{shallow.height} of {judged.height} runs have less than "
+                         f"{SHALLOW_JUDGED_SHARE:.0%} of their top 100 judged: deep measures (AP, R@1000, nDCG "
+                         "without cut-off) are computed far below the judging pool for them, where unjudged "
+                         "documents count as non-relevant. See the volatility section."))
+    return section
+
+
+def systems(study: Study) -> Section:
+    """2. Means with 95% CIs, significance against the best system (Holm), heatmap."""
+    rows = []
+    for measure in study.measures:
+        matrix = study.scores[measure]
+        result = compare({measure: matrix}, test=study.settings.test, correction="holm",
+                         alpha=study.settings.alpha)
+        frame = result.frame
+        residual = study.scores.get(measure.replace("RBP(", "RBPresid(", 1)) if measure.startswith("RBP(") else None
+        for row in frame.iter_rows(named=True):
+            values = matrix.system(row["system"])
+            interval = t_interval(values[~np.isnan(values)])
+            rows.append({
+                "measure": measure, "system": row["system"], "mean": row["mean"], "ci_low": interval.low,
+                "ci_high": interval.high, "delta_to_best": row["delta"],
+                "p_holm_vs_best": None if row["is_baseline"] else row["p_adjusted"],
+                "significant": "" if row["is_baseline"] else ("yes" if row["significant"] else "no"),
+                "residual": float(residual.means()[residual.systems.index(row["system"])]) if residual else None,
+            })
+    table = pl.DataFrame(rows, schema={"measure": pl.String, "system": pl.String, "mean": pl.Float64,
+                                       "ci_low": pl.Float64, "ci_high": pl.Float64, "delta_to_best": pl.Float64,
+                                       "p_holm_vs_best": pl.Float64, "significant": pl.String,
+                                       "residual": pl.Float64})
+    section = Section("2. Systems", "systems")
+    section.add(Text(f"Per measure, systems sorted by mean with a 95% t-interval over topics. Each system is "
+                     f"compared with the measure's best system by a two-sided {study.settings.test.replace('_', ' ')}"
+                     f" test; p-values are Holm-adjusted over those comparisons (α = {study.settings.alpha:g}). "
+                     "For RBP the residual is the most the score could rise if unjudged documents were relevant."),
+                Table("system_means", table, "Means, 95% intervals and tests against the best system"))
+    return section
+
+
+def standardization(study: Study) -> Section:
+    """4. Factors (written to factors.tsv), standardized means, rank changes."""
+    matrices = {m: study.scores[m] for m in study.measures}
+    factors = fit_factors(matrices, reference=study.settings.reference)
+    write_factors(factors, study.out_dir / "factors.tsv")
+    factor_table = pl.DataFrame({"topic": list(factors.topics), "measure": list(factors.measures),
+                                 "mean": factors.mean, "sd": factors.sd, "n": factors.n})
+    rows = []
+    for measure, matrix in matrices.items():
+        standardized = apply_factors(matrix, factors)
+        raw, std = matrix.means(), standardized.means()
+        raw_rank = _ranks(raw)
+        std_rank = _ranks(std)
+        for i, system in enumerate(matrix.systems):
+            rows.append({"measure": measure, "system": system, "mean": raw[i], "std_mean": std[i],
+                         "rank": raw_rank[i], "std_rank": std_rank[i]})
+    means = pl.DataFrame(rows).sort(["measure", "std_mean"], descending=[False, True])
+    who = ("all systems" if study.settings.reference is None
+           else f"{len(study.settings.reference)} reference systems")
+    section = Section("4. Standardization", "standardization")
+    section.add(Text(f"Per topic and measure, scores are standardized as z = (x − mean)/sd over {who} and mapped "
+                     "through the normal CDF (std(M) = Φ(z)); a system's standardized score is the mean of "
+                     "std(M) over topics. The factors are in `factors.tsv` (reusable with "
+                     "`irstats standardize apply`)."),
+                Table("standardized_means", means, "Raw and standardized means, with ranks (1 = best)"),
+                Table("factors", factor_table, "Standardization factors per topic"))
+    return section
+
+
+def _ranks(values: np.ndarray) -> np.ndarray:
+    order = np.argsort(-np.nan_to_num(values, nan=-np.inf), kind="stable")
+    ranks = np.empty(len(values), dtype=np.int64)
+    ranks[order] = np.arange(1, len(values) + 1)
+    return ranks
+
+
+def provenance(study: Study, command, seconds: float) -> Section:
+    """7. How it was made: version, options, seeds, command line."""
+    s = study.settings
+    settings = {
+        "qrels": study.qrels_path,
+        "runs": ", ".join(map(str, study.runs)),
+        "measures": ", ".join(s.measures),
+        "reference systems": "all" if s.reference is None else ", ".join(s.reference),
+        "quick": str(s.quick),
+        "seed": str(s.seed),
+        "split-half halvings": str(s.splits),
+        "predictive-power halvings": str(s.predictive_splits),
+        "significance test": f"{s.test}, Holm, alpha {s.alpha:g}",
+        "epsilon (εGM)": f"{s.epsilon:g}",
+        **{f"option {k}": str(v) for k, v in s.options.items()},
+        **{f"version {k}": v for k, v in environment().items()},
+        "seconds": f"{seconds:.1f}",
+    }
+    table = pl.DataFrame({"setting": list(settings), "value": list(settings.values())})
+    section = Section("7. How it was made", "provenance")
+    section.add(Text(f"Command: `{command_line(command)}`"),
+                Table("provenance", table, "Settings, seeds and versions"))
+    return section
+
+
+STAGES = [
+    ("collection", collection),
+    ("systems", systems),
+    ("standardization", standardization),
+]

@@ -1,0 +1,210 @@
+"""``build_report``: from qrels and runs to the whole study, as HTML and Markdown.
+
+Each section is built by one function from the public API (evaluate, aggregate,
+standardize, stats, meta, depth, plots) — the report computes nothing of its own — and
+returns blocks (text, tables, figures). The report is assembled in a scratch folder and
+moved into place only when every stage has succeeded, so a failed run never leaves a
+report that looks complete.
+"""
+
+from __future__ import annotations
+
+import platform
+import shlex
+import shutil
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Callable, Sequence
+
+import numpy as np
+import polars as pl
+
+from irstats.collection import Collection, EvalOptions
+from irstats.errors import InputError, IrstatsError
+from irstats.evaluate import evaluate
+from irstats.measures import canonical_name
+from irstats.report.document import Figure, Note, Section, Table, Text, render_html, render_markdown, write_tables
+from irstats.scores import ScoreMatrix
+
+DEFAULT_REPORT_MEASURES = ("AP", "nDCG@10", "P@10", "RR", "RBP(p=0.8)")
+#: Measures every report evaluates besides the chosen ones (collection facts, residuals).
+SUPPORT_MEASURES = ("NumRel", "NumRet", "Judged@10", "Judged@100", "Judged@1000", "SP")
+
+
+@dataclass
+class StudySettings:
+    """Everything that decides the numbers of a report (printed in its last section)."""
+
+    measures: tuple[str, ...] = DEFAULT_REPORT_MEASURES
+    reference: tuple[str, ...] | None = None
+    quick: bool = False
+    seed: int = 0
+    test: str = "paired_t"
+    alpha: float = 0.05
+    epsilon: float = 0.01
+    pool_depth: int | None = None
+    options: dict = field(default_factory=dict)
+
+    @property
+    def splits(self) -> int:
+        """Random halvings for split-half consistency."""
+        return 200 if self.quick else 2000
+
+    @property
+    def predictive_splits(self) -> int:
+        return 200 if self.quick else 1000
+
+
+@dataclass
+class Study:
+    """The evaluated collection that every section reads from."""
+
+    qrels_path: str
+    collection: Collection
+    scores: dict[str, ScoreMatrix]
+    settings: StudySettings
+    out_dir: Path  # the scratch folder being written
+    runs: list
+
+    @property
+    def measures(self) -> tuple[str, ...]:
+        return self.settings.measures
+
+    def figure_path(self, name: str) -> Path:
+        path = self.out_dir / "figures" / f"{name}.png"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return path
+
+
+@dataclass
+class ReportResult:
+    out_dir: Path
+    html: Path
+    markdown: Path
+    tables: dict[str, pl.DataFrame]
+    seconds: float
+
+
+SectionBuilder = Callable[[Study], Section]
+
+
+def build_report(qrels, runs, out_dir, measures: Sequence[str] | None = None, reference: Sequence[str] | None = None,
+                 quick: bool = False, seed: int = 0, pool_depth: int | None = None, progress: bool = True,
+                 command: Sequence[str] | None = None, **options) -> ReportResult:
+    """Evaluate ``runs`` against ``qrels`` and write the study report to ``out_dir``.
+
+    Writes ``index.html`` (self-contained), ``report.md`` with ``figures/*.png`` (each with
+    its data as CSV), every table as ``tables/*.tsv``, and ``factors.tsv`` (the
+    standardization factors). ``measures`` default to AP, nDCG@10, P@10, RR and RBP(p=0.8);
+    ``reference`` names the systems standardization is fitted on (default: all);
+    ``quick`` uses fewer resamples; ``pool_depth`` is the judging depth for the volatility
+    section (default: estimated from the runs' judged shares). ``options`` go to
+    :func:`irstats.evaluate`.
+    """
+    from irstats.report import sections  # late: sections import the heavier modules
+
+    started = time.perf_counter()
+    chosen = tuple(dict.fromkeys(canonical_name(m) for m in (measures or DEFAULT_REPORT_MEASURES)))
+    settings = StudySettings(measures=chosen, reference=tuple(reference) if reference else None, quick=quick,
+                             seed=seed, pool_depth=pool_depth, options=EvalOptions(**options).as_dict())
+    out_dir = Path(out_dir)
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.partial-", dir=out_dir.parent))
+    stages: list[tuple[str, SectionBuilder]] = sections.STAGES
+    bar = _progress(len(stages) + 2, progress)
+    try:
+        bar.set_description("evaluate")
+        run_list = runs if isinstance(runs, (list, tuple)) else [runs]
+        wanted = list(chosen) + [m for m in _residuals(chosen) if m not in chosen] + list(SUPPORT_MEASURES)
+        scores = evaluate(qrels, run_list, wanted, **options)
+        collection = Collection.load(qrels, qrels_duplicate=settings.options["qrels_duplicate"])
+        study = Study(str(qrels), collection, scores, settings, scratch, list(run_list))
+        bar.update(1)
+        built: list[Section] = []
+        for name, builder in stages:
+            bar.set_description(name)
+            try:
+                built.append(builder(study))
+            except IrstatsError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - name the stage that failed, never a traceback
+                raise IrstatsError(f"report stage {name!r} failed: {type(exc).__name__}: {exc}") from exc
+            bar.update(1)
+        bar.set_description("write")
+        built.append(sections.provenance(study, command, time.perf_counter() - started))
+        title = "irstats evaluation study"
+        subtitle = (f"{len(scores[chosen[0]].systems)} runs, {len(scores[chosen[0]].topics)} topics, qrels "
+                    f"{Path(str(qrels)).name}; made {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC")
+        write_tables(built, scratch)
+        (scratch / "report.md").write_text(render_markdown(title, built, scratch))
+        (scratch / "index.html").write_text(render_html(title, subtitle, built))
+        bar.update(1)
+    except BaseException:
+        shutil.rmtree(scratch, ignore_errors=True)
+        bar.close()
+        raise
+    bar.close()
+    _replace(out_dir, scratch)
+    tables = {b.name: b.frame for s in built for b in s.blocks if isinstance(b, Table)}
+    return ReportResult(out_dir, out_dir / "index.html", out_dir / "report.md", tables,
+                        time.perf_counter() - started)
+
+
+def _residuals(measures: Sequence[str]) -> list[str]:
+    """RBPresid for every RBP measure: the report shows RBP with its residual."""
+    out = []
+    for m in measures:
+        if m.startswith("RBP(") and "rel=" not in m:
+            out.append(m.replace("RBP(", "RBPresid(", 1))
+    return out
+
+
+def _replace(out_dir: Path, scratch: Path) -> None:
+    """Move the finished report into ``out_dir`` (replacing an earlier report there)."""
+    if out_dir.exists():
+        if not (out_dir / "index.html").exists() and any(out_dir.iterdir()):
+            shutil.rmtree(scratch, ignore_errors=True)
+            raise InputError(f"{out_dir} exists and does not hold an irstats report; choose another -o folder")
+        shutil.rmtree(out_dir)
+    scratch.rename(out_dir)
+
+
+class _NoBar:
+    def set_description(self, *_):
+        pass
+
+    def update(self, *_):
+        pass
+
+    def close(self):
+        pass
+
+
+def _progress(total: int, enabled: bool):
+    if not enabled:
+        return _NoBar()
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit="stage", file=sys.stderr, leave=False, disable=not sys.stderr.isatty())
+
+
+def command_line(argv: Sequence[str] | None) -> str:
+    return shlex.join(["irstats", *argv]) if argv is not None else shlex.join(sys.argv)
+
+
+def environment() -> dict[str, str]:
+    import matplotlib
+    import scipy
+
+    from irstats import __version__
+
+    return {"irstats": __version__, "python": platform.python_version(), "numpy": np.__version__,
+            "polars": pl.__version__, "scipy": scipy.__version__, "matplotlib": matplotlib.__version__}
+
+
+__all__ = ["DEFAULT_REPORT_MEASURES", "ReportResult", "Study", "StudySettings", "build_report", "command_line",
+           "environment", "Figure", "Note", "Section", "Table", "Text"]
