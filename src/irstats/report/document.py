@@ -113,7 +113,7 @@ _STYLE = """
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:#1d2329;background:#fafbfc}
 main{max-width:1100px;margin:0 auto;padding:1.5rem 2rem 4rem}
 h1{font-size:1.8rem;margin-bottom:.2rem}h2{margin-top:2.5rem;border-bottom:2px solid #d0d7de;padding-bottom:.3rem}
-nav ol{columns:2;padding-left:1.2rem}nav a{color:#0b5cad;text-decoration:none}
+nav ul{columns:2;padding-left:1.2rem}details{margin:.3rem 0 1rem}summary{cursor:pointer;color:#0b5cad}nav a{color:#0b5cad;text-decoration:none}
 table{border-collapse:collapse;margin:.5rem 0 1.2rem;font-size:.85rem;background:#fff}
 th,td{border:1px solid #d0d7de;padding:.25rem .55rem;text-align:right}th{background:#eef1f4}
 td:first-child,th:first-child{text-align:left}
@@ -131,8 +131,8 @@ def render_html(title: str, subtitle: str, sections: list[Section]) -> str:
              '<meta name="viewport" content="width=device-width, initial-scale=1">',
              f"<title>{html.escape(title)}</title><style>{_STYLE}</style></head><body><main>",
              f"<h1>{html.escape(title)}</h1><p class=\"caption\">{html.escape(subtitle)}</p>",
-             "<nav><ol>" + "".join(f'<li><a href="#{s.anchor}">{html.escape(s.title)}</a></li>' for s in sections)
-             + "</ol></nav>"]
+             "<nav><ul>" + "".join(f'<li><a href="#{s.anchor}">{html.escape(s.title)}</a></li>' for s in sections)
+             + "</ul></nav>"]
     for section in sections:
         parts.append(f'<section id="{section.anchor}"><h2>{html.escape(section.title)}</h2>')
         for block in section.blocks:
@@ -162,7 +162,14 @@ def _html_table(table: Table) -> str:
     head = "".join(f"<th>{html.escape(c)}</th>" for c in table.frame.columns)
     body = "".join("<tr>" + "".join(f"<td>{html.escape(_cell(v, table.digits))}</td>" for v in row) + "</tr>"
                    for row in table.frame.iter_rows())
-    caption = (f'<p class="caption">{_inline(table.caption)} (<code>tables/{html.escape(table.name)}.tsv</code>)</p>'
-               if table.caption else "")
-    return f'{caption}<div class="scroll"><table data-name="{html.escape(table.name)}"><thead><tr>{head}</tr>' \
-           f"</thead><tbody>{body}</tbody></table></div>"
+    caption = (f'{_inline(table.caption)} (<code>tables/{html.escape(table.name)}.tsv</code>)'
+               if table.caption else f"<code>tables/{html.escape(table.name)}.tsv</code>")
+    grid = (f'<div class="scroll"><table data-name="{html.escape(table.name)}"><thead><tr>{head}</tr>'
+            f"</thead><tbody>{body}</tbody></table></div>")
+    if table.frame.height > LONG_TABLE:  # long tables fold away (no script: <details>)
+        return f"<details><summary>{caption}, {table.frame.height} rows</summary>{grid}</details>"
+    return f'<p class="caption">{caption}</p>{grid}'
+
+
+#: Tables with more rows than this are folded in the HTML page (shown in full in Markdown).
+LONG_TABLE = 40
