@@ -1,0 +1,54 @@
+"""``irstats report``: the whole study from qrels and a folder of runs."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from irstats.cli.main import cli
+from irstats.report import DEFAULT_REPORT_MEASURES, build_report
+
+REPORT_EPILOG = """
+\b
+Examples:
+  irstats report --qrels qrels.txt --runs runs/ -o study
+  irstats report --qrels qrels.txt --runs 'runs/*.gz' -m AP -m nDCG@10 -m "RBP(p=0.8)" -o study
+  irstats report --qrels qrels.txt --runs runs/ --reference original.txt --quick -o study
+
+\b
+Writes OUT/index.html (self-contained: open it in any browser, no network needed),
+OUT/report.md with OUT/figures/*.png (each figure's data as CSV beside it), every table
+as OUT/tables/*.tsv, and the standardization factors as OUT/factors.tsv.
+"""
+
+
+@cli.command("report", epilog=REPORT_EPILOG)
+@click.option("--qrels", required=True, type=click.Path(), help="Relevance judgments (TREC qrels, plain or gzip).")
+@click.option("--runs", required=True, multiple=True, help="Run files, a directory or a glob; repeatable.")
+@click.option("-m", "--measure", "measures", multiple=True, metavar="NAME",
+              help=f"Measures to report; repeat for several. Default: {', '.join(DEFAULT_REPORT_MEASURES)}.")
+@click.option("--reference", type=click.Path(exists=True, dir_okay=False),
+              help="File naming the systems to fit standardization on, one per line (default: all).")
+@click.option("--pool-depth", type=int, help="Depth the qrels were pooled to, for the volatility section.")
+@click.option("-l", "--rel-level", default=1, show_default=True, type=int, help="Relevance level (trec_eval -l).")
+@click.option("--quick", is_flag=True, help="Fewer resamples: a first look in seconds.")
+@click.option("--seed", default=0, show_default=True, type=int, help="Seed of every random procedure.")
+@click.option("-o", "--out", "out_dir", required=True, type=click.Path(file_okay=False), help="Output folder.")
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+def report_command(qrels, runs, measures, reference, pool_depth, rel_level, quick, seed, out_dir, quiet):
+    """Write a complete evaluation study of RUNS against QRELS: HTML and Markdown.
+
+    Sections: the collection (judged shares), systems (means, 95% intervals, tests against
+    the best), aggregation (and its split-half consistency), standardization, predictive
+    power between measures, volatility over evaluation depth, and how it was made.
+    """
+    names = None
+    if reference:
+        names = [line.strip() for line in Path(reference).read_text().splitlines()
+                 if line.strip() and not line.startswith("#")]
+    result = build_report(qrels, list(runs), out_dir, measures=list(measures) or None, reference=names,
+                          quick=quick, seed=seed, pool_depth=pool_depth, progress=not quiet,
+                          command=sys.argv[1:] if sys.argv[0].endswith("irstats") else None, rel_level=rel_level)
+    click.echo(f"Report written in {result.seconds:.1f} s: {result.html} (and {result.markdown})")
