@@ -1,0 +1,277 @@
+"""``irstats comparability``: cross-collection comparability of raw, R-normalised and
+standardized scores (METHODS.md §5.4)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+import numpy as np
+import polars as pl
+
+from irstats.cli.common import load_scores
+from irstats.cli.experiment_common import OUTPUT_FORMATS, emit_frame, fmt_number, progress_bar, text_table
+from irstats.cli.main import cli
+from irstats.cli.standardize_cmd import read_names
+from irstats.errors import InputError
+from irstats.meta.comparability import (BaselineResult, compare_collections, ideal_scores_from_qrels, metric_forms,
+                                        metric_group, normalisation_of, num_relevant_from_qrels,
+                                        randomized_baseline, union_topics)
+from irstats.scores import ScoreMatrix
+
+COMPARABILITY_EPILOG = """
+\b
+Examples:
+  irstats comparability robust04/ -m AP                 # baseline on topics 351-450 (R from num_rel)
+  irstats comparability robust04/ -m AP -m P@10 -m nDCG --partitions 1000 --plot f8.png
+  irstats comparability t7.tsv t8.tsv -m AP --labels T7,T8   # observed pair + baseline on the union
+  irstats comparability scores.tsv -m SP -m DCG --qrels qrels.txt --format json -o comparability.json
+  irstats comparability --qrels qrels.txt --runs 'runs/*.gz' -m AP -m P@10
+
+\b
+Each measure is compared in three forms: raw (SP, DCG, P@10, binary RBP), R-normalised
+(AP = SP/R, nDCG = DCG/IDCG, P@10 ÷ min(R,10)/10, RBP ÷ (1 − p^min(R,m))) and
+standardized (Φ of the z-score; factors from --factors, else fitted on --reference or all
+systems). R comes from --num-rel (a score file with num_rel), from --qrels, or from a
+num_rel measure in SCORES; without it only the given form and its standardized form are
+compared. The DCG ideal needs --qrels.
+\b
+One score file: the randomised baseline on its topics — --partitions random 50/50 splits
+give the dRMSE distribution (mean, 2.5/97.5/99% quantiles), --fp-partitions give the rate
+of systems significantly different from themselves (two-tailed two-sample t at --alpha;
+mean and 97.5% quantile); discriminative power is the paired-t share of system pairs with
+p < alpha. Two score files (same systems): the observed dRMSE between them, the count of
+systems significantly better on one than on the other (one-tailed, α = 0.025), their FP
+rate, and the baseline on the union of their topics. --plot writes figures F8 (dRMSE) and
+F9 (FILE-fp: false positives), each with its data as CSV.
+"""
+
+
+def _r_sources(index: int, scores: dict[str, ScoreMatrix], num_rel_files, qrels_files, need_ideal: set[str]):
+    """(num_rel, {measure: ideal}) for the score file at position ``index``."""
+    num_rel = None
+    ideals: dict[str, dict] = {}
+    if index < len(num_rel_files):
+        other = load_scores(num_rel_files[index], None, (), ())
+        if "NumRel" not in other:
+            raise InputError("no num_rel (NumRel) measure in this file", path=str(num_rel_files[index]))
+        num_rel = other["NumRel"]
+    if index < len(qrels_files):
+        if num_rel is None:
+            num_rel = num_relevant_from_qrels(qrels_files[index])
+        for m in need_ideal:
+            ideals[m] = ideal_scores_from_qrels(qrels_files[index], m)
+    if num_rel is None and "NumRel" in scores:
+        num_rel = scores["NumRel"]
+    return num_rel, ideals
+
+
+def _select(scores: dict[str, ScoreMatrix], measures, source: str) -> list[ScoreMatrix]:
+    from irstats.measures import canonical_name
+
+    out = []
+    for name in measures or ("AP",):
+        key = name
+        if key not in scores:
+            try:
+                key = canonical_name(name)
+            except Exception:  # noqa: BLE001 - a name irstats cannot parse may still be in the file
+                key = name
+        if key not in scores:
+            raise InputError(f"measure {name!r} is not in the scores; they have {', '.join(scores)}", path=source)
+        out.append(scores[key])
+    return out
+
+
+def _forms_of(matrices: list[ScoreMatrix], num_rel, ideals, factors, reference) -> dict[str, dict[str, ScoreMatrix]]:
+    groups: dict[str, dict[str, ScoreMatrix]] = {}
+    for m in matrices:
+        ideal = None
+        try:
+            rule = normalisation_of(m.measure)
+            ideal = ideals.get(rule.raw)
+        except InputError:
+            pass
+        groups[metric_group(m.measure)] = metric_forms(m, num_rel=num_rel, ideal=ideal, factors=factors,
+                                                       reference=reference)
+    return groups
+
+
+def _ideal_measures(matrices: list[ScoreMatrix]) -> set[str]:
+    out = set()
+    for m in matrices:
+        try:
+            rule = normalisation_of(m.measure)
+        except InputError:
+            continue
+        if rule.needs == "ideal":
+            out.add(rule.raw)
+    return out
+
+
+def format_baseline_table(result: BaselineResult, observed: pl.DataFrame | None = None,
+                          labels: tuple[str, str] | None = None) -> str:
+    """The baseline table, and the observed comparison below it when there is one."""
+    frame = result.frame()
+    systems = sorted(set(frame["systems"].to_list()))
+    lines = [f"Randomised baseline: {len(result.topics)} topics in random 50/50 partitions, "
+             f"{'/'.join(map(str, systems))} systems; {result.n_partitions} partitions for dRMSE, "
+             f"{result.n_fp_partitions} for false positives; seed {result.seed}; "
+             f"{'pooled' if result.equal_var else 'Welch'} two-sample t, α = {result.alpha:g}", ""]
+    header = ["metric", "form", "measure", "dRMSE", "2.5%", "97.5%", "99%", "FP mean", "FP 97.5%", "disc. power"]
+    rows = [[r["group"], r["form"], r["measure"], fmt_number(r["drmse_mean"]), fmt_number(r["drmse_q2.5"]),
+             fmt_number(r["drmse_q97.5"]), fmt_number(r["drmse_q99"]), fmt_number(r["fp_mean"]),
+             fmt_number(r["fp_q97.5"]), fmt_number(r["discriminative_power"])] for r in frame.iter_rows(named=True)]
+    text = "\n".join(lines) + "\n" + text_table(header, rows, left=3)
+    if observed is not None and labels is not None:
+        a, b = labels
+        text += (f"\nObserved: {a} vs {b}; dRMSE against the baseline on their pooled topics "
+                 "(share of baseline values at or below it); counts of systems significantly better on one "
+                 "than the other (one-tailed, α = 0.025); FP = two-tailed rate at α\n\n")
+        header = ["metric", "form", "dRMSE", "baseline mean", "baseline 99%", "percentile", f"{a}>{b}", f"{b}>{a}",
+                  "FP rate"]
+        rows = [[r["group"], r["form"], fmt_number(r["observed_drmse"]), fmt_number(r["drmse_mean"]),
+                 fmt_number(r["drmse_q99"]), fmt_number(r["observed_percentile"], 3), str(r["better_first"]),
+                 str(r["better_second"]), fmt_number(r["observed_fp_rate"])]
+                for r in observed.iter_rows(named=True)]
+        text += text_table(header, rows, left=2)
+    return text
+
+
+@cli.command("comparability", epilog=COMPARABILITY_EPILOG)
+@click.argument("scores_paths", nargs=-1, metavar="[SCORES] [SCORES2]", type=click.Path())
+@click.option("-m", "--measure", "measures", multiple=True, metavar="NAME",
+              help="Measure(s) to compare (default AP); given in either form (SP or AP, DCG or nDCG, P@10, RBP).")
+@click.option("--num-rel", "num_rel_files", multiple=True, type=click.Path(), metavar="FILE",
+              help="Score file with num_rel per topic, one per SCORES in order (default: num_rel in SCORES).")
+@click.option("--qrels", "qrels_files", multiple=True, type=click.Path(), metavar="FILE",
+              help="Qrels for R and the ideal DCG, one per SCORES in order; with --runs and no SCORES, "
+                   "the runs are evaluated against it.")
+@click.option("--runs", multiple=True, help="Run files, directories or globs to evaluate (with one --qrels).")
+@click.option("--labels", metavar="A,B", help="Names of the two collections (default: the file names).")
+@click.option("--reference", "reference_file", type=click.Path(dir_okay=False), metavar="NAMES_FILE",
+              help="Systems whose scores give the standardization factors (default: all).")
+@click.option("--factors", "factors_file", type=click.Path(dir_okay=False), metavar="FILE",
+              help="Stored standardization factors (irstats TSV or trec_eval -Z) instead of fitting them.")
+@click.option("--partitions", "n_partitions", default=1000, show_default=True, type=int,
+              help="Random 50/50 partitions for the dRMSE distribution.")
+@click.option("--fp-partitions", "n_fp_partitions", default=2000, show_default=True, type=int,
+              help="Random 50/50 partitions for the false-positive rates.")
+@click.option("--seed", default=0, show_default=True, type=int, help="Random seed: the same seed, the same numbers.")
+@click.option("--alpha", default=0.05, show_default=True, type=float, help="Level of the two-tailed tests.")
+@click.option("--equal-var", is_flag=True, help="Pooled two-sample t-test instead of Welch's.")
+@click.option("--plot", "plot_path", type=click.Path(dir_okay=False), metavar="FILE",
+              help="Write figures F8 (FILE) and F9 (FILE with -fp before the suffix), each with a CSV beside it.")
+@click.option("--format", "fmt", type=click.Choice(list(OUTPUT_FORMATS)), default="table", show_default=True,
+              help="Output format.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), help="Write to FILE, not stdout.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
+def comparability_command(scores_paths, measures, num_rel_files, qrels_files, runs, labels, reference_file,
+                          factors_file, n_partitions, n_fp_partitions, seed, alpha, equal_var, plot_path, fmt,
+                          output, quiet):
+    """Cross-collection comparability of raw, R-normalised and standardized scores (METHODS.md §5.4).
+
+    With one score file, the randomised baseline on its topic pool; with two (over the same
+    systems), the observed comparison and the baseline on the union of their topics.
+    """
+    if len(scores_paths) > 2:
+        raise InputError(f"give one or two score files, not {len(scores_paths)}")
+    if runs:
+        if scores_paths:
+            raise InputError("give either SCORES or --qrels/--runs, not both")
+        if len(qrels_files) != 1:
+            raise InputError("--runs needs exactly one --qrels")
+        wanted = list(dict.fromkeys([*(measures or ("AP",)), "NumRel"]))
+        collections = {"runs": load_scores(None, qrels_files[0], runs, wanted)}
+        sources = ["runs"]
+    else:
+        if not scores_paths:
+            raise InputError("no scores: give a SCORES file (or two), or --qrels Q --runs RUN...")
+        collections = {}
+        sources = list(scores_paths)
+        names = [Path(p).name.split(".")[0] or str(p) for p in scores_paths]
+        if labels:
+            names = [s.strip() for s in labels.split(",")]
+            if len(names) != len(scores_paths) or len(set(names)) != len(names):
+                raise InputError(f"--labels needs {len(scores_paths)} distinct names, not {labels!r}")
+        elif len(set(names)) != len(names):
+            names = ["A", "B"]
+        for name, path in zip(names, scores_paths):
+            collections[name] = load_scores(path, None, (), ())
+    for what, files in (("--num-rel", num_rel_files), ("--qrels", qrels_files)):
+        if len(files) > len(collections):
+            raise InputError(f"{what} is given {len(files)} times for {len(collections)} score file(s)")
+    reference = read_names(reference_file) if reference_file else None
+    factors = None
+    if factors_file:
+        from irstats.standardize import read_any_factors
+
+        factors = read_any_factors(factors_file)
+
+    forms = {}
+    for k, ((label, scores), source) in enumerate(zip(collections.items(), sources)):
+        chosen = _select(scores, measures, str(source))
+        num_rel, ideals = _r_sources(k, scores, num_rel_files, qrels_files, _ideal_measures(chosen))
+        forms[label] = _forms_of(chosen, num_rel, ideals, factors, reference)
+
+    labels_t = tuple(forms)
+    observed = None
+    if len(forms) == 1:
+        pooled = forms[labels_t[0]]
+    else:
+        a, b = labels_t
+        shared = set(next(iter(next(iter(forms[a].values())).values())).systems) & \
+            set(next(iter(next(iter(forms[b].values())).values())).systems)
+        if len(shared) < 2:
+            raise InputError(f"{a} and {b} share {len(shared)} system(s); comparing collections needs the same "
+                             "systems on both")
+        pooled, obs_rows = {}, []
+        for group in forms[a]:
+            if group not in forms[b]:
+                continue
+            for form in forms[a][group]:
+                if form not in forms[b][group]:
+                    continue
+                ma, mb = forms[a][group][form], forms[b][group][form]
+                pooled.setdefault(group, {})[form] = union_topics(ma, mb, (a, b))
+                comp = compare_collections({a: ma, b: mb}, alpha=alpha, equal_var=equal_var)
+                obs_rows.append({"group": group, "form": form, "observed_drmse": float(comp.drmse[0, 1]),
+                                 "observed_rmse": float(comp.rmse[0, 1]), "better_first": int(comp.better[0, 1]),
+                                 "better_second": int(comp.better[1, 0]),
+                                 "observed_fp_rate": float(comp.fp_rate[0, 1])})
+        if not obs_rows:
+            raise InputError(f"{a} and {b} have no measure form in common")
+        observed = pl.DataFrame(obs_rows)
+
+    n_forms = sum(len(f) for f in pooled.values())
+    with progress_bar(n_forms * max(n_partitions, n_fp_partitions, 0), "comparability", quiet) as update:
+        result = randomized_baseline(pooled, n_partitions, n_fp_partitions, seed, alpha, equal_var,
+                                     progress=update)
+    frame = result.frame()
+    if observed is not None:
+        pct = []
+        for r in observed.iter_rows(named=True):
+            d = result.drmse[(r["group"], r["form"])]
+            pct.append(float(np.mean(d <= r["observed_drmse"])))
+        observed = observed.with_columns(pl.Series("observed_percentile", pct))
+        frame = frame.join(observed, on=["group", "form"], how="left", maintain_order="left")
+
+    if plot_path:
+        from irstats.plots.common import save
+        from irstats.plots.standardization import (drmse_data, false_positive_data, plot_drmse,
+                                                   plot_false_positives)
+
+        path = Path(plot_path)
+        save(plot_drmse(result, title=f"dRMSE, {n_partitions} random partitions of {len(result.topics)} topics"),
+             path, drmse_data(result))
+        fp_path = path.with_name(f"{path.stem}-fp{path.suffix}")
+        save(plot_false_positives(result, title=f"False positives, {n_fp_partitions} random partitions"),
+             fp_path, false_positive_data(result))
+
+    json_data = result.to_dict()
+    if observed is not None:
+        json_data["collections"] = list(labels_t)
+        json_data["rows"] = frame.to_dicts()
+    table = format_baseline_table(result, frame if observed is not None else None,
+                                  labels_t if observed is not None else None) if fmt == "table" else None
+    emit_frame(frame, fmt, output, table, json_data)
