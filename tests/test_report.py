@@ -1,0 +1,179 @@
+"""The study report: every table equals the API that makes it; the page renders in Chromium."""
+
+from __future__ import annotations
+
+import shutil
+
+import numpy as np
+import polars as pl
+import pytest
+
+import irstats
+from irstats.demo import make_demo_collection
+from irstats.errors import IrstatsError
+from irstats.report import build_report
+from irstats.standardize import apply_factors, fit_factors, read_factors
+from irstats.stats import compare, t_interval
+
+MEASURES = ["AP", "nDCG@10", "P@10", "RR", "RBP(p=0.8)"]
+
+
+def read_table(report, name) -> pl.DataFrame:
+    return pl.read_csv(report.out_dir / "tables" / f"{name}.tsv", separator="\t", infer_schema_length=None,
+                       schema_overrides={"topic": pl.String, "system": pl.String})
+
+
+@pytest.fixture(scope="module")
+def demo_report(tmp_path_factory):
+    base = tmp_path_factory.mktemp("demo")
+    demo = make_demo_collection(base / "collection", seed=5)
+    report = build_report(demo.qrels, demo.runs, base / "report", quick=True, progress=False)
+    return demo.qrels, demo.runs, report
+
+
+@pytest.fixture(scope="module")
+def dl19_report(shared_data, tmp_path_factory):
+    base = shared_data / "trec-dl-2019-passage"
+    qrels, runs = base / "qrels.dl19-passage.txt", sorted((base / "runs").glob("*.run.gz"))
+    report = build_report(qrels, runs, tmp_path_factory.mktemp("dl19") / "report", quick=True, progress=False,
+                          rel_level=2)
+    return qrels, runs, report
+
+
+@pytest.fixture(params=["demo", "dl19"])
+def built(request, demo_report, dl19_report):
+    qrels, runs, report = demo_report if request.param == "demo" else dl19_report
+    options = {"rel_level": 2} if request.param == "dl19" else {}
+    scores = irstats.evaluate(qrels, runs, MEASURES + ["RBPresid(p=0.8)", "Judged@10", "Judged@100",
+                                                      "Judged@1000", "NumRel"], **options)
+    return report, scores, options
+
+
+def test_outputs_exist(built):
+    report, _, _ = built
+    for name in ("index.html", "report.md", "factors.tsv"):
+        assert (report.out_dir / name).stat().st_size > 0
+    html = (report.out_dir / "index.html").read_text()
+    assert "http://" not in html and "https://" not in html  # self-contained: nothing to fetch
+    for table in report.tables:
+        assert (report.out_dir / "tables" / f"{table}.tsv").exists()
+        assert f'data-name="{table}"' in html
+
+
+def test_judged_share_table(built):
+    report, scores, _ = built
+    table = read_table(report, "judged_share")
+    for k in (10, 100, 1000):
+        expected = dict(zip(scores[f"Judged@{k}"].systems, scores[f"Judged@{k}"].means()))
+        for system, value in zip(table["system"], table[f"judged@{k}"]):
+            assert value == pytest.approx(expected[system], abs=1e-12)
+
+
+def test_system_means_table(built):
+    report, scores, _ = built
+    table = read_table(report, "system_means")
+    for measure in MEASURES:
+        rows = table.filter(pl.col("measure") == measure)
+        matrix = scores[measure]
+        comparison = compare({measure: matrix}, test="paired_t", correction="holm").frame
+        p_adjusted = dict(zip(comparison["system"], comparison["p_adjusted"]))
+        assert rows.height == len(matrix.systems)
+        assert rows["mean"].to_list() == sorted(rows["mean"].to_list(), reverse=True)
+        for row in rows.iter_rows(named=True):
+            values = matrix.system(row["system"])
+            assert row["mean"] == pytest.approx(float(np.nanmean(values)), abs=1e-12)
+            interval = t_interval(values[~np.isnan(values)])
+            assert (row["ci_low"], row["ci_high"]) == pytest.approx((interval.low, interval.high), abs=1e-12)
+            if row["p_holm_vs_best"] is not None:
+                assert row["p_holm_vs_best"] == pytest.approx(p_adjusted[row["system"]], abs=1e-12)
+        residuals = rows["residual"].to_list()
+        if measure.startswith("RBP("):
+            resid = scores["RBPresid(p=0.8)"]
+            expected = dict(zip(resid.systems, resid.means()))
+            assert residuals == pytest.approx([expected[s] for s in rows["system"]], abs=1e-12)
+
+
+def test_standardization_tables(built):
+    report, scores, _ = built
+    factors = fit_factors({m: scores[m] for m in MEASURES})
+    written = read_factors(report.out_dir / "factors.tsv")
+    expected = {(t, m): (mu, sd) for t, m, mu, sd in zip(factors.topics, factors.measures, factors.mean, factors.sd)}
+    got = {(t, m): (mu, sd) for t, m, mu, sd in zip(written.topics, written.measures, written.mean, written.sd)}
+    assert got.keys() == expected.keys()
+    for key, (mu, sd) in expected.items():
+        assert got[key] == pytest.approx((mu, sd), abs=1e-15, nan_ok=True)
+    table = read_table(report, "standardized_means")
+    for measure in MEASURES:
+        standardized = apply_factors(scores[measure], factors)
+        expected = dict(zip(standardized.systems, standardized.means()))
+        for row in table.filter(pl.col("measure") == measure).iter_rows(named=True):
+            assert row["std_mean"] == pytest.approx(expected[row["system"]], abs=1e-12)
+
+
+def test_collection_summary(built):
+    report, scores, options = built
+    table = dict(read_table(report, "collection_summary").iter_rows())
+    num_rel = scores["NumRel"]
+    assert float(table["runs"]) == len(num_rel.systems)
+    per_topic = read_table(report, "relevant_per_topic")
+    reference = dict(zip(num_rel.topics, np.nanmax(num_rel.values, axis=0)))
+    for topic, relevant in zip(per_topic["topic"], per_topic["relevant"]):
+        if topic in reference:
+            assert relevant == reference[topic]
+
+
+def test_failed_stage_leaves_no_report(tmp_path, monkeypatch, demo_report):
+    qrels, runs, _ = demo_report
+    from irstats.report import sections
+
+    def broken(study):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(sections, "STAGES", [("collection", sections.collection), ("broken", broken)])
+    target = tmp_path / "out"
+    with pytest.raises(IrstatsError, match="broken"):
+        build_report(qrels, runs, target, quick=True, progress=False)
+    assert not target.exists()
+    assert not list(tmp_path.glob(".out.partial-*"))
+
+
+def test_cli_report(tmp_path, demo_report, capsys):
+    from irstats.cli.main import main
+
+    qrels, runs, _ = demo_report
+    main(["report", "--qrels", str(qrels), "--runs", str(runs[0].parent), "--quick", "--quiet",
+          "-o", str(tmp_path / "r")])
+    assert "index.html" in capsys.readouterr().out
+
+
+def test_renders_in_chromium(demo_report, tmp_path):
+    """Every section and figure renders with the network off, without console errors."""
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        pytest.fail("Chromium is not installed: it is Debian's 'chromium' package, installed by ./install.sh")
+    from playwright.sync_api import sync_playwright
+
+    _, _, report = demo_report
+    html = report.out_dir / "index.html"
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, args=[
+            "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+            "--disable-sync", "--no-first-run"])
+        context = browser.new_context(offline=True, viewport={"width": 1280, "height": 900})
+        page = context.new_page()
+        errors: list[str] = []
+        requests: list[str] = []
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.on("request", lambda r: requests.append(r.url))
+        page.goto(html.as_uri())
+        page.wait_for_load_state("load")
+        anchors = page.eval_on_selector_all("section", "els => els.map(e => e.id)")
+        images = page.eval_on_selector_all("figure img", "els => els.map(e => [e.complete, e.naturalWidth])")
+        page.screenshot(path=str(tmp_path / "report.png"), full_page=False)
+        browser.close()
+    assert anchors[:2] == ["collection", "systems"] and anchors[-1] == "provenance"
+    assert all(complete and width > 0 for complete, width in images)
+    assert not errors
+    assert all(url.startswith(("file:", "data:")) for url in requests)
+    assert (tmp_path / "report.png").stat().st_size > 10_000
