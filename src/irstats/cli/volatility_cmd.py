@@ -1,0 +1,137 @@
+"""``irstats volatility``: how scores and system orderings move with the evaluation depth."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from irstats.cli.main import cli
+from irstats.cli.output import emit_text
+from irstats.depth.pooling import read_names, simulate_pool
+from irstats.depth.sweep import DEFAULT_SWEEP_MEASURES, FORMS, sweep
+from irstats.depth.volatility import volatility
+from irstats.errors import InputError
+from irstats.scores import write_frame
+from irstats.stats.pairwise import PAIRWISE_TESTS
+
+STAT_FORMATS = ("table", "markdown", "tsv", "csv", "json")
+_CONDENSED = {"both": FORMS, "yes": ("condensed",), "no": ("judged-as-nonrel",)}
+
+VOLATILITY_EPILOG = f"""
+\b
+Examples:
+  irstats volatility qrels.txt runs/ --pool-depth 10
+  irstats volatility qrels.txt runs/*.gz --pool-depth 100 --contributing pooled.txt -m AP_min -m "RBP(p=0.8)"
+  irstats volatility qrels.txt runs/ --pool-depth 10 --depths all -o trajectories.tsv --plot f12.png
+  irstats volatility qrels.txt runs/ --pool-depth 20 --depths 1,5,10,20,100,1000 --condensed no --format tsv
+
+\b
+What it does (METHODS.md §5.5, *Observed Volatility*):
+  1. simulates the pool: the qrels lines of documents that some contributing run
+     (default: every RUN; --contributing: a file of run names, one per line) ranks
+     at depth <= d; everything else becomes unjudged. Without --pool-depth, d is the
+     depth to which every contributing run is judged on every topic.
+  2. scores every RUN at every depth k of the grid (default: 1..20, 25, 30, 40, 50,
+     60, 80, 100, 120, 150, 200, 250, 300, 400, 500, 600, 800, 1000, and d; 'all' =
+     1..M), unjudged documents as non-relevant and condensed (-J) against the
+     simulated qrels, all depths from one judgments tensor;
+  3. prints one row per measure and form of volatility statistics.
+
+\b
+Measures (no @k: the depth is swept): {', '.join(DEFAULT_SWEEP_MEASURES)} (default),
+  also SP, DCG, P, R, RR, Judged, with parameters, e.g. "RBP(p=0.95)", "nDCG(gain=exp)".
+
+\b
+-o FILE writes the trajectories as a tidy file with the columns
+  system  measure  form  depth  value
+where measure is the swept name (AP_min) and depth k its own column (the row
+AP_min, 10 is the engine's AP_min@10), form is judged-as-nonrel or condensed, and
+value the system's mean over topics. The format follows the suffix (.tsv, .csv,
+.json, .parquet; otherwise TSV). --by-depth FILE writes the per-depth statistics.
+"""
+
+
+def _format_for(path: str) -> str:
+    suffix = Path(path).suffix.lower().lstrip(".")
+    return {"csv": "csv", "json": "json", "parquet": "parquet", "pq": "parquet"}.get(suffix, "tsv")
+
+
+@cli.command("volatility", epilog=VOLATILITY_EPILOG)
+@click.argument("qrels", metavar="QRELS")
+@click.argument("runs", nargs=-1, required=True, metavar="RUN...")
+@click.option("--pool-depth", "pool_depth", type=int, default=None, metavar="d",
+              help="Pool depth d to simulate (default: the depth to which every contributing run is judged).")
+@click.option("--contributing", type=click.Path(exists=True, dir_okay=False), metavar="NAMES_FILE",
+              help="File of the run names that fed the pool, one per line (default: every RUN).")
+@click.option("--depths", default=None, metavar="K,K,...|all",
+              help="Evaluation depths (d is always added); 'all' = 1..M. Default: METHODS §5.5 grid.")
+@click.option("-m", "--measure", "measures", multiple=True, metavar="NAME",
+              help="Measure to sweep, without @k; repeat for several. Default: all eight listed below.")
+@click.option("--condensed", type=click.Choice(sorted(_CONDENSED)), default="both", show_default=True,
+              help="Forms: both, condensed only (yes), or unjudged-as-non-relevant only (no).")
+@click.option("--test", default="paired_t", show_default=True, metavar="NAME",
+              help=f"Significance test for discrimination and overturn rates: {'|'.join(PAIRWISE_TESTS)}.")
+@click.option("--alpha", default=0.05, show_default=True, type=float, help="Significance level.")
+@click.option("-n", "--resamples", "n_resamples", default=10000, show_default=True, type=int,
+              help="Resamples for the bootstrap, randomization and tukey tests.")
+@click.option("--seed", default=0, show_default=True, type=int, help="Random seed of the resampling tests.")
+@click.option("-l", "--rel-level", default=1, show_default=True, type=int,
+              help="Relevance level for the binary measures (AP family, P, R, RR).")
+@click.option("-M", "--depth", "max_depth", default=1000, show_default=True, type=int,
+              help="Keep the first M documents per topic (the deepest evaluation).")
+@click.option("--order", type=click.Choice(["score", "rank", "file"]), default="score", show_default=True,
+              help="Ranking within a topic: score desc then docno desc (trec_eval), the rank column, or file order.")
+@click.option("--float32", "float32", is_flag=True, help="Read scores as 32-bit floats (trec_eval <= 9).")
+@click.option("--on-duplicate", type=click.Choice(["error", "first"]), default="error", show_default=True,
+              help="A document twice in one topic of a run: stop, or keep its first occurrence.")
+@click.option("--plot", "plot_path", type=click.Path(dir_okay=False, writable=True), metavar="FILE",
+              help="Draw the trajectories (F12: measures × forms) to FILE (PNG/SVG/PDF), data as CSV beside it.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), metavar="FILE",
+              help="Write the trajectories (system measure form depth value) to FILE.")
+@click.option("--by-depth", "by_depth_path", type=click.Path(dir_okay=False, writable=True), metavar="FILE",
+              help="Write the statistics of every measure, form and depth to FILE.")
+@click.option("--format", "fmt", type=click.Choice(STAT_FORMATS), default="table", show_default=True,
+              help="Format of the statistics printed on stdout.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress bars or notes on stderr.")
+def volatility_command(qrels, runs, pool_depth, contributing, depths, measures, condensed, test, alpha, n_resamples,
+                       seed, rel_level, max_depth, order, float32, on_duplicate, plot_path, output, by_depth_path, fmt,
+                       quiet):
+    """Volatility over evaluation depth: scores of RUN files at depths k up to and past the pool depth.
+
+    Simulates a depth-d pool of the contributing runs over QRELS, scores every RUN at
+    every depth of the grid in both forms, and prints, per measure and form, how far the
+    system ordering moves: τ_b with the deepest ordering, swaps, crossings, total
+    variation, discrimination and how many significant findings at k = d are overturned.
+    """
+    if test not in PAIRWISE_TESTS:
+        raise InputError(f"unknown test {test!r}; expected one of {', '.join(PAIRWISE_TESTS)}")
+    show = not quiet and sys.stderr.isatty()
+    names = read_names(contributing) if contributing else None
+    pool = simulate_pool(qrels, list(runs), pool_depth, names, rel_level=rel_level, depth=max_depth, order=order,
+                         score_dtype="float32" if float32 else "float64", on_duplicate=on_duplicate)
+    if not quiet:
+        how = "given" if pool_depth is not None else "the contributing runs' complete depth"
+        click.echo(f"irstats: pool depth d = {pool.pool_depth} ({how}); {len(pool.contributing)} of "
+                   f"{len(pool.systems)} runs contributing; the simulated pool keeps {int(pool.in_pool.sum())} of "
+                   f"{len(pool.first_rank)} qrels lines", err=True)
+    result = sweep(pool, list(measures) or DEFAULT_SWEEP_MEASURES, depths, forms=_CONDENSED[condensed],
+                   progress=show)
+    stats = volatility(result, test=test, alpha=alpha, n_resamples=n_resamples, seed=seed, progress=show)
+    if output:
+        write_frame(result.to_frame(), output, _format_for(output))
+    if by_depth_path:
+        write_frame(stats.by_depth, by_depth_path, _format_for(by_depth_path))
+    if plot_path:
+        from irstats.plots import save
+        from irstats.plots.volatility import plot_data, trajectory_grid
+
+        axes = trajectory_grid(result)
+        save(axes.flat[0], plot_path, plot_data(axes), dpi=100)
+    if fmt == "table":
+        emit_text(stats.table(), None)
+    elif fmt == "markdown":
+        emit_text(stats.markdown(), None)
+    else:
+        sys.stdout.write(write_frame(stats.summary, None, fmt))

@@ -1,0 +1,353 @@
+"""Pool simulation: the qrels a depth-d pool of some contributing runs would have produced.
+
+METHODS.md §5.5 and §2.3. Given qrels, the contributing runs (default: every run) and a
+pool depth d, the simulated qrels keep exactly the qrels lines of documents that some
+contributing run ranks at depth ≤ d (after the engine's ordering, trec_eval's by default,
+and truncation at M); every other document becomes unjudged.
+
+How it is computed. The engine builds its judgments tensor once against a copy of the
+qrels whose grade column holds each line's *row number*: the tensor then tells, for every
+system, topic and rank, which qrels line (if any) the ranked document is. Everything here
+is a vectorised operation on that tensor:
+
+- the shallowest rank at which a contributing run retrieves each qrels line
+  (``first_rank``), hence the pool at any depth d′ (``first_rank ≤ d′``);
+- R_k for AP_pool: relevant lines with ``first_rank ≤ min(k, d)``, for all k at once by a
+  histogram over (topic, first rank) and a cumulative sum;
+- the judgments tensor against the simulated qrels (grades looked up by line number) —
+  the same tensor :func:`irstats.judgments.build_judgments` gives for the simulated qrels;
+- the per-topic complete depth d_t.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Sequence
+
+import numpy as np
+import polars as pl
+
+from irstats.collection import Collection, EvalOptions, RunSet
+from irstats.errors import InputError, warn
+from irstats.evaluate import BATCH_BYTES
+from irstats.judgments import PADDING, UNJUDGED, Judgments, build_judgments, qrels_index, stack_runs
+
+_NEVER = np.iinfo(np.int64).max  # first_rank of a qrels line no contributing run retrieves
+
+
+@dataclass
+class RankedLines:
+    """For every system, topic and rank: the row of the qrels line of the ranked document.
+
+    ``lines[s, t, r]`` is a row of ``collection.qrels`` (≥ 0), ``UNJUDGED`` (−1) when the
+    document has no qrels line, ``PADDING`` (−2) past the end of the list. ``n_ret`` and
+    ``present`` are the engine's (METHODS.md §1.5–1.8).
+    """
+
+    lines: np.ndarray  # (S, T, K) int
+    n_ret: np.ndarray  # (S, T)
+    present: np.ndarray  # (S, T) bool
+    systems: tuple[str, ...]
+    topics: tuple[str, ...]  # the collection's topics (every topic with a qrels line)
+
+    @property
+    def depth(self) -> int:
+        return self.lines.shape[2]
+
+
+def ranked_lines(collection: Collection, runset: RunSet, options: EvalOptions,
+                 systems: Sequence[int] | None = None) -> RankedLines:
+    """The engine's judgments tensor with qrels row numbers in place of grades.
+
+    Runs are read in batches of about ``irstats.evaluate.BATCH_BYTES`` of text, as
+    :func:`irstats.evaluate` reads them, and the batches' tensors are put side by side.
+    """
+    frame = collection.qrels.select("topic", "docno", pl.int_range(pl.len(), dtype=pl.Int64).alias("rel"))
+    numbered = Collection(frame, collection.topics, collection.source)
+    opts = dataclasses.replace(options, judged_only=False, negative_rel="unjudged", g_max=None)
+    systems = list(range(len(runset.parts))) if systems is None else list(systems)
+    parts: list[Judgments] = []
+    chosen = set(systems)
+    for batch in runset.batches(BATCH_BYTES):
+        batch = [i for i in batch if i in chosen]
+        if batch:
+            stacked = stack_runs(runset, batch, collection.topics, opts)
+            parts.append(build_judgments(numbered, runset, opts, systems=batch, stacked=stacked))
+            del stacked
+    order = [i for part in runset.batches(BATCH_BYTES) for i in part if i in chosen]
+    width = max(p.grades.shape[2] for p in parts)
+    dtype = np.result_type(*(p.grades.dtype for p in parts))
+    lines = np.concatenate([np.pad(p.grades.astype(dtype, copy=False), ((0, 0), (0, 0), (0, width - p.grades.shape[2])),
+                                   constant_values=PADDING) for p in parts], axis=0)
+    n_ret = np.concatenate([p.n_ret for p in parts], axis=0)
+    present = np.concatenate([p.present for p in parts], axis=0)
+    if order != systems:  # put the system axis in the order asked for
+        where = {s: k for k, s in enumerate(order)}
+        pick = [where[s] for s in systems]
+        lines, n_ret, present = lines[pick], n_ret[pick], present[pick]
+    return RankedLines(lines, n_ret, present, tuple(runset.names[i] for i in systems), collection.topics)
+
+
+def complete_depth(judgments: Judgments, systems: Iterable[str] | None = None) -> np.ndarray:
+    """Per topic, the largest d such that every given run has its whole top d judged (d_t).
+
+    METHODS.md §5.5 (the paper's "12+" for ClueWeb09). Ranks past the end of a list count
+    as judged (nothing there to judge), runs that do not cover a topic impose nothing, and
+    the result is capped at the depth of the tensor. ``systems`` are run names (default:
+    every system of the tensor). Returns an int array over ``judgments.topics``.
+    """
+    rows = _system_rows(judgments.systems, systems)
+    grades = judgments.grades[rows]
+    unjudged = grades == UNJUDGED
+    first = np.where(unjudged.any(axis=2), np.argmax(unjudged, axis=2), judgments.depth)
+    first = np.where(judgments.present[rows], first, judgments.depth)
+    if first.shape[0] == 0:
+        return np.full(len(judgments.topics), judgments.depth, dtype=np.int64)
+    return first.min(axis=0).astype(np.int64)
+
+
+def _system_rows(names: Sequence[str], wanted: Iterable[str] | None) -> list[int]:
+    if wanted is None:
+        return list(range(len(names)))
+    index = {n: i for i, n in enumerate(names)}
+    rows = []
+    for name in wanted:
+        if name not in index:
+            raise InputError(f"no run named {name!r}; the runs are {', '.join(names)}")
+        rows.append(index[name])
+    return rows
+
+
+@dataclass
+class PoolSimulation:
+    """The qrels of a simulated depth-d pool, and what the depth sweep needs from it.
+
+    Build with :func:`simulate_pool`. ``qrels`` is the simulated qrels (``topic, docno,
+    rel``: the original lines of pooled documents); :meth:`judgments` is the judgments
+    tensor of every run against it; :meth:`r_k` gives R_k for AP_pool; :meth:`at_depth`
+    re-pools at another depth without reading anything again.
+    """
+
+    pool_depth: int
+    contributing: tuple[str, ...]
+    collection: Collection  # the original qrels
+    options: EvalOptions
+    ranked: RankedLines
+    first_rank: np.ndarray  # per original qrels line: shallowest contributing rank (1-based), or _NEVER
+    _cache: dict = field(default_factory=dict, repr=False)
+
+    # ------------------------------------------------------------------ the simulated qrels
+    @property
+    def systems(self) -> tuple[str, ...]:
+        """Every run of the simulation (contributing or not), in the run set's order."""
+        return self.ranked.systems
+
+    @property
+    def in_pool(self) -> np.ndarray:
+        """Boolean mask over the original qrels lines: kept by the simulated pool."""
+        return self.first_rank <= self.pool_depth
+
+    @property
+    def qrels(self) -> pl.DataFrame:
+        """The simulated qrels, ``topic, docno, rel`` (a subset of the original lines)."""
+        if "qrels" not in self._cache:
+            kept = self.collection.qrels.filter(pl.Series(self.in_pool)).select("topic", "docno", "rel")
+            if kept.height == 0:
+                raise InputError(f"a pool of depth {self.pool_depth} over the contributing runs judges no document")
+            self._cache["qrels"] = kept
+        return self._cache["qrels"]
+
+    @property
+    def simulated_collection(self) -> Collection:
+        """The simulated qrels as a :class:`~irstats.collection.Collection`."""
+        if "collection" not in self._cache:
+            self._cache["collection"] = Collection.load(self.qrels)
+        return self._cache["collection"]
+
+    @property
+    def topics(self) -> tuple[str, ...]:
+        """The topics of the simulated qrels (those with at least one pooled qrels line)."""
+        return self.simulated_collection.topics
+
+    @property
+    def g_max(self) -> int:
+        """The top grade used by graded RBP and ERR: the option, else the *original* qrels'.
+
+        [CHOICE] The grading scale is a property of the collection, not of the pool: a
+        shallow pool that happens to miss every top-grade document does not change it.
+        """
+        return self.options.g_max if self.options.g_max is not None else self.collection.g_max
+
+    def write_qrels(self, path: str | os.PathLike) -> Path:
+        """Write the simulated qrels as a TREC qrels file (``topic 0 docno rel``)."""
+        path = Path(path)
+        self.qrels.select("topic", pl.lit("0").alias("iter"), "docno", "rel").write_csv(
+            path, separator=" ", include_header=False)
+        return path
+
+    def at_depth(self, pool_depth: int) -> "PoolSimulation":
+        """The same runs and contributors pooled to another depth (nothing is read again)."""
+        _check_depth(pool_depth, self.options)
+        return PoolSimulation(int(pool_depth), self.contributing, self.collection, self.options, self.ranked,
+                              self.first_rank)
+
+    # ------------------------------------------------------------------ judgments
+    def _line_grades(self) -> np.ndarray:
+        """The grade of every original qrels line as the engine reads it (−1: pool-unjudged)."""
+        rel = self.collection.qrels.get_column("rel").to_numpy().astype(np.int64)
+        if self.options.negative_rel == "nonrel":
+            return np.maximum(rel, 0)
+        return np.where(rel < 0, UNJUDGED, rel)
+
+    def _judgments(self, keep: np.ndarray | None, collection: Collection) -> Judgments:
+        lines = self.ranked.lines
+        rel = self._line_grades()
+        if keep is not None:
+            rel = np.where(keep, rel, UNJUDGED)
+        found = lines >= 0
+        grades = np.where(found, rel[np.where(found, lines, 0)], lines)  # −1 and −2 stay as they are
+        dtype = np.int8 if self.g_max <= np.iinfo(np.int8).max and rel.max(initial=0) <= 127 else np.int32
+        grades = grades.astype(dtype)
+        topics = collection.topics
+        columns = [self.ranked.topics.index(t) for t in topics]
+        if len(columns) != len(self.ranked.topics):
+            lost = len(self.ranked.topics) - len(columns)
+            warn(f"{lost} topic(s) have no qrels line left in the simulated pool of depth {self.pool_depth}; "
+                 "they are not evaluated")
+            grades = grades[:, columns]
+        facts = qrels_index(collection, dataclasses.replace(self.options, g_max=self.g_max)).facts
+        return Judgments(grades, self.ranked.n_ret[:, columns], self.ranked.present[:, columns], self.systems, topics,
+                         facts, self.options.rel_level, self.options.trec_eval_compat)
+
+    def judgments(self) -> Judgments:
+        """The judgments tensor of every run against the simulated qrels (unjudged = −1).
+
+        Equal to :func:`irstats.judgments.build_judgments` on the simulated qrels with the
+        simulation's options (``judged_only=False``); condensed lists come from
+        :func:`irstats.depth.sweep.condense`.
+        """
+        key = ("judgments", self.pool_depth)
+        if key not in self._cache:
+            self._cache[key] = self._judgments(self.in_pool, self.simulated_collection)
+        return self._cache[key]
+
+    def original_judgments(self) -> Judgments:
+        """The judgments tensor of every run against the original (unsimulated) qrels."""
+        if "original" not in self._cache:
+            self._cache["original"] = self._judgments(None, self.collection)
+        return self._cache["original"]
+
+    # ------------------------------------------------------------------ pool facts
+    def r_k(self, depths: Sequence[int] | np.ndarray, level: int | None = None) -> np.ndarray:
+        """R_k per topic of the simulated qrels and per depth: shape (topics, len(depths)).
+
+        R_k = relevant (grade ≥ ``level``, default the options' ℓ) qrels documents that
+        some contributing run ranks in its top min(k, d) (METHODS.md §2.3); R_0 = 0 and
+        R_k = R_d for k ≥ d. All depths from one histogram and one cumulative sum.
+        """
+        level = self.options.rel_level if level is None else int(level)
+        depths = np.asarray(depths, dtype=np.int64)
+        key = ("R_k", self.pool_depth, level)
+        if key not in self._cache:
+            d = self.pool_depth
+            topics = self.topics
+            rel = self._line_grades()
+            index = {t: i for i, t in enumerate(topics)}
+            line_topic = self.collection.qrels.get_column("topic").replace_strict(
+                index, default=-1, return_dtype=pl.Int64).to_numpy()
+            hit = (rel >= max(level, 0)) & self.in_pool & (line_topic >= 0)
+            counts = np.bincount(line_topic[hit] * (d + 1) + self.first_rank[hit],
+                                 minlength=len(topics) * (d + 1)).reshape(len(topics), d + 1)
+            self._cache[key] = np.cumsum(counts, axis=1)  # column k: R_k for k = 0..d
+        table = self._cache[key]
+        return table[:, np.clip(depths, 0, self.pool_depth)]
+
+    def complete_depth(self, systems: Iterable[str] | None = None) -> np.ndarray:
+        """d_t per topic of the original qrels for the contributing runs (or ``systems``)."""
+        return complete_depth(self.original_judgments(), self.contributing if systems is None else systems)
+
+    def __repr__(self) -> str:
+        return (f"PoolSimulation(depth {self.pool_depth}, {len(self.contributing)} of {len(self.systems)} runs "
+                f"contributing, {int(self.in_pool.sum())} of {len(self.first_rank)} qrels lines kept)")
+
+
+def _check_depth(pool_depth: int, options: EvalOptions) -> None:
+    if int(pool_depth) != pool_depth or pool_depth < 1:
+        raise InputError(f"the pool depth must be a whole number of at least 1; got {pool_depth!r}")
+    if options.depth is not None and pool_depth > options.depth:
+        raise InputError(f"the pool depth {pool_depth} exceeds the evaluation depth M = {options.depth} "
+                         "(raise depth=/--depth)")
+
+
+def _as_collection(qrels, options: EvalOptions) -> Collection:
+    return qrels if isinstance(qrels, Collection) else Collection.load(qrels, qrels_duplicate=options.qrels_duplicate)
+
+
+def _as_runset(runs) -> RunSet:
+    return runs if isinstance(runs, RunSet) else RunSet.load(runs)
+
+
+def read_names(path: str | os.PathLike) -> list[str]:
+    """Run names from a file, one per line; blank lines and ``#`` comments are skipped."""
+    names = []
+    for raw in Path(path).read_text().splitlines():
+        text = raw.split("#", 1)[0].strip()
+        if text:
+            names.append(text)
+    if not names:
+        raise InputError("no run names in the file", path=os.fspath(path))
+    return names
+
+
+def simulate_pool(qrels, runs, pool_depth: int | None = None, contributing: Iterable[str] | None = None,
+                  **options) -> PoolSimulation:
+    """Simulate pooling ``contributing`` runs to ``pool_depth`` (METHODS.md §5.5).
+
+    Parameters
+    ----------
+    qrels:
+        A qrels path, paths, DataFrame or :class:`~irstats.collection.Collection`.
+    runs:
+        Run files, a directory, a glob, a DataFrame, a dict or a
+        :class:`~irstats.collection.RunSet`: every run to be evaluated later.
+    pool_depth:
+        d. None = the complete depth of the qrels for the contributing runs,
+        min over topics of d_t (the deepest d that keeps every judgment the contributing
+        runs' top d has).
+    contributing:
+        Names of the runs that fed the pool (default: every run).
+    **options:
+        :class:`~irstats.collection.EvalOptions` fields (``depth`` M, ``order``,
+        ``rel_level``, ``score_dtype``, ``g_max`` …). ``judged_only`` is ignored: the sweep
+        computes both forms.
+
+    >>> pool = simulate_pool("qrels.txt", "runs/", pool_depth=10)   # doctest: +SKIP
+    >>> pool.qrels.height, pool.r_k([1, 5, 10, 100]).shape          # doctest: +SKIP
+    """
+    opts = dataclasses.replace(EvalOptions(**options), judged_only=False)
+    collection = _as_collection(qrels, opts)
+    runset = _as_runset(runs)
+    ranked = ranked_lines(collection, runset, opts)
+    rows = _system_rows(ranked.systems, contributing)
+    if not rows:
+        raise InputError("no contributing runs given")
+    names = tuple(ranked.systems[i] for i in rows)
+    first = _first_ranks(ranked.lines[rows], collection.qrels.height)
+    pool = PoolSimulation(1, names, collection, opts, ranked, first)
+    if pool_depth is None:
+        d_t = pool.complete_depth()
+        pool_depth = max(int(d_t.min(initial=ranked.depth)), 1)
+    _check_depth(pool_depth, opts)
+    return pool.at_depth(int(pool_depth))
+
+
+def _first_ranks(lines: np.ndarray, n_lines: int) -> np.ndarray:
+    """Per qrels line, the shallowest 1-based rank at which any of these runs has it."""
+    found = lines >= 0
+    ranks = np.broadcast_to(np.arange(1, lines.shape[2] + 1, dtype=np.int64), lines.shape)[found]
+    first = np.full(n_lines, _NEVER, dtype=np.int64)
+    np.minimum.at(first, lines[found].astype(np.int64), ranks)
+    return first
