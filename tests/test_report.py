@@ -16,6 +16,7 @@ from irstats.standardize import apply_factors, fit_factors, read_factors
 from irstats.stats import compare, t_interval
 
 MEASURES = ["AP", "nDCG@10", "P@10", "RR", "RBP(p=0.8)"]
+report_inputs: dict = {}  # report folder -> (qrels, runs), for tests that recompute a section
 
 
 def read_table(report, name) -> pl.DataFrame:
@@ -28,6 +29,7 @@ def demo_report(tmp_path_factory):
     base = tmp_path_factory.mktemp("demo")
     demo = make_demo_collection(base / "collection", seed=5)
     report = build_report(demo.qrels, demo.runs, base / "report", quick=True, progress=False)
+    report_inputs[report.out_dir] = (demo.qrels, demo.runs)
     return demo.qrels, demo.runs, report
 
 
@@ -37,6 +39,7 @@ def dl19_report(shared_data, tmp_path_factory):
     qrels, runs = base / "qrels.dl19-passage.txt", sorted((base / "runs").glob("*.run.gz"))
     report = build_report(qrels, runs, tmp_path_factory.mktemp("dl19") / "report", quick=True, progress=False,
                           rel_level=2)
+    report_inputs[report.out_dir] = (qrels, runs)
     return qrels, runs, report
 
 
@@ -177,3 +180,26 @@ def test_renders_in_chromium(demo_report, tmp_path):
     assert not errors
     assert all(url.startswith(("file:", "data:")) for url in requests)
     assert (tmp_path / "report.png").stat().st_size > 10_000
+
+
+def test_volatility_table(built):
+    report, _, options = built
+    from irstats.collection import Collection, EvalOptions, RunSet
+    from irstats.depth import complete_depth, sweep_judgments, volatility
+    from irstats.judgments import build_judgments
+    from irstats.report.sections import swept_measures
+
+    table = read_table(report, "volatility_summary")
+    study_options = EvalOptions(**options)
+    qrels, runs = report_inputs[report.out_dir]
+    judgments = build_judgments(Collection.load(qrels), RunSet.load(runs), study_options)
+    depth = max(1, int(np.median(complete_depth(judgments))))
+    expected = volatility(sweep_judgments(judgments, swept_measures(MEASURES), pool_depth=depth,
+                                          options=study_options)).summary
+    assert table.columns == expected.columns
+    for column in expected.columns:
+        if expected[column].dtype == pl.String:
+            assert table[column].to_list() == expected[column].to_list()
+        else:
+            np.testing.assert_allclose(table[column].cast(pl.Float64).to_numpy(),
+                                       expected[column].cast(pl.Float64).to_numpy(), rtol=0, atol=1e-12)

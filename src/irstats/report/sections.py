@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from irstats.report.document import Note, Section, Table, Text
+from irstats.report.document import Figure, Note, Section, Table, Text
 from irstats.report.study import Study, command_line, environment
 from irstats.standardize import apply_factors, fit_factors, write_factors
 from irstats.stats import compare, t_interval
@@ -123,6 +123,59 @@ def _ranks(values: np.ndarray) -> np.ndarray:
     return ranks
 
 
+def swept_measures(measures) -> list[str]:
+    """The depth-sweep names of the report's measures (cut-offs dropped: the sweep sets k)."""
+    from irstats.depth import parse_swept_measure
+
+    names = []
+    for measure in measures:
+        base = measure.split("@")[0] if "@" in measure and not measure.endswith(")") else measure
+        try:
+            names.append(str(parse_swept_measure(base).name))
+        except Exception:  # noqa: BLE001 - a measure the sweep does not offer is left out of this section
+            continue
+    return list(dict.fromkeys(names))
+
+
+def volatility(study: Study) -> Section:
+    """6. Scores and orderings over evaluation depth, against the (simulated) pool depth."""
+    from irstats.collection import EvalOptions, RunSet
+    from irstats.depth import complete_depth, sweep_judgments
+    from irstats.depth import volatility as volatility_statistics
+    from irstats.judgments import build_judgments
+    from irstats.plots import save
+    from irstats.plots.volatility import plot_data, trajectory_grid, volatility_summary
+
+    measures = swept_measures(study.measures)
+    options = EvalOptions(**study.settings.options)
+    # The real qrels, not a simulated pool: the section shows how the study's own scores move.
+    judgments = build_judgments(study.collection, RunSet.load(study.runs), options)
+    pool_depth = study.settings.pool_depth
+    if pool_depth is None:
+        pool_depth = max(1, int(np.median(complete_depth(judgments))))
+    result = sweep_judgments(judgments, measures, pool_depth=pool_depth, options=options)
+    del judgments
+    stats = volatility_statistics(result, alpha=study.settings.alpha)
+    section = Section("6. Volatility over evaluation depth", "volatility")
+    how = ("given" if study.settings.pool_depth is not None else
+           "estimated: on the median topic, every run's ranking is judged down to this depth")
+    section.add(Text(f"Mean scores recomputed at every evaluation depth k, with unjudged documents as non-relevant "
+                     f"and with condensed lists (unjudged documents removed). Pool depth d = {pool_depth} "
+                     f"({how}). Above d the runs' documents are judged; past it the scores rest on fewer and "
+                     "fewer judgments, and orderings that still move there are volatile."),
+                Table("volatility_summary", stats.summary, "Volatility statistics per measure and form"))
+    grid = trajectory_grid(result, measures)
+    figure_path = save(grid.flat[0], study.figure_path("volatility_trajectories"), plot_data(grid))
+    summary_axes = volatility_summary(stats, measures)
+    summary_path = save(summary_axes[0], study.figure_path("volatility_summary"), plot_data(summary_axes))
+    section.add(Figure("volatility_trajectories", figure_path,
+                       "System means against depth k (log); dark lines: best, quartile and worst systems at the "
+                       "largest k; red dashed line: pool depth d"),
+                Figure("volatility_summary", summary_path,
+                       "τ between each depth's ordering and the deepest one (left); pair swaps per step (right)"))
+    return section
+
+
 def provenance(study: Study, command, seconds: float) -> Section:
     """7. How it was made: version, options, seeds, command line."""
     s = study.settings
@@ -152,4 +205,5 @@ STAGES = [
     ("collection", collection),
     ("systems", systems),
     ("standardization", standardization),
+    ("volatility", volatility),
 ]
