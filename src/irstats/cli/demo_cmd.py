@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
 from irstats.cli.main import cli
@@ -17,20 +19,33 @@ DEMO_MEASURES = ("AP", "nDCG@10", "P@10", "RR", "RBP(p=0.8)", "RBPresid(p=0.8)",
 @click.option("--out", "out_dir", default="irstats-demo", show_default=True, type=click.Path(file_okay=False),
               help="Folder for the generated collection and results.")
 @click.option("--seed", default=0, show_default=True, type=int, help="Random seed: the same seed, the same files.")
-def demo_command(out_dir, seed):
-    """Generate a synthetic test collection (50 topics, 30 runs, pooled graded qrels) and evaluate it.
+@click.option("--no-report", is_flag=True, help="Evaluate only; skip the study report.")
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+def demo_command(out_dir, seed, no_report, quiet):
+    """Generate a synthetic test collection (50 topics, 30 runs, pooled graded qrels), evaluate it,
+    and write the full study report on it.
 
     \b
-    Writes OUT/qrels.txt, OUT/runs/*.run and OUT/scores.tsv (per-topic scores), and prints
-    the systems' mean scores. Try the commands it prints next.
+    Writes OUT/qrels.txt, OUT/runs/*.run, OUT/scores.tsv (per-topic scores) and the report
+    in OUT/report/ (index.html, report.md, tables, figures), and prints the systems' mean
+    scores. Try the commands it prints next.
     """
     click.echo(f"Generating a synthetic collection in {out_dir}/ (seed {seed}) ...", err=True)
     demo = make_demo_collection(out_dir, seed=seed)
     scores = evaluate(demo.qrels, demo.runs, DEMO_MEASURES)
     write_scores(scores, f"{out_dir}/scores.tsv", "tsv")
     click.echo(format_means_table(scores))
+    if not no_report:
+        from irstats.report import build_report
+
+        click.echo("Writing the study report ...", err=True)
+        report = build_report(demo.qrels, demo.runs, Path(out_dir) / "report", pool_depth=demo.pool_depth,
+                              seed=seed, progress=not quiet, command=["demo", "--out", str(out_dir)])
+        click.echo(f"Study report: {report.html} (open it in a browser; Markdown: {report.markdown})")
     click.echo(f"Qrels: {demo.qrels} (pooled to depth {demo.pool_depth}); runs: {out_dir}/runs/; "
                f"per-topic scores: {out_dir}/scores.tsv")
     click.echo("Next:")
     click.echo(f"  irstats eval {demo.qrels} {out_dir}/runs -m AP -m 'nDCG@10' -q --format tsv")
     click.echo(f"  irstats eval {demo.qrels} {out_dir}/runs/run01.run -m all_trec --format trec_eval")
+    click.echo(f"  irstats compare {out_dir}/scores.tsv -m AP --test randomization --format markdown")
+    click.echo(f"  irstats report --qrels {demo.qrels} --runs {out_dir}/runs -m AP -m 'nDCG@10' -o study")
