@@ -121,9 +121,10 @@ def test_demo(tmp_path, capsys):
     assert judged["Judged@100"].means().mean() < judged["Judged@10"].means().mean()
     # The same seed gives the same collection.
     again = tmp_path / "again"
-    run_cli(["demo", "--out", again, "--seed", "3"], capsys)
+    run_cli(["demo", "--out", again, "--seed", "3", "--no-report"], capsys)
     assert (again / "qrels.txt").read_bytes() == (out_dir / "qrels.txt").read_bytes()
     assert "run01" in out
+    assert (out_dir / "report" / "index.html").exists() and "Study report:" in out
 
 
 def test_help_lists_examples(capsys):
