@@ -1,0 +1,184 @@
+"""``irstats splithalf``: split-half self-consistency of aggregation methods (METHODS.md §5.1)."""
+
+from __future__ import annotations
+
+import math
+import sys
+
+import click
+import polars as pl
+
+from irstats.aggregate import METHODS
+from irstats.cli.aggregate_cmd import delimited, parse_epsilon
+from irstats.cli.common import scores_input
+from irstats.cli.main import cli
+from irstats.cli.output import emit_text
+from irstats.errors import InputError
+from irstats.meta.splithalf import DEFAULT_METHODS, SWEEP_EPSILONS, split_half
+from irstats.meta.splithalf import epsilon_sweep as run_epsilon_sweep
+from irstats.scores import write_frame
+
+FORMATS = ("table", "tsv", "csv", "json")
+
+SPLITHALF_EPILOG = """
+\b
+Examples:
+  irstats splithalf scores.tsv -m AP                          # am, egm, gm_trec_eval; 10,000 halvings
+  irstats splithalf scores.tsv -m AP --method am --method egm --method gm_trec_eval --format tsv
+  irstats splithalf scores.tsv -m AP --method egm:0.1 --method median -n 2000 --seed 7
+  irstats splithalf std_scores.tsv --method am                # std(AP) from 'irstats standardize apply'
+  irstats splithalf scores.tsv -m AP --epsilon-sweep --plot sweep.png       # Fig. 1/3: τ against ε
+  irstats splithalf scores.tsv -m AP --method am --method egm --paired      # Δτ, share Δ > 0, paired t
+  irstats splithalf scores.tsv -m AP --correlation pearson --plot density.svg
+  irstats splithalf --qrels qrels.txt --runs 'runs/*' -m AP -m P@10
+
+\b
+For each of N random halvings of the topics (the same halvings for every method and
+measure, drawn from --seed), each system is aggregated on each half by each method, and
+Kendall's τ-b (or Pearson's r) between the two halves' aggregates is recorded. The table
+has one row per measure and method: measure method n mean sd q05 q25 q50 q75 q95 epsilon,
+then hard_easy and middle_rest (τ on the fixed difficulty splits, when AP — or the
+--difficulty-measure — is among the scores) and pct_zero pct_low (share of scores that
+are 0 and below 0.1). --method NAME:EPS gives one method its own ε; --epsilon sets the ε of
+every method that takes one (for gm_trec_eval, its floor), as in 'irstats aggregate'.
+
+\b
+Methods: """ + ", ".join(METHODS) + """.
+"""
+
+
+def format_summary_table(frame: pl.DataFrame, title: str) -> str:
+    """Aligned plain-text table of a summary frame."""
+    columns = frame.columns
+    rename = {"epsilon": "ε", "hard_easy": "hard/easy", "middle_rest": "middle/rest", "pct_zero": "%zero",
+              "pct_low": "%low", "mean_delta": "mean Δ", "share_positive": "Δ>0", "share_negative": "Δ<0"}
+    header = [rename.get(c, c) for c in columns]
+    rows = []
+    for row in frame.iter_rows():
+        cells = []
+        for name, value in zip(columns, row):
+            if isinstance(value, float):
+                if math.isnan(value):
+                    cells.append("")
+                elif name in ("epsilon", "epsilon_a", "epsilon_b"):
+                    cells.append(f"{value:g}")
+                elif name in ("pct_zero", "pct_low"):
+                    cells.append(f"{value:.1f}")
+                elif name == "p":
+                    cells.append(f"{value:.2g}")
+                elif name == "t":
+                    cells.append(f"{value:.2f}")
+                else:
+                    cells.append(f"{value:.4f}")
+            else:
+                cells.append(str(value))
+        rows.append(cells)
+    widths = [max(len(r[c]) for r in [header, *rows]) for c in range(len(header))]
+    numeric = [frame.schema[c].is_numeric() for c in columns]
+
+    def line(cells):
+        return "  ".join(v.rjust(w) if num else v.ljust(w) for v, w, num in zip(cells, widths, numeric)).rstrip()
+
+    out = [title, line(header), "  ".join("-" * w for w in widths), *(line(r) for r in rows)]
+    return "\n".join(out) + "\n"
+
+
+def emit_frame(frame: pl.DataFrame, fmt: str, output: str | None, table_text: str) -> None:
+    """Print a frame in the chosen format (the table text is prepared by the caller)."""
+    if fmt == "table":
+        emit_text(table_text, output)
+    elif fmt in ("tsv", "csv"):
+        emit_text(delimited(frame, "\t" if fmt == "tsv" else ","), output)
+    else:  # JSON: NaN (no value, e.g. the ε of am) as null, so the output is valid JSON
+        frame = frame.with_columns(pl.col(pl.Float64).fill_nan(None))
+        text = write_frame(frame, output, fmt)
+        if text is not None:
+            sys.stdout.write(text)
+
+
+@cli.command("splithalf", epilog=SPLITHALF_EPILOG)
+@scores_input
+@click.option("--method", "methods", multiple=True, metavar="NAME[:EPS]",
+              help=f"Aggregation method; repeat for several. Default: {', '.join(DEFAULT_METHODS)}.")
+@click.option("--epsilon", metavar="E", default=None,
+              help="ε of every method that takes one (egm, ehm default 0.01; gm_trec_eval floor default 1e-5).")
+@click.option("-n", "--splits", "n_splits", type=int, default=10_000, show_default=True,
+              help="Number of random halvings.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the halvings (PCG64).")
+@click.option("--correlation", type=click.Choice(["kendall", "pearson"]), default="kendall", show_default=True,
+              help="Kendall's τ-b, or Pearson's r (the Pearson variant).")
+@click.option("--epsilon-sweep", is_flag=True,
+              help="Mean τ of egm and ehm (or the --method ones) for ε = 1e-5, 10^-4.5, …, 1e3, with am as asymptote.")
+@click.option("--paired", is_flag=True,
+              help="Print the paired comparisons of the methods (mean Δτ, share Δτ > 0, paired t-test).")
+@click.option("--difficulty-measure", default="auto", show_default=True, metavar="NAME",
+              help="Measure the topic difficulty D_t is computed from for the hard/easy and middle/rest splits "
+                   "('auto': AP if present; 'none': skip).")
+@click.option("--difficulty-method", default="max_mean_sd", show_default=True, metavar="NAME",
+              help="D_t: max_mean_sd (Eq. 2), one_minus_mean (Eq. 1), one_minus_max.")
+@click.option("--low-threshold", type=float, default=0.1, show_default=True,
+              help="Scores below this count as low (pct_low).")
+@click.option("--low-inclusive", is_flag=True, help="Count scores equal to --low-threshold as low too.")
+@click.option("--nan-policy", type=click.Choice(["raise", "omit"]), default="raise", show_default=True,
+              help="An undefined aggregate (e.g. hm over a zero) is an error, or the system is left out of that split.")
+@click.option("--skipna", is_flag=True, help="Aggregate each system over the topics of a half it has scores for.")
+@click.option("--tie-rtol", type=float, default=1e-12, show_default=True,
+              help="Aggregates this close (relative) count as tied in τ-b; 0 for exact ties only.")
+@click.option("--batch-size", type=int, default=None, help="Halvings per batch (memory); results do not change.")
+@click.option("--plot", "plot_path", type=click.Path(dir_okay=False), default=None, metavar="FILE.png|svg",
+              help="Draw the τ densities (or τ against ε with --epsilon-sweep); the data go to FILE.csv.")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), help="Write to FILE, not stdout.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
+def splithalf_command(scores, methods, epsilon, n_splits, seed, correlation, epsilon_sweep, paired,
+                      difficulty_measure, difficulty_method, low_threshold, low_inclusive, nan_policy, skipna,
+                      tie_rtol, batch_size, plot_path, fmt, output, quiet):
+    """Split-half self-consistency of aggregation methods on per-topic SCORES.
+
+    SCORES is a score file (system topic measure value; TSV, CSV, JSON or Parquet, e.g.
+    from 'irstats eval --per-topic' or 'irstats standardize apply') or trec_eval -q output;
+    or give --qrels and --runs to evaluate first.
+    """
+    eps = parse_epsilon(epsilon)
+    difficulty = None if difficulty_measure.lower() == "none" else difficulty_measure
+    progress = False if quiet else None
+    common = dict(n_splits=n_splits, seed=seed, correlation=correlation, nan_policy=nan_policy, skipna=skipna,
+                  tie_rtol=tie_rtol, batch_size=batch_size, progress=progress, low_threshold=low_threshold,
+                  low_inclusive=low_inclusive, difficulty_method=difficulty_method)
+    if epsilon_sweep:
+        if eps is not None:
+            raise InputError("--epsilon and --epsilon-sweep do not go together (the sweep sets ε)")
+        sweep_methods = [m for m in methods if m.split(":")[0].lower() not in ("am", "mean")] or ["egm", "ehm"]
+        result = run_epsilon_sweep(scores, sweep_methods, SWEEP_EPSILONS,
+                               difficulty=None if difficulty == "auto" else difficulty, **common)
+    else:
+        result = split_half(scores, list(methods) or list(DEFAULT_METHODS), epsilon=eps, difficulty=difficulty,
+                            **common)
+
+    summary = result.summary()
+    comparisons = result.comparisons()
+    what = "r" if correlation == "pearson" else "τ-b"
+    header = (f"split-half {what} over {result.n_splits} random halvings (seed {seed}); "
+              + "; ".join(f"{m}: {result.n_systems[m]} systems × {result.n_topics[m]} topics" for m in result.measures))
+    if result.difficulty:
+        header += (f"\nfixed splits by difficulty ({result.difficulty['method']}) of "
+                   f"{result.difficulty['measure']}")
+    if paired:
+        frame = comparisons
+        text = format_summary_table(comparisons, header + "\npaired comparisons (Δ = a − b on the same halvings)")
+    else:
+        frame = summary
+        text = format_summary_table(summary, header)
+        if fmt == "table" and comparisons.height and not epsilon_sweep:
+            text += "\n" + format_summary_table(
+                comparisons.select("measure_a", "method_a", "measure_b", "method_b", "mean_delta", "share_positive",
+                                   "t", "p"), "paired comparisons (Δ = a − b on the same halvings)")
+    emit_frame(frame, fmt, output, text)
+
+    if plot_path:
+        from irstats.plots import save
+        from irstats.plots.meta import figure_data, plot_epsilon_sweep, plot_tau_density
+
+        ax = plot_epsilon_sweep(result) if epsilon_sweep else plot_tau_density(result)
+        save(ax, plot_path, figure_data(ax))
+        click.echo(f"irstats: wrote {plot_path} and its data {plot_path.rsplit('.', 1)[0]}.csv", err=True)

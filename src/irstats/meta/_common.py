@@ -1,0 +1,119 @@
+"""Plumbing shared by the resampling experiments of meta/ (not public API)."""
+
+from __future__ import annotations
+
+import sys
+from contextlib import contextmanager
+from typing import Iterable, Iterator, Mapping, Sequence
+
+import numpy as np
+
+from irstats.errors import InputError
+from irstats.meta.splitagg import REASON_CODES
+from irstats.meta.splits import bytewise_sorted
+from irstats.scores import ScoreMatrix
+
+#: Values of ``nan_policy`` in the experiments (METHODS.md §5 common rules).
+EXPERIMENT_NAN_POLICIES = ("raise", "omit")
+#: Correlations the experiments can record per split.
+CORRELATIONS = ("kendall", "pearson")
+#: Default relative tolerance under which two aggregates count as tied (see correlation.snap_ties).
+DEFAULT_TIE_RTOL = 1e-12
+#: A batch of splits is sized so its arrays stay near this many float64 cells.
+_BATCH_CELLS = 1_500_000
+
+
+def as_matrices(scores: ScoreMatrix | Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix]) -> dict[str, ScoreMatrix]:
+    """{measure: matrix} with systems and topics sorted bytewise (METHODS.md §5)."""
+    if isinstance(scores, ScoreMatrix):
+        items = [scores]
+    elif isinstance(scores, Mapping):
+        items = list(scores.values())
+    else:
+        items = list(scores)
+    if not items:
+        raise InputError("no score matrices given")
+    out: dict[str, ScoreMatrix] = {}
+    for m in items:
+        if not isinstance(m, ScoreMatrix):
+            raise InputError(f"expected ScoreMatrix objects, got {type(m).__name__}")
+        if m.measure in out:
+            raise InputError(f"measure {m.measure!r} is given twice")
+        systems, topics = bytewise_sorted(m.systems), bytewise_sorted(m.topics)
+        if systems != m.systems or topics != m.topics:
+            m = m.subset(systems, topics)
+        out[m.measure] = m
+    return out
+
+
+def check_policy(nan_policy: str) -> str:
+    if nan_policy not in EXPERIMENT_NAN_POLICIES:
+        raise InputError(f"nan_policy must be one of {', '.join(EXPERIMENT_NAN_POLICIES)}, not {nan_policy!r}")
+    return nan_policy
+
+
+def check_correlation(correlation: str) -> str:
+    key = str(correlation).lower()
+    key = {"tau": "kendall", "tau_b": "kendall", "kendall_tau_b": "kendall", "r": "pearson"}.get(key, key)
+    if key not in CORRELATIONS:
+        raise InputError(f"correlation must be one of {', '.join(CORRELATIONS)}, not {correlation!r}")
+    return key
+
+
+def batch_rows(n_splits: int, n_systems: int, n_topics: int, blocks: int, batch_size: int | None) -> int:
+    """Splits per batch: the given size, or one that bounds memory."""
+    if batch_size is not None:
+        batch_size = int(batch_size)
+        if batch_size < 1:
+            raise InputError(f"batch_size must be at least 1, not {batch_size}")
+        return batch_size
+    per_split = max(1, n_systems * (blocks + 8) + n_topics)
+    return int(max(16, min(n_splits, _BATCH_CELLS // per_split)))
+
+
+def raise_undefined(codes: np.ndarray, systems: Sequence[str], measure: str, label: str, offset: int,
+                    which: str) -> None:
+    """Raise an InputError that names an undefined aggregate and how to go on."""
+    b, i = np.argwhere(codes != 0)[0]
+    reason = REASON_CODES[int(codes[b, i])]
+    count = int((codes != 0).sum())
+    hint = ("give skipna (--skipna) to aggregate each system over the topics it has, or "
+            if reason == "nan_input" else "")
+    raise InputError(f"{label} of {measure} is undefined (NaN, reason {reason}) for system {systems[i]!r} on the "
+                     f"{which} of split {offset + int(b)} ({count} undefined aggregate(s) in this batch); "
+                     f"{hint}use nan_policy='omit' (--nan-policy omit) to leave such systems out of a split")
+
+
+@contextmanager
+def progress_bar(total: int, enabled: bool | None, desc: str) -> Iterator:
+    """A tqdm bar on stderr (None: only when stderr is a terminal), or a no-op stand-in."""
+    if enabled is None:
+        enabled = sys.stderr.isatty()
+    if not enabled:
+        yield NoBar()
+        return
+    from tqdm.auto import tqdm
+
+    bar = tqdm(total=total, desc=desc, unit="split", file=sys.stderr, leave=False, dynamic_ncols=True)
+    try:
+        yield bar
+    finally:
+        bar.close()
+
+
+class NoBar:
+    """Stands in for a progress bar when none is shown."""
+
+    def update(self, n: int = 1) -> None:
+        pass
+
+
+def significance_t(delta: np.ndarray) -> tuple[float, float]:
+    """Two-sided one-sample t-test of mean(Δ) = 0 (the paired t-test on Δ_b): (t, p)."""
+    from scipy import stats as sps
+
+    delta = delta[~np.isnan(delta)]
+    if delta.size < 2 or np.all(delta == delta[0]):
+        return float("nan"), float("nan")
+    res = sps.ttest_1samp(delta, 0.0)
+    return float(res.statistic), float(res.pvalue)
