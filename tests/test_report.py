@@ -203,3 +203,52 @@ def test_volatility_table(built):
         else:
             np.testing.assert_allclose(table[column].cast(pl.Float64).to_numpy(),
                                        expected[column].cast(pl.Float64).to_numpy(), rtol=0, atol=1e-12)
+
+
+def test_aggregation_tables(built):
+    report, scores, _ = built
+    import warnings
+
+    from irstats.aggregate import aggregate
+    from irstats.meta.splithalf import split_half
+    from irstats.standardize import standardized_name
+
+    matrices = {m: scores[m] for m in MEASURES}
+    factors = fit_factors(matrices)
+    table = read_table(report, "aggregates")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for measure in MEASURES:
+            rows = table.filter(pl.col("measure") == measure)
+            for method in ("am", "egm", "gm_trec_eval", "median"):
+                result = aggregate(scores[measure], method)
+                expected = dict(zip(result.systems, result.values))
+                np.testing.assert_allclose(rows[method].to_numpy(), [expected[s] for s in rows["system"]],
+                                           rtol=0, atol=1e-12)
+            std = aggregate(apply_factors(scores[measure], factors), "am")
+            expected = dict(zip(std.systems, std.values))
+            np.testing.assert_allclose(rows["std_am"].to_numpy(), [expected[s] for s in rows["system"]], atol=1e-12)
+        standardized = {f"std({m})": apply_factors(scores[m], factors) for m in MEASURES}
+        n_splits = int(read_table(report, "split_half")["n"][0])
+        result = split_half({**matrices, **standardized},
+                            [("am", None), ("egm", 0.01), ("gm_trec_eval", None), ("median", None)],
+                            n_splits=n_splits, seed=0)
+    expected = result.summary()
+    got = read_table(report, "split_half")
+    assert got["measure"].to_list() == expected["measure"].to_list()
+    assert got["method"].to_list() == expected["method"].to_list()
+    for column in ("mean", "sd", "hard_easy", "middle_rest", "pct_zero", "pct_low"):
+        np.testing.assert_allclose(got[column].to_numpy(), expected[column].to_numpy(), rtol=0, atol=1e-12)
+    assert standardized_name("AP") == "std(AP)"
+
+
+def test_predictive_table(built):
+    report, scores, _ = built
+    from irstats.meta.predictive import predictive_power
+
+    got = read_table(report, "predictive_power")
+    n_splits = 200  # the --quick setting the fixtures use
+    expected = predictive_power({m: scores[m] for m in MEASURES}, MEASURES, by="AP", n_splits=n_splits, seed=0)
+    assert got["measure"].to_list() == list(expected.measures)
+    for j, measure in enumerate(expected.measures):
+        np.testing.assert_allclose(got[measure].to_numpy(), expected.phi[:, j], rtol=0, atol=1e-12)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import warnings
+
 import numpy as np
 import polars as pl
 
@@ -78,12 +81,23 @@ def systems(study: Study) -> Section:
                                        "ci_low": pl.Float64, "ci_high": pl.Float64, "delta_to_best": pl.Float64,
                                        "p_holm_vs_best": pl.Float64, "significant": pl.String,
                                        "residual": pl.Float64})
+    from irstats.plots import save
+    from irstats.plots.meta import figure_data, plot_score_heatmap, plot_system_means
+
+    first = study.scores[study.measures[0]]
+    means_ax = plot_system_means(first)
+    means_path = save(means_ax, study.figure_path("system_means"), figure_data(means_ax))
+    heat_ax = plot_score_heatmap(first)
+    heat_path = save(heat_ax, study.figure_path("system_topic_heatmap"), figure_data(heat_ax))
     section = Section("2. Systems", "systems")
     section.add(Text(f"Per measure, systems sorted by mean with a 95% t-interval over topics. Each system is "
                      f"compared with the measure's best system by a two-sided {study.settings.test.replace('_', ' ')}"
                      f" test; p-values are Holm-adjusted over those comparisons (α = {study.settings.alpha:g}). "
                      "For RBP the residual is the most the score could rise if unjudged documents were relevant."),
-                Table("system_means", table, "Means, 95% intervals and tests against the best system"))
+                Table("system_means", table, "Means, 95% intervals and tests against the best system"),
+                Figure("system_means", means_path, f"{first.measure}: system means with 95% t-intervals"),
+                Figure("system_topic_heatmap", heat_path,
+                       f"{first.measure} per system (rows) and topic (columns); lighter is higher"))
     return section
 
 
@@ -104,6 +118,12 @@ def standardization(study: Study) -> Section:
             rows.append({"measure": measure, "system": system, "mean": raw[i], "std_mean": std[i],
                          "rank": raw_rank[i], "std_rank": std_rank[i]})
     means = pl.DataFrame(rows).sort(["measure", "std_mean"], descending=[False, True])
+    from irstats.plots import save
+    from irstats.plots.meta import figure_data, plot_score_density
+
+    first = study.measures[0]
+    density_ax = plot_score_density({first: matrices[first], f"std({first})": apply_factors(matrices[first], factors)})
+    density_path = save(density_ax, study.figure_path("score_densities"), figure_data(density_ax))
     who = ("all systems" if study.settings.reference is None
            else f"{len(study.settings.reference)} reference systems")
     section = Section("4. Standardization", "standardization")
@@ -112,6 +132,8 @@ def standardization(study: Study) -> Section:
                      "std(M) over topics. The factors are in `factors.tsv` (reusable with "
                      "`irstats standardize apply`)."),
                 Table("standardized_means", means, "Raw and standardized means, with ranks (1 = best)"),
+                Figure("score_densities", density_path,
+                       f"Per-topic scores of all systems: {first} raw and standardized"),
                 Table("factors", factor_table, "Standardization factors per topic"))
     return section
 
@@ -121,6 +143,83 @@ def _ranks(values: np.ndarray) -> np.ndarray:
     ranks = np.empty(len(values), dtype=np.int64)
     ranks[order] = np.arange(1, len(values) + 1)
     return ranks
+
+
+AGGREGATION_METHODS = ("am", "egm", "gm_trec_eval", "median")
+
+
+def aggregation(study: Study) -> Section:
+    """3. AM, εGM, GM_trec_eval, median and standardized AM, their split-half consistency."""
+    from irstats.aggregate import aggregate
+    from irstats.meta.splithalf import split_half
+    from irstats.plots import save
+    from irstats.plots.meta import figure_data, plot_tau_density
+    from irstats.standardize import standardized_name
+
+    eps = study.settings.epsilon
+    matrices = {m: study.scores[m] for m in study.measures}
+    factors = fit_factors(matrices, reference=study.settings.reference)
+    standardized = {standardized_name(m): apply_factors(matrix, factors) for m, matrix in matrices.items()}
+    rows = []
+    with _quiet_warnings():
+        for measure, matrix in matrices.items():
+            values = {method: aggregate(matrix, method, epsilon=eps if method == "egm" else None).values
+                      for method in AGGREGATION_METHODS}
+            values["std_am"] = aggregate(standardized[standardized_name(measure)], "am").values
+            for i, system in enumerate(matrix.systems):
+                rows.append({"measure": measure, "system": system, **{k: float(v[i]) for k, v in values.items()}})
+        aggregates = pl.DataFrame(rows).sort(["measure", "am"], descending=[False, True])
+        result = split_half({**matrices, **{f"std({m})": standardized[standardized_name(m)] for m in matrices}},
+                            [("am", None), ("egm", eps), ("gm_trec_eval", None), ("median", None)],
+                            n_splits=study.settings.splits, seed=study.settings.seed)
+    consistency = result.summary()
+    density_ax = plot_tau_density(result, [v for v in result.variants if v.measure == study.measures[0]])
+    density_path = save(density_ax, study.figure_path("split_half_tau"), figure_data(density_ax))
+    section = Section("3. Aggregation", "aggregation")
+    section.add(Text(f"Each system's per-topic scores aggregated by the arithmetic mean (am), the ε-adjusted "
+                     f"geometric mean (egm, ε = {eps:g}), trec_eval's GM (gm_trec_eval: scores floored at 1e-5) "
+                     "and the median, and the AM of standardized scores (std_am). Split-half consistency: over "
+                     f"{result.n_splits} random halvings of the topics, Kendall's τ between the systems' orderings "
+                     "on the two halves (higher: the method ranks systems more consistently); hard_easy and "
+                     "middle_rest are the single splits by topic difficulty; pct_zero and pct_low the share of "
+                     "scores equal to 0 and below 0.1 (seed 000)."),
+                Table("aggregates", aggregates, "Aggregated scores per system"),
+                Table("split_half", consistency, "Split-half consistency of each aggregation"),
+                Figure("split_half_tau", density_path,
+                       f"Distribution of split-half τ per aggregation, {study.measures[0]}"))
+    return section
+
+
+def predictive(study: Study) -> Section:
+    """5. Predictive power φ between the chosen measures (seed 002)."""
+    from irstats.meta.predictive import predictive_power
+    from irstats.plots import save
+    from irstats.plots.meta import figure_data, plot_phi_heatmap
+
+    by = "AP" if "AP" in study.measures else study.measures[0]
+    matrices = {m: study.scores[m] for m in study.measures}
+    with _quiet_warnings():
+        result = predictive_power(matrices, list(study.measures), by=by, n_splits=study.settings.predictive_splits,
+                                  seed=study.settings.seed)
+    heat_ax = plot_phi_heatmap(result)
+    heat_path = save(heat_ax, study.figure_path("predictive_power"), figure_data(heat_ax))
+    section = Section("5. Predictive power", "predictive")
+    section.add(Text(f"φ(A, B): over {result.n_splits} random halvings of the topics, the mean Kendall's τ between "
+                     "the ordering of systems by measure A on one half and by measure B on the other, averaged "
+                     f"over both orientations (seed 002). Systems: the top {result.top:.0%} by {by}. The diagonal "
+                     "is each measure's self-predictivity; a measure that predicts another as well as that one "
+                     "predicts itself makes it redundant."),
+                Table("predictive_power", result.matrix_frame(), "φ: rows predict columns"),
+                Figure("predictive_power", heat_path, "Predictive power φ (rows: predictor on one half)"))
+    return section
+
+
+@contextlib.contextmanager
+def _quiet_warnings():
+    """Silence expected warnings (zero-variance topics, GM of zeros): the text states the rules."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield
 
 
 def swept_measures(measures) -> list[str]:
@@ -204,6 +303,8 @@ def provenance(study: Study, command, seconds: float) -> Section:
 STAGES = [
     ("collection", collection),
     ("systems", systems),
+    ("aggregation", aggregation),
     ("standardization", standardization),
+    ("predictive power", predictive),
     ("volatility", volatility),
 ]
