@@ -32,3 +32,16 @@ def require_path(path: Path) -> Path:
 def shared_data() -> Path:
     """The shared reference-data folder; fails (never skips) when it is missing."""
     return require_path(SHARED_DATA)
+
+
+def run_cli(args, capsys):
+    """Run ``irstats ARGS`` in-process; return (exit code, stdout, stderr)."""
+    from irstats.cli.main import main
+
+    code = 0
+    try:
+        main([str(a) for a in args])
+    except SystemExit as exc:
+        code = exc.code or 0
+    out, err = capsys.readouterr()
+    return code, out, err

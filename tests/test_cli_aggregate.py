@@ -10,9 +10,9 @@ import numpy as np
 import polars as pl
 import pytest
 
-from irstats.cli.main import main
 from irstats.scores import ScoreMatrix, read_scores, write_scores
 from irstats.standardize import apply_factors, fit_factors, read_factors, read_trec_eval_factors
+from tests.conftest import run_cli
 
 TABLE1 = np.array([
     [0.1, 0.1, 0.3, 0.8, 0.1],
@@ -21,16 +21,6 @@ TABLE1 = np.array([
     [0.2, 0.2, 0.3, 0.2, 0.2],
 ])
 
-
-def run_cli(args, capsys):
-    """Run ``irstats ARGS`` in-process; return (exit code, stdout, stderr)."""
-    code = 0
-    try:
-        main([str(a) for a in args])
-    except SystemExit as exc:
-        code = exc.code or 0
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def assert_one_line_error(code, err, *fragments):

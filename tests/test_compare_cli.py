@@ -11,18 +11,8 @@ import pytest
 
 import irstats
 from irstats import stats
-from irstats.cli.main import main
+from tests.conftest import run_cli
 
-
-def run_cli(args, capsys):
-    """Run ``irstats ARGS`` in-process; return (exit code, stdout, stderr)."""
-    code = 0
-    try:
-        main([str(a) for a in args])
-    except SystemExit as exc:
-        code = exc.code or 0
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture(scope="module")

@@ -137,7 +137,7 @@ def test_ap_min_and_ap_pool_relations(dl19, demo):
 def test_ap_pool_against_plain_loop(demo):
     """AP″ on one topic and system from a literal R_k and SP@k (METHODS.md §2.3)."""
     data, pool, result = demo
-    qrels = read_qrels(data.qrels)
+    read_qrels(data.qrels)  # the file parses with the reference reader too
     runs = {Path(p).stem: read_run(p) for p in data.runs}
     ranked = {n: {t: process_run(lines) for t, lines in run.items()} for n, run in runs.items()}
     sim = {}

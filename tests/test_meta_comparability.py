@@ -14,7 +14,6 @@ import scipy.stats
 
 import irstats
 from irstats import stats
-from irstats.cli.main import main
 from irstats.errors import InputError
 from irstats.io.trec_eval_output import read_trec_eval
 from irstats.meta.comparability import (compare_collections, discriminative_power, drmse, halving_statistics,
@@ -24,6 +23,7 @@ from irstats.meta.comparability import (compare_collections, discriminative_powe
 from irstats.plots.common import save
 from irstats.plots.standardization import drmse_data, false_positive_data, plot_drmse, plot_false_positives
 from irstats.scores import ScoreMatrix, write_scores
+from tests.conftest import run_cli
 
 MEASURES = ["SP", "AP", "NumRel", "DCG", "nDCG", "P@10", "DCG@10", "nDCG@10", "RBP(p=0.95,rel=1)"]
 
@@ -314,15 +314,6 @@ def test_figures_f8_f9_render_and_write_csv(robust04, tmp_path):
     no_whiskers = drmse_data(result, whiskers=False)
     assert no_whiskers["low"].null_count() == no_whiskers.height
 
-
-def run_cli(args, capsys):
-    code = 0
-    try:
-        main([str(a) for a in args])
-    except SystemExit as exc:
-        code = exc.code or 0
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_cli_one_and_two_collections(robust04, shared_data, tmp_path, capsys):

@@ -13,12 +13,12 @@ import pytest
 from scipy import stats as sps
 
 from irstats.aggregate import aggregate
-from irstats.cli.main import main
 from irstats.errors import InputError
 from irstats.io import read_trec_eval
 from irstats.meta.correlation import snap_ties
 from irstats.meta.predictive import predictive_curve, predictive_power, top_systems
 from irstats.scores import ScoreMatrix, write_scores
+from tests.conftest import run_cli
 
 MEASURES = ["P@10", "RR", "AP", "nDCG"]
 
@@ -100,15 +100,6 @@ def test_subset_curve(robust04):
     with pytest.raises(InputError, match="does not fit"):
         predictive_curve(robust04, sizes=(51,), n_splits=2)
 
-
-def run_cli(args, capsys):
-    code = 0
-    try:
-        main([str(a) for a in args])
-    except SystemExit as exc:
-        code = exc.code or 0
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_cli_contract_and_figures(tmp_path, robust04, capsys):

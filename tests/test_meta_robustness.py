@@ -12,7 +12,6 @@ import polars as pl
 import pytest
 import scipy.stats
 
-from irstats.cli.main import main
 from irstats.errors import InputError
 from irstats.io.trec_eval_output import read_trec_eval
 from irstats.meta.correlation import kendall_tau_b
@@ -23,6 +22,7 @@ from irstats.plots.standardization import plot_tau_quantiles, tau_quantile_data
 from irstats.scores import ScoreMatrix
 from irstats.standardize import apply_factors, fit_factors
 from irstats.stats.resampling import make_generator
+from tests.conftest import run_cli
 
 
 @pytest.fixture(scope="module")
@@ -210,15 +210,6 @@ def test_figure_f7_renders_and_writes_csv(robust04, tmp_path):
     assert tau_quantile_data(result.frame(), lines).equals(data)
     assert tau_quantile_data(data).equals(data)
 
-
-def run_cli(args, capsys):
-    code = 0
-    try:
-        main([str(a) for a in args])
-    except SystemExit as exc:
-        code = exc.code or 0
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_cli(robust04, shared_data, tmp_path, capsys):

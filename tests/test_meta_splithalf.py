@@ -18,7 +18,6 @@ from scipy import stats as sps
 
 import irstats
 from irstats.aggregate import aggregate
-from irstats.cli.main import main
 from irstats.errors import InputError
 from irstats.io import read_trec_eval
 from irstats.meta.correlation import TieWarning, kendall_tau_b, pearson, snap_ties, tau_ap
@@ -28,6 +27,7 @@ from irstats.meta.splithalf import (SWEEP_EPSILONS, difficulty_splits, epsilon_s
 from irstats.meta.splits import random_halvings, random_subsets
 from irstats.scores import ScoreMatrix, write_scores
 from irstats.standardize import apply_factors, fit_factors
+from tests.conftest import run_cli
 
 RTOL = 1e-12
 
@@ -370,15 +370,6 @@ def test_standardized_scores_are_scores_like_any_other(robust04):
 
 # --- command line ---------------------------------------------------------------------------------
 
-
-def run_cli(args, capsys):
-    code = 0
-    try:
-        main([str(a) for a in args])
-    except SystemExit as exc:
-        code = exc.code or 0
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_cli_contract_tsv(tmp_path, robust04, capsys):

@@ -18,7 +18,6 @@ import warnings
 from pathlib import Path
 
 import numpy as np
-import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 

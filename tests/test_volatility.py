@@ -14,7 +14,6 @@ import polars as pl
 import pytest
 from scipy import stats as sps
 
-from irstats.cli.main import main
 from irstats.demo import make_demo_collection
 from irstats.depth import (
     FORMS,
@@ -43,6 +42,7 @@ from irstats.plots.volatility import (
 )
 from irstats.stats import pairwise
 from irstats.scores import ScoreMatrix
+from tests.conftest import run_cli
 
 TOL = 1e-12
 
@@ -221,15 +221,6 @@ def test_figures_render_and_write_csv(demo_sweep, tmp_path):
     assert volatility_summary(stats, measures=["ERR"], forms=["condensed"], axes=given)[0] is given[0]
     plt.close(fig)
 
-
-def run_cli(args, capsys):
-    code = 0
-    try:
-        main([str(a) for a in args])
-    except SystemExit as exc:
-        code = exc.code or 0
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_cli_contract(demo_sweep, capsys, tmp_path):

@@ -18,7 +18,7 @@ from irstats.scores import ScoreMatrix, read_scores, write_scores
 __version__ = "0.1.0"
 
 __all__ = [
-    "Collection", "DEFAULT_MEASURES", "EvalOptions", "InputError", "IrstatsError", "IrstatsWarning", "Measure",
+    "Collection", "DEFAULT_MEASURES", "EvalOptions", "InputError", "IrstatsError", "IrstatsWarning", "Judgments", "Measure",
     "MeasureError", "RunSet", "ScoreMatrix", "build_judgments", "canonical_name", "evaluate", "parse_measure",
     "read_scores", "write_scores", "__version__",
 ]
