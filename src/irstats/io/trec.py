@@ -127,9 +127,11 @@ def split_fields(lines: pl.Series) -> pl.DataFrame:
     return frame.select("line", fields.alias("fields"))
 
 
-def _first_bad(frame: pl.DataFrame, mask: pl.Series) -> int:
-    """The 1-based line number of the first row where ``mask`` is true."""
-    return int(frame.filter(mask).get_column("line")[0])
+def _check_field_count(parts: pl.DataFrame, bad: pl.Series, expected: str, name: str) -> None:
+    """Raise on the first line whose field count is wrong, naming the file and line."""
+    if bad.any():
+        row = parts.filter(bad).row(0, named=True)
+        raise InputError(f"expected {expected}, found {len(row['fields'])}", path=name, line=row["line"])
 
 
 # ----------------------------------------------------------------------------- qrels
@@ -145,15 +147,7 @@ def read_qrels_file(path: PathLike, *, on_duplicate: str = "error") -> pl.DataFr
     parts = split_fields(read_lines(path))
     if parts.height == 0:
         raise InputError("no qrels lines (only comments or blank lines)", path=name)
-    nfields = parts.get_column("fields").list.len()
-    bad = nfields != 4
-    if bad.any():
-        row = parts.filter(bad).row(0, named=True)
-        raise InputError(
-            f"expected 4 fields 'topic iter docno rel', found {len(row['fields'])}",
-            path=name,
-            line=row["line"],
-        )
+    _check_field_count(parts, parts.get_column("fields").list.len() != 4, "4 fields 'topic iter docno rel'", name)
     fields = pl.col("fields")
     frame = parts.select(
         "line",
@@ -290,15 +284,8 @@ def read_run_file(path: PathLike, *, score_dtype: str = "float64", need_rank: bo
     parts = split_fields(read_lines(path))
     if parts.height == 0:
         raise InputError("no run lines (only comments or blank lines)", path=name)
-    nfields = parts.get_column("fields").list.len()
-    bad = nfields < 6
-    if bad.any():
-        row = parts.filter(bad).row(0, named=True)
-        raise InputError(
-            f"expected 6 fields 'topic Q0 docno rank score tag', found {len(row['fields'])}",
-            path=name,
-            line=row["line"],
-        )
+    _check_field_count(parts, parts.get_column("fields").list.len() < 6, "6 fields 'topic Q0 docno rank score tag'",
+                       name)
     fields = pl.col("fields")
     frame = parts.select(
         pl.col("line").cast(pl.Int64),
