@@ -120,3 +120,16 @@ def test_demo(tmp_path, capsys):
 def test_help_lists_examples(capsys):
     code, out, _ = run_cli(["eval", "--help"], capsys)
     assert code == 0 and "Examples:" in out and "trec_eval" in out
+
+
+def test_qrels_mode_takes_the_relevance_level(shared_data, capsys):
+    """`--qrels/--runs -l 2` evaluates at level 2, as `irstats eval -l 2` does."""
+    base = shared_data / "trec-dl-2019-passage"
+    runs = sorted((base / "runs").glob("*.run.gz"))[:3]
+    args = ["aggregate", "--qrels", base / "qrels.dl19-passage.txt", "--runs", runs[0], "--runs", runs[1],
+            "--runs", runs[2], "-m", "P@10", "--method", "am", "--format", "tsv"]
+    code, out, err = run_cli(args + ["-l", "2"], capsys)
+    assert code == 0, err
+    got = {line.split("\t")[0]: float(line.split("\t")[3]) for line in out.splitlines()[1:]}
+    expected = irstats.evaluate(base / "qrels.dl19-passage.txt", runs, ["P@10"], rel_level=2)["P@10"]
+    assert got == {s: pytest.approx(v, abs=1e-12) for s, v in zip(expected.systems, expected.means())}

@@ -28,15 +28,17 @@ def scores_input(func):
     @click.option("--runs", multiple=True, help="Run files, directories or globs (with --qrels); repeatable.")
     @click.option("-m", "--measure", "measures", multiple=True, metavar="NAME",
                   help="Measure(s) to use (default: every measure in SCORES, or AP with --qrels).")
+    @click.option("-l", "--rel-level", "rel_level", default=1, show_default=True, type=int,
+                  help="Relevance level when evaluating with --qrels (trec_eval -l).")
     @functools.wraps(func)
-    def wrapper(*args, scores_path, qrels, runs, measures, **kwargs):
-        kwargs["scores"] = load_scores(scores_path, qrels, runs, measures)
+    def wrapper(*args, scores_path, qrels, runs, measures, rel_level, **kwargs):
+        kwargs["scores"] = load_scores(scores_path, qrels, runs, measures, rel_level=rel_level)
         return func(*args, **kwargs)
 
     return wrapper
 
 
-def load_scores(scores_path, qrels, runs, measures) -> dict[str, ScoreMatrix]:
+def load_scores(scores_path, qrels, runs, measures, rel_level: int = 1) -> dict[str, ScoreMatrix]:
     """Scores from a score file, or from qrels and runs; restricted to ``measures`` if given."""
     from irstats.measures import canonical_name
 
@@ -45,7 +47,7 @@ def load_scores(scores_path, qrels, runs, measures) -> dict[str, ScoreMatrix]:
     if qrels:
         if not runs:
             raise InputError("--qrels needs --runs")
-        return evaluate(qrels, list(runs), list(measures) or ["AP"])
+        return evaluate(qrels, list(runs), list(measures) or ["AP"], rel_level=rel_level)
     if not scores_path:
         raise InputError("no scores: give a SCORES file, or --qrels Q --runs RUN...")
     scores = _read_any(scores_path)

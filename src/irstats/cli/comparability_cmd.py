@@ -47,7 +47,8 @@ F9 (FILE-fp: false positives), each with its data as CSV.
 """
 
 
-def _r_sources(index: int, scores: dict[str, ScoreMatrix], num_rel_files, qrels_files, need_ideal: set[str]):
+def _r_sources(index: int, scores: dict[str, ScoreMatrix], num_rel_files, qrels_files, need_ideal: set[str],
+               rel_level: int = 1):
     """(num_rel, {measure: ideal}) for the score file at position ``index``."""
     num_rel = None
     ideals: dict[str, dict] = {}
@@ -56,13 +57,13 @@ def _r_sources(index: int, scores: dict[str, ScoreMatrix], num_rel_files, qrels_
         if "NumRel" not in other:
             raise InputError("no num_rel (NumRel) measure in this file", path=str(num_rel_files[index]))
         num_rel = other["NumRel"]
+    if num_rel is None and "NumRel" in scores:
+        num_rel = scores["NumRel"]  # counted when the scores were made, at their relevance level
     if index < len(qrels_files):
         if num_rel is None:
-            num_rel = num_relevant_from_qrels(qrels_files[index])
+            num_rel = num_relevant_from_qrels(qrels_files[index], rel_level=rel_level)
         for m in need_ideal:
             ideals[m] = ideal_scores_from_qrels(qrels_files[index], m)
-    if num_rel is None and "NumRel" in scores:
-        num_rel = scores["NumRel"]
     return num_rel, ideals
 
 
@@ -148,6 +149,8 @@ def format_baseline_table(result: BaselineResult, observed: pl.DataFrame | None 
               help="Qrels for R and the ideal DCG, one per SCORES in order; with --runs and no SCORES, "
                    "the runs are evaluated against it.")
 @click.option("--runs", multiple=True, help="Run files, directories or globs to evaluate (with one --qrels).")
+@click.option("-l", "--rel-level", "rel_level", default=1, show_default=True, type=int,
+              help="Relevance level for evaluating --runs and for R counted from --qrels (trec_eval -l).")
 @click.option("--labels", metavar="A,B", help="Names of the two collections (default: the file names).")
 @click.option("--reference", "reference_file", type=click.Path(dir_okay=False), metavar="NAMES_FILE",
               help="Systems whose scores give the standardization factors (default: all).")
@@ -166,7 +169,7 @@ def format_baseline_table(result: BaselineResult, observed: pl.DataFrame | None 
               help="Output format.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), help="Write to FILE, not stdout.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
-def comparability_command(scores_paths, measures, num_rel_files, qrels_files, runs, labels, reference_file,
+def comparability_command(scores_paths, measures, num_rel_files, qrels_files, runs, rel_level, labels, reference_file,
                           factors_file, n_partitions, n_fp_partitions, seed, alpha, equal_var, plot_path, fmt,
                           output, quiet):
     """Cross-collection comparability of raw, R-normalised and standardized scores (METHODS.md §5.4).
@@ -182,7 +185,7 @@ def comparability_command(scores_paths, measures, num_rel_files, qrels_files, ru
         if len(qrels_files) != 1:
             raise InputError("--runs needs exactly one --qrels")
         wanted = list(dict.fromkeys([*(measures or ("AP",)), "NumRel"]))
-        collections = {"runs": load_scores(None, qrels_files[0], runs, wanted)}
+        collections = {"runs": load_scores(None, qrels_files[0], runs, wanted, rel_level=rel_level)}
         sources = ["runs"]
     else:
         if not scores_paths:
@@ -211,7 +214,7 @@ def comparability_command(scores_paths, measures, num_rel_files, qrels_files, ru
     forms = {}
     for k, ((label, scores), source) in enumerate(zip(collections.items(), sources)):
         chosen = _select(scores, measures, str(source))
-        num_rel, ideals = _r_sources(k, scores, num_rel_files, qrels_files, _ideal_measures(chosen))
+        num_rel, ideals = _r_sources(k, scores, num_rel_files, qrels_files, _ideal_measures(chosen), rel_level)
         forms[label] = _forms_of(chosen, num_rel, ideals, factors, reference)
 
     labels_t = tuple(forms)
