@@ -314,6 +314,11 @@ class QrelsIndex:
     tidx: pl.Series
     unique: bool  # no two qrels lines share a key
 
+    @cached_property
+    def rows(self) -> pl.DataFrame:
+        """``key, qrels_row``: the right side of the hash join."""
+        return pl.DataFrame({"key": self.keys, "qrels_row": np.arange(len(self.keys), dtype=np.int64)})
+
 
 def qrels_index(collection: Collection, options: EvalOptions) -> QrelsIndex:
     """The collection's QrelsIndex for these options (cached on the collection)."""
@@ -339,18 +344,22 @@ def qrels_index(collection: Collection, options: EvalOptions) -> QrelsIndex:
 def _join_grades(frame: pl.DataFrame, index: QrelsIndex) -> pl.DataFrame:
     """Add each ranked document's qrels grade (``rel``, float, NaN when unjudged).
 
-    Looks up the 64-bit (topic, docno) key by binary search and then confirms every match
-    by comparing the docno strings, so a hash collision can never mislabel a document; in
+    Looks up the 64-bit (topic, docno) key (hash join or binary search) and then confirms
+    every match by comparing the docno strings, so a hash collision can never mislabel a document; in
     that unlikely case, or if two qrels keys collide, it joins on the strings instead.
     """
     keys = frame.get_column("key").to_numpy()
     rel = np.full(len(keys), np.nan)
     if len(index.keys) and index.unique:
-        # Searching in sorted order touches the index sequentially: several times faster.
-        order = np.argsort(keys)
-        at = np.empty(len(keys), dtype=np.int64)
-        at[order] = np.searchsorted(index.keys, keys[order])
-        np.minimum(at, len(index.keys) - 1, out=at)
+        if 2 * len(index.keys) <= len(keys):
+            # Qrels small next to the batch: a hash join on the integer key is fastest.
+            found = frame.select("key").join(index.rows, on="key", how="left", maintain_order="left")
+            at = found.get_column("qrels_row").fill_null(0).to_numpy()
+        else:
+            # Qrels large: binary search, in sorted order so that the index is read sequentially.
+            order = np.argsort(keys)
+            at = np.empty(len(keys), dtype=np.int64)
+            at[order] = np.minimum(np.searchsorted(index.keys, keys[order]), len(index.keys) - 1)
         hit = index.keys[at] == keys
         rows = at[hit]
         same = frame.get_column("docno").filter(pl.Series(hit)) == index.docno.gather(rows)
