@@ -50,6 +50,7 @@ from irstats.errors import InputError, IrstatsWarning, MeasureError, warn
 from irstats.scores import ScoreMatrix
 from irstats.standardize import Factors, ZeroVarianceWarning, apply_factors, fit_factors
 from irstats.stats.resampling import make_generator
+from irstats.stats.tests import degenerate_t
 
 #: |x| at or below this counts as zero (METHODS.md §5.6), as in :func:`irstats.stats.two_sample_t`.
 ZERO_TOL = 1e-12
@@ -199,14 +200,8 @@ def two_sample_t_rows(x: np.ndarray, y: np.ndarray, equal_var: bool = False,
             p = sps.t.cdf(t, df)
     degenerate = se <= ZERO_TOL * np.maximum(1.0, np.abs(diff))
     if degenerate.any():
-        same = np.abs(diff) <= ZERO_TOL
-        t = np.where(degenerate, np.where(same, 0.0, np.copysign(np.inf, diff)), t)
-        if alternative == "two-sided":
-            p_deg = np.where(same, 1.0, 0.0)
-        elif alternative == "greater":
-            p_deg = np.where(same | (diff < 0), 1.0, 0.0)
-        else:
-            p_deg = np.where(same | (diff > 0), 1.0, 0.0)
+        t_deg, p_deg, _ = degenerate_t(diff, alternative)
+        t = np.where(degenerate, t_deg, t)
         p = np.where(degenerate, p_deg, p)
         if equal_var is False:
             df = np.where(degenerate & ~np.isfinite(df), (nx + ny - 2).astype(np.float64), df)

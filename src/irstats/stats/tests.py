@@ -83,6 +83,23 @@ def paired_differences(a: ArrayLike, b: ArrayLike, *, quiet: bool = False) -> tu
     return a[keep] - b[keep], dropped
 
 
+def degenerate_t(center: np.ndarray, alternative: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """t, p and the "no difference" mask of t-tests whose standard error is 0 (METHODS §5.6).
+
+    ``center`` is the mean difference: |center| ≤ 1e-12 gives t = 0 and p = 1; otherwise
+    t = ±∞ and p = 0 (two-sided), or 0/1 by the direction for one-sided alternatives.
+    """
+    same = np.abs(center) <= ZERO_TOL
+    t = np.where(same, 0.0, np.copysign(np.inf, center))
+    if alternative == "two-sided":
+        p = np.where(same, 1.0, 0.0)
+    elif alternative == "greater":
+        p = np.where(same | (center < 0), 1.0, 0.0)
+    else:
+        p = np.where(same | (center > 0), 1.0, 0.0)
+    return t, p, same
+
+
 def _check_alternative(alternative: str) -> None:
     if alternative not in ALTERNATIVES:
         raise InputError(f"unknown alternative {alternative!r}; expected one of {', '.join(ALTERNATIVES)}")
@@ -135,15 +152,8 @@ def paired_t_rows(D: np.ndarray, alternative: str = "two-sided", confidence: flo
     # s_d = 0 (all differences equal): p = 1 when d̄ = 0, else p = 0 (METHODS §5.6 [CHOICE]).
     degenerate = (n >= 2) & (sd <= ZERO_TOL * np.maximum(1.0, np.abs(mean)))
     if degenerate.any():
-        zero_mean = np.abs(mean) <= ZERO_TOL
-        sign = np.sign(mean)
-        t = np.where(degenerate, np.where(zero_mean, 0.0, np.copysign(np.inf, mean)), t)
-        if alternative == "two-sided":
-            p_deg = np.where(zero_mean, 1.0, 0.0)
-        elif alternative == "greater":
-            p_deg = np.where(zero_mean | (sign < 0), 1.0, 0.0)
-        else:
-            p_deg = np.where(zero_mean | (sign > 0), 1.0, 0.0)
+        t_deg, p_deg, zero_mean = degenerate_t(mean, alternative)
+        t = np.where(degenerate, t_deg, t)
         p = np.where(degenerate, p_deg, p)
         lo = np.where(degenerate, np.where(np.isinf(lo), lo, mean), lo)
         hi = np.where(degenerate, np.where(np.isinf(hi), hi, mean), hi)
