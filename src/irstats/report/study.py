@@ -128,7 +128,7 @@ def build_report(qrels, runs, out_dir, measures: Sequence[str] | None = None, re
         for name, builder in stages:
             bar.set_description(name)
             try:
-                built.append(builder(study))
+                built.append(_with_warnings_as_notes(builder, study))
             except IrstatsError:
                 raise
             except Exception as exc:  # noqa: BLE001 - name the stage that failed, never a traceback
@@ -152,6 +152,28 @@ def build_report(qrels, runs, out_dir, measures: Sequence[str] | None = None, re
     tables = {b.name: b.frame for s in built for b in s.blocks if isinstance(b, Table)}
     return ReportResult(out_dir, out_dir / "index.html", out_dir / "report.md", tables,
                         time.perf_counter() - started)
+
+
+def _with_warnings_as_notes(builder: SectionBuilder, study: Study) -> Section:
+    """Run a section builder; irstats' warnings become notes at the end of that section.
+
+    A report is read later and elsewhere: what the computation warned about (zero-variance
+    topics, tied pairs…) belongs next to the numbers it concerns, not only on a console.
+    """
+    import warnings
+
+    from irstats.errors import IrstatsWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", IrstatsWarning)
+        section = builder(study)
+    messages = list(dict.fromkeys(str(w.message) for w in caught if issubclass(w.category, IrstatsWarning)))
+    for message in messages:
+        section.add(Note(message))
+    for w in caught:  # anything else goes on as usual
+        if not issubclass(w.category, IrstatsWarning):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    return section
 
 
 def _residuals(measures: Sequence[str]) -> list[str]:
