@@ -175,7 +175,10 @@ def test_renders_in_chromium(demo_report, tmp_path):
         images = page.eval_on_selector_all("figure img", "els => els.map(e => [e.complete, e.naturalWidth])")
         page.screenshot(path=str(tmp_path / "report.png"), full_page=False)
         browser.close()
-    assert anchors[:2] == ["collection", "systems"] and anchors[-1] == "provenance"
+    assert anchors == ["collection", "systems", "aggregation", "standardization", "predictive", "volatility",
+                       "provenance"]
+    figures = sorted(p.stem for p in (report.out_dir / "figures").glob("*.png"))
+    assert len(images) == len(figures) >= 7
     assert all(complete and width > 0 for complete, width in images)
     assert not errors
     assert all(url.startswith(("file:", "data:")) for url in requests)
