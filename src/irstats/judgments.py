@@ -292,6 +292,13 @@ def _collects(lazy: pl.LazyFrame) -> bool:
 
 def _irregular_runs(frame: pl.DataFrame) -> list[int]:
     """Fast-scanned runs with rows the scanner could not take as they are."""
+    # Cheap screen first: null counts are stored with the columns, and a comment line can only
+    # hide among rows whose topic is not a qrels topic.
+    nulls = sum(frame.get_column(c).null_count() for c in ("topic", "docno", "score", "tag"))
+    outside = frame.get_column("tidx").is_null()
+    if not nulls and not frame.get_column("no_q0").any() and not (
+            outside.any() and frame.get_column("topic").filter(outside).str.starts_with("#").any()):
+        return []
     blank = pl.all_horizontal(pl.col("topic", "docno", "score", "tag").is_null())
     odd = (pl.col("topic").is_null() | pl.col("docno").is_null() | pl.col("score").is_null()
            | pl.col("tag").is_null() | pl.col("no_q0") | pl.col("topic").str.starts_with("#")
