@@ -42,7 +42,7 @@ import polars as pl
 from scipy.special import expit, logsumexp
 
 from irstats.errors import InputError, IrstatsWarning
-from irstats.scores import ScoreMatrix
+from irstats.scores import ScoreMatrix, score_matrices
 
 #: Aggregation methods: canonical name → one-line description.
 METHODS: dict[str, str] = {
@@ -377,12 +377,7 @@ def aggregate_many(scores: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix] | S
 
     >>> aggregate_many(scores, ["am", "egm"])  # doctest: +SKIP
     """
-    if isinstance(scores, ScoreMatrix):
-        items = [scores]
-    elif isinstance(scores, Mapping):
-        items = list(scores.values())
-    else:
-        items = list(scores)
+    items = score_matrices(scores)
     if isinstance(methods, str):
         methods = [methods]
     names = list(dict.fromkeys(resolve_method(m) for m in methods))

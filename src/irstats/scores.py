@@ -151,10 +151,18 @@ def matrices_from_frame(frame: pl.DataFrame, source: str | None = None) -> dict[
     return out
 
 
+def score_matrices(scores: ScoreMatrix | Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix]) -> list[ScoreMatrix]:
+    """The matrices of one ScoreMatrix, a ``{measure: matrix}`` mapping or an iterable of them."""
+    if isinstance(scores, ScoreMatrix):
+        return [scores]
+    if isinstance(scores, Mapping):
+        return list(scores.values())
+    return list(scores)
+
+
 def scores_to_frame(matrices: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix], per_topic: bool = True) -> pl.DataFrame:
     """Stack several matrices into one tidy frame (per topic, or per-system summaries)."""
-    items = matrices.values() if isinstance(matrices, Mapping) else matrices
-    frames = [m.to_frame() if per_topic else m.summary_frame() for m in items]
+    frames = [m.to_frame() if per_topic else m.summary_frame() for m in score_matrices(matrices)]
     if not frames:
         return pl.DataFrame(schema={c: pl.String for c in SCORE_COLUMNS[:-1]} | {"value": pl.Float64})
     return pl.concat(frames)

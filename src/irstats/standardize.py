@@ -37,7 +37,7 @@ import polars as pl
 from scipy.special import ndtr
 
 from irstats.errors import InputError, IrstatsWarning, MeasureError
-from irstats.scores import ScoreMatrix
+from irstats.scores import ScoreMatrix, score_matrices
 
 #: |x − μ| at or below this counts as "equal to the mean" on a zero-variance topic (§4.4).
 ZERO_TOLERANCE = 1e-12
@@ -158,14 +158,6 @@ def _canonical_or_none(name: str) -> str | None:
         return None
 
 
-def _matrices(matrix_or_scores) -> list[ScoreMatrix]:
-    if isinstance(matrix_or_scores, ScoreMatrix):
-        return [matrix_or_scores]
-    if isinstance(matrix_or_scores, Mapping):
-        return list(matrix_or_scores.values())
-    return list(matrix_or_scores)
-
-
 # --- fitting ------------------------------------------------------------------------------
 
 
@@ -190,7 +182,7 @@ def fit_factors(matrix_or_scores: ScoreMatrix | Mapping[str, ScoreMatrix] | Iter
     """
     if not isinstance(ddof, (int, np.integer)) or ddof < 0:
         raise InputError(f"ddof must be a whole number >= 0, not {ddof!r}")
-    matrices = _matrices(matrix_or_scores)
+    matrices = score_matrices(matrix_or_scores)
     if not matrices:
         raise InputError("no scores to fit standardization factors on")
     topics_out: list[np.ndarray] = []
@@ -359,7 +351,7 @@ def standardize(matrix_or_scores, reference: Sequence[str] | None = None, ddof: 
     if isinstance(matrix_or_scores, ScoreMatrix):
         return apply_factors(matrix_or_scores, factors, form=form, zero_sd=zero_sd)
     out = {}
-    for m in _matrices(matrix_or_scores):
+    for m in score_matrices(matrix_or_scores):
         s = apply_factors(m, factors, form=form, zero_sd=zero_sd)
         out[s.measure] = s
     return out

@@ -11,7 +11,7 @@ import numpy as np
 from irstats.errors import InputError
 from irstats.meta.splitagg import REASON_CODES
 from irstats.meta.splits import bytewise_sorted
-from irstats.scores import ScoreMatrix
+from irstats.scores import ScoreMatrix, score_matrices
 
 #: Values of ``nan_policy`` in the experiments (METHODS.md §5 common rules).
 EXPERIMENT_NAN_POLICIES = ("raise", "omit")
@@ -25,12 +25,7 @@ _BATCH_CELLS = 1_500_000
 
 def as_matrices(scores: ScoreMatrix | Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix]) -> dict[str, ScoreMatrix]:
     """{measure: matrix} with systems and topics sorted bytewise (METHODS.md §5)."""
-    if isinstance(scores, ScoreMatrix):
-        items = [scores]
-    elif isinstance(scores, Mapping):
-        items = list(scores.values())
-    else:
-        items = list(scores)
+    items = score_matrices(scores)
     if not items:
         raise InputError("no score matrices given")
     out: dict[str, ScoreMatrix] = {}

@@ -9,7 +9,7 @@ import numpy as np
 import polars as pl
 
 from irstats.errors import InputError
-from irstats.scores import ScoreMatrix
+from irstats.scores import ScoreMatrix, score_matrices
 from irstats.stats.corrections import CORRECTIONS, adjust
 from irstats.stats.pairwise import PAIRWISE_TESTS, PairwiseResult, pairwise
 
@@ -84,12 +84,9 @@ class Comparison:
 
 
 def _matrices(scores) -> dict[str, ScoreMatrix]:
-    if isinstance(scores, ScoreMatrix):
-        return {scores.measure: scores}
     if isinstance(scores, Mapping):
         return dict(scores)
-    items = list(scores)
-    return {m.measure: m for m in items}
+    return {m.measure: m for m in score_matrices(scores)}
 
 
 def marker(p_adjusted: float, alpha: float) -> str:
