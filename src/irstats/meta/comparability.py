@@ -47,6 +47,8 @@ import polars as pl
 from scipy import stats as sps
 
 from irstats.errors import InputError, IrstatsWarning, MeasureError, warn
+from irstats.meta.splits import bytewise_unique as _bytewise
+from irstats.meta.splits import random_permutations
 from irstats.scores import ScoreMatrix
 from irstats.standardize import Factors, ZeroVarianceWarning, apply_factors, fit_factors
 from irstats.stats.resampling import make_generator
@@ -70,10 +72,6 @@ _DUMMY_DOC = "__irstats_no_document__"
 # --------------------------------------------------------------------------- helpers
 
 
-def _bytewise(names) -> list[str]:
-    return sorted(dict.fromkeys(str(n) for n in names), key=lambda s: s.encode("utf8"))
-
-
 def random_halvings(n_topics: int, count: int, seed: int | np.random.Generator = 0) -> np.ndarray:
     """``count`` random permutations of ``range(n_topics)``, one per row (METHODS.md §5).
 
@@ -82,8 +80,7 @@ def random_halvings(n_topics: int, count: int, seed: int | np.random.Generator =
     """
     if n_topics < 4:
         raise InputError(f"a random halving needs at least 4 topics (2 per half), not {n_topics}")
-    rng = make_generator(seed)
-    return np.stack([rng.permutation(n_topics) for _ in range(count)]) if count else np.empty((0, n_topics), int)
+    return random_permutations(n_topics, count, make_generator(seed)).astype(np.int64, copy=False)
 
 
 def _check_count(value, what: str) -> int:

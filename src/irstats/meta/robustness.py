@@ -51,6 +51,7 @@ from scipy.special import ndtr
 
 from irstats.errors import InputError
 from irstats.meta.correlation import kendall_tau_b, pearson
+from irstats.meta.splits import bytewise_unique as _bytewise
 from irstats.scores import ScoreMatrix
 from irstats.standardize import ZERO_SD, ZERO_TOLERANCE, Factors, ZeroVarianceWarning, apply_factors, fit_factors
 from irstats.stats.resampling import make_generator
@@ -63,10 +64,6 @@ DEFAULT_QUANTILES = (0.5, 0.05, 0.01)
 
 
 # --------------------------------------------------------------------------- helpers
-
-
-def _bytewise(names: Iterable[str]) -> list[str]:
-    return sorted(dict.fromkeys(str(n) for n in names), key=lambda s: s.encode("utf8"))
 
 
 def draw_samples(pool_size: int, n: int, count: int, rng: np.random.Generator) -> np.ndarray:

@@ -41,6 +41,11 @@ def bytewise_sorted(ids: Iterable[str]) -> tuple[str, ...]:
     return tuple(sorted((str(i) for i in ids), key=lambda s: s.encode("utf8")))
 
 
+def bytewise_unique(ids: Iterable[str]) -> list[str]:
+    """Distinct ids (first occurrence kept), sorted bytewise."""
+    return list(bytewise_sorted(dict.fromkeys(str(i) for i in ids)))
+
+
 def make_rng(seed: int | Generator | None = 0) -> Generator:
     """``Generator(PCG64(seed))``; a Generator passes through; None means seed 0."""
     if isinstance(seed, Generator):
@@ -145,7 +150,7 @@ def _index_dtype(t: int):
     return np.int16 if t < 2**15 else np.int32
 
 
-def _permutations(t: int, n: int, rng: Generator) -> np.ndarray:
+def random_permutations(t: int, n: int, rng: Generator) -> np.ndarray:
     """n rows of ``rng.permutation(t)``, drawn one after another (the §5 rule).
 
     ``Generator.permuted`` along rows draws the same stream in one call (each row is
@@ -202,7 +207,7 @@ def random_halvings(topics, n_splits: int = DEFAULT_SPLITHALF_SPLITS,
     if t < 2:
         raise InputError(f"a halving needs at least 2 topics, not {t}")
     n_splits = _check_count(n_splits)
-    perms = _permutations(t, n_splits, make_rng(seed))
+    perms = random_permutations(t, n_splits, make_rng(seed))
     h = t // 2
     return TopicSplits(ids, perms[:, :h], perms[:, h:], "halving", _seed_of(seed), True, ("H1", "H2"))
 
@@ -225,7 +230,7 @@ def random_subsets(topics, sizes: Sequence[int], n_splits: int = DEFAULT_PREDICT
             raise InputError(f"subset size {n} does not fit: two disjoint sets of {n} topics need 2·{n} <= {t} "
                              "topics")
     n_splits = _check_count(n_splits)
-    perms = _permutations(t, n_splits, make_rng(seed))
+    perms = random_permutations(t, n_splits, make_rng(seed))
     return {n: TopicSplits(ids, perms[:, :n], perms[:, n:2 * n], "subsets", _seed_of(seed), 2 * n == t,
                            ("S1", "S2")) for n in sizes}
 
@@ -267,5 +272,6 @@ def _seed_of(seed) -> int | None:
     return 0 if seed is None else int(seed)
 
 
-__all__ = ["DEFAULT_PREDICTIVE_SPLITS", "DEFAULT_SPLITHALF_SPLITS", "TopicSplits", "bytewise_sorted",
+__all__ = ["DEFAULT_PREDICTIVE_SPLITS", "DEFAULT_SPLITHALF_SPLITS", "TopicSplits", "bytewise_sorted", "bytewise_unique",
+           "random_permutations",
            "fixed_split", "make_rng", "random_halvings", "random_subsets"]
