@@ -51,14 +51,11 @@ from irstats.meta.splits import bytewise_unique as _bytewise
 from irstats.meta.splits import random_permutations
 from irstats.scores import ScoreMatrix
 from irstats.standardize import Factors, ZeroVarianceWarning, apply_factors, fit_factors
-from irstats.stats.resampling import make_generator
+from irstats.stats.resampling import batch_slices, make_generator
 from irstats.stats.tests import degenerate_t
 
 #: |x| at or below this counts as zero (METHODS.md §5.6), as in :func:`irstats.stats.two_sample_t`.
 ZERO_TOL = 1e-12
-
-#: Upper bound on the float64 values of one working array of a batch (32 MiB).
-ELEMENT_BUDGET = 1 << 22
 
 #: The names of the three forms of a metric, in display order.
 FORMS = ("raw", "R-normalised", "standardized")
@@ -498,19 +495,14 @@ def halving_statistics(X: np.ndarray, perms: np.ndarray, alpha: float = 0.05, eq
     s, t = X.shape
     half = t // 2
     B = perms.shape[0]
-    if batch_size is None:
-        batch_size = max(1, ELEMENT_BUDGET // max(1, s * t))
-    elif batch_size < 1:
-        raise InputError(f"batch_size must be positive, not {batch_size!r}")
     d = np.empty(B)
     fp = np.empty(B)
-    for start in range(0, B, batch_size):
-        rows = perms[start:start + batch_size]
-        Xp = X[:, rows]  # (s, b, t)
+    for batch in batch_slices(B, batch_size, s * t):
+        Xp = X[:, perms[batch]]  # (s, b, t)
         test = two_sample_t_rows(Xp[..., :half], Xp[..., half:], equal_var=equal_var)
-        d[start:start + len(rows)] = rmse_rows(test["mean_x"], test["mean_y"])[1]
+        d[batch] = rmse_rows(test["mean_x"], test["mean_y"])[1]
         with np.errstate(invalid="ignore"):
-            fp[start:start + len(rows)] = (np.nan_to_num(test["p_value"], nan=1.0) < alpha).sum(axis=0) / s
+            fp[batch] = (np.nan_to_num(test["p_value"], nan=1.0) < alpha).sum(axis=0) / s
     return d, fp
 
 

@@ -23,7 +23,7 @@ the same two-pass-and-refinement formula as :func:`irstats.standardize.fit_facto
 Accumulating explicitly (rather than with a BLAS product of a 0/1 mask by the score
 matrix, whose summation order may depend on the matrix shapes) fixes the order of every
 sum, so a sample's τ is bit-identical whatever the batch size. Memory is bounded by
-:data:`ELEMENT_BUDGET` float64 values per working array.
+:data:`irstats.stats.resampling.ELEMENT_BUDGET` float64 values per working array.
 
 Randomness (METHODS.md §5): one ``numpy.random.Generator(PCG64(seed))``; the sizes are
 taken in increasing order and for each, ``n_samples`` rows of
@@ -54,10 +54,7 @@ from irstats.meta.correlation import kendall_tau_b, pearson
 from irstats.meta.splits import bytewise_unique as _bytewise
 from irstats.scores import ScoreMatrix
 from irstats.standardize import ZERO_SD, ZERO_TOLERANCE, Factors, ZeroVarianceWarning, apply_factors, fit_factors
-from irstats.stats.resampling import make_generator
-
-#: Upper bound on the float64 values of one working array of a batch (32 MiB).
-ELEMENT_BUDGET = 1 << 22
+from irstats.stats.resampling import batch_slices, make_generator
 
 #: The quantiles reported by default: median and the 5% and 1% lower tails.
 DEFAULT_QUANTILES = (0.5, 0.05, 0.01)
@@ -162,7 +159,7 @@ def sample_taus(pool: np.ndarray, evaluated: np.ndarray, samples: np.ndarray, re
     over the same topics (s_eval × t); ``samples``: (R, n) pool rows; ``reference``: the
     evaluated systems' reference aggregates (s_eval,). Returns two arrays of length R.
     Results do not depend on ``batch_size`` (default: as many samples as keep a batch's
-    largest working array under :data:`ELEMENT_BUDGET` values).
+    largest working array under :data:`irstats.stats.resampling.ELEMENT_BUDGET` values).
     """
     _check_zero_sd(zero_sd)
     pool = np.ascontiguousarray(pool, dtype=np.float64)
@@ -170,18 +167,14 @@ def sample_taus(pool: np.ndarray, evaluated: np.ndarray, samples: np.ndarray, re
     samples = np.asarray(samples, dtype=np.int64)
     R = samples.shape[0]
     s_eval, t = evaluated.shape
-    if batch_size is None:
-        batch_size = max(1, ELEMENT_BUDGET // max(1, s_eval * t))
-    elif batch_size < 1:
-        raise InputError(f"batch_size must be positive, not {batch_size!r}")
     taus = np.empty(R)
     zero_share = np.empty(R)
-    for start in range(0, R, batch_size):
-        rows = samples[start:start + batch_size]
+    for batch in batch_slices(R, batch_size, s_eval * t):
+        rows = samples[batch]
         mu, sd, ok = sample_factors(pool, rows, ddof)
         agg = _am_std_scores(evaluated[None, :, :], mu[:, None, :], sd[:, None, :], ok[:, None, :], zero_sd)
-        taus[start:start + len(rows)] = kendall_tau_b(agg, reference[None, :])
-        zero_share[start:start + len(rows)] = (ok & (sd == 0)).sum(axis=1) / max(t, 1)
+        taus[batch] = kendall_tau_b(agg, reference[None, :])
+        zero_share[batch] = (ok & (sd == 0)).sum(axis=1) / max(t, 1)
         if progress is not None:
             progress(len(rows))
     return taus, zero_share

@@ -57,6 +57,14 @@ def batch_sizes(total: int, batch_size: int | None, per_item: int) -> Iterator[i
         done += size
 
 
+def batch_slices(total: int, batch_size: int | None, per_item: int) -> Iterator[slice]:
+    """The batches of :func:`batch_sizes` as slices of ``range(total)``."""
+    start = 0
+    for size in batch_sizes(total, batch_size, per_item):
+        yield slice(start, start + size)
+        start += size
+
+
 def _row_chunks(rows: int, per_row: int) -> Iterator[slice]:
     step = max(1, ELEMENT_BUDGET // max(1, per_row))
     for start in range(0, rows, step):
