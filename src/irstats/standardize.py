@@ -38,6 +38,7 @@ from scipy.special import ndtr
 
 from irstats.errors import InputError, IrstatsWarning, MeasureError
 from irstats.scores import ScoreMatrix, score_matrices
+from irstats.io.trec import check_field_count, read_lines, split_fields
 
 #: |x − μ| at or below this counts as "equal to the mean" on a zero-variance topic (§4.4).
 ZERO_TOLERANCE = 1e-12
@@ -434,8 +435,6 @@ def write_trec_eval_factors(factors: Factors, path: str | os.PathLike | None) ->
 
 def _content_rows(path) -> tuple[pl.DataFrame, list[tuple[int, str]]]:
     """Whitespace-split content rows with line numbers, and the leading ``#`` lines."""
-    from irstats.io.trec import read_lines, split_fields
-
     lines = read_lines(path)
     comments: list[tuple[int, str]] = []
     for number, text in enumerate(lines.to_list(), start=1):
@@ -572,12 +571,7 @@ def read_trec_eval_factors(path: str | os.PathLike) -> Factors:
     if not os.path.exists(name):
         raise InputError("no such factors file", path=name)
     rows, _ = _content_rows(name)
-    count = rows.get_column("fields").list.len()
-    bad = count != 4
-    if bad.any():
-        row = rows.filter(bad).row(0, named=True)
-        raise InputError(f"expected 4 fields 'topic measure mean sd', found {len(row['fields'])}", path=name,
-                         line=row["line"])
+    check_field_count(rows, rows.get_column("fields").list.len() != 4, "4 fields 'topic measure mean sd'", name)
     frame = rows.select("line", *[pl.col("fields").list.get(i).alias(c)
                                   for i, c in enumerate(("topic", "measure", "mean", "sd"))])
     mean = _floats(frame, "mean", name)

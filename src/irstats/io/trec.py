@@ -127,7 +127,7 @@ def split_fields(lines: pl.Series) -> pl.DataFrame:
     return frame.select("line", fields.alias("fields"))
 
 
-def _check_field_count(parts: pl.DataFrame, bad: pl.Series, expected: str, name: str) -> None:
+def check_field_count(parts: pl.DataFrame, bad: pl.Series, expected: str, name: str) -> None:
     """Raise on the first line whose field count is wrong, naming the file and line."""
     if bad.any():
         row = parts.filter(bad).row(0, named=True)
@@ -147,7 +147,7 @@ def read_qrels_file(path: PathLike, *, on_duplicate: str = "error") -> pl.DataFr
     parts = split_fields(read_lines(path))
     if parts.height == 0:
         raise InputError("no qrels lines (only comments or blank lines)", path=name)
-    _check_field_count(parts, parts.get_column("fields").list.len() != 4, "4 fields 'topic iter docno rel'", name)
+    check_field_count(parts, parts.get_column("fields").list.len() != 4, "4 fields 'topic iter docno rel'", name)
     fields = pl.col("fields")
     frame = parts.select(
         "line",
@@ -284,7 +284,7 @@ def read_run_file(path: PathLike, *, score_dtype: str = "float64", need_rank: bo
     parts = split_fields(read_lines(path))
     if parts.height == 0:
         raise InputError("no run lines (only comments or blank lines)", path=name)
-    _check_field_count(parts, parts.get_column("fields").list.len() < 6, "6 fields 'topic Q0 docno rank score tag'",
+    check_field_count(parts, parts.get_column("fields").list.len() < 6, "6 fields 'topic Q0 docno rank score tag'",
                        name)
     fields = pl.col("fields")
     frame = parts.select(

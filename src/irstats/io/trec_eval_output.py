@@ -14,7 +14,7 @@ from pathlib import Path
 import polars as pl
 
 from irstats.errors import InputError
-from irstats.io.trec import expand_paths, read_lines, run_name_from_path, split_fields
+from irstats.io.trec import check_field_count, expand_paths, read_lines, run_name_from_path, split_fields
 from irstats.measures.registry import trec_eval_alias
 from irstats.scores import ScoreMatrix, matrices_from_frame
 
@@ -25,12 +25,7 @@ def read_trec_eval_file(path) -> pl.DataFrame:
     """One ``trec_eval -q`` file as a tidy frame ``system, topic, measure, value``."""
     name = os.fspath(path)
     parts = split_fields(read_lines(path))
-    count = parts.get_column("fields").list.len()
-    bad = count != 3
-    if bad.any():
-        row = parts.filter(bad).row(0, named=True)
-        raise InputError(f"expected 3 fields 'measure topic value', found {len(row['fields'])}", path=name,
-                         line=row["line"])
+    check_field_count(parts, parts.get_column("fields").list.len() != 3, "3 fields 'measure topic value'", name)
     frame = parts.select(
         "line",
         pl.col("fields").list.get(0).alias("measure"),
