@@ -238,22 +238,20 @@ def swept_measures(measures) -> list[str]:
 
 def volatility(study: Study) -> Section:
     """6. Scores and orderings over evaluation depth, against the (simulated) pool depth."""
-    from irstats.collection import EvalOptions, RunSet
+    from irstats.collection import EvalOptions
     from irstats.depth import complete_depth, sweep_judgments
     from irstats.depth import volatility as volatility_statistics
-    from irstats.judgments import build_judgments
     from irstats.plots import save
     from irstats.plots.volatility import plot_data, trajectory_grid, volatility_summary
 
     measures = swept_measures(study.measures)
     options = EvalOptions(**study.settings.options)
     # The real qrels, not a simulated pool: the section shows how the study's own scores move.
-    judgments = build_judgments(study.collection, RunSet.load(study.runs), options)
+    judgments = study.judgments
     pool_depth = study.settings.pool_depth
     if pool_depth is None:
         pool_depth = max(1, int(np.median(complete_depth(judgments))))
     result = sweep_judgments(judgments, measures, pool_depth=pool_depth, options=options)
-    del judgments
     stats = volatility_statistics(result, alpha=study.settings.alpha)
     section = Section("6. Volatility over evaluation depth", "volatility")
     how = ("given" if study.settings.pool_depth is not None else

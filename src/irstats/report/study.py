@@ -23,9 +23,10 @@ from typing import Callable, Sequence
 import numpy as np
 import polars as pl
 
-from irstats.collection import Collection, EvalOptions
+from irstats.collection import Collection, EvalOptions, RunSet
 from irstats.errors import InputError, IrstatsError
-from irstats.evaluate import evaluate
+from irstats.evaluate import score_judgments
+from irstats.judgments import Judgments, build_judgments
 from irstats.measures import canonical_name
 from irstats.report.document import Figure, Note, Section, Table, Text, render_html, render_markdown, write_tables
 from irstats.scores import ScoreMatrix
@@ -69,6 +70,7 @@ class Study:
     settings: StudySettings
     out_dir: Path  # the scratch folder being written
     runs: list
+    judgments: Judgments  # the runs read once; the scores and the depth sweep both come from it
 
     @property
     def measures(self) -> tuple[str, ...]:
@@ -120,9 +122,11 @@ def build_report(qrels, runs, out_dir, measures: Sequence[str] | None = None, re
         bar.set_description("evaluate")
         run_list = runs if isinstance(runs, (list, tuple)) else [runs]
         wanted = list(chosen) + [m for m in _residuals(chosen) if m not in chosen] + list(SUPPORT_MEASURES)
-        scores = evaluate(qrels, run_list, wanted, **options)
-        collection = Collection.load(qrels, qrels_duplicate=settings.options["qrels_duplicate"])
-        study = Study(str(qrels), collection, scores, settings, scratch, list(run_list))
+        eval_options = EvalOptions(**options)
+        collection = Collection.load(qrels, qrels_duplicate=eval_options.qrels_duplicate)
+        judgments = build_judgments(collection, RunSet.load(run_list), eval_options)
+        scores = score_judgments(judgments, wanted, eval_options)
+        study = Study(str(qrels), collection, scores, settings, scratch, list(run_list), judgments)
         bar.update(1)
         built: list[Section] = []
         for name, builder in stages:
@@ -195,23 +199,12 @@ def _replace(out_dir: Path, scratch: Path) -> None:
     scratch.rename(out_dir)
 
 
-class _NoBar:
-    def set_description(self, *_):
-        pass
-
-    def update(self, *_):
-        pass
-
-    def close(self):
-        pass
-
-
 def _progress(total: int, enabled: bool):
-    if not enabled:
-        return _NoBar()
+    """A stage progress bar on stderr; a disabled tqdm (a no-op) when off or not a terminal."""
     from tqdm import tqdm
 
-    return tqdm(total=total, unit="stage", file=sys.stderr, leave=False, disable=not sys.stderr.isatty())
+    return tqdm(total=total, unit="stage", file=sys.stderr, leave=False,
+                disable=not enabled or not sys.stderr.isatty())
 
 
 def command_line(argv: Sequence[str] | None) -> str:
