@@ -248,16 +248,21 @@ class RobustnessResult:
                 f"{self.n_samples} samples each)")
 
 
+def _require_known(names: Sequence[str], known: set[str], role: str, measure: str) -> None:
+    """Raise naming (up to five of) the ``role`` systems that have no scores."""
+    unknown = [s for s in names if s not in known]
+    if unknown:
+        raise InputError(f"{role} system(s) {', '.join(repr(u) for u in unknown[:5])}"
+                         f"{' …' if len(unknown) > 5 else ''} not in the scores of {measure!r}")
+
+
 def _resolve_sets(matrix: ScoreMatrix, standardizing, evaluated) -> tuple[ScoreMatrix, ScoreMatrix]:
     """The pool matrix and the evaluated matrix, systems and topics in bytewise order."""
     if not isinstance(matrix, ScoreMatrix):
         raise InputError("expected a ScoreMatrix of per-topic scores")
     known = set(matrix.systems)
     pool_names = _bytewise(matrix.systems if standardizing is None else standardizing)
-    unknown = [s for s in pool_names if s not in known]
-    if unknown:
-        raise InputError(f"standardizing system(s) {', '.join(repr(u) for u in unknown[:5])}"
-                         f"{' …' if len(unknown) > 5 else ''} not in the scores of {matrix.measure!r}")
+    _require_known(pool_names, known, "standardizing", matrix.measure)
     if isinstance(evaluated, ScoreMatrix):
         topics = _bytewise(evaluated.topics)
         lacking = [t for t in topics if t not in set(matrix.topics)]
@@ -268,10 +273,7 @@ def _resolve_sets(matrix: ScoreMatrix, standardizing, evaluated) -> tuple[ScoreM
     else:
         topics = _bytewise(matrix.topics)
         eval_names = _bytewise(matrix.systems if evaluated is None else evaluated)
-        unknown = [s for s in eval_names if s not in known]
-        if unknown:
-            raise InputError(f"evaluated system(s) {', '.join(repr(u) for u in unknown[:5])}"
-                             f"{' …' if len(unknown) > 5 else ''} not in the scores of {matrix.measure!r}")
+        _require_known(eval_names, known, "evaluated", matrix.measure)
         eval_matrix = matrix.subset(eval_names, topics)
     if len(eval_matrix.systems) < 2:
         raise InputError("τ needs at least 2 evaluated systems")
