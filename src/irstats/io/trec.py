@@ -20,7 +20,6 @@ from irstats.errors import InputError, warn
 
 PathLike = Union[str, os.PathLike]
 QRELS_COLUMNS = ("topic", "docno", "rel")
-RUN_COLUMNS = ("topic", "docno", "rank", "score")
 
 
 # ----------------------------------------------------------------------------- paths
@@ -273,10 +272,10 @@ def first_tag(data: bytes, separator: str) -> str:
     return ""
 
 
-def read_run_file(path: PathLike, *, score_dtype: str = "float64", need_rank: bool = False) -> tuple[str, pl.DataFrame]:
+def read_run_file(path: PathLike, *, need_rank: bool = False) -> tuple[str, pl.DataFrame]:
     """Read one TREC run file (``topic Q0 docno rank score tag``) line by line, carefully.
 
-    Returns the run's tag (the first line's; a warning if later lines differ) and a frame
+    Returns the run's tag (the first line's; judging warns if later lines differ) and a frame
     with ``topic, docno, rank, score, tag, line``. Fields after the sixth are ignored. Bad
     lines raise :class:`InputError` naming the file and line.
     """
