@@ -1,0 +1,81 @@
+"""Write the benchmark tables into README.md and bench/README.md from bench_eval.py's JSON.
+
+    python bench/bench_eval.py --workload wide --repeat 5 --markdown --json bench/results/wide.json
+    python bench/bench_eval.py --workload tall --repeat 3 --markdown --json bench/results/tall.json
+    python bench/bench_eval.py --workload dl19 --repeat 5 --markdown --json bench/results/dl19.json
+    python bench/update_readme.py bench/results/wide.json bench/results/tall.json bench/results/dl19.json
+
+Tables are regenerated between ``<!-- bench:start -->`` and ``<!-- bench:end -->`` markers,
+never edited by hand.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import subprocess
+import sys
+from datetime import date
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+
+from bench_eval import print_table  # noqa: E402
+
+START, END = "<!-- bench:start -->", "<!-- bench:end -->"
+PEERS = [("pytrec_eval", "pytrec_eval (no RBP)"), ("trec_eval", "trec_eval 10, one process per run"),
+         ("ir_measures", "ir_measures (no RBP)"), ("ranx", "ranx, warm"), ("ranx-cold", "ranx, first call"),
+         ("load-polars", "polars, loading the files only")]
+
+
+def _replace(path: Path, text: str) -> None:
+    content = path.read_text()
+    head, rest = content.split(START, 1)
+    _, tail = rest.split(END, 1)
+    path.write_text(f"{head}{START}\n{text.strip()}\n{END}{tail}")
+
+
+def _by_tool(result: dict) -> dict:
+    return {s["tool"]: s for s in result["summary"] if "error" not in s}
+
+
+def main(paths: list[str]) -> None:
+    results = {json.loads(Path(p).read_text())["workload"]: json.loads(Path(p).read_text()) for p in paths}
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                            cwd=ROOT).stdout.strip()
+    wide = _by_tool(results["wide"])
+    ir = wide["irstats"]
+    lines = [f"Evaluating AP, nDCG@10, P@10, RR and RBP(p=0.8) for {results['wide']['runs']} runs × 50 topics × "
+             f"1,000 documents (the `wide` workload), reading of the files included, median of "
+             f"{results['wide']['repeat']} on this 2-core machine ({date.today()}, commit {commit}):", "",
+             "| tool | median s | peak MiB | irstats is faster by |", "|---|---:|---:|---:|",
+             f"| irstats | {ir['eval_s']:.2f} | {ir['peak_rss_mib']:.0f} | |"]
+    for tool, label in PEERS:
+        if tool in wide:
+            s = wide[tool]
+            lines.append(f"| {label} | {s['eval_s']:.2f} | {s['peak_rss_mib']:.0f} | {s['eval_s'] / ir['eval_s']:.2f}× |")
+    for name in ("tall", "dl19"):
+        if name in results:
+            t = _by_tool(results[name])
+            parts = ", ".join(f"{tool} {t[tool]['eval_s']:.2f} s" for tool in ("irstats", "pytrec_eval", "trec_eval",
+                                                                                 "ranx") if tool in t)
+            lines += ["", f"`{name}` ({results[name]['runs']} runs): {parts}."]
+    _replace(ROOT / "README.md", "\n".join(lines))
+
+    blocks = [f"Measured on {date.today()} at commit {commit}, one workload after the other, with "
+              "`python bench/bench_eval.py --workload W --repeat R --markdown --json FILE` and written here by "
+              "`python bench/update_readme.py`."]
+    for name, result in results.items():
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            print_table(result["summary"], True, "load-polars")
+        blocks.append(f"### {name}: {result['runs']} runs, median of {result['repeat']}\n\n{out.getvalue().strip()}")
+    _replace(HERE / "README.md", "\n\n".join(blocks))
+    print("README.md and bench/README.md updated")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
