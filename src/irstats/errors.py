@@ -10,7 +10,13 @@ import warnings
 
 
 class IrstatsError(Exception):
-    """Base class of every error irstats raises on purpose."""
+    """Base class of every error irstats raises on purpose.
+
+    ``exit_code`` is what the command line exits with: 2 for bad input (the default), 1 for
+    a problem of the machine rather than of the input (see :class:`ResourceError`).
+    """
+
+    exit_code = 2
 
 
 class InputError(IrstatsError):
@@ -27,6 +33,27 @@ class InputError(IrstatsError):
         if path is not None:
             where = f"{path}:{line}: " if line is not None else f"{path}: "
         super().__init__(where + message)
+
+
+class ResourceError(IrstatsError):
+    """The machine, not the input: a folder that cannot be written, a full disk, a file
+    that exists but cannot be read. ``path`` names the file or folder concerned."""
+
+    exit_code = 1
+
+    def __init__(self, message: str, path: str | None = None):
+        self.message = message
+        self.path = path
+        super().__init__(f"{path}: {message}" if path is not None else message)
+
+    @classmethod
+    def from_os_error(cls, exc: OSError, path=None, doing: str = "cannot write") -> "ResourceError":
+        """``PATH: cannot write (No space left on device)`` from an OSError."""
+        import os
+
+        where = path if path is not None else exc.filename
+        cause = exc.strerror or type(exc).__name__
+        return cls(f"{doing} ({cause})", path=os.fspath(where) if where is not None else None)
 
 
 class MeasureError(IrstatsError):

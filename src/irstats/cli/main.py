@@ -64,7 +64,7 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(exc.exit_code)
     except IrstatsError as exc:
         click.echo(f"irstats: error: {exc}", err=True)
-        sys.exit(2)
+        sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         click.echo("irstats: interrupted", err=True)
         sys.exit(130)
