@@ -7,41 +7,64 @@ scattered into the tensor in one assignment (DESIGN.md: one sort and one join).
 
 from __future__ import annotations
 
-import gzip
 import os
+import zlib
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 
 from irstats.errors import InputError, warn
 from irstats.io.trec import (
+    as_text,
     check_run_values,
     expand_paths,
     fast_separator,
     first_tag,
-    is_gzip,
+    id_of,
+    parse_run_lines,
     read_bytes,
     read_qrels,
+    read_raw,
     read_run_file,
     run_from_frame,
     run_name_from_path,
     scan_run_bytes,
+    shown,
+    STDIN,
+    text_lines,
+    _read_once,
+    _read_start,
 )
 
 ORDERS = ("score", "rank", "file")
+
+
+def whole_number(name: str, value, minimum: int | None = None, maximum: int | None = None, note: str = "") -> int:
+    """``value`` as an int if it is a whole number within the bounds; otherwise an error naming
+    the option. Every option of a count, depth or level goes through here, from the API and
+    the command line alike, so that it means the same everywhere."""
+    ok = isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+    if ok and (minimum is None or value >= minimum) and (maximum is None or value <= maximum):
+        return int(value)
+    bounds = (f" from {minimum} to {maximum}" if minimum is not None and maximum is not None
+              else f" of at least {minimum}" if minimum is not None
+              else f" of at most {maximum}" if maximum is not None else "")
+    raise InputError(f"option {name} must be a whole number{bounds}{note}; got {value!r}")
 
 
 @dataclass(frozen=True)
 class EvalOptions:
     """How runs are turned into ranked lists and which topics count (METHODS.md §1).
 
-    rel_level        ℓ: a document is relevant iff grade >= ℓ (trec_eval -l).
+    rel_level        ℓ: a document is relevant iff grade >= ℓ (trec_eval -l); a whole number >= 0.
     complete         score topics missing from a run as empty runs, average over all qrels
                      topics (trec_eval -c).
     depth            keep the first M documents per topic after ordering; None = unlimited
-                     (trec_eval -M; default 1000, the TREC submission depth).
+                     (trec_eval -M; default 1000, the TREC submission depth); 0 keeps none,
+                     as in trec_eval.
     judged_only      condensed lists: drop unjudged documents after truncation (trec_eval -J).
     order            "score" (score descending, then docno descending: trec_eval), "rank"
                      (rank column ascending, ties in file order) or "file" (file order).
@@ -81,8 +104,14 @@ class EvalOptions:
         for name, (value, allowed) in checks.items():
             if value not in allowed:
                 raise InputError(f"option {name} must be one of {', '.join(allowed)}; got {value!r}")
-        if self.depth is not None and self.depth < 1:
-            raise InputError(f"option depth must be at least 1 (or None for unlimited); got {self.depth}")
+        whole_number("rel_level", self.rel_level, minimum=0)
+        if self.depth is not None:
+            whole_number("depth", self.depth, minimum=0, note=" (or None for unlimited)")
+        if self.g_max is not None:
+            whole_number("g_max", self.g_max, minimum=1)
+        for name in ("complete", "judged_only", "drop_r0", "trec_eval_compat"):
+            if not isinstance(getattr(self, name), (bool, np.bool_)):
+                raise InputError(f"option {name} must be True or False; got {getattr(self, name)!r}")
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -90,12 +119,23 @@ class EvalOptions:
 
 @dataclass
 class Collection:
-    """Judgments of a test collection: qrels lines and their sorted topic list."""
+    """Judgments of a test collection: qrels lines and their sorted topic list.
+
+    Ids are held byte for byte (:func:`irstats.io.trec.as_text`): ``topic_keys`` are the
+    topics in that form, for joins; ``topics`` the same topics as text for people.
+    """
 
     qrels: pl.DataFrame  # topic, docno, rel
-    topics: tuple[str, ...]  # every topic with a qrels line, sorted bytewise
+    topic_keys: tuple[str, ...]  # every topic with a qrels line, sorted bytewise
     source: str | None = None
     cache: dict = field(default_factory=dict, repr=False)  # derived indexes (see judgments.qrels_index)
+
+    @property
+    def topics(self) -> tuple[str, ...]:
+        """The topics as text, in the order of ``topic_keys``."""
+        if "topics" not in self.cache:
+            self.cache["topics"] = tuple(shown(t) for t in self.topic_keys)
+        return self.cache["topics"]
 
     @classmethod
     def load(cls, qrels, *, qrels_duplicate: str = "error") -> "Collection":
@@ -103,7 +143,7 @@ class Collection:
         frame = read_qrels(qrels, on_duplicate=qrels_duplicate)
         if frame.height == 0:
             raise InputError("the qrels hold no judgments")
-        # Python orders str by code point, which is the bytewise order of their UTF-8 forms.
+        # Python orders str by code point, which is the bytewise order of the ids' bytes.
         topics = tuple(sorted(frame.get_column("topic").unique().to_list()))
         source = os.fspath(qrels) if isinstance(qrels, (str, os.PathLike)) else None
         return cls(frame, topics, source)
@@ -136,10 +176,16 @@ class RunPart:
         return self.separator is None
 
     def lazy(self) -> pl.LazyFrame:
+        """The run's rows; a file that turns out not to be in the plain layout after its first
+        64 KiB is read by the careful reader instead (and ``careful`` becomes True)."""
         if self.frame is not None:
             return self.frame.lazy()
-        data = read_bytes(self.source) if is_gzip(self.source) else self.source
-        return scan_run_bytes(data, self.separator)
+        text = as_text(read_bytes(self.source), self.source)
+        if fast_separator(text) != self.separator:
+            self.frame = parse_run_lines(text_lines(text, self.source), self.source)[1]
+            self.separator = None
+            return self.frame.lazy()
+        return scan_run_bytes(text, self.separator)
 
 
 @dataclass
@@ -159,9 +205,10 @@ class RunSet:
         parts: list[RunPart] = []
         if isinstance(runs, dict):
             for name, frame in runs.items():
+                tag = id_of(str(name))
                 for sub in run_from_frame(frame, default_name=str(name)).values():
-                    sub = sub.with_columns(pl.lit(str(name)).alias("tag"))
-                    parts.append(RunPart(str(name), "DataFrame", sub.estimated_size(), frame=sub))
+                    sub = sub.with_columns(pl.lit(tag).alias("tag"))
+                    parts.append(RunPart(tag, "DataFrame", sub.estimated_size(), frame=sub))
         elif isinstance(runs, pl.DataFrame) or type(runs).__name__ == "DataFrame":
             for name, frame in run_from_frame(runs).items():
                 parts.append(RunPart(name, "DataFrame", frame.estimated_size(), frame=frame))
@@ -202,24 +249,23 @@ _PEEK = 1 << 16
 
 def _open_file(path: Path) -> RunPart:
     """Look at the start of a run file: its tag and whether the fast scanner can take it."""
-    size = path.stat().st_size
-    if is_gzip(path):
-        with gzip.open(path, "rb") as fh:
-            try:
-                head = fh.read(_PEEK)
-            except (OSError, EOFError) as exc:
-                raise InputError(f"corrupt gzip file ({exc})", path=str(path)) from None
+    name = str(path)
+    start = _read_start(path, _PEEK)
+    size = path.stat().st_size if name not in _read_once and name != STDIN else len(read_raw(path))
+    if start[:2] == b"\x1f\x8b":
+        try:
+            start = zlib.decompressobj(wbits=31).decompress(start, _PEEK)
+        except zlib.error as exc:
+            raise InputError(f"corrupt gzip file ({exc})", path=name) from None
         size *= 4  # a rough text size, for batching
-    else:
-        with open(path, "rb") as fh:
-            head = fh.read(_PEEK)
+    head = as_text(start, name)
     if not head.strip():
-        raise InputError("empty file", path=str(path))
+        raise InputError("empty file", path=name)
     separator = fast_separator(head)
     if separator is None:
         tag, frame = read_run_file(path)
-        return RunPart(tag, str(path), size, frame=frame)
-    return RunPart(first_tag(head, separator), str(path), size, separator)
+        return RunPart(tag, name, size, frame=frame)
+    return RunPart(first_tag(head), name, size, separator)
 
 
 def _unique_names(parts: list[RunPart]) -> list[str]:

@@ -50,7 +50,7 @@ def evaluate(qrels, runs, measures: Iterable[str | Measure] | str = DEFAULT_MEAS
     values = {str(m): np.empty((n_sys, n_top)) for m in parsed}
     present = np.zeros((n_sys, n_top), dtype=bool)
     r_zero = None
-    for batch, stacked in _read_ahead(runset, collection.topics, opts):
+    for batch, stacked in _read_ahead(runset, collection.topic_keys, opts):
         judgments = build_judgments(collection, runset, opts, systems=batch, stacked=stacked)
         present[batch] = judgments.present
         r_zero = judgments.num_relevant() == 0

@@ -176,7 +176,7 @@ def build_judgments(collection: Collection, runset: RunSet, options: EvalOptions
     n_sys, n_top = len(systems), len(topics)
     index = qrels_index(collection, options)
     if stacked is None:
-        stacked = stack_runs(runset, systems, topics, options)
+        stacked = stack_runs(runset, systems, collection.topic_keys, options)
     frame = _join_grades(stacked, index)
     del stacked
 
@@ -217,7 +217,7 @@ def build_judgments(collection: Collection, runset: RunSet, options: EvalOptions
         sys_idx, top_idx, grade = sys_idx[judged], top_idx[judged], grade[judged]
         position = _positions(sys_idx, top_idx)
 
-    dtype = np.int8 if collection.g_max <= np.iinfo(np.int8).max else np.int32
+    dtype = grade_dtype(collection.g_max)
     width = int(position.max()) + 1 if len(position) else 1
     grades = np.full((n_sys, n_top, width), PADDING, dtype=dtype)
     grades[sys_idx, top_idx, position] = grade
@@ -228,6 +228,14 @@ def build_judgments(collection: Collection, runset: RunSet, options: EvalOptions
     names = tuple(runset.names[i] for i in systems)
     return Judgments(grades, n_ret, present, names, topics, index.facts, options.rel_level,
                      options.trec_eval_compat)
+
+
+def grade_dtype(g_max: int) -> np.dtype:
+    """The smallest integer type that holds every grade up to ``g_max`` exactly (never a wrap)."""
+    for dtype in (np.int8, np.int16, np.int32, np.int64):
+        if g_max <= np.iinfo(dtype).max:
+            return np.dtype(dtype)
+    raise InputError(f"relevance grade {g_max} is too large (at most {np.iinfo(np.int64).max})")
 
 
 def stack_runs(runset: RunSet, systems: list[int], topics: tuple[str, ...], options: EvalOptions) -> pl.DataFrame:
@@ -241,12 +249,13 @@ def stack_runs(runset: RunSet, systems: list[int], topics: tuple[str, ...], opti
     need_rank = options.order == "rank"
     lazies = []
     for i, part in enumerate(runset.parts[k] for k in systems):
+        rows = part.lazy()  # first: a file found irregular past its first bytes becomes careful here
         tidx = pl.col("topic").cast(enum, strict=False).to_physical()
         score = pl.col("score")
         if options.score_dtype == "float32":
             # trec_eval <= 9 and pytrec_eval store scores as C floats: round through float32.
             score = score.cast(pl.Float32).cast(pl.Float64)
-        lazies.append(part.lazy().select(
+        lazies.append(rows.select(
             pl.lit(i, dtype=pl.UInt32).alias("sys"), tidx.alias("tidx"), _doc_key(tidx).alias("key"), "topic", "docno",
             score.alias("score"),
             "rank", "line", "tag", (pl.col("tag") != part.tag).alias("other_tag"),
@@ -294,15 +303,15 @@ def _irregular_runs(frame: pl.DataFrame) -> list[int]:
     """Fast-scanned runs with rows the scanner could not take as they are."""
     # Cheap screen first: null counts are stored with the columns, and a comment line can only
     # hide among rows whose topic is not a qrels topic.
-    nulls = sum(frame.get_column(c).null_count() for c in ("topic", "docno", "score", "tag"))
+    nulls = sum(frame.get_column(c).null_count() for c in ("topic", "docno", "rank", "score", "tag"))
     outside = frame.get_column("tidx").is_null()
     if not nulls and not frame.get_column("no_q0").any() and not (
             outside.any() and frame.get_column("topic").filter(outside).str.starts_with("#").any()):
         return []
-    blank = pl.all_horizontal(pl.col("topic", "docno", "score", "tag").is_null())
-    odd = (pl.col("topic").is_null() | pl.col("docno").is_null() | pl.col("score").is_null()
-           | pl.col("tag").is_null() | pl.col("no_q0") | pl.col("topic").str.starts_with("#")
-           | (pl.col("docno") == ""))
+    # An empty field (two separators in a row) reads as null: trec_eval's "Malformed line".
+    blank = pl.all_horizontal(pl.col("topic", "docno", "rank", "score", "tag").is_null())
+    odd = (pl.any_horizontal(pl.col("topic", "docno", "rank", "score", "tag").is_null())
+           | pl.col("no_q0") | pl.col("topic").str.starts_with("#") | (pl.col("docno") == ""))
     return frame.filter(odd & ~blank & ~pl.col("careful")).get_column("sys").unique().sort().to_list()
 
 

@@ -33,7 +33,7 @@ import polars as pl
 from irstats.collection import Collection, EvalOptions, RunSet
 from irstats.errors import InputError, warn
 from irstats.evaluate import BATCH_BYTES
-from irstats.judgments import PADDING, UNJUDGED, Judgments, build_judgments, qrels_index, stack_runs
+from irstats.judgments import PADDING, UNJUDGED, Judgments, build_judgments, grade_dtype, qrels_index, stack_runs
 
 _NEVER = np.iinfo(np.int64).max  # first_rank of a qrels line no contributing run retrieves
 
@@ -66,7 +66,7 @@ def ranked_lines(collection: Collection, runset: RunSet, options: EvalOptions,
     :func:`irstats.evaluate` reads them, and the batches' tensors are put side by side.
     """
     frame = collection.qrels.select("topic", "docno", pl.int_range(pl.len(), dtype=pl.Int64).alias("rel"))
-    numbered = Collection(frame, collection.topics, collection.source)
+    numbered = Collection(frame, collection.topic_keys, collection.source)
     opts = dataclasses.replace(options, judged_only=False, negative_rel="unjudged", g_max=None)
     systems = list(range(len(runset.parts))) if systems is None else list(systems)
     parts: list[Judgments] = []
@@ -74,7 +74,7 @@ def ranked_lines(collection: Collection, runset: RunSet, options: EvalOptions,
     for batch in runset.batches(BATCH_BYTES):
         batch = [i for i in batch if i in chosen]
         if batch:
-            stacked = stack_runs(runset, batch, collection.topics, opts)
+            stacked = stack_runs(runset, batch, collection.topic_keys, opts)
             parts.append(build_judgments(numbered, runset, opts, systems=batch, stacked=stacked))
             del stacked
     order = [i for part in runset.batches(BATCH_BYTES) for i in part if i in chosen]
@@ -209,8 +209,7 @@ class PoolSimulation:
             rel = np.where(keep, rel, UNJUDGED)
         found = lines >= 0
         grades = np.where(found, rel[np.where(found, lines, 0)], lines)  # −1 and −2 stay as they are
-        dtype = np.int8 if self.g_max <= np.iinfo(np.int8).max and rel.max(initial=0) <= 127 else np.int32
-        grades = grades.astype(dtype)
+        grades = grades.astype(grade_dtype(max(self.g_max, int(rel.max(initial=0)))))
         topics = collection.topics
         columns = [self.ranked.topics.index(t) for t in topics]
         if len(columns) != len(self.ranked.topics):

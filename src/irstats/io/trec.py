@@ -11,12 +11,15 @@ from __future__ import annotations
 import glob
 import gzip
 import os
+import stat
+import sys
+import zlib
 from pathlib import Path
 from typing import Iterable, Sequence, Union
 
 import polars as pl
 
-from irstats.errors import InputError, warn
+from irstats.errors import InputError, ResourceError, warn
 
 PathLike = Union[str, os.PathLike]
 QRELS_COLUMNS = ("topic", "docno", "rel")
@@ -28,14 +31,19 @@ QRELS_COLUMNS = ("topic", "docno", "rel")
 def expand_paths(spec: PathLike | Sequence[PathLike]) -> list[Path]:
     """Turn a file, a directory, a glob or a list of them into a sorted list of files.
 
-    A directory stands for the regular files directly inside it (hidden files skipped).
+    A directory stands for the regular files directly inside it (hidden files skipped);
+    ``-`` is standard input, and pipes (``<(zcat run.gz)``) are taken as they are.
     """
     items = [spec] if isinstance(spec, (str, os.PathLike)) else list(spec)
     paths: list[Path] = []
     for item in items:
         text = os.fspath(item)
         p = Path(text)
-        if p.is_dir():
+        if text == STDIN:
+            if p in paths:
+                raise InputError("standard input ('-') is given twice")
+            paths.append(p)
+        elif p.is_dir():
             found = sorted(q for q in p.iterdir() if q.is_file() and not q.name.startswith("."))
             if not found:
                 raise InputError("directory holds no files", path=text)
@@ -63,66 +71,141 @@ def run_name_from_path(path: Path) -> str:
 
 # ----------------------------------------------------------------------------- lines
 
+#: trec_eval's field separators: C's isspace() in the "C" locale. Ids are compared as bytes,
+#: so no other character (a non-breaking space, a 0x1f byte) ever splits a field.
+WHITESPACE = " \t\n\r\v\f"
+_BLANKS = "[ \\t\\r\\x0B\\x0C]"  # the same set in a regular expression, newline excluded
+STDIN = "-"
+
+_read_once: dict[str, bytes] = {}  # standard input and pipes cannot be read twice
+
 
 def is_gzip(path: PathLike) -> bool:
     """Whether a file starts with gzip's magic bytes."""
-    with open(path, "rb") as fh:
-        return fh.read(2) == b"\x1f\x8b"
+    return _read_start(path, 2) == b"\x1f\x8b"
+
+
+def _read_start(path: PathLike, size: int) -> bytes:
+    """The first ``size`` bytes of a file, without consuming a pipe or standard input."""
+    name = os.fspath(path)
+    if name not in _read_once and name != STDIN and _is_regular(name):
+        try:
+            with open(name, "rb") as fh:
+                return fh.read(size)
+        except OSError as exc:
+            raise ResourceError.from_os_error(exc, name, doing="cannot read") from None
+    return read_raw(path)[:size]
+
+
+def _is_regular(name: str) -> bool:
+    try:
+        return stat.S_ISREG(os.stat(name).st_mode)
+    except OSError:
+        return True  # let the read itself say what is wrong
+
+
+def read_raw(path: PathLike) -> bytes:
+    """A file's bytes as stored; ``-`` is standard input.
+
+    Standard input, pipes and process substitutions (``<(zcat run.gz)``) can be read only
+    once, so their bytes are kept for every later look at the same name.
+    """
+    name = os.fspath(path)
+    if name in _read_once:
+        return _read_once[name]
+    try:
+        if name == STDIN:
+            data = sys.stdin.buffer.read()
+        else:
+            with open(name, "rb") as fh:
+                regular = stat.S_ISREG(os.fstat(fh.fileno()).st_mode)
+                data = fh.read()
+            if regular:
+                return data
+    except IsADirectoryError:
+        raise InputError("is a folder; expected a file", path=name) from None
+    except FileNotFoundError:
+        raise InputError("no such file", path=name) from None
+    except OSError as exc:
+        raise ResourceError.from_os_error(exc, name, doing="cannot read") from None
+    _read_once[name] = data
+    return data
 
 
 def read_bytes(path: PathLike) -> bytes:
     """The file's content, decompressed if it is gzip (recognised by its magic bytes)."""
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read()
-    except OSError as exc:
-        raise InputError(f"cannot read file ({exc.strerror})", path=os.fspath(path)) from None
+    data = read_raw(path)
     if data[:2] == b"\x1f\x8b":
         try:
             data = gzip.decompress(data)
-        except (OSError, EOFError) as exc:
+        except (OSError, EOFError, zlib.error) as exc:
             raise InputError(f"corrupt gzip file ({exc})", path=os.fspath(path)) from None
     return data
 
 
-def read_lines(path: PathLike) -> pl.Series:
-    """All lines of a file as a string Series; row i is line i + 1 (blank lines are null)."""
-    data = read_bytes(path)
-    if not data.strip():
-        raise InputError("empty file", path=os.fspath(path))
+def as_text(data: bytes, name: str) -> bytes:
+    """The bytes of a TREC text file in the form the readers take, every id kept byte for byte.
+
+    trec_eval compares topics and docnos as C strings (bytes). Polars needs UTF-8, so a file
+    with bytes above 127 is read as Latin-1, which maps each byte to the character of the
+    same number: distinct byte strings stay distinct, and their order (code point order) is
+    the bytes' order. ASCII files, nearly all of them, pass through untouched.
+    :func:`shown` turns such an id back into readable text. Binary data (a NUL byte) and
+    UTF-16 text are refused, naming the file and line.
+    """
+    if b"\x00" in data:
+        head = data[:2]
+        if head in (b"\xff\xfe", b"\xfe\xff") or data[:64].count(b"\x00") >= 16:
+            raise InputError("is not UTF-8 text (it looks like UTF-16: convert it, e.g. iconv -f UTF-16 -t UTF-8)",
+                             path=name)
+        at = data.index(b"\x00")
+        raise InputError("is not a text file (a NUL byte)", path=name, line=data.count(b"\n", 0, at) + 1)
+    if data.isascii():
+        return data
+    return data.decode("latin-1").encode("utf-8")
+
+
+def shown(text: str) -> str:
+    """An id read by :func:`as_text`, as the text a person expects (UTF-8 decoded)."""
+    if text.isascii():
+        return text
     try:
-        frame = pl.read_csv(
-            data,
-            has_header=False,
-            separator="\x1f",
-            quote_char=None,
-            new_columns=["line"],
-            schema_overrides={"line": pl.String},
-            encoding="utf8-lossy",
-        )
-    except pl.exceptions.PolarsError as exc:  # e.g. the unit separator inside a line
-        raise InputError(f"cannot be read as text lines ({exc})", path=os.fspath(path)) from None
-    return frame.get_column("line")
+        return text.encode("latin-1").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:  # not an id read from a file
+        return text
+
+
+def read_lines(path: PathLike) -> pl.Series:
+    """All lines of a file as a string Series; row i is line i + 1."""
+    name = os.fspath(path)
+    return text_lines(as_text(read_bytes(path), name), name)
+
+
+def text_lines(text: bytes, name: str) -> pl.Series:
+    """The lines of bytes made by :func:`as_text` as a string Series; row i is line i + 1."""
+    if not text.strip():
+        raise InputError("empty file", path=name)
+    return pl.Series("line", [text.decode("utf-8")]).str.split("\n").explode()
 
 
 def split_fields(lines: pl.Series) -> pl.DataFrame:
-    """Split whitespace-separated lines into a list column ``fields``.
+    """Split lines into a list column ``fields`` at runs of whitespace, as trec_eval does.
 
-    Returns the content lines only, with their 1-based ``line`` number. The common layouts
-    (tab-only or single-space-only) take a literal split; anything else is normalised with a
-    regular expression first.
+    Returns the content lines only (not blank, not starting with ``#``), with their 1-based
+    ``line`` number. The common layouts (tab-only or single-space-only) take a literal
+    split; anything else is normalised with a regular expression first.
     """
     frame = pl.DataFrame({"text": lines}).with_row_index("line", offset=1)
-    stripped = pl.col("text").str.strip_chars()
+    stripped = pl.col("text").str.strip_chars(WHITESPACE)
     frame = frame.filter(stripped.is_not_null() & (stripped != "") & ~stripped.str.starts_with("#"))
     text = frame.get_column("text")
     has_space = bool(text.str.contains(" ", literal=True).any())
     has_tab = bool(text.str.contains("\t", literal=True).any())
-    irregular = r"\s\s|^\s|\s$|\r"  # runs of blanks, leading/trailing blanks, CR line ends
+    irregular = f"{_BLANKS}{_BLANKS}|^{_BLANKS}|{_BLANKS}$|[\\r\\x0B\\x0C]"
     if has_space != has_tab and not text.str.contains(irregular).any():
         fields = text.str.split(" " if has_space else "\t")
     else:
-        fields = text.str.strip_chars().str.replace_all(r"\s+", " ").str.split(" ")
+        fields = text.str.strip_chars(WHITESPACE).str.replace_all(f"{_BLANKS}+", " ").str.split(" ")
     return frame.select("line", fields.alias("fields"))
 
 
@@ -196,13 +279,15 @@ def qrels_from_frame(frame) -> pl.DataFrame:
     frame = _to_polars(frame)
     frame = _rename(frame, {"query_id": "topic", "doc_id": "docno", "relevance": "rel"})
     _require_columns(frame, QRELS_COLUMNS, "qrels DataFrame")
-    out = frame.select(
-        pl.col("topic").cast(pl.String),
-        pl.col("docno").cast(pl.String),
-        pl.col("rel").cast(pl.Int64, strict=False),
-    )
-    if out.get_column("rel").is_null().any():
-        raise InputError("qrels DataFrame: column 'rel' must hold integers")
+    rel = frame.get_column("rel")
+    grades = rel.cast(pl.Int64, strict=False)
+    exact = grades.is_not_null()
+    if rel.dtype.is_float():  # a float column holds grades only when every value is whole: 0.5 is none
+        exact &= grades.cast(pl.Float64) == rel
+    if not exact.all():
+        raise InputError(f"qrels DataFrame: column 'rel' must hold whole-number grades; found "
+                         f"{rel.filter(~exact.fill_null(False))[0]!r}")
+    out = pl.DataFrame([ids(frame.get_column("topic")), ids(frame.get_column("docno")), grades.alias("rel")])
     dup = out.select(pl.struct("topic", "docno").is_duplicated()).to_series()
     if dup.any():
         row = out.filter(dup).row(0, named=True)
@@ -240,7 +325,7 @@ def fast_separator(data: bytes) -> str | None:
     rows after the scan, and that file is then re-read line by line (:func:`read_run_file`).
     """
     has_tab, has_space = b"\t" in data, b" " in data
-    if has_tab == has_space:
+    if has_tab == has_space or b"\r" in data or b"\v" in data or b"\f" in data:
         return None
     return "\t" if has_tab else " "
 
@@ -262,13 +347,15 @@ def scan_run_bytes(data: bytes | PathLike, separator: str) -> pl.LazyFrame:
     )
 
 
-def first_tag(data: bytes, separator: str) -> str:
-    """The tag (sixth field) of the first content line of a run file ("" if irregular)."""
-    for raw in data.split(b"\n", 64)[:64]:
-        line = raw.decode("utf8", "replace").rstrip("\r")
-        if line.strip() and not line.lstrip().startswith("#"):
-            fields = line.split()  # any whitespace, as the careful reader splits
-            return fields[5] if len(fields) >= 6 else ""  # the careful reader will take over
+def first_tag(text: bytes) -> str:
+    """The tag (sixth field) of the first content line of a run file ("" if irregular).
+
+    ``text`` is the start of the file as :func:`as_text` gives it.
+    """
+    for raw in text.split(b"\n", 64)[:64]:
+        fields = raw.split()  # bytes.split() splits at ASCII whitespace, as trec_eval does
+        if fields and not fields[0].startswith(b"#"):
+            return fields[5].decode("utf-8") if len(fields) >= 6 else ""  # the careful reader will take over
     return ""
 
 
@@ -276,11 +363,15 @@ def read_run_file(path: PathLike, *, need_rank: bool = False) -> tuple[str, pl.D
     """Read one TREC run file (``topic Q0 docno rank score tag``) line by line, carefully.
 
     Returns the run's tag (the first line's; judging warns if later lines differ) and a frame
-    with ``topic, docno, rank, score, tag, line``. Fields after the sixth are ignored. Bad
-    lines raise :class:`InputError` naming the file and line.
+    with ``topic, docno, rank, score, tag, line``. Fields after the sixth are ignored, as
+    trec_eval ignores them. Bad lines raise :class:`InputError` naming the file and line.
     """
-    name = os.fspath(path)
-    parts = split_fields(read_lines(path))
+    return parse_run_lines(read_lines(path), os.fspath(path), need_rank=need_rank)
+
+
+def parse_run_lines(lines: pl.Series, name: str, *, need_rank: bool = False) -> tuple[str, pl.DataFrame]:
+    """:func:`read_run_file` on lines already read (:func:`text_lines`)."""
+    parts = split_fields(lines)
     if parts.height == 0:
         raise InputError("no run lines (only comments or blank lines)", path=name)
     check_field_count(parts, parts.get_column("fields").list.len() < 6, "6 fields 'topic Q0 docno rank score tag'",
@@ -328,10 +419,11 @@ def run_from_frame(frame, default_name: str = "run") -> dict[str, pl.DataFrame]:
         frame = frame.with_columns(pl.lit(default_name).alias("system"))
     if "rank" not in frame.columns:
         frame = frame.with_columns(pl.int_range(1, pl.len() + 1).over("system", "topic").alias("rank"))
+    frame = frame.with_columns(ids(frame.get_column(c)) for c in ("system", "topic", "docno"))
     frame = frame.with_row_index("line", offset=1).select(
-        pl.col("system").cast(pl.String),
-        pl.col("topic").cast(pl.String),
-        pl.col("docno").cast(pl.String),
+        pl.col("system"),
+        pl.col("topic"),
+        pl.col("docno"),
         pl.col("rank").cast(pl.String),
         pl.col("score").cast(pl.Float64, strict=False),
         pl.col("system").alias("tag"),
@@ -346,6 +438,19 @@ def run_from_frame(frame, default_name: str = "run") -> dict[str, pl.DataFrame]:
 
 
 # ----------------------------------------------------------------------------- helpers
+
+
+def id_of(text: str) -> str:
+    """One id given as Python text, in the byte-for-byte form of ids read from files."""
+    return text if text.isascii() else text.encode("utf-8").decode("latin-1")
+
+
+def ids(column: pl.Series) -> pl.Series:
+    """Ids given as Python text, in the byte-for-byte form of ids read from files (:func:`as_text`)."""
+    text = column.cast(pl.String)
+    if (text.str.len_bytes() == text.str.len_chars()).all():  # ASCII: nothing to do
+        return text
+    return text.map_elements(id_of, return_dtype=pl.String)
 
 
 def _is_frame(obj) -> bool:
