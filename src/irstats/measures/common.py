@@ -7,7 +7,7 @@ import numpy as np
 from irstats.measures.registry import Param
 
 #: ``rel=L``: the relevance level of one binary measure, overriding the evaluation's ℓ.
-LEVEL_PARAM = Param("rel", int, None, help="relevance level for this measure (default: the evaluation's -l)")
+LEVEL_PARAM = Param("rel", int, None, help="relevance level for this measure (default: the evaluation's -l)", low=0)
 
 
 def safe_divide(numerator, denominator) -> np.ndarray:

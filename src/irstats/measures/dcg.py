@@ -10,16 +10,29 @@ from __future__ import annotations
 import numpy as np
 
 from irstats.measures.common import rank_sum, safe_divide
+from irstats.errors import MeasureError
 from irstats.measures.registry import Family, Param, register
 
 GAIN_PARAM = Param("gain", str, "lin", choices=("lin", "exp"), help="lin: gain = grade (trec_eval); exp: 2^grade − 1")
 
 
+#: 2^g − 1 is infinite in float64 from this grade on.
+EXP_GAIN_LIMIT = 1024
+
+
 def gain_function(kind: str):
     """Map grades to gains; unjudged, 0 and negative grades give 0."""
     if kind == "exp":
-        return lambda grades: np.exp2(np.maximum(grades, 0)) - 1.0
+        return _exp_gain
     return lambda grades: np.maximum(grades, 0).astype(np.float64)
+
+
+def _exp_gain(grades: np.ndarray) -> np.ndarray:
+    top = int(np.max(grades, initial=0))
+    if top >= EXP_GAIN_LIMIT:
+        raise MeasureError(f"gain=exp: grade {top} gives the gain 2^{top} − 1, beyond the largest float; "
+                           f"use gain=lin or grades below {EXP_GAIN_LIMIT}")
+    return np.exp2(np.maximum(grades, 0)) - 1.0
 
 
 def dcg(j, m) -> np.ndarray:

@@ -13,7 +13,9 @@ def err(j, m) -> np.ndarray:
     if grades.shape[2] == 0:
         return np.zeros(grades.shape[:2])
     g_max = max(j.qrels.g_max, 1)
-    stop = (np.exp2(grades) - 1.0) / 2.0**g_max
+    # (2^g − 1)/2^g_max written as 2^(g − g_max) − 2^−g_max: the same number, and no overflow
+    # for grades past 1023, where 2^g alone is infinite (ERR would be NaN).
+    stop = np.exp2(grades - g_max) - np.exp2(-float(g_max))
     # Probability of reaching rank r: the product of (1 − stop) over the ranks before it.
     reach = np.cumprod(1.0 - stop, axis=2)
     reach = np.concatenate((np.ones(reach.shape[:2] + (1,)), reach[:, :, :-1]), axis=2)

@@ -8,7 +8,7 @@ from irstats.measures.common import LEVEL_PARAM, level_of, rank_sum, safe_divide
 from irstats.measures.dcg import gain_function
 from irstats.measures.registry import Family, Param, register
 
-BETA_PARAM = Param("beta", float, 1.0, always_shown=True, help="weight of cumulative gain in the blended ratio")
+BETA_PARAM = Param("beta", float, 1.0, always_shown=True, help="weight of cumulative gain in the blended ratio", low=0)
 NORM_PARAM = Param("norm", str, "R", choices=("R", "min"), help="divide by R (default) or by min(k, R)")
 
 

@@ -7,7 +7,8 @@ import numpy as np
 from irstats.measures.common import LEVEL_PARAM, rank_sum
 from irstats.measures.registry import Family, Param, register
 
-P_PARAM = Param("p", float, 0.8, always_shown=True, help="persistence, the probability of going on to the next rank")
+P_PARAM = Param("p", float, 0.8, always_shown=True, help="persistence, the probability of going on to the next rank",
+                low=0, high=1, open_low=True, open_high=True)
 
 
 def _weights(j, p: float, cutoff: int | None) -> np.ndarray:

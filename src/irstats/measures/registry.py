@@ -32,6 +32,26 @@ class Param:
     always_shown: bool = False
     choices: tuple = ()
     help: str = ""
+    low: float | None = None  # the smallest allowed value (None: no bound)
+    high: float | None = None  # the largest allowed value
+    open_low: bool = False  # the bounds themselves excluded
+    open_high: bool = False
+
+    def check(self, value: Any) -> str | None:
+        """Why ``value`` is not allowed, or None when it is (NaN never is)."""
+        if self.choices and value not in self.choices:
+            return f"must be one of {', '.join(map(str, self.choices))}"
+        if self.kind in (int, float):
+            too_low = self.low is not None and (value < self.low or (self.open_low and value == self.low))
+            too_high = self.high is not None and (value > self.high or (self.open_high and value == self.high))
+            if value != value or value in (float("inf"), float("-inf")) or too_low or too_high:
+                return f"must be in {self.range_text()}"
+        return None
+
+    def range_text(self) -> str:
+        low = "-inf" if self.low is None else _format_value(self.low)
+        high = "inf" if self.high is None else _format_value(self.high)
+        return f"{'(' if self.open_low or self.low is None else '['}{low}, {high}{')' if self.open_high or self.high is None else ']'}"
 
 
 @dataclass(frozen=True)
@@ -171,6 +191,8 @@ def parse_measure(name: str | Measure) -> Measure:
     if isinstance(name, Measure):
         return name
     text = str(name).strip().replace(" ", "")
+    if not text:
+        raise MeasureError("empty measure name; expected e.g. 'AP', 'nDCG@10', 'RBP(p=0.8)'")
     alias = trec_eval_alias(text)
     if alias is not None:
         text = alias
@@ -183,6 +205,7 @@ def parse_measure(name: str | Measure) -> Measure:
         raise MeasureError(f"unknown measure {name!r}; known measures: {known}")
     family = FAMILIES[_FAMILY_KEYS[key]]
     values = {p.name: p.default for p in family.params}
+    given: set[str] = set()
     if match["params"]:
         for item in match["params"].split(","):
             if not item:
@@ -195,6 +218,9 @@ def parse_measure(name: str | Measure) -> Measure:
             except KeyError:
                 allowed = ", ".join(p.name for p in family.params) or "none"
                 raise MeasureError(f"measure {name!r}: unknown parameter {key_!r} (allowed: {allowed})") from None
+            if key_ in given:
+                raise MeasureError(f"measure {name!r}: parameter {key_!r} is given twice")
+            given.add(key_)
             values[key_] = _convert(spec, raw, name)
     cutoff = int(match["cutoff"]) if match["cutoff"] else None
     if cutoff is not None and family.cutoff == "none":
@@ -218,8 +244,9 @@ def _convert(spec: Param, raw: str, name: str) -> Any:
             value = raw
     except ValueError:
         raise MeasureError(f"measure {name!r}: {spec.name}={raw!r} is not a valid {spec.kind.__name__}") from None
-    if spec.choices and value not in spec.choices:
-        raise MeasureError(f"measure {name!r}: {spec.name} must be one of {', '.join(map(str, spec.choices))}")
+    problem = spec.check(value)
+    if problem:
+        raise MeasureError(f"measure {name!r}: {spec.name} {problem}; got {raw}")
     return value
 
 
@@ -247,6 +274,8 @@ def expand_measures(names) -> list[str]:
             out.extend(ALL_TREC)
         elif text:
             out.append(text)
+        else:
+            raise MeasureError("empty measure name; expected e.g. 'AP', 'nDCG@10', 'RBP(p=0.8)'")
     return out
 
 
