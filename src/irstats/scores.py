@@ -202,27 +202,82 @@ def read_scores(path: str | os.PathLike, fmt: str | None = None) -> dict[str, Sc
     read by :func:`irstats.io.trec_eval_output.read_trec_eval`.
     """
     name = os.fspath(path)
+    if os.path.isdir(name):
+        raise InputError("is a folder; expected a score file (TSV, CSV, JSON or Parquet)", path=name)
     if not os.path.exists(name):
         raise InputError("no such file", path=name)
     fmt = fmt or _guess_format(name)
     try:
         if fmt == "parquet":
             frame = pl.read_parquet(name)
+            _check_numeric_values(frame, name)
         elif fmt == "json":
-            frame = pl.DataFrame(json.loads(Path(name).read_text()))
+            frame = _read_json_scores(name)
         else:
-            frame = pl.read_csv(name, separator="\t" if fmt == "tsv" else ",", comment_prefix="#",
-                                schema_overrides={"system": pl.String, "topic": pl.String, "measure": pl.String,
-                                                  "value": pl.String})
-            bad = frame.get_column("value").cast(pl.Float64, strict=False).is_null() & frame.get_column(
-                "value").is_not_null() if "value" in frame.columns else None
-            if bad is not None and bad.any():
-                index = int(np.flatnonzero(bad.to_numpy())[0])
-                raise InputError(f"expected a number in column 'value', found {frame['value'][index]!r}",
-                                 path=name, line=index + 2)
-    except (pl.exceptions.PolarsError, json.JSONDecodeError, ValueError) as exc:
+            frame = _read_delimited_scores(name, "\t" if fmt == "tsv" else ",")
+    except (pl.exceptions.PolarsError, ValueError, OSError) as exc:
         raise InputError(f"cannot read as a {fmt} score file ({str(exc).splitlines()[0]})", path=name) from None
     return matrices_from_frame(frame, source=name)
+
+
+#: Values that stand for "no score" (a topic a system was not evaluated on): irstats writes NaN.
+MISSING_VALUES = ("", "nan", "NaN", "NA", "null")
+
+
+def _read_delimited_scores(name: str, separator: str) -> pl.DataFrame:
+    """A TSV/CSV score file; every row needs all its fields and a number (or NaN) as value."""
+    from irstats.io.trec import read_bytes
+
+    data = read_bytes(name)
+    frame = pl.read_csv(data, separator=separator, comment_prefix="#", infer_schema=False,
+                        truncate_ragged_lines=False)
+    if "value" not in frame.columns:
+        return frame  # matrices_from_frame names the missing columns
+    # Each row's line: the header is the first line that is neither blank nor a comment.
+    text = pl.Series([data.decode("utf-8", "replace")]).str.split("\n").explode()
+    stripped = text.str.strip_chars()
+    content = (stripped != "") & ~stripped.str.starts_with("#")
+    numbers = pl.Series(range(1, len(text) + 1)).filter(content)[1:]
+    separators = text.filter(content)[1:].str.count_matches(separator, literal=True)
+    if len(numbers) != frame.height:  # quoted line breaks: rows and lines do not correspond
+        numbers = pl.Series([None] * frame.height, dtype=pl.Int64)
+        separators = pl.Series([len(frame.columns) - 1] * frame.height)
+    value = frame.get_column("value")
+    keys = [c for c in ("system", "topic", "measure") if c in frame.columns]
+    short = frame.select(pl.any_horizontal(pl.col(keys).is_null())).to_series() | (
+        value.is_null() & (separators < len(frame.columns) - 1))
+    given = value.is_not_null() & ~value.is_in(MISSING_VALUES)
+    garbage = given & (value.cast(pl.Float64, strict=False).is_null() | value.str.contains("_", literal=True))
+    for bad, what in ((short, f"expected {len(frame.columns)} fields ({', '.join(frame.columns)}), found fewer"),
+                      (garbage, "expected a number in column 'value', found {!r}")):
+        if bad.any():
+            at = int(bad.arg_true()[0])
+            raise InputError(what.format(value[at]), path=name, line=numbers[at])
+    return frame.with_columns(pl.col("value").replace(list(MISSING_VALUES), None))
+
+
+def _read_json_scores(name: str) -> pl.DataFrame:
+    """A JSON score file: a list of records, each with a number (or null) as value."""
+    from irstats.io.trec import read_bytes
+
+    records = json.loads(read_bytes(name))
+    if not isinstance(records, list) or not all(isinstance(r, dict) for r in records):
+        raise InputError("expected a JSON list of records {system, topic, measure, value}", path=name)
+    wanted = [c for c in SCORE_COLUMNS if any(c in r for r in records[:1])] or list(SCORE_COLUMNS)
+    for index, record in enumerate(records):
+        lacking = [c for c in wanted if c not in record]
+        if lacking:
+            raise InputError(f"record {index + 1} lacks {', '.join(lacking)}", path=name)
+        value = record.get("value")
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            raise InputError(f"record {index + 1}: expected a number (or null) as value, found {value!r}",
+                             path=name)
+    return pl.DataFrame(records, infer_schema_length=None)
+
+
+def _check_numeric_values(frame: pl.DataFrame, name: str) -> None:
+    if "value" in frame.columns and not frame.schema["value"].is_numeric():
+        raise InputError(f"column 'value' must be numeric, found {frame.schema['value']}", path=name)
 
 
 def _guess_format(name: str) -> str:

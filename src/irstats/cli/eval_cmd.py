@@ -7,7 +7,7 @@ import sys
 import click
 
 from irstats.cli.main import cli
-from irstats.cli.output import emit_text, format_means_table
+from irstats.cli.output import emit_text, format_means_table, format_per_topic_table
 from irstats.errors import InputError
 from irstats.evaluate import DEFAULT_MEASURES, evaluate
 from irstats.io.trec_eval_output import format_trec_eval
@@ -34,13 +34,13 @@ Measures (canonical names; trec_eval's in brackets):
 
 
 def parse_depth(value: str) -> int | None:
-    if value.lower() in ("none", "all", "0", "unlimited"):
+    """``-M``: a whole number (0 keeps no document, as in trec_eval) or 'none' for no limit."""
+    if value.lower() in ("none", "all", "unlimited"):
         return None
     try:
-        depth = int(value)
+        return int(value)
     except ValueError:
         raise InputError(f"--depth takes a whole number or 'none', not {value!r}") from None
-    return depth
 
 
 @cli.command("eval", epilog=EVAL_EPILOG)
@@ -53,7 +53,7 @@ def parse_depth(value: str) -> int | None:
 @click.option("-c", "--complete", is_flag=True,
               help="Score qrels topics missing from a run as empty and average over all qrels topics (trec_eval -c).")
 @click.option("-M", "--depth", default="1000", show_default=True, metavar="N|none",
-              help="Evaluate the first N documents per topic after ordering (trec_eval -M); 'none' = all.")
+              help="Evaluate the first N documents per topic after ordering (trec_eval -M; 0 = none); 'none' = all.")
 @click.option("-J", "--judged-only", is_flag=True,
               help="Condensed lists: drop unjudged documents before measuring (trec_eval -J).")
 @click.option("--order", type=click.Choice(["score", "rank", "file"]), default="score", show_default=True,
@@ -88,7 +88,7 @@ def eval_command(qrels, runs, measures, rel_level, complete, depth, judged_only,
     if fmt == "trec_eval":
         emit_text(format_trec_eval(scores, per_topic=per_topic), output)
     elif fmt == "table":
-        emit_text(format_means_table(scores), output)
+        emit_text(format_per_topic_table(scores) if per_topic else format_means_table(scores), output)
     else:
         frame = scores_to_frame(scores, per_topic=per_topic)
         text = write_frame(frame, output, fmt)

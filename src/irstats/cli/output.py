@@ -29,12 +29,38 @@ def format_means_table(scores) -> str:
         for m, value in zip(items, means[i]):
             cells.append(f"{value:.0f}" if m.summary == "sum" else f"{value:.4f}")
         rows.append(cells)
-    widths = [max(len(str(r[c])) for r in [header, *rows]) for c in range(len(header))]
-    lines = ["  ".join(h.ljust(w) if c == 0 else h.rjust(w) for c, (h, w) in enumerate(zip(header, widths)))]
-    lines.append("  ".join("-" * w for w in widths))
-    for r in rows:
-        lines.append("  ".join(v.ljust(w) if c == 0 else v.rjust(w) for c, (v, w) in enumerate(zip(r, widths))))
+    lines = _aligned(header, rows, left=1)
     n_topics = items[0].num_topics()
     lines.append(f"\n{len(systems)} systems; topics per system: {int(n_topics.min())}"
                  + (f"–{int(n_topics.max())}" if n_topics.max() != n_topics.min() else ""))
     return "\n".join(lines) + "\n"
+
+
+def format_per_topic_table(scores) -> str:
+    """Systems × topics rows with one column per measure (``eval -q`` in the table format)."""
+    items = list(scores.values())
+    header = ["system", "topic", *(m.measure for m in items)]
+    rows = []
+    for i, system in enumerate(items[0].systems):
+        for j, topic in enumerate(items[0].topics):
+            values = [m.values[i, j] for m in items]
+            if all(np.isnan(v) for v in values):
+                continue  # topic not evaluated for this system
+            rows.append([system, topic, *(_cell(m, v) for m, v in zip(items, values))])
+    return "\n".join(_aligned(header, rows, left=2)) + "\n"
+
+
+def _cell(matrix, value: float) -> str:
+    if np.isnan(value):
+        return "-"
+    return f"{value:.0f}" if matrix.summary == "sum" else f"{value:.4f}"
+
+
+def _aligned(header: list[str], rows: list[list[str]], left: int) -> list[str]:
+    """Columns padded to a common width: the first ``left`` to the left, numbers to the right."""
+    widths = [max(len(str(r[c])) for r in [header, *rows]) for c in range(len(header))]
+
+    def line(cells):
+        return "  ".join(v.ljust(w) if c < left else v.rjust(w) for c, (v, w) in enumerate(zip(cells, widths)))
+
+    return [line(header), "  ".join("-" * w for w in widths), *(line(r) for r in rows)]

@@ -30,7 +30,7 @@ from typing import Iterable, Sequence
 import numpy as np
 import polars as pl
 
-from irstats.collection import Collection, EvalOptions, RunSet
+from irstats.collection import Collection, EvalOptions, RunSet, whole_number
 from irstats.errors import InputError, warn
 from irstats.evaluate import BATCH_BYTES
 from irstats.judgments import PADDING, UNJUDGED, Judgments, build_judgments, grade_dtype, qrels_index, stack_runs
@@ -190,7 +190,7 @@ class PoolSimulation:
 
     def at_depth(self, pool_depth: int) -> "PoolSimulation":
         """The same runs and contributors pooled to another depth (nothing is read again)."""
-        _check_depth(pool_depth, self.options)
+        check_pool_depth(pool_depth, self.options)
         return PoolSimulation(int(pool_depth), self.contributing, self.collection, self.options, self.ranked,
                               self.first_rank)
 
@@ -273,12 +273,15 @@ class PoolSimulation:
                 f"contributing, {int(self.in_pool.sum())} of {len(self.first_rank)} qrels lines kept)")
 
 
-def _check_depth(pool_depth: int, options: EvalOptions) -> None:
-    if int(pool_depth) != pool_depth or pool_depth < 1:
-        raise InputError(f"the pool depth must be a whole number of at least 1; got {pool_depth!r}")
-    if options.depth is not None and pool_depth > options.depth:
-        raise InputError(f"the pool depth {pool_depth} exceeds the evaluation depth M = {options.depth} "
-                         "(raise depth=/--depth)")
+def check_pool_depth(pool_depth, options: EvalOptions) -> int:
+    """The pool depth d as an int: a whole number from 1 to the evaluation depth M.
+
+    Every command and API function that takes a pool depth checks it here.
+    """
+    limit = options.depth
+    whole_number("pool_depth", pool_depth, minimum=1, maximum=limit,
+                  note=" (the evaluation depth M)" if limit is not None else "")
+    return int(pool_depth)
 
 
 def _as_collection(qrels, options: EvalOptions) -> Collection:
@@ -339,7 +342,7 @@ def simulate_pool(qrels, runs, pool_depth: int | None = None, contributing: Iter
     if pool_depth is None:
         d_t = pool.complete_depth()
         pool_depth = max(int(d_t.min(initial=ranked.depth)), 1)
-    _check_depth(pool_depth, opts)
+    check_pool_depth(pool_depth, opts)
     return pool.at_depth(int(pool_depth))
 
 

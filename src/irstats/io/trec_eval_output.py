@@ -34,7 +34,11 @@ def read_trec_eval_file(path) -> pl.DataFrame:
     )
     runid = frame.filter(pl.col("measure") == "runid").get_column("text")
     system = runid[0] if len(runid) else run_name_from_path(Path(name))
-    frame = frame.filter(~pl.col("measure").is_in(TEXT_MEASURES) & (pl.col("topic") != "all"))
+    numeric = frame.filter(~pl.col("measure").is_in(TEXT_MEASURES))
+    frame = numeric.filter(pl.col("topic") != "all")
+    if frame.height == 0 and numeric.height:
+        raise InputError("holds only the 'all' summary lines; per-topic lines are needed (run trec_eval with -q)",
+                         path=name)
     value = pl.col("text").cast(pl.Float64, strict=False)
     frame = frame.with_columns(value.alias("value"))
     bad = frame.get_column("value").is_null()

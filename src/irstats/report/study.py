@@ -113,6 +113,10 @@ def build_report(qrels, runs, out_dir, measures: Sequence[str] | None = None, re
     chosen = tuple(dict.fromkeys(canonical_name(m) for m in (measures or DEFAULT_REPORT_MEASURES)))
     settings = StudySettings(measures=chosen, reference=tuple(reference) if reference else None, quick=quick,
                              seed=seed, pool_depth=pool_depth, options=EvalOptions(**options).as_dict())
+    if pool_depth is not None:  # checked before anything is computed or written
+        from irstats.depth.pooling import check_pool_depth
+
+        check_pool_depth(pool_depth, EvalOptions(**options))
     out_dir = Path(out_dir)
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.partial-", dir=out_dir.parent))
