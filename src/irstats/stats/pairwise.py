@@ -20,6 +20,7 @@ from irstats.errors import InputError, warn
 from irstats.scores import ScoreMatrix
 from irstats.stats.resampling import (
     _check_resamples,
+    exact_is_cheaper,
     bootstrap_core,
     make_generator,
     randomization_core,
@@ -194,7 +195,9 @@ def pairwise(scores: ScoreMatrix | np.ndarray, test: str = "paired_t", n_resampl
             methods[r["method"]] += 1
         details["methods"] = methods
     else:  # bootstrap, randomization
-        B = None if (test == "randomization" and exact) else _check_resamples(n_resamples)
+        if test == "randomization" and not exact:
+            exact = exact_is_cheaper(X.shape[1], n_resamples)  # topics with NaN only make it cheaper
+        B = None if (test == "randomization" and exact) else _check_resamples(n_resamples, X.shape[1])
         rng = make_generator(seed)
         stat, p = np.full(I.size, np.nan), np.full(I.size, np.nan)
         masks, group = np.unique(ok, axis=0, return_inverse=True)
@@ -248,8 +251,8 @@ def tukey_hsd(scores: ScoreMatrix | np.ndarray, n_resamples: int = 10000, seed: 
     integer or a Generator; ``batch_size`` changes memory use, never the result. See
     :func:`irstats.stats.resampling.tukey_ranges` for the exact order of the random draws.
     """
-    B = _check_resamples(n_resamples)
     X, systems, measure, order = _as_matrix(scores)
+    B = _check_resamples(n_resamples, X.shape[0] * X.shape[1])
     m, total = X.shape
     if m < 2:
         raise InputError("Tukey HSD needs at least two systems")

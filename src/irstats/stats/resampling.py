@@ -38,10 +38,33 @@ def make_generator(seed: int | np.random.Generator = 0) -> np.random.Generator:
     return np.random.Generator(np.random.PCG64(int(seed)))
 
 
-def _check_resamples(n_resamples: int) -> int:
+#: The most numbers a resampling procedure may draw (resamples × values per resample): about
+#: ten minutes of work here. Past it the request is refused, not run for hours.
+MAX_RESAMPLED_VALUES = 10**10
+
+
+def _check_resamples(n_resamples: int, values_per_resample: int = 1) -> int:
+    """``n_resamples`` as an int, if it is a positive whole number of feasible size."""
     if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) or n_resamples < 1:
         raise InputError(f"the number of resamples must be a positive integer, not {n_resamples!r}")
+    work = int(n_resamples) * max(1, int(values_per_resample))
+    if work > MAX_RESAMPLED_VALUES:
+        raise InputError(f"n_resamples={int(n_resamples):,} would draw {work:.1e} random values (at most "
+                         f"{MAX_RESAMPLED_VALUES:.0e}); ask for fewer resamples")
     return int(n_resamples)
+
+
+def exact_is_cheaper(n_topics: int, n_resamples) -> bool:
+    """Whether enumerating all 2^n sign vectors is less work than the resamples asked for.
+
+    Then the randomisation test is exact, and says so (a warning and ``details["exact"]``).
+    """
+    exact = n_topics <= MAX_EXACT_TOPICS and isinstance(n_resamples, (int, np.integer)) and (
+        not isinstance(n_resamples, bool)) and (1 << n_topics) <= n_resamples
+    if exact:
+        warn(f"randomization test: the {1 << n_topics} sign vectors of {n_topics} topics are fewer than the "
+             f"{int(n_resamples):,} resamples asked for; the p-value is exact (every sign vector enumerated)")
+    return exact
 
 
 def batch_sizes(total: int, batch_size: int | None, per_item: int) -> Iterator[int]:
@@ -153,7 +176,7 @@ def bootstrap_test(a: ArrayLike, b: ArrayLike, n_resamples: int = 10000, seed: i
     ``seed`` is an integer (a fresh ``Generator(PCG64(seed))``) or a Generator to draw
     from. ``batch_size`` (resamples per batch) changes memory use, never the result.
     """
-    B = _check_resamples(n_resamples)
+    B = _check_resamples(n_resamples, np.size(a))
     _check_confidence(confidence)
     d, dropped = paired_differences(a, b)
     n = d.size
@@ -237,16 +260,18 @@ def randomization_test(a: ArrayLike, b: ArrayLike, n_resamples: int = 10000, see
     T = d̄ with d = a − b. Each of the B resamples flips the sign of every d_i with
     probability ½: T*_b = mean(σ_i·d_i). p = (1 + #{|T*_b| ≥ |T| − τ})/(1 + B), where
     τ = 1e-12·max(1, |T|) absorbs float noise and the +1 counts the observed arrangement.
-    ``exact=True`` enumerates all 2^n sign vectors instead: p = #/2^n (n ≤ 24).
+    ``exact=True`` enumerates all 2^n sign vectors instead: p = #/2^n (n ≤ 24); so does a
+    request for at least 2^n resamples, which enumeration answers exactly with less work.
 
     The statistic is T; the effect size d_z = d̄/s_d. ``seed`` is an integer or a
     Generator; ``batch_size`` changes memory use, never the result.
     """
     d, dropped = paired_differences(a, b)
     n = d.size
+    exact = exact or (n > 0 and exact_is_cheaper(n, n_resamples))
     details = {"exact": exact, "alternative": "two-sided", "dropped": dropped}
     if not exact:
-        B = _check_resamples(n_resamples)
+        B = _check_resamples(n_resamples, n)
         details |= {"n_resamples": B, "seed": seed if not isinstance(seed, np.random.Generator) else "generator"}
     if n == 0:
         return TestResult("randomization", np.nan, np.nan, n=0, details=details)
