@@ -241,7 +241,7 @@ def process_run(lines: list, order: str = "score", depth: int | None = 1000,
     the run file's columns 1, 3, 4 and 5 -- given in file order.
 
     1. Order (§1.4): ``"score"`` (alias ``"trec_eval"``): score descending,
-       ties by docno descending comparing UTF-8 bytes; ``"rank"``: rank
+       ties by docno descending comparing bytes; ``"rank"``: rank
        ascending, ties in file order; ``"file"``: file order.  With
        ``score_dtype="float32"`` scores are rounded to float32 first.
     2. Truncate to ``depth`` documents (None = unlimited) (§1.5).
@@ -251,10 +251,10 @@ def process_run(lines: list, order: str = "score", depth: int | None = 1000,
     if order in ("score", "trec_eval"):
         def score(line):
             return _to_float32(line[3]) if score_dtype == "float32" else line[3]
-        ordered = sorted(lines, key=lambda line: (score(line), line[1].encode("utf-8")),
+        ordered = sorted(lines, key=lambda line: (score(line), _id_bytes(line[1])),
                          reverse=True)
     elif order == "rank":
-        ordered = sorted(lines, key=lambda line: line[2])  # sorted() is stable
+        ordered = sorted(lines, key=lambda line: _parse_rank(line[2]))  # sorted() is stable
     elif order == "file":
         ordered = list(lines)
     else:
@@ -270,29 +270,47 @@ def process_run(lines: list, order: str = "score", depth: int | None = 1000,
     return docnos
 
 
-def _open_text(path: str):
-    path = str(path)
-    if path.endswith(".gz"):
-        return gzip.open(path, "rt", encoding="utf-8")
-    return open(path, encoding="utf-8")
+def _id_bytes(text: str) -> bytes:
+    """The bytes of an id: ids read from files are Latin-1 text (one character per byte)."""
+    try:
+        return text.encode("latin-1")
+    except UnicodeEncodeError:
+        return text.encode("utf-8")
 
 
 def _data_lines(path: str):
-    """Yield the whitespace-split fields of every non-blank, non-``#`` line."""
-    with _open_text(path) as fh:
-        for line in fh:
-            if not line.strip() or line.lstrip().startswith("#"):
-                continue
-            yield line.split()
+    """Yield the fields of every non-blank, non-``#`` line, as trec_eval reads them.
+
+    Fields are split at ASCII whitespace (C's isspace) and kept byte for byte: each is
+    returned as Latin-1 text, one character per byte. A NUL byte is an error.
+    """
+    path = str(path)
+    with open(path, "rb") as fh:
+        data = fh.read()
+    if data[:2] == b"\x1f\x8b":
+        data = gzip.decompress(data)
+    for number, line in enumerate(data.split(b"\n"), start=1):
+        if b"\x00" in line:
+            raise ValueError(f"line {number}: NUL byte")
+        fields = line.split()  # bytes.split(): ASCII whitespace only
+        if not fields or fields[0].startswith(b"#"):
+            continue
+        yield number, [f.decode("latin-1") for f in fields]
+
+
+_INTEGER = re.compile(r"^[+-]?[0-9]+$")
+_NUMBER = re.compile(r"^[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf|infinity|nan)$", re.IGNORECASE)
 
 
 def read_qrels(path: str) -> dict:
-    """Read a TREC qrels file into {topic: {docno: grade}} (§1.1)."""
+    """Read a TREC qrels file into {topic: {docno: grade}} (§1.1): exactly 4 fields a line."""
     qrels: dict = {}
-    for fields in _data_lines(path):
-        if len(fields) < 4:
-            raise ValueError(f"short qrels line: {fields}")
-        topic, _iter, docno, rel = fields[:4]
+    for number, fields in _data_lines(path):
+        if len(fields) != 4:
+            raise ValueError(f"line {number}: {len(fields)} qrels fields")
+        topic, _iter, docno, rel = fields
+        if not _INTEGER.match(rel):
+            raise ValueError(f"line {number}: grade {rel!r}")
         docs = qrels.setdefault(topic, {})
         if docno in docs:
             raise ValueError(f"duplicate qrels entry {topic} {docno}")
@@ -300,7 +318,9 @@ def read_qrels(path: str) -> dict:
     return qrels
 
 
-def _parse_rank(text: str):
+def _parse_rank(text):
+    if not isinstance(text, str):
+        return text
     try:
         return int(text)
     except ValueError:
@@ -308,16 +328,19 @@ def _parse_rank(text: str):
 
 
 def read_run(path: str) -> dict:
-    """Read a TREC run file into {topic: [(topic, docno, rank, score), ...]} in file order (§1.2)."""
+    """Read a TREC run file into {topic: [(topic, docno, rank, score), ...]} in file order (§1.2).
+
+    At least 6 fields a line (trec_eval ignores the rest); the rank stays text, read only
+    when ranks order the list.
+    """
     run: dict = {}
-    for fields in _data_lines(path):
+    for number, fields in _data_lines(path):
         if len(fields) < 6:
-            raise ValueError(f"short run line: {fields}")
+            raise ValueError(f"line {number}: {len(fields)} run fields")
         topic, _q0, docno, rank, score = fields[:5]
-        score = float(score)
-        if math.isnan(score):
-            raise ValueError("NaN score in run")
-        run.setdefault(topic, []).append((topic, docno, _parse_rank(rank), score))
+        if not _NUMBER.match(score) or math.isnan(float(score)):
+            raise ValueError(f"line {number}: score {score!r}")
+        run.setdefault(topic, []).append((topic, docno, rank, float(score)))
     return run
 
 

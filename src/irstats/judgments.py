@@ -342,7 +342,7 @@ def qrels_index(collection: Collection, options: EvalOptions) -> QrelsIndex:
     cache_key = ("qrels_index", options.negative_rel, g_max)
     if cache_key not in collection.cache:
         qrels = collection.qrels.with_columns(
-            pl.col("topic").cast(pl.Enum(collection.topics)).to_physical().alias("tidx"))
+            pl.col("topic").cast(pl.Enum(collection.topic_keys)).to_physical().alias("tidx"))
         rel = qrels.get_column("rel").to_numpy().astype(np.int64)
         if options.negative_rel == "nonrel":
             rel = np.maximum(rel, 0)

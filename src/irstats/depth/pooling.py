@@ -278,9 +278,10 @@ def check_pool_depth(pool_depth, options: EvalOptions) -> int:
 
     Every command and API function that takes a pool depth checks it here.
     """
-    limit = options.depth
-    whole_number("pool_depth", pool_depth, minimum=1, maximum=limit,
-                  note=" (the evaluation depth M)" if limit is not None else "")
+    whole_number("pool_depth", pool_depth, minimum=1)
+    if options.depth is not None and pool_depth > options.depth:
+        raise InputError(f"the pool depth {pool_depth} exceeds the evaluation depth M = {options.depth} "
+                         "(raise depth=/--depth)")
     return int(pool_depth)
 
 
