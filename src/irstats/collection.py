@@ -269,18 +269,18 @@ def _open_file(path: Path) -> RunPart:
 
 
 def _unique_names(parts: list[RunPart]) -> list[str]:
-    """Run tags, with file names standing in for tags that several runs share."""
+    """Run tags as text, with file names standing in for tags that several runs share."""
     counts = Counter(p.tag for p in parts)
     names = []
     for tag, source in ((p.tag, p.source) for p in parts):
         if counts[tag] > 1 and source != "DataFrame":
             names.append(run_name_from_path(Path(source)))
         else:
-            names.append(tag)
+            names.append(shown(tag))
     clashes = [n for n, c in Counter(names).items() if c > 1]
     if clashes:
         raise InputError(f"several runs are named {clashes[0]!r} (by tag and by file name); rename one")
-    replaced = [tag for tag, c in counts.items() if c > 1]
+    replaced = [shown(tag) for tag, c in counts.items() if c > 1]
     if replaced:
         warn(f"run tag {replaced[0]!r} is used by several files; those runs are named by file name")
     return names
