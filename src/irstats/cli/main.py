@@ -244,4 +244,19 @@ def main(argv: list[str] | None = None) -> None:
         _state = "stopping"
         _say(_INTERRUPTED)
         code = 130
+        if _handlers_installed:  # the program: finish here, so that the exit code is 130 whatever the
+            _exit_now(code)      # interpreter's finalization makes of the interrupt (seen: death by SIGINT)
     sys.exit(code)
+
+
+def _exit_now(code: int) -> None:
+    """Run the exit functions (``atexit``, ``weakref.finalize``), flush, and leave with ``code``."""
+    import atexit
+
+    try:
+        atexit._run_exitfuncs()
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()
+    except BaseException:  # noqa: BLE001 - leaving anyway
+        pass
+    os._exit(code)
