@@ -246,7 +246,8 @@ def main(argv: list[str] | None = None) -> None:
         code = 130
         if _handlers_installed:  # the program: finish here, so that the exit code is 130 whatever the
             _exit_now(code)      # interpreter's finalization makes of the interrupt (seen: death by SIGINT)
-    sys.exit(code)
+    if code:
+        sys.exit(code)  # success returns, as it always did (callers in-process need not catch SystemExit)
 
 
 def _exit_now(code: int) -> None:
