@@ -5,8 +5,13 @@
     python bench/bench_eval.py --workload dl19 --repeat 5 --markdown --json bench/results/dl19.json
     python bench/update_readme.py bench/results/wide.json bench/results/tall.json bench/results/dl19.json
 
-Tables are regenerated between ``<!-- bench:start -->`` and ``<!-- bench:end -->`` markers,
-never edited by hand.
+    python bench/bench_startup.py --repeat 9            # -> bench/results/startup.json
+    python bench/update_readme.py bench/results/startup.json
+
+Tables are regenerated between ``<!-- bench:start -->`` and ``<!-- bench:end -->`` markers
+(the start-up table of bench/README.md between ``<!-- startup:start -->`` and
+``<!-- startup:end -->``), never edited by hand. Any mix of the JSON files may be given;
+only the tables whose results are given are rewritten.
 """
 
 from __future__ import annotations
@@ -31,11 +36,26 @@ PEERS = [("pytrec_eval", "pytrec_eval (no RBP)"), ("trec_eval", "trec_eval 10, o
          ("load-polars", "polars, loading the files only")]
 
 
-def _replace(path: Path, text: str) -> None:
+STARTUP_START, STARTUP_END = "<!-- startup:start -->", "<!-- startup:end -->"
+
+
+def _replace(path: Path, text: str, start: str = START, end: str = END) -> None:
     content = path.read_text()
-    head, rest = content.split(START, 1)
-    _, tail = rest.split(END, 1)
-    path.write_text(f"{head}{START}\n{text.strip()}\n{END}{tail}")
+    head, rest = content.split(start, 1)
+    _, tail = rest.split(end, 1)
+    path.write_text(f"{head}{start}\n{text.strip()}\n{end}{tail}")
+
+
+def startup_table(result: dict) -> str:
+    """bench/README.md's start-up table from bench_startup.py's JSON."""
+    from bench_startup import print_table
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        print_table(result)
+    return (f"Measured on {result['date']} at commit {result['commit']} with `python bench/bench_startup.py "
+            f"--repeat {result['repeat']}` (median of {result['repeat']} subprocesses, wall time) and written "
+            f"here by `python bench/update_readme.py`.\n\n{out.getvalue().strip()}")
 
 
 def _by_tool(result: dict) -> dict:
@@ -43,7 +63,14 @@ def _by_tool(result: dict) -> dict:
 
 
 def main(paths: list[str]) -> None:
-    results = {json.loads(Path(p).read_text())["workload"]: json.loads(Path(p).read_text()) for p in paths}
+    loaded = [json.loads(Path(p).read_text()) for p in paths]
+    for result in loaded:
+        if result.get("benchmark") == "startup":
+            _replace(HERE / "README.md", startup_table(result), STARTUP_START, STARTUP_END)
+            print("bench/README.md start-up table updated")
+    results = {r["workload"]: r for r in loaded if "workload" in r}
+    if not results:
+        return
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
                             cwd=ROOT).stdout.strip()
     wide = _by_tool(results["wide"])

@@ -39,7 +39,6 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 import polars as pl
-from scipy.special import expit, logsumexp
 
 from irstats.errors import InputError, IrstatsWarning
 from irstats.scores import ScoreMatrix, score_matrices
@@ -229,6 +228,8 @@ def aggregate(matrix: ScoreMatrix | np.ndarray, method: str, epsilon: float | No
             with np.errstate(over="ignore"):
                 values = _expm1_shift(values, eps)
         elif name == "logit":
+            from scipy.special import expit  # scipy only where used (start-up)
+
             values = expit(values) * (1.0 + eps) - eps * expit(-values)
         else:
             raise InputError(f"back_transform applies to 'al' and 'logit', not {name!r}")
@@ -286,6 +287,8 @@ def _hm(x, valid, n, eps):
     zero = (valid & (x == 0)).any(axis=1)
     negative = (valid & (x < 0)).any(axis=1)
     logs = np.log(np.where(valid & (x > 0), x, 1.0))
+    from scipy.special import logsumexp  # scipy only where used (start-up)
+
     # log HM = log t − log Σ exp(−log x)
     lse = logsumexp(np.where(valid, -logs, -np.inf), axis=1)
     values = np.exp(np.log(n) - lse)

@@ -34,7 +34,6 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 import polars as pl
-from scipy.special import ndtr
 
 from irstats.errors import InputError, IrstatsWarning, MeasureError
 from irstats.scores import ScoreMatrix, score_matrices
@@ -317,6 +316,8 @@ def apply_factors(matrix: ScoreMatrix, factors: Factors, form: str = "cdf", zero
         warnings.warn(ZeroVarianceWarning(
             f"{matrix.measure}: {len(topics)} topic(s) with zero variance among the reference systems ({shown}): "
             f"{effect}", topics, matrix.measure), stacklevel=2)
+    from scipy.special import ndtr  # scipy only where used (start-up)
+
     values = ndtr(z) if form == "cdf" else z
     options = dict(matrix.options)
     options["standardization"] = {"form": form, "zero_sd": zero_sd, "ddof": factors.ddof,

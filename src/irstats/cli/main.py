@@ -1,22 +1,150 @@
-"""``irstats`` entry point: the command group, error and warning handling."""
+"""``irstats`` entry point: the command group, signals, error and warning handling.
+
+Start-up: this module imports only ``click`` and the standard library. Commands are
+listed in ``COMMANDS`` with their one-line help and imported on first use, so
+``irstats --help`` imports no command and ``irstats eval`` imports only ``eval``'s module
+(and through it numpy and polars, never scipy or matplotlib).
+
+Interrupts: when this process *is* irstats (the ``irstats`` script or ``python -m
+irstats``), SIGINT and SIGTERM get one handler, installed before anything else is
+imported. While a command runs, the signal becomes a ``KeyboardInterrupt``, so every
+``finally`` block (temporary files, scratch folders) runs; ``main()`` then prints
+``irstats: interrupted`` and exits 130 — for SIGTERM too (the shell's convention would be
+143; one code for "interrupted" is simpler to script against). Before the command starts
+and after it has finished there is nothing to clean up: the handler prints the same line
+and leaves with 130 at once. A second signal while the first is being handled is ignored,
+so the clean-up is not cut short. Signals that arrive while Python itself is still starting
+(before any irstats code runs) get Python's own treatment.
+"""
 
 from __future__ import annotations
 
 import os
+import signal
 import sys
-import warnings
 
-import click
+_INTERRUPTED = "irstats: interrupted"
 
-from irstats import __version__
-from irstats.errors import IrstatsError
+#: "starting" until main() is inside its try block, "running" while a command runs,
+#: "stopping" once an interrupt is being handled, "finished" after the command.
+_state = "starting"
+_handlers_installed = False
+
+
+def _hard_exit_interrupted() -> None:
+    try:
+        os.write(2, (_INTERRUPTED + "\n").encode())
+    except OSError:
+        pass
+    os._exit(130)
+
+
+def _on_signal(signum, frame) -> None:
+    global _state
+    if _state == "running":
+        _state = "stopping"
+        raise KeyboardInterrupt
+    if _state == "stopping":
+        return  # already interrupted: let the clean-up finish
+    _hard_exit_interrupted()  # before or after the command: nothing to clean up
+
+
+def _install_signal_handlers() -> None:
+    """SIGINT and SIGTERM → :func:`_on_signal` (signals someone set to be ignored stay ignored)."""
+    global _handlers_installed
+    if _handlers_installed:
+        return
+    for sig in (signal.SIGINT, getattr(signal, "SIGTERM", None)):
+        if sig is None:
+            continue
+        try:
+            if signal.getsignal(sig) is not signal.SIG_IGN:
+                signal.signal(sig, _on_signal)
+        except (ValueError, OSError):  # not the main thread, or not supported here
+            return
+    _handlers_installed = True
+
+
+def _is_program() -> bool:
+    """True when this process is the irstats command (its script, or ``python -m irstats``)."""
+    path = os.path.normpath(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+    name = os.path.basename(path).lower()
+    if name in ("irstats", "irstats.exe", "irstats-script.py"):
+        return True
+    return name == "__main__.py" and os.path.basename(os.path.dirname(path)) == "irstats"
+
+
+if _is_program():  # first thing: Ctrl-C during the imports below is handled too
+    _install_signal_handlers()
+
+import warnings  # noqa: E402
+
+import click  # noqa: E402
+
+from irstats import __version__  # noqa: E402
+
+#: command name → ("module:attribute", first paragraph of its help), in the order of a study.
+#: The help text is what ``irstats --help`` shows without importing the command's module;
+#: tests/test_faults_startup.py checks that it matches the command's docstring.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "demo": ("irstats.cli.demo_cmd:demo_command",
+             "Generate a synthetic test collection (50 topics, 30 runs, pooled graded qrels), evaluate it,\n"
+             "and write the full study report on it."),
+    "eval": ("irstats.cli.eval_cmd:eval_command",
+             "Evaluate RUN files (files, directories or globs; plain or gzip) against QRELS."),
+    "aggregate": ("irstats.cli.aggregate_cmd:aggregate_command",
+                  "Aggregate per-topic SCORES into one value per system and measure."),
+    "standardize": ("irstats.cli.standardize_cmd:standardize_group",
+                    "Standardize per-topic scores: z = (x − mean_t)/sd_t over reference systems, then Φ(z)."),
+    "compare": ("irstats.cli.compare_cmd:compare_command",
+                "Compare every system with a baseline: means, differences and significance per measure."),
+    "difficulty": ("irstats.cli.difficulty_cmd:difficulty_command",
+                   "Print the difficulty of every topic (rows: topic measure difficulty) from per-topic SCORES."),
+    "splithalf": ("irstats.cli.splithalf_cmd:splithalf_command",
+                  "Split-half self-consistency of aggregation methods on per-topic SCORES."),
+    "predictive": ("irstats.cli.predictive_cmd:predictive_command",
+                   "Predictive power φ of measures: how well one measure's system ordering on half of\n"
+                   "the topics predicts another's on the other half (Webber et al., SIGIR 2008)."),
+    "robustness": ("irstats.cli.robustness_cmd:robustness_command",
+                   "Robustness of standardization to the number of standardizing systems (METHODS.md §5.3)."),
+    "comparability": ("irstats.cli.comparability_cmd:comparability_command",
+                      "Cross-collection comparability of raw, R-normalised and standardized scores "
+                      "(METHODS.md §5.4)."),
+    "volatility": ("irstats.cli.volatility_cmd:volatility_command",
+                   "Volatility over evaluation depth: scores of RUN files at depths k up to and past the pool depth."),
+    "report": ("irstats.cli.report_cmd:report_command",
+               "Write a complete evaluation study of RUNS against QRELS: HTML and Markdown."),
+}
 
 
 class IrstatsGroup(click.Group):
-    """Lists commands in the order they were added (the order of a study)."""
+    """Commands are imported when used: ``COMMANDS`` maps each name to ``module:attribute``
+    and its one-line help, so the group's help lists them all without importing any.
+    Listed in the order of a study; commands added with ``add_command`` come last."""
 
     def list_commands(self, ctx):
-        return list(self.commands)
+        return [*COMMANDS, *(name for name in self.commands if name not in COMMANDS)]
+
+    def get_command(self, ctx, cmd_name):
+        if cmd_name not in self.commands and cmd_name in COMMANDS:
+            import importlib
+
+            module, _, attribute = COMMANDS[cmd_name][0].partition(":")
+            command = getattr(importlib.import_module(module), attribute)
+            self.add_command(command, cmd_name)  # the module's @cli.command did so too; harmless
+        return self.commands.get(cmd_name)
+
+    def format_commands(self, ctx, formatter):
+        """As click's, but a command not imported yet shows the help stored in ``COMMANDS``."""
+        rows = []
+        for name in self.list_commands(ctx):
+            command = self.commands.get(name) or click.Command(name, help=COMMANDS[name][1])
+            if not command.hidden:
+                rows.append((name, command))
+        if rows:
+            limit = formatter.width - 6 - max(len(name) for name, _ in rows)
+            with formatter.section("Commands"):
+                formatter.write_dl([(name, command.get_short_help_str(limit)) for name, command in rows])
 
 
 @click.group(cls=IrstatsGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -33,47 +161,103 @@ def cli():
 
 
 def load_commands() -> None:
-    """Import every ``irstats.cli.*_cmd`` module; each registers its command on ``cli``."""
-    import importlib
-    import pkgutil
-
-    import irstats.cli as package
-
-    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name):
-        if info.name.endswith("_cmd"):
-            importlib.import_module(f"irstats.cli.{info.name}")
+    """Import every command now (they are otherwise imported on first use)."""
+    for name in COMMANDS:
+        cli.get_command(None, name)
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None):
     click.echo(f"irstats: warning: {message}", err=True)
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Run the command line; errors print one line and exit 2, never a traceback."""
-    load_commands()
-    warnings.showwarning = _show_warning
+def _say(line: str) -> None:
     try:
-        result = cli.main(args=argv, prog_name="irstats", standalone_mode=False)
-        if isinstance(result, int) and result:
-            sys.exit(result)
-    except click.exceptions.Abort:
-        click.echo("irstats: interrupted", err=True)
-        sys.exit(130)
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):  # stderr closed or gone
+        pass
+
+
+def _invoke(argv: list[str] | None) -> int:
+    """Parse and run one command; click's exceptions pass through (click's own ``main``
+    would print a blank line on Ctrl-C and exit 1 on a broken pipe)."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if os.environ.get("_IRSTATS_COMPLETE"):  # shell completion is click's business
+        return cli.main(args=args, prog_name="irstats", standalone_mode=False) or 0
+    try:
+        with cli.make_context("irstats", args) as ctx:
+            result = cli.invoke(ctx)
+    except click.exceptions.Exit as exc:  # --help, --version
+        return exc.exit_code
+    return result if isinstance(result, int) and not isinstance(result, bool) else 0
+
+
+def _run(argv: list[str] | None) -> int:
+    """The command's exit code; every error becomes one line on stderr, never a traceback."""
+    from irstats.errors import IrstatsError, ResourceError
+
+    try:
+        return _invoke(argv)
+    except click.exceptions.Abort:  # a prompt interrupted
+        raise KeyboardInterrupt from None
     except click.exceptions.ClickException as exc:
         exc.show()
-        sys.exit(exc.exit_code)
+        return exc.exit_code
     except IrstatsError as exc:
-        click.echo(f"irstats: error: {exc}", err=True)
-        sys.exit(exc.exit_code)
-    except KeyboardInterrupt:
-        click.echo("irstats: interrupted", err=True)
-        sys.exit(130)
-    except BrokenPipeError:
-        sys.stderr.close()
-        sys.exit(0)
+        _say(f"irstats: error: {exc}")
+        return exc.exit_code
+    except BrokenPipeError:  # the reader went away (| head): quietly done
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return 0
+    except OSError as exc:  # the machine, not the input: a file that cannot be read or written
+        cause = exc.strerror or type(exc).__name__
+        error = ResourceError(cause, path=os.fsdecode(exc.filename) if exc.filename is not None else None)
+        _say(f"irstats: error: {error}")
+        return error.exit_code
     except Exception as exc:  # noqa: BLE001 - the contract: never a traceback
         if os.environ.get("IRSTATS_DEBUG"):
             raise
-        click.echo(f"irstats: internal error: {type(exc).__name__}: {exc} (set IRSTATS_DEBUG=1 for a traceback)",
-                   err=True)
-        sys.exit(3)
+        _say(f"irstats: internal error: {type(exc).__name__}: {exc} (set IRSTATS_DEBUG=1 for a traceback)")
+        return 3
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the command line (``argv``: the arguments, default ``sys.argv[1:]``) and exit.
+
+    Errors print one line and exit non-zero (2 for bad input, 1 for the machine), never a
+    traceback; SIGINT and SIGTERM print ``irstats: interrupted`` and exit 130.
+    """
+    global _state
+    if argv is None:  # the program itself (also when launched some other way)
+        _install_signal_handlers()
+    code = 130
+    try:
+        _state = "running"
+        warnings.showwarning = _show_warning
+        code = _run(argv)
+        _state = "finished"
+    except KeyboardInterrupt:
+        _state = "stopping"
+        _say(_INTERRUPTED)
+        code = 130
+        if _handlers_installed:  # the program: finish here, so that the exit code is 130 whatever the
+            _exit_now(code)      # interpreter's finalization makes of the interrupt (seen: death by SIGINT)
+    if code:
+        sys.exit(code)  # success returns, as it always did (callers in-process need not catch SystemExit)
+
+
+def _exit_now(code: int) -> None:
+    """Run the exit functions (``atexit``, ``weakref.finalize``), flush, and leave with ``code``."""
+    import atexit
+
+    try:
+        atexit._run_exitfuncs()
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()
+    except BaseException:  # noqa: BLE001 - leaving anyway
+        pass
+    os._exit(code)

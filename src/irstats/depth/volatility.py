@@ -32,7 +32,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import polars as pl
-from tqdm.auto import tqdm
 
 from irstats.depth.sweep import DepthSweep
 from irstats.errors import InputError, IrstatsWarning
@@ -326,6 +325,8 @@ def volatility(result: DepthSweep, *, test: str = "paired_t", alpha: float = 0.0
 
     by_depth, per_system, per_pair, summary = [], [], [], []
     keys = list(result.means)
+    from tqdm.auto import tqdm  # only where used (start-up)
+
     for measure, form in tqdm(keys, desc="volatility", unit="series", disable=not progress, file=sys.stderr,
                               leave=False):
         S = result.means[(measure, form)]

@@ -47,7 +47,6 @@ from typing import Callable, Iterable, Sequence
 
 import numpy as np
 import polars as pl
-from scipy.special import ndtr
 
 from irstats.errors import InputError
 from irstats.meta.correlation import kendall_tau_b, pearson
@@ -105,6 +104,8 @@ def _am_std_scores(x: np.ndarray, mu: np.ndarray, sd: np.ndarray, ok: np.ndarray
         else:  # drop: the topic leaves every system's aggregate
             zz = np.nan
         z = np.where(zero, np.where(np.isnan(x), np.nan, zz), z)
+    from scipy.special import ndtr  # scipy only where used (start-up)
+
     values = ndtr(z, out=z)
     counted = ~np.isnan(values)
     if counted.all():  # the same sums as below, without the copies

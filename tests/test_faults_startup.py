@@ -1,0 +1,389 @@
+"""Start-up and interrupts (issues "Start instantly" and the safety issue).
+
+* Commands load on first use: ``irstats --help`` lists every command with its one-line help
+  without importing any of them; importing ``irstats`` or ``irstats.cli.main``, or running
+  ``irstats --help`` / ``irstats eval``, imports neither scipy nor matplotlib (checked in
+  ``sys.modules`` of a subprocess — behaviour, not timing; timings are in
+  bench/bench_startup.py).
+* SIGINT and SIGTERM at any moment of a command — while Python imports irstats, numpy and
+  polars, while a command reads or computes, while it writes — print exactly
+  ``irstats: interrupted`` on stderr and exit 130 (SIGTERM too: the issue asks for one code
+  for "interrupted", not the shell's 143), with no traceback and nothing left in the
+  working directory.
+
+Not covered, by design: a signal that arrives while the Python interpreter itself starts
+(before the first line of irstats runs — interpreter set-up and ``site``, about the time
+of ``python -c pass``) gets Python's default treatment; no Python program can handle it.
+The fixed-delay moments below therefore count from the measured time of ``python -c pass``.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import select
+import signal
+import statistics
+import subprocess
+import sys
+import sysconfig
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import run_cli
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+LINUX = sys.platform.startswith("linux")
+INTERRUPTED = "irstats: interrupted\n"
+
+
+def _env() -> dict:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(SRC), *filter(None, [env.get("PYTHONPATH")])])
+    env.pop("IRSTATS_DEBUG", None)
+    return env
+
+
+def _default_signals() -> None:
+    """Children start with default dispositions even when the test runner ignores SIGINT
+    (a background job of a non-interactive shell does; irstats keeps ignored signals ignored)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def _launchers() -> list[list[str]]:
+    out = [[sys.executable, "-m", "irstats"]]
+    script = Path(sysconfig.get_path("scripts")) / "irstats"
+    if script.exists():  # the console script (pip's), which imports irstats.cli.main first
+        out.append([str(script)])
+    return out
+
+
+LAUNCHERS = _launchers()
+LAUNCHER_IDS = ["python-m" if len(cmd) > 1 else "script" for cmd in LAUNCHERS]
+
+
+def _python_startup_s() -> float:
+    """Median wall time of ``python -c pass`` here: Python's own start-up, which no program handles."""
+    times = []
+    for _ in range(3):
+        t = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "pass"], env=_env(), check=True)
+        times.append(time.perf_counter() - t)
+    return statistics.median(times)
+
+
+@pytest.fixture(scope="module")
+def python_startup() -> float:
+    return _python_startup_s()
+
+
+@pytest.fixture(scope="module")
+def te(shared_data) -> Path:
+    return shared_data / "conformance" / "trec_eval-test"
+
+
+@pytest.fixture(scope="module")
+def scores_file(tmp_path_factory) -> Path:
+    """A 100 systems × 50 topics AP score file (seeded)."""
+    rng = np.random.default_rng(7)
+    path = tmp_path_factory.mktemp("scores") / "scores.tsv"
+    values = np.round(rng.beta(1.2, 2.5, size=(100, 50)), 4)
+    lines = ["system\ttopic\tmeasure\tvalue"]
+    lines += [f"sys{s:03d}\t{401 + t}\tAP\t{values[s, t]}" for s in range(100) for t in range(50)]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+@pytest.fixture(scope="module")
+def run_folder(tmp_path_factory) -> tuple[Path, Path]:
+    """qrels and a folder of 20 runs × 50 topics × 1,000 documents (seeded), ~40 MB."""
+    rng = np.random.default_rng(11)
+    root = tmp_path_factory.mktemp("runs")
+    runs = root / "runs"
+    runs.mkdir()
+    qrels = []
+    for t in range(50):
+        judged = rng.choice(3000, size=300, replace=False)
+        qrels += [f"{t + 1} 0 d{t}_{d} {rng.integers(0, 3)}" for d in judged]
+    (root / "qrels.txt").write_text("\n".join(qrels) + "\n")
+    ranks = np.arange(1, 1001)
+    for r in range(20):
+        with open(runs / f"run{r:02d}.txt", "w") as f:
+            for t in range(50):
+                docs = rng.choice(3000, size=1000, replace=False)
+                f.write("".join(f"{t + 1} Q0 d{t}_{d} {k} {1000 - k} run{r:02d}\n" for d, k in zip(docs, ranks)))
+    return root / "qrels.txt", runs
+
+
+def _mapped(pid: int, needle: str) -> bool:
+    try:
+        with open(f"/proc/{pid}/maps") as f:
+            return needle in f.read()
+    except OSError:
+        return False
+
+
+def _wait_mapped(proc, needle: str, timeout: float = 60.0) -> None:
+    """Wait until the child has loaded a shared library whose path contains ``needle``."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end and proc.poll() is None:
+        if _mapped(proc.pid, needle):
+            return
+        time.sleep(0.002)
+    pytest.fail(f"the child never loaded {needle!r} (exit {proc.poll()})")
+
+
+def _start(argv: list[str], workdir: Path, stdout=subprocess.DEVNULL) -> subprocess.Popen:
+    workdir.mkdir(exist_ok=True)
+    return subprocess.Popen(argv, cwd=workdir, env=_env(), stdout=stdout, stderr=subprocess.PIPE,
+                            preexec_fn=_default_signals)
+
+
+def _check_interrupted(proc: subprocess.Popen, sig: int, workdir: Path, stdout_reader=None) -> None:
+    assert proc.poll() is None, "the command ended before the signal: this moment was not tested"
+    proc.send_signal(sig)
+    if stdout_reader is not None:
+        stdout_reader()
+    _, err = proc.communicate(timeout=120)
+    err = err.decode("utf8", "replace")
+    assert "Traceback" not in err and "internal error" not in err, err
+    assert err == INTERRUPTED, f"stderr was {err!r}"
+    assert proc.returncode == 130, (proc.returncode, err)
+    assert sorted(os.listdir(workdir)) == [], "something was left in the working directory"
+
+
+SIGNALS = [pytest.param(signal.SIGINT, id="SIGINT"), pytest.param(signal.SIGTERM, id="SIGTERM")]
+
+
+# --- interrupts during start-up ---------------------------------------------------------------
+
+@pytest.mark.parametrize("sig", SIGNALS)
+@pytest.mark.parametrize("launcher", LAUNCHERS, ids=LAUNCHER_IDS)
+@pytest.mark.parametrize("delay", [0.01, 0.05, 0.1, 0.2])
+def test_signal_at_a_fixed_moment_of_start_up(launcher, sig, delay, te, tmp_path, python_startup):
+    """Signals 10–200 ms after Python's own start-up: in irstats', click's, numpy's and polars'
+    imports (``irstats eval`` takes several times ``python -c pass`` to get going)."""
+    proc = _start([*launcher, "eval", str(te / "qrels.test"), str(te / "results.test")], tmp_path / "work")
+    time.sleep(1.2 * python_startup + delay)
+    _check_interrupted(proc, sig, tmp_path / "work")
+
+
+@pytest.mark.skipif(not LINUX, reason="watches /proc/PID/maps")
+@pytest.mark.parametrize("sig", SIGNALS)
+@pytest.mark.parametrize("launcher", LAUNCHERS, ids=LAUNCHER_IDS)
+@pytest.mark.parametrize("library", ["_multiarray_umath", "_polars_runtime"])
+def test_signal_while_importing_numpy_or_polars(launcher, sig, library, te, tmp_path):
+    """The moment numpy's or polars' compiled library is loaded, i.e. in the middle of the
+    imports that Ctrl-C used to turn into a traceback."""
+    proc = _start([*launcher, "eval", str(te / "qrels.test"), str(te / "results.test")], tmp_path / "work")
+    _wait_mapped(proc, library)
+    _check_interrupted(proc, sig, tmp_path / "work")
+
+
+# --- interrupts while reading, computing, writing ---------------------------------------------
+
+@pytest.mark.skipif(not LINUX, reason="watches /proc/PID/maps")
+@pytest.mark.parametrize("sig", SIGNALS)
+@pytest.mark.parametrize("after", [0.3, 1.5])
+def test_signal_during_a_long_computation(sig, after, scores_file, tmp_path):
+    """``irstats splithalf`` with many halvings: reading the scores, then the kernel."""
+    argv = [sys.executable, "-m", "irstats", "splithalf", str(scores_file), "-m", "AP", "--method", "am",
+            "--method", "egm", "--method", "median", "-n", "400000", "-o", "out.tsv"]
+    proc = _start(argv, tmp_path / "work")
+    _wait_mapped(proc, "_polars_runtime")
+    time.sleep(after)
+    _check_interrupted(proc, sig, tmp_path / "work")
+
+
+@pytest.mark.skipif(not LINUX, reason="watches /proc/PID/maps")
+@pytest.mark.parametrize("sig", SIGNALS)
+@pytest.mark.parametrize("after", [0.1, 0.4])
+def test_signal_while_evaluating_a_run_folder(sig, after, run_folder, tmp_path):
+    qrels, runs = run_folder
+    argv = [sys.executable, "-m", "irstats", "eval", str(qrels), str(runs), "-m", "AP", "-m", "nDCG@10",
+            "-o", "out.txt"]
+    proc = _start(argv, tmp_path / "work")
+    _wait_mapped(proc, "_polars_runtime")
+    time.sleep(after)
+    _check_interrupted(proc, sig, tmp_path / "work")
+
+
+@pytest.mark.skipif(not LINUX, reason="uses select on a pipe")
+@pytest.mark.parametrize("sig", SIGNALS)
+def test_signal_while_writing(sig, run_folder, tmp_path):
+    """Per-topic output larger than a pipe's buffer, into a pipe nobody reads yet: the
+    command is blocked in the middle of writing when the signal comes."""
+    qrels, runs = run_folder
+    argv = [sys.executable, "-m", "irstats", "eval", str(qrels), str(runs), "-m", "AP", "-m", "P@10", "-m", "RR",
+            "-m", "nDCG@10", "-m", "RBP(p=0.8)", "--per-topic", "--format", "tsv"]
+    proc = _start(argv, tmp_path / "work", stdout=subprocess.PIPE)
+    ready, _, _ = select.select([proc.stdout], [], [], 120)
+    assert ready, "no output within 120 s"
+    time.sleep(0.5)  # the pipe's buffer is full by now: the child waits in write()
+    _check_interrupted(proc, sig, tmp_path / "work", stdout_reader=proc.stdout.read)
+
+
+def test_second_signal_during_clean_up_is_ignored(scores_file, tmp_path):
+    """Two signals in a row still give one line and 130 (the clean-up is not cut short)."""
+    argv = [sys.executable, "-m", "irstats", "splithalf", str(scores_file), "-m", "AP", "-n", "400000"]
+    proc = _start(argv, tmp_path / "work")
+    if LINUX:
+        _wait_mapped(proc, "_polars_runtime")
+    time.sleep(0.5)
+    assert proc.poll() is None
+    proc.send_signal(signal.SIGINT)
+    proc.send_signal(signal.SIGTERM)
+    _check_interrupted_after(proc, tmp_path / "work")
+
+
+def _check_interrupted_after(proc, workdir):
+    _, err = proc.communicate(timeout=120)
+    err = err.decode("utf8", "replace")
+    assert err == INTERRUPTED, f"stderr was {err!r}"
+    assert proc.returncode == 130
+    assert os.listdir(workdir) == []
+
+
+# --- other faults reaching main() -----------------------------------------------------------
+
+def test_stray_os_error_is_one_line_exit_1(monkeypatch, capsys, te):
+    """An OSError no reader turned into an irstats error: the file and the cause, exit 1."""
+    import irstats.cli.eval_cmd as eval_cmd
+
+    def broken(*args, **kwargs):
+        raise PermissionError(13, "Permission denied", "/some/where/qrels.txt")
+
+    monkeypatch.setattr(eval_cmd, "evaluate", broken)
+    code, out, err = run_cli(["eval", te / "qrels.test", te / "results.test"], capsys)
+    assert code == 1
+    assert err == "irstats: error: /some/where/qrels.txt: Permission denied\n"
+    assert "internal error" not in err
+
+
+def test_broken_pipe_exits_0_quietly(run_folder):
+    qrels, runs = run_folder
+    proc = subprocess.Popen([sys.executable, "-m", "irstats", "eval", str(qrels), str(runs), "-m", "AP",
+                             "--per-topic", "--format", "tsv"], env=_env(), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, preexec_fn=_default_signals)
+    proc.stdout.read(100)
+    proc.stdout.close()  # the reader goes away, as `| head -1` does
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 0, err
+    assert err == ""
+
+
+def test_keyboard_interrupt_in_process(monkeypatch, capsys, te):
+    """main() called in-process (no signal handlers of its own): Ctrl-C is still one line, 130."""
+    import irstats.cli.eval_cmd as eval_cmd
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(eval_cmd, "evaluate", interrupted)
+    code, out, err = run_cli(["eval", te / "qrels.test", te / "results.test"], capsys)
+    assert (code, err) == (130, INTERRUPTED)
+
+
+# --- lazy loading -----------------------------------------------------------------------------
+
+def _modules_after(code: str) -> set[str]:
+    """``sys.modules`` of a fresh interpreter after ``code`` (its stdout is discarded)."""
+    probe = (f"import sys, io, contextlib\nbuf = io.StringIO()\n"
+             f"with contextlib.redirect_stdout(buf):\n" + "".join(f"    {line}\n" for line in code.splitlines())
+             + "sys.__stdout__.write('\\n'.join(sorted(sys.modules)))\n")
+    out = subprocess.run([sys.executable, "-c", probe], env=_env(), capture_output=True, text=True, check=True)
+    return set(out.stdout.split())
+
+
+def _run_main(args: list[str]) -> str:
+    return f"from irstats.cli.main import main\ntry:\n    main({args!r})\nexcept SystemExit:\n    pass"
+
+
+HEAVY = ("scipy", "matplotlib", "tqdm")
+
+
+def _heavy(modules: set[str], roots=HEAVY) -> list[str]:
+    return sorted(m for m in modules if m.split(".")[0] in roots)
+
+
+def test_importing_irstats_or_the_cli_is_light():
+    for code in ("import irstats", "import irstats.cli.main", "import irstats; irstats.__version__"):
+        modules = _modules_after(code)
+        assert _heavy(modules, (*HEAVY, "numpy", "polars")) == [], code
+        assert not any(m.endswith("_cmd") for m in modules), code
+
+
+def test_help_imports_no_command():
+    modules = _modules_after(_run_main(["--help"]))
+    assert _heavy(modules, (*HEAVY, "numpy", "polars")) == []
+    assert not any(m.endswith("_cmd") for m in modules)
+
+
+def test_eval_imports_only_its_command_and_no_scipy(shared_data):
+    te = shared_data / "conformance" / "trec_eval-test"
+    modules = _modules_after(_run_main(["eval", str(te / "qrels.test"), str(te / "results.test")]))
+    assert _heavy(modules) == []
+    assert sorted(m for m in modules if m.endswith("_cmd")) == ["irstats.cli.eval_cmd"]
+    modules = _modules_after(_run_main(["eval", "--help"]))
+    assert _heavy(modules) == []
+    assert sorted(m for m in modules if m.endswith("_cmd")) == ["irstats.cli.eval_cmd"]
+
+
+def test_splithalf_does_not_import_scipy_stats_or_matplotlib(scores_file):
+    modules = _modules_after(_run_main(["splithalf", str(scores_file), "-m", "AP", "-n", "20", "-q"]))
+    assert _heavy(modules, ("matplotlib", "tqdm")) == []
+    assert "scipy.stats" not in modules
+
+
+def test_help_lists_every_command_with_its_help(capsys):
+    from irstats.cli.main import COMMANDS
+
+    code, out, err = run_cli(["--help"], capsys)
+    assert code == 0 and err == ""
+    listed = out.split("Commands:\n", 1)[1].splitlines()
+    assert [line.split()[0] for line in listed] == list(COMMANDS)
+    for line in listed:
+        name, summary = line.split(None, 1)
+        assert summary.strip() and summary.split()[0] == COMMANDS[name][1].split()[0]
+
+
+def test_stored_help_matches_each_command():
+    """The one-line help in COMMANDS is the command's own (so --help need not import it)."""
+    import click
+
+    from irstats.cli.main import COMMANDS, cli
+
+    for name, (target, summary) in COMMANDS.items():
+        command = cli.get_command(None, name)
+        module, _, attribute = target.partition(":")
+        assert command is getattr(sys.modules[module], attribute)
+        first_paragraph = inspect.cleandoc(command.help).split("\n\n")[0]
+        assert summary == first_paragraph, name
+        stand_in = click.Command(name, help=summary)
+        for limit in (20, 45, 60, 80, 200):
+            assert stand_in.get_short_help_str(limit) == command.get_short_help_str(limit), (name, limit)
+
+
+@pytest.mark.parametrize("name", ["demo", "eval", "aggregate", "standardize", "compare", "difficulty", "splithalf",
+                                  "predictive", "robustness", "comparability", "volatility", "report"])
+def test_every_command_has_help(name, capsys):
+    code, out, err = run_cli([name, "--help"], capsys)
+    assert code == 0 and out.startswith(f"Usage: irstats {name} ")
+
+
+def test_lazy_package_keeps_the_api():
+    import irstats
+
+    for name in irstats.__all__:
+        assert getattr(irstats, name) is not None
+    import irstats.evaluate  # noqa: F401 - the submodule; the package attribute stays the function
+
+    assert callable(irstats.evaluate) and irstats.evaluate.__module__ == "irstats.evaluate"
+    assert irstats.stats.compare is not None and irstats.aggregate.aggregate is not None
+    assert set(irstats.__all__) <= set(dir(irstats))
+    with pytest.raises(AttributeError):
+        irstats.no_such_thing  # noqa: B018
