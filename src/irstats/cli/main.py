@@ -49,11 +49,27 @@ def _on_signal(signum, frame) -> None:
     _hard_exit_interrupted()  # before or after the command: nothing to clean up
 
 
+def _on_lost_interrupt(unraisable) -> None:
+    """``sys.unraisablehook``: a KeyboardInterrupt raised where Python cannot propagate it
+    (a weakref callback, ``__del__``, an import lock's clean-up) would be printed as
+    "Exception ignored" and lost. Deliver it again, a moment later, in the main flow."""
+    global _state
+    if issubclass(unraisable.exc_type, KeyboardInterrupt) and _state == "stopping":
+        import _thread
+        import threading
+
+        _state = "running"
+        threading.Timer(0.01, _thread.interrupt_main).start()
+        return
+    sys.__unraisablehook__(unraisable)
+
+
 def _install_signal_handlers() -> None:
     """SIGINT and SIGTERM → :func:`_on_signal` (signals someone set to be ignored stay ignored)."""
     global _handlers_installed
     if _handlers_installed:
         return
+    sys.unraisablehook = _on_lost_interrupt
     for sig in (signal.SIGINT, getattr(signal, "SIGTERM", None)):
         if sig is None:
             continue
@@ -239,6 +255,8 @@ def main(argv: list[str] | None = None) -> None:
         _state = "running"
         warnings.showwarning = _show_warning
         code = _run(argv)
+        if _state == "stopping":  # interrupted, and the interrupt was swallowed on its way
+            raise KeyboardInterrupt
         _state = "finished"
     except KeyboardInterrupt:
         _state = "stopping"
