@@ -3,16 +3,120 @@
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
-from typing import Iterable
+from typing import Iterable, Iterator, Sequence
 
 import numpy as np
 
 from irstats.collection import Collection, EvalOptions, RunSet
-from irstats.judgments import Judgments, build_judgments, stack_runs
+from irstats.errors import InputError
+from irstats.judgments import PADDING, Judgments, build_judgments, qrels_index, stack_runs
 from irstats.measures import Measure, parse_measure
 from irstats.scores import ScoreMatrix
 
 DEFAULT_MEASURES = ("AP", "nDCG@10", "P@10", "RR", "RBP(p=0.8)", "Rprec", "Bpref", "R@1000")
+
+
+class Evaluator:
+    """Qrels and evaluation options, read once; runs judged and scored against them.
+
+    The one way into the engine: :func:`evaluate`, the report, the depth code and the
+    meta-evaluation all go through it. Runs are read in batches of about ``BATCH_BYTES``
+    of text (the next batch is read while the previous one is scored), so memory stays
+    bounded however many runs come, and results do not depend on the batching.
+
+    >>> ev = Evaluator("qrels.txt", rel_level=2)                # doctest: +SKIP
+    >>> ev.num_relevant()["401"]                                # doctest: +SKIP
+    >>> scores = ev.score("runs/", ["AP", "nDCG@10"])           # doctest: +SKIP
+    >>> judgments = ev.judgments("runs/")                       # doctest: +SKIP
+    """
+
+    def __init__(self, qrels, options: EvalOptions | None = None, **fields):
+        """``qrels``: a path, paths, a DataFrame or a loaded Collection; the options as an
+        :class:`EvalOptions` or as its fields (``rel_level=2, depth=100`` …)."""
+        if options is not None and fields:
+            raise InputError("give the options as an EvalOptions or as keywords, not both")
+        self.options = options if options is not None else EvalOptions(**fields)
+        self.collection = (qrels if isinstance(qrels, Collection)
+                           else Collection.load(qrels, qrels_duplicate=self.options.qrels_duplicate))
+
+    def num_relevant(self, level: int | None = None) -> dict[str, int]:
+        """R per qrels topic: judged documents with grade >= ``level`` (default: the options' ℓ)."""
+        index = qrels_index(self.collection, self.options)
+        counts = index.facts.num_relevant(self.options.rel_level if level is None else level)
+        return dict(zip(self.collection.topics, counts.tolist()))
+
+    def batches(self, runs, systems: Sequence[int] | None = None) -> Iterator[tuple[list[int], Judgments]]:
+        """``(batch, judgments)`` for consecutive batches of the runs (``systems``: a subset,
+        by position). ``runs`` is anything :meth:`RunSet.load` takes, or a RunSet."""
+        runset = runs if isinstance(runs, RunSet) else RunSet.load(runs)
+        chosen = None if systems is None else set(systems)
+        groups = [[i for i in g if chosen is None or i in chosen] for g in runset.batches(BATCH_BYTES)]
+        groups = [g for g in groups if g]
+        if not groups:
+            return
+        topics = self.collection.topic_keys
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            # Reading (polars, which releases the GIL) overlaps with judging and scoring the batch
+            # before it (numpy), so the two cores stay busy; at most two batches are in memory.
+            pending = pool.submit(stack_runs, runset, groups[0], topics, self.options)
+            for i, batch in enumerate(groups):
+                stacked = pending.result()
+                if i + 1 < len(groups):
+                    pending = pool.submit(stack_runs, runset, groups[i + 1], topics, self.options)
+                yield batch, build_judgments(self.collection, runset, self.options, systems=batch, stacked=stacked)
+                del stacked
+
+    def judgments(self, runs, systems: Sequence[int] | None = None) -> Judgments:
+        """The judgments tensor of all the runs (or of ``systems``, in that order)."""
+        runset = runs if isinstance(runs, RunSet) else RunSet.load(runs)
+        wanted = list(range(len(runset.parts))) if systems is None else list(systems)
+        parts = list(self.batches(runset, wanted))
+        if len(parts) == 1 and parts[0][0] == wanted:
+            return parts[0][1]
+        order = [i for batch, _ in parts for i in batch]
+        tensors = [j for _, j in parts]
+        width = max(j.grades.shape[2] for j in tensors)
+        dtype = np.result_type(*(j.grades.dtype for j in tensors))
+        grades = np.concatenate([np.pad(j.grades.astype(dtype, copy=False),
+                                        ((0, 0), (0, 0), (0, width - j.grades.shape[2])), constant_values=PADDING)
+                                 for j in tensors], axis=0)
+        n_ret = np.concatenate([j.n_ret for j in tensors], axis=0)
+        present = np.concatenate([j.present for j in tensors], axis=0)
+        if order != wanted:  # put the system axis in the order asked for
+            where = {s: k for k, s in enumerate(order)}
+            pick = [where[s] for s in wanted]
+            grades, n_ret, present = grades[pick], n_ret[pick], present[pick]
+        first = tensors[0]
+        return Judgments(grades, n_ret, present, tuple(runset.names[i] for i in wanted), first.topics, first.qrels,
+                         first.rel_level, first.trec_eval_compat)
+
+    def score(self, runs, measures: Iterable[str | Measure] | str = DEFAULT_MEASURES) -> dict[str, ScoreMatrix]:
+        """One ScoreMatrix per measure (systems × topics), as :func:`evaluate` describes."""
+        parsed = _parse_all(measures)
+        runset = runs if isinstance(runs, RunSet) else RunSet.load(runs)
+        n_sys, n_top = len(runset.names), len(self.collection.topics)
+        values = {str(m): np.empty((n_sys, n_top)) for m in parsed}
+        present = np.zeros((n_sys, n_top), dtype=bool)
+        r_zero = None
+        for batch, judgments in self.batches(runset):
+            present[batch] = judgments.present
+            r_zero = judgments.num_relevant() == 0
+            for m in parsed:
+                values[str(m)][batch] = m.definition.kernel(judgments, m)
+            del judgments
+        keep = present.any(axis=0)
+        if self.options.drop_r0:
+            keep &= ~r_zero
+        topics = tuple(t for t, k in zip(self.collection.topics, keep) if k)
+        return {
+            name: ScoreMatrix(np.where(present, v, np.nan)[:, keep], runset.names, topics, name,
+                              self.options.as_dict(), m.definition.summary)
+            for (name, v), m in zip(values.items(), parsed)
+        }
+
+    def score_judgments(self, judgments: Judgments, measures) -> dict[str, ScoreMatrix]:
+        """Score a judgments tensor made by :meth:`judgments` (one tensor, many measures)."""
+        return score_judgments(judgments, measures, self.options)
 
 
 def evaluate(qrels, runs, measures: Iterable[str | Measure] | str = DEFAULT_MEASURES, **options) -> dict[str, ScoreMatrix]:
@@ -21,7 +125,8 @@ def evaluate(qrels, runs, measures: Iterable[str | Measure] | str = DEFAULT_MEAS
     Parameters
     ----------
     qrels:
-        A qrels file (plain or gzip), several files, or a DataFrame with ``topic, docno, rel``.
+        A qrels file (plain or gzip; ``-`` is standard input), several files, or a DataFrame
+        with ``topic, docno, rel``.
     runs:
         Run files, a directory, a glob, a DataFrame with ``system, topic, docno, score``
         [``rank``], or a ``{name: DataFrame}`` dict.
@@ -41,52 +146,11 @@ def evaluate(qrels, runs, measures: Iterable[str | Measure] | str = DEFAULT_MEAS
     >>> scores = evaluate("qrels.txt", "runs/", ["AP", "nDCG@10"])  # doctest: +SKIP
     >>> scores["AP"].means()                                          # doctest: +SKIP
     """
-    opts = EvalOptions(**options)
-    parsed = _parse_all(measures)
-    collection = Collection.load(qrels, qrels_duplicate=opts.qrels_duplicate)
-    runset = RunSet.load(runs)
-    # Runs are judged and scored in batches, so memory stays bounded however many runs come.
-    n_sys, n_top = len(runset.names), len(collection.topics)
-    values = {str(m): np.empty((n_sys, n_top)) for m in parsed}
-    present = np.zeros((n_sys, n_top), dtype=bool)
-    r_zero = None
-    for batch, stacked in _read_ahead(runset, collection.topic_keys, opts):
-        judgments = build_judgments(collection, runset, opts, systems=batch, stacked=stacked)
-        present[batch] = judgments.present
-        r_zero = judgments.num_relevant() == 0
-        for m in parsed:
-            values[str(m)][batch] = m.definition.kernel(judgments, m)
-        del judgments
-    keep = present.any(axis=0)
-    if opts.drop_r0:
-        keep &= ~r_zero
-    topics = tuple(t for t, k in zip(collection.topics, keep) if k)
-    return {
-        name: ScoreMatrix(np.where(present, v, np.nan)[:, keep], runset.names, topics, name, opts.as_dict(),
-                          m.definition.summary)
-        for (name, v), m in zip(values.items(), parsed)
-    }
+    return Evaluator(qrels, **options).score(runs, measures)
 
 
 #: Text per batch of runs: small enough to bound memory, large enough to keep both cores busy.
 BATCH_BYTES = 32 << 20
-
-
-def _read_ahead(runset: RunSet, topics, options: EvalOptions):
-    """Yield (batch, stacked runs) while the next batch is read in a background thread.
-
-    Reading (polars, which releases the GIL) overlaps with judging and scoring the batch
-    before it (numpy), so the two cores stay busy; at most two batches are in memory.
-    """
-    batches = runset.batches(BATCH_BYTES)
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        pending = pool.submit(stack_runs, runset, batches[0], topics, options)
-        for i, batch in enumerate(batches):
-            stacked = pending.result()
-            if i + 1 < len(batches):
-                pending = pool.submit(stack_runs, runset, batches[i + 1], topics, options)
-            yield batch, stacked
-            del stacked
 
 
 def _parse_all(measures) -> list[Measure]:

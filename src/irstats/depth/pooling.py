@@ -32,8 +32,8 @@ import polars as pl
 
 from irstats.collection import Collection, EvalOptions, RunSet, whole_number
 from irstats.errors import InputError, warn
-from irstats.evaluate import BATCH_BYTES
-from irstats.judgments import PADDING, UNJUDGED, Judgments, build_judgments, grade_dtype, qrels_index, stack_runs
+from irstats.evaluate import Evaluator
+from irstats.judgments import UNJUDGED, Judgments, grade_dtype, qrels_index
 
 _NEVER = np.iinfo(np.int64).max  # first_rank of a qrels line no contributing run retrieves
 
@@ -60,35 +60,13 @@ class RankedLines:
 
 def ranked_lines(collection: Collection, runset: RunSet, options: EvalOptions,
                  systems: Sequence[int] | None = None) -> RankedLines:
-    """The engine's judgments tensor with qrels row numbers in place of grades.
-
-    Runs are read in batches of about ``irstats.evaluate.BATCH_BYTES`` of text, as
-    :func:`irstats.evaluate` reads them, and the batches' tensors are put side by side.
-    """
+    """The engine's judgments tensor with qrels row numbers in place of grades
+    (:meth:`irstats.evaluate.Evaluator.judgments` on qrels whose grades are their row numbers)."""
     frame = collection.qrels.select("topic", "docno", pl.int_range(pl.len(), dtype=pl.Int64).alias("rel"))
     numbered = Collection(frame, collection.topic_keys, collection.source)
     opts = dataclasses.replace(options, judged_only=False, negative_rel="unjudged", g_max=None)
-    systems = list(range(len(runset.parts))) if systems is None else list(systems)
-    parts: list[Judgments] = []
-    chosen = set(systems)
-    for batch in runset.batches(BATCH_BYTES):
-        batch = [i for i in batch if i in chosen]
-        if batch:
-            stacked = stack_runs(runset, batch, collection.topic_keys, opts)
-            parts.append(build_judgments(numbered, runset, opts, systems=batch, stacked=stacked))
-            del stacked
-    order = [i for part in runset.batches(BATCH_BYTES) for i in part if i in chosen]
-    width = max(p.grades.shape[2] for p in parts)
-    dtype = np.result_type(*(p.grades.dtype for p in parts))
-    lines = np.concatenate([np.pad(p.grades.astype(dtype, copy=False), ((0, 0), (0, 0), (0, width - p.grades.shape[2])),
-                                   constant_values=PADDING) for p in parts], axis=0)
-    n_ret = np.concatenate([p.n_ret for p in parts], axis=0)
-    present = np.concatenate([p.present for p in parts], axis=0)
-    if order != systems:  # put the system axis in the order asked for
-        where = {s: k for k, s in enumerate(order)}
-        pick = [where[s] for s in systems]
-        lines, n_ret, present = lines[pick], n_ret[pick], present[pick]
-    return RankedLines(lines, n_ret, present, tuple(runset.names[i] for i in systems), collection.topics)
+    lines = Evaluator(numbered, opts).judgments(runset, systems)
+    return RankedLines(lines.grades, lines.n_ret, lines.present, lines.systems, collection.topics)
 
 
 def complete_depth(judgments: Judgments, systems: Iterable[str] | None = None) -> np.ndarray:

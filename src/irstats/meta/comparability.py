@@ -255,19 +255,19 @@ def _dummy_run(topics: Sequence[str]) -> pl.DataFrame:
 
 
 def num_relevant_from_qrels(qrels, runs=None, **options) -> dict[str, float]:
-    """R per topic, from ``irstats.evaluate(qrels, runs, ["NumRel"], **options)``.
+    """R per topic from the qrels (:meth:`irstats.evaluate.Evaluator.num_relevant`).
 
-    Without ``runs``, a one-document placeholder run over every qrels topic is evaluated, so
-    every judged topic gets its R. ``options`` are evaluation options (``rel_level`` …).
+    With ``runs``, only the topics some run retrieves for (those a score matrix of the runs
+    holds); without, every qrels topic. ``options`` are evaluation options (``rel_level`` …).
     """
-    from irstats.evaluate import evaluate
+    from irstats.evaluate import Evaluator
 
     if runs is None:
-        topics = _bytewise(_qrels_topics(qrels).get_column("topic").unique().to_list())
-        runs = _dummy_run(topics)
+        counts = Evaluator(qrels, **options).num_relevant()
+        return {t: float(r) for t, r in counts.items()}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", IrstatsWarning)
-        matrix = evaluate(qrels, runs, ["NumRel"], **options)["NumRel"]
+        matrix = Evaluator(qrels, **options).score(runs, ["NumRel"])["NumRel"]
     r = num_relevant(matrix, matrix.topics)
     return dict(zip(matrix.topics, r.tolist()))
 

@@ -23,10 +23,10 @@ from typing import Callable, Sequence
 import numpy as np
 import polars as pl
 
-from irstats.collection import Collection, EvalOptions, RunSet
+from irstats.collection import Collection, EvalOptions
 from irstats.errors import InputError, IrstatsError
-from irstats.evaluate import score_judgments
-from irstats.judgments import Judgments, build_judgments
+from irstats.evaluate import Evaluator
+from irstats.judgments import Judgments
 from irstats.measures import canonical_name
 from irstats.report.document import Figure, Note, Section, Table, Text, render_html, render_markdown, write_tables
 from irstats.scores import ScoreMatrix
@@ -126,11 +126,10 @@ def build_report(qrels, runs, out_dir, measures: Sequence[str] | None = None, re
         bar.set_description("evaluate")
         run_list = runs if isinstance(runs, (list, tuple)) else [runs]
         wanted = list(chosen) + [m for m in _residuals(chosen) if m not in chosen] + list(SUPPORT_MEASURES)
-        eval_options = EvalOptions(**options)
-        collection = Collection.load(qrels, qrels_duplicate=eval_options.qrels_duplicate)
-        judgments = build_judgments(collection, RunSet.load(run_list), eval_options)
-        scores = score_judgments(judgments, wanted, eval_options)
-        study = Study(str(qrels), collection, scores, settings, scratch, list(run_list), judgments)
+        evaluator = Evaluator(qrels, **options)
+        judgments = evaluator.judgments(run_list)
+        scores = evaluator.score_judgments(judgments, wanted)
+        study = Study(str(qrels), evaluator.collection, scores, settings, scratch, list(run_list), judgments)
         bar.update(1)
         built: list[Section] = []
         for name, builder in stages:
