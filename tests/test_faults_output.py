@@ -368,6 +368,8 @@ def _read_only_folder(tmp_path, mounted) -> Path:
     point = mounted("ro,size=16k")
     if point is not None:
         return point
+    if os.geteuid() == 0:  # root ignores permission bits: a 0555 folder would prove nothing
+        pytest.skip("root without mount: no folder that root cannot write")
     folder = tmp_path / "ro"
     folder.mkdir()
     folder.chmod(0o555)
