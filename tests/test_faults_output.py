@@ -520,3 +520,16 @@ def test_output_folder_api(tmp_path):
     with OutputFolder(tmp_path / "made") as scratch:
         (scratch / "a.txt").write_text("a")
     assert json.loads((tmp_path / "made" / MARKER).read_text())["files"] == ["a.txt"]
+
+
+def test_dev_stdout_redirected_to_a_file_is_appended_not_replaced(tmp_path):
+    log = tmp_path / "log.txt"
+    log.write_text("first\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])}
+    with open(log, "ab") as fh:
+        done = subprocess.run([sys.executable, "-m", "irstats", *map(str, EVAL), "-o", "/dev/stdout"], env=env,
+                              stdout=fh, stderr=subprocess.PIPE)
+    assert done.returncode == 0, done.stderr
+    text = log.read_text()
+    assert text.startswith("first\nsystem\ttopic\tmeasure\tvalue\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["log.txt"]

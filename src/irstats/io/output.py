@@ -73,6 +73,9 @@ def _resolve_target(path: str) -> tuple[str, os.stat_result | None]:
         raise _output_error(exc, path) from None
     if st is not None and not stat.S_ISREG(st.st_mode):
         return path, st  # a device, FIFO or folder: never resolved (/dev/stdout → pipe:[…])
+    if st is not None and os.path.abspath(path).startswith(("/dev/", "/proc/")):
+        # /dev/stdout redirected to a file: write through the descriptor, never rename over the file
+        return path, os.stat("/dev/null")
     return os.path.realpath(path), st
 
 
@@ -210,8 +213,9 @@ def atomic_open(path, mode: str = "w", *, encoding: str = "utf-8", fsync: bool =
         raise ValueError(f"atomic_open writes only, mode 'w' or 'wb', not {mode!r}")
     kwargs = {"encoding": encoding} if mode == "w" else {}
     with atomic_path(path, fsync=False) as temp:
+        direct = os.fspath(temp) == os.fspath(path)  # a device, FIFO, /dev/stdout: never truncated
         try:
-            with open(temp, mode, **kwargs) as fh:
+            with open(temp, mode.replace("w", "a") if direct else mode, **kwargs) as fh:
                 yield fh
                 fh.flush()
                 if fsync and os.path.isfile(temp):
