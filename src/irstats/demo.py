@@ -5,12 +5,16 @@ differ in difficulty); runs are rankers of different quality (each document's sc
 its true grade, weighted by the run's skill on that topic, with noise); the qrels come from
 depth-limited pooling of the runs, as at TREC, so documents below the pool depth are often
 unjudged.
+
+The collection is written like a report folder (:class:`irstats.io.output.OutputFolder`):
+into a new or empty folder, or one an earlier demo made — never over a user's files.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Sequence
 
 import numpy as np
 import polars as pl
@@ -23,17 +27,43 @@ class DemoCollection:
     qrels: Path
     runs: list[Path]
     pool_depth: int
+    #: Per-topic scores (``measures=`` given): the matrices and the score file ``scores.tsv``.
+    scores: dict | None = None
+    scores_path: Path | None = None
 
 
 def make_demo_collection(out_dir: str | Path, *, seed: int = 0, n_topics: int = 50, n_runs: int = 30,
-                         n_docs: int = 2000, run_depth: int = 1000, pool_depth: int = 20) -> DemoCollection:
+                         n_docs: int = 2000, run_depth: int = 1000, pool_depth: int = 20,
+                         measures: Sequence[str] | None = None) -> DemoCollection:
     """Write ``qrels.txt`` and ``runs/*.run`` for a synthetic collection into ``out_dir``.
 
     Everything is drawn from ``numpy.random.default_rng(seed)``: the same seed gives the
     same files. Half the runs (the "contributing" runs) are pooled to ``pool_depth``.
+    With ``measures``, the runs are also evaluated and the per-topic scores written as
+    ``scores.tsv``. ``out_dir`` must be new, empty or made by irstats (checked before
+    anything is generated); the files appear together when all are written.
     """
-    rng = np.random.default_rng(seed)
+    from irstats.io.output import OutputFolder
+
+    folder = OutputFolder(out_dir, kind="demo")
+    with folder as scratch:
+        made = _write_collection(scratch, seed, n_topics, n_runs, n_docs, run_depth, pool_depth)
+        scores = None
+        if measures:
+            from irstats.evaluate import evaluate
+            from irstats.scores import write_scores
+
+            scores = evaluate(made.qrels, made.runs, list(measures))
+            write_scores(scores, scratch / "scores.tsv", "tsv")
     out = Path(out_dir)
+    return DemoCollection(out / "qrels.txt", [out / "runs" / p.name for p in made.runs], pool_depth, scores,
+                          out / "scores.tsv" if measures else None)
+
+
+def _write_collection(out: Path, seed, n_topics, n_runs, n_docs, run_depth, pool_depth) -> DemoCollection:
+    from irstats.io.output import write_text
+
+    rng = np.random.default_rng(seed)
     (out / "runs").mkdir(parents=True, exist_ok=True)
     topics = np.array([f"{401 + t}" for t in range(n_topics)])
     docnos = np.array([f"DOC-{d:05d}" for d in range(n_docs)])
@@ -62,7 +92,8 @@ def make_demo_collection(out_dir: str | Path, *, seed: int = 0, n_topics: int = 
             "score": np.round(top_scores.ravel(), 6),
             "tag": names[r],
         })
-        frame.write_csv(out / "runs" / f"{names[r]}.run", separator=" ", include_header=False)
+        write_text(out / "runs" / f"{names[r]}.run", frame.write_csv(separator=" ", include_header=False),
+                   fsync=False)
 
     # Pool: the top pool_depth documents of every other run, judged with their hidden grade.
     pooled = np.zeros((n_topics, n_docs), dtype=bool)
@@ -71,5 +102,5 @@ def make_demo_collection(out_dir: str | Path, *, seed: int = 0, n_topics: int = 
     t_idx, d_idx = np.nonzero(pooled)
     qrels = pl.DataFrame({"topic": topics[t_idx], "iter": "0", "docno": docnos[d_idx], "rel": grade[t_idx, d_idx]})
     qrels_path = out / "qrels.txt"
-    qrels.write_csv(qrels_path, separator=" ", include_header=False)
+    write_text(qrels_path, qrels.write_csv(separator=" ", include_header=False), fsync=False)
     return DemoCollection(qrels_path, [out / "runs" / f"{n}.run" for n in names], pool_depth)

@@ -176,7 +176,13 @@ def write_frame(frame: pl.DataFrame, path: str | os.PathLike | None, fmt: str) -
     if fmt == "parquet":
         if path is None:
             raise InputError("Parquet output needs a file: give -o FILE")
-        frame.write_parquet(path)
+        import io
+
+        from irstats.io.output import write_bytes
+
+        buffer = io.BytesIO()  # polars' own writer would leave a partial file on a full disk
+        frame.write_parquet(buffer)
+        write_bytes(path, buffer.getvalue())
         return None
     if fmt in ("tsv", "csv"):
         text = frame.write_csv(separator="\t" if fmt == "tsv" else ",", float_precision=None)
@@ -186,7 +192,9 @@ def write_frame(frame: pl.DataFrame, path: str | os.PathLike | None, fmt: str) -
         raise InputError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
     if path is None:
         return text
-    Path(path).write_text(text)
+    from irstats.io.output import write_text
+
+    write_text(path, text)
     return None
 
 

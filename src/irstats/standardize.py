@@ -29,7 +29,6 @@ import math
 import os
 import warnings
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
 import numpy as np
@@ -400,7 +399,9 @@ def write_factors(factors: Factors, path: str | os.PathLike | None) -> str | Non
     text = "\n".join(lines) + "\n"
     if path is None:
         return text
-    Path(path).write_text(text)
+    from irstats.io.output import write_text
+
+    write_text(path, text)
     return None
 
 
@@ -430,7 +431,9 @@ def write_trec_eval_factors(factors: Factors, path: str | os.PathLike | None) ->
     text = "\n".join(lines) + ("\n" if lines else "")
     if path is None:
         return text
-    Path(path).write_text(text)
+    from irstats.io.output import write_text
+
+    write_text(path, text)
     return None
 
 

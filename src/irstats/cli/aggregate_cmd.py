@@ -12,7 +12,7 @@ import polars as pl
 from irstats.aggregate import DEFAULT_EPSILON, METHODS, aggregate_many, check_complete, resolve_method
 from irstats.cli.common import scores_input
 from irstats.cli.main import cli
-from irstats.cli.output import emit_text
+from irstats.cli.output import OutputFile, emit_text
 from irstats.errors import InputError
 from irstats.scores import write_frame
 
@@ -105,7 +105,7 @@ def format_table(frame: pl.DataFrame) -> str:
               help="Map al and logit back to the score scale (al becomes εGM; logit uses its exact inverse).")
 @click.option("--format", "fmt", type=click.Choice(["table", "tsv", "csv", "json", "parquet"]), default="table",
               show_default=True, help="Output format; tsv/csv/json/parquet have columns system measure method value.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), help="Write to FILE, not stdout.")
+@click.option("-o", "--output", type=OutputFile(), help="Write to FILE, not stdout.")
 def aggregate_command(scores, methods, epsilon, skipna, back_transform, fmt, output):
     """Aggregate per-topic SCORES into one value per system and measure.
 

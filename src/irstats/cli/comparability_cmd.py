@@ -12,6 +12,7 @@ import polars as pl
 from irstats.cli.common import load_scores
 from irstats.cli.experiment_common import OUTPUT_FORMATS, emit_frame, fmt_number, progress_bar, text_table
 from irstats.cli.main import cli
+from irstats.cli.output import OutputFile
 from irstats.cli.standardize_cmd import read_names
 from irstats.errors import InputError
 from irstats.meta.comparability import (BaselineResult, compare_collections, ideal_scores_from_qrels, metric_forms,
@@ -163,11 +164,11 @@ def format_baseline_table(result: BaselineResult, observed: pl.DataFrame | None 
 @click.option("--seed", default=0, show_default=True, type=int, help="Random seed: the same seed, the same numbers.")
 @click.option("--alpha", default=0.05, show_default=True, type=float, help="Level of the two-tailed tests.")
 @click.option("--equal-var", is_flag=True, help="Pooled two-sample t-test instead of Welch's.")
-@click.option("--plot", "plot_path", type=click.Path(dir_okay=False), metavar="FILE",
+@click.option("--plot", "plot_path", type=OutputFile(figure=True), metavar="FILE",
               help="Write figures F8 (FILE) and F9 (FILE with -fp before the suffix), each with a CSV beside it.")
 @click.option("--format", "fmt", type=click.Choice(list(OUTPUT_FORMATS)), default="table", show_default=True,
               help="Output format.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), help="Write to FILE, not stdout.")
+@click.option("-o", "--output", type=OutputFile(), help="Write to FILE, not stdout.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
 def comparability_command(scores_paths, measures, num_rel_files, qrels_files, runs, rel_level, labels, reference_file,
                           factors_file, n_partitions, n_fp_partitions, seed, alpha, equal_var, plot_path, fmt,

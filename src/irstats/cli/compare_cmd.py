@@ -8,7 +8,7 @@ import click
 
 from irstats.cli.common import scores_input
 from irstats.cli.main import cli
-from irstats.cli.output import emit_text
+from irstats.cli.output import OutputFile, emit_text
 from irstats.errors import InputError
 from irstats.stats.compare import Comparison, compare
 from irstats.stats.corrections import CORRECTIONS
@@ -144,7 +144,7 @@ FORMATTERS = {"table": format_table, "markdown": format_markdown, "latex": forma
 @click.option("--seed", default=0, show_default=True, type=int, help="Random seed: the same seed, the same p-values.")
 @click.option("--format", "fmt", default="table", show_default=True, metavar="FORMAT",
               help=f"Output format: {'|'.join(FORMATS)}.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), help="Write to FILE, not stdout.")
+@click.option("-o", "--output", type=OutputFile(), help="Write to FILE, not stdout.")
 def compare_command(scores, baseline, test, correction, alpha, n_resamples, seed, fmt, output):
     """Compare every system with a baseline: means, differences and significance per measure.
 

@@ -7,17 +7,15 @@ from pathlib import Path
 import click
 
 from irstats.cli.main import cli
-from irstats.cli.output import format_means_table
+from irstats.cli.output import OutputFolder, format_means_table
 from irstats.demo import make_demo_collection
-from irstats.evaluate import evaluate
-from irstats.scores import write_scores
 
 DEMO_MEASURES = ("AP", "nDCG@10", "P@10", "RR", "RBP(p=0.8)", "RBPresid(p=0.8)", "Judged@10")
 
 
 @cli.command("demo")
-@click.option("--out", "out_dir", default="irstats-demo", show_default=True, type=click.Path(file_okay=False),
-              help="Folder for the generated collection and results.")
+@click.option("--out", "out_dir", default="irstats-demo", show_default=True, type=OutputFolder(),
+              help="Folder for the generated collection and results: new, empty, or an earlier demo's.")
 @click.option("--seed", default=0, show_default=True, type=int, help="Random seed: the same seed, the same files.")
 @click.option("--no-report", is_flag=True, help="Evaluate only; skip the study report.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
@@ -30,11 +28,13 @@ def demo_command(out_dir, seed, no_report, quiet):
     in OUT/report/ (index.html, report.md, tables, figures), and prints the systems' mean
     scores. Try the commands it prints next.
     """
+    from irstats.io.output import check_output_folder
+
+    if not no_report:  # OUT itself was checked when parsed: before anything is generated
+        check_output_folder(Path(out_dir) / "report")
     click.echo(f"Generating a synthetic collection in {out_dir}/ (seed {seed}) ...", err=True)
-    demo = make_demo_collection(out_dir, seed=seed)
-    scores = evaluate(demo.qrels, demo.runs, DEMO_MEASURES)
-    write_scores(scores, f"{out_dir}/scores.tsv", "tsv")
-    click.echo(format_means_table(scores))
+    demo = make_demo_collection(out_dir, seed=seed, measures=DEMO_MEASURES)
+    click.echo(format_means_table(demo.scores))
     if not no_report:
         from irstats.report import build_report
 

@@ -10,7 +10,7 @@ import polars as pl
 from irstats.cli.aggregate_cmd import delimited
 from irstats.cli.common import scores_input
 from irstats.cli.main import cli
-from irstats.cli.output import emit_text
+from irstats.cli.output import OutputFile, emit_text
 from irstats.difficulty import DIFFICULTY_METHODS, topic_difficulty
 from irstats.errors import InputError
 from irstats.scores import write_frame
@@ -39,7 +39,7 @@ Larger means harder. Each is computed over the systems scored on the topic.
               help="List topics from hardest to easiest (ties by topic id) instead of by topic id.")
 @click.option("--format", "fmt", type=click.Choice(["tsv", "csv", "json", "parquet"]), default="tsv",
               show_default=True, help="Output format; columns topic measure difficulty.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), help="Write to FILE, not stdout.")
+@click.option("-o", "--output", type=OutputFile(), help="Write to FILE, not stdout.")
 def difficulty_command(scores, method, by_difficulty, fmt, output):
     """Print the difficulty of every topic (rows: topic measure difficulty) from per-topic SCORES."""
     frames = []

@@ -7,7 +7,7 @@ import sys
 import click
 
 from irstats.cli.main import cli
-from irstats.cli.output import emit_text, format_means_table, format_per_topic_table
+from irstats.cli.output import OutputFile, emit_text, format_means_table, format_per_topic_table
 from irstats.errors import InputError
 from irstats.evaluate import DEFAULT_MEASURES, evaluate
 from irstats.io.trec_eval_output import format_trec_eval
@@ -70,7 +70,7 @@ def parse_depth(value: str) -> int | None:
 @click.option("-q", "--per-topic", is_flag=True, help="Print one value per system, topic and measure (trec_eval -q).")
 @click.option("--format", "fmt", type=click.Choice(["table", "tsv", "csv", "json", "parquet", "trec_eval"]),
               default="table", show_default=True, help="Output format.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), help="Write to FILE, not stdout.")
+@click.option("-o", "--output", type=OutputFile(), help="Write to FILE, not stdout.")
 def eval_command(qrels, runs, measures, rel_level, complete, depth, judged_only, order, float32, on_duplicate,
                  qrels_duplicate, drop_r0, trec_eval_compat, per_topic, fmt, output):
     """Evaluate RUN files (files, directories or globs; plain or gzip) against QRELS.

@@ -3,17 +3,52 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
-
+import click
 import numpy as np
 
 
 def emit_text(text: str, output: str | None) -> None:
-    """Write text to a file, or to stdout."""
+    """Write text to a file (atomically: see :mod:`irstats.io.output`), or to stdout."""
     if output:
-        Path(output).write_text(text)
+        from irstats.io.output import write_text
+
+        write_text(output, text)
     else:
         sys.stdout.write(text)
+
+
+class OutputFile(click.ParamType):
+    """A file the command will write (``-o``, ``--plot``): checked when the command line is
+    parsed, before anything is computed — its folder must exist and be writable, and a
+    figure's suffix must be a format matplotlib writes (:func:`irstats.io.output.check_output_file`).
+    The value stays a ``str``.
+    """
+
+    name = "file"
+
+    def __init__(self, figure: bool = False):
+        self.figure = figure
+
+    def convert(self, value, param, ctx):
+        from irstats.io.output import check_output_file
+
+        check_output_file(value, figure=self.figure)
+        return value
+
+
+class OutputFolder(click.ParamType):
+    """A folder the command writes as a whole (``report -o``, ``demo --out``): checked when
+    the command line is parsed — it must be new, empty or made by irstats
+    (:func:`irstats.io.output.check_output_folder`). The value stays a ``str``.
+    """
+
+    name = "folder"
+
+    def convert(self, value, param, ctx):
+        from irstats.io.output import check_output_folder
+
+        check_output_folder(value)
+        return value
 
 
 def format_means_table(scores) -> str:

@@ -9,6 +9,7 @@ import click
 from irstats.cli.aggregate_cmd import parse_epsilon
 from irstats.cli.common import scores_input
 from irstats.cli.main import cli
+from irstats.cli.output import OutputFile
 from irstats.cli.splithalf_cmd import FORMATS, emit_frame, format_summary_table
 from irstats.errors import InputError
 from irstats.meta.predictive import DEFAULT_SUBSET_SIZES, DEFAULT_TOP, predictive_curve, predictive_power
@@ -92,10 +93,10 @@ def _sizes(text: str) -> list[int]:
 @click.option("--tie-rtol", type=float, default=1e-12, show_default=True,
               help="Aggregates this close (relative) count as tied in τ-b; 0 for exact ties only.")
 @click.option("--batch-size", type=int, default=None, help="Halvings per batch (memory); results do not change.")
-@click.option("--plot", "plot_path", type=click.Path(dir_okay=False), default=None, metavar="FILE.png|svg",
+@click.option("--plot", "plot_path", type=OutputFile(figure=True), default=None, metavar="FILE.png|svg",
               help="Draw the φ heatmap (or the φ curve with --curve); the data go to FILE.csv.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
-@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), help="Write to FILE, not stdout.")
+@click.option("-o", "--output", type=OutputFile(), help="Write to FILE, not stdout.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
 def predictive_command(scores, method, epsilon, top, by, all_systems, n_splits, seed, curve, sizes, pairs,
                        correlation, nan_policy, skipna, tie_rtol, batch_size, plot_path, fmt, output, quiet):

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from irstats.cli.main import cli
+from irstats.cli.output import OutputFolder
 from irstats.report import DEFAULT_REPORT_MEASURES, build_report
 
 REPORT_EPILOG = """
@@ -35,7 +36,8 @@ as OUT/tables/*.tsv, and the standardization factors as OUT/factors.tsv.
 @click.option("-l", "--rel-level", default=1, show_default=True, type=int, help="Relevance level (trec_eval -l).")
 @click.option("--quick", is_flag=True, help="Fewer resamples: a first look in seconds.")
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed of every random procedure.")
-@click.option("-o", "--out", "out_dir", required=True, type=click.Path(file_okay=False), help="Output folder.")
+@click.option("-o", "--out", "out_dir", required=True, type=OutputFolder(),
+              help="Output folder: new, empty, or an earlier report (only the files irstats wrote are replaced).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def report_command(qrels, runs, measures, reference, pool_depth, rel_level, quick, seed, out_dir, quiet):
     """Write a complete evaluation study of RUNS against QRELS: HTML and Markdown.

@@ -8,6 +8,7 @@ from irstats.cli.common import scores_input
 from irstats.cli.experiment_common import (OUTPUT_FORMATS, emit_frame, fmt_number, parse_int_list, progress_bar,
                                            text_table)
 from irstats.cli.main import cli
+from irstats.cli.output import OutputFile
 from irstats.cli.standardize_cmd import read_names
 from irstats.errors import InputError
 from irstats.meta.robustness import RobustnessResult, standardization_robustness
@@ -83,13 +84,13 @@ def format_robustness_table(result: RobustnessResult) -> str:
 @click.option("--ddof", default=1, show_default=True, type=int, help="Delta degrees of freedom of the sds.")
 @click.option("--zero-sd", type=click.Choice(list(ZERO_SD)), default="trec_eval", show_default=True,
               help="Topics whose sampled scores all agree (sd = 0).")
-@click.option("--plot", "plot_path", type=click.Path(dir_okay=False), metavar="FILE",
+@click.option("--plot", "plot_path", type=OutputFile(figure=True), metavar="FILE",
               help="Write figure F7 (PNG/SVG/PDF by suffix) and its data as CSV beside it.")
 @click.option("--line", "lines", multiple=True, metavar="LABEL=VALUE",
               help="Horizontal reference line on the plot; repeatable (default: τ(raw, std)).")
 @click.option("--format", "fmt", type=click.Choice(list(OUTPUT_FORMATS)), default="table", show_default=True,
               help="Output format.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), help="Write to FILE, not stdout.")
+@click.option("-o", "--output", type=OutputFile(), help="Write to FILE, not stdout.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
 @click.pass_context
 def robustness_command(ctx, scores, standardizing_file, evaluated_file, n_samples, sizes, seed, ddof, zero_sd,

@@ -12,7 +12,7 @@ from irstats.aggregate import METHODS
 from irstats.cli.aggregate_cmd import delimited, parse_epsilon
 from irstats.cli.common import scores_input
 from irstats.cli.main import cli
-from irstats.cli.output import emit_text
+from irstats.cli.output import OutputFile, emit_text
 from irstats.errors import InputError
 from irstats.meta.splithalf import DEFAULT_METHODS, SWEEP_EPSILONS, split_half
 from irstats.meta.splithalf import epsilon_sweep as run_epsilon_sweep
@@ -125,10 +125,10 @@ def emit_frame(frame: pl.DataFrame, fmt: str, output: str | None, table_text: st
 @click.option("--tie-rtol", type=float, default=1e-12, show_default=True,
               help="Aggregates this close (relative) count as tied in τ-b; 0 for exact ties only.")
 @click.option("--batch-size", type=int, default=None, help="Halvings per batch (memory); results do not change.")
-@click.option("--plot", "plot_path", type=click.Path(dir_okay=False), default=None, metavar="FILE.png|svg",
+@click.option("--plot", "plot_path", type=OutputFile(figure=True), default=None, metavar="FILE.png|svg",
               help="Draw the τ densities (or τ against ε with --epsilon-sweep); the data go to FILE.csv.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
-@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), help="Write to FILE, not stdout.")
+@click.option("-o", "--output", type=OutputFile(), help="Write to FILE, not stdout.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
 def splithalf_command(scores, methods, epsilon, n_splits, seed, correlation, epsilon_sweep, paired,
                       difficulty_measure, difficulty_method, low_threshold, low_inclusive, nan_policy, skipna,

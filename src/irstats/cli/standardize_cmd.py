@@ -10,6 +10,7 @@ import click
 from irstats.cli.aggregate_cmd import delimited
 from irstats.cli.common import scores_input
 from irstats.cli.main import cli
+from irstats.cli.output import OutputFile, emit_text
 from irstats.errors import InputError, IrstatsWarning, warn
 from irstats.scores import scores_to_frame, write_frame
 from irstats.standardize import (ZERO_SD, apply_factors, fit_factors, read_any_factors, write_factors,
@@ -88,7 +89,7 @@ def read_names(path: str) -> list[str]:
               help="Delta degrees of freedom of the standard deviation (1 = sample sd).")
 @click.option("--trec-eval-format", is_flag=True,
               help="Write trec_eval's -Z format (topic measure mean sd, trec_eval measure names).")
-@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, writable=True),
+@click.option("-o", "--output", required=True, type=OutputFile(),
               help="The factors file to write.")
 def fit_command(scores, reference_file, ddof, trec_eval_format, output):
     """Fit per-topic standardization factors (mean, sd) on reference systems' SCORES."""
@@ -116,7 +117,7 @@ def fit_command(scores, reference_file, ddof, trec_eval_format, output):
               help="A topic with no factors: stop with an error, or leave its scores out with a warning.")
 @click.option("--format", "fmt", type=click.Choice(["tsv", "csv", "json", "parquet"]), default="tsv",
               show_default=True, help="Output format of the score file.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), help="Write to FILE, not stdout.")
+@click.option("-o", "--output", type=OutputFile(), help="Write to FILE, not stdout.")
 @click.pass_context
 def apply_command(ctx, scores, factors_file, z_form, zero_sd, missing, fmt, output):
     """Standardize SCORES with saved factors; prints a score file of std(M) or z(M)."""
@@ -137,11 +138,7 @@ def apply_command(ctx, scores, factors_file, z_form, zero_sd, missing, fmt, outp
                                  missing="error" if missing == "error" else "warn"))
     frame = scores_to_frame(out)
     if fmt in ("tsv", "csv"):
-        text = delimited(frame, "\t" if fmt == "tsv" else ",")
-        if output:
-            Path(output).write_text(text)
-        else:
-            sys.stdout.write(text)
+        emit_text(delimited(frame, "\t" if fmt == "tsv" else ","), output)
     else:
         text = write_frame(frame, output, fmt)
         if text is not None:

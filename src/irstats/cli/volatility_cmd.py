@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from irstats.cli.main import cli
-from irstats.cli.output import emit_text
+from irstats.cli.output import OutputFile, emit_text
 from irstats.depth.pooling import read_names, simulate_pool
 from irstats.depth.sweep import DEFAULT_SWEEP_MEASURES, FORMS, sweep
 from irstats.depth.volatility import volatility
@@ -86,11 +86,11 @@ def _format_for(path: str) -> str:
 @click.option("--float32", "float32", is_flag=True, help="Read scores as 32-bit floats (trec_eval <= 9).")
 @click.option("--on-duplicate", type=click.Choice(["error", "first"]), default="error", show_default=True,
               help="A document twice in one topic of a run: stop, or keep its first occurrence.")
-@click.option("--plot", "plot_path", type=click.Path(dir_okay=False, writable=True), metavar="FILE",
+@click.option("--plot", "plot_path", type=OutputFile(figure=True), metavar="FILE",
               help="Draw the trajectories (F12: measures × forms) to FILE (PNG/SVG/PDF), data as CSV beside it.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), metavar="FILE",
+@click.option("-o", "--output", type=OutputFile(), metavar="FILE",
               help="Write the trajectories (system measure form depth value) to FILE.")
-@click.option("--by-depth", "by_depth_path", type=click.Path(dir_okay=False, writable=True), metavar="FILE",
+@click.option("--by-depth", "by_depth_path", type=OutputFile(), metavar="FILE",
               help="Write the statistics of every measure, form and depth to FILE.")
 @click.option("--format", "fmt", type=click.Choice(STAT_FORMATS), default="table", show_default=True,
               help="Format of the statistics printed on stdout.")

@@ -161,9 +161,11 @@ class PoolSimulation:
 
     def write_qrels(self, path: str | os.PathLike) -> Path:
         """Write the simulated qrels as a TREC qrels file (``topic 0 docno rel``)."""
+        from irstats.io.output import write_text
+
         path = Path(path)
-        self.qrels.select("topic", pl.lit("0").alias("iter"), "docno", "rel").write_csv(
-            path, separator=" ", include_header=False)
+        write_text(path, self.qrels.select("topic", pl.lit("0").alias("iter"), "docno", "rel").write_csv(
+            separator=" ", include_header=False))
         return path
 
     def at_depth(self, pool_depth: int) -> "PoolSimulation":

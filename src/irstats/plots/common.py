@@ -31,11 +31,19 @@ def save(ax_or_fig, path: str | os.PathLike, data: pl.DataFrame | None = None, d
     The CSV has the image's name with ``.csv``: the numbers behind the picture, so a figure
     can be re-drawn or checked without re-running the experiment.
     """
+    import io
+
+    from irstats.io.output import figure_format, write_bytes, write_text
+
     fig = getattr(ax_or_fig, "figure", ax_or_fig)
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=dpi)
-    if data is not None:
-        data.write_csv(path.with_suffix(".csv"))
-    plt.close(fig)
+    try:
+        fmt = figure_format(path)
+        buffer = io.BytesIO()  # rendered in memory, then written atomically: a failure leaves no partial file
+        fig.savefig(buffer, dpi=dpi, format=fmt)
+        write_bytes(path, buffer.getvalue())
+        if data is not None:
+            write_text(path.with_suffix(".csv"), data.write_csv())
+    finally:
+        plt.close(fig)
     return path

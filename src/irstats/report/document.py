@@ -71,11 +71,13 @@ def _cell(value, digits: int) -> str:
 
 def write_tables(sections: list[Section], out_dir: Path) -> None:
     """Write every table of the document as ``tables/<name>.tsv``."""
+    from irstats.io.output import write_text
+
     (out_dir / "tables").mkdir(parents=True, exist_ok=True)
     for section in sections:
         for block in section.blocks:
             if isinstance(block, Table):
-                block.frame.write_csv(out_dir / "tables" / f"{block.name}.tsv", separator="\t")
+                write_text(out_dir / "tables" / f"{block.name}.tsv", block.frame.write_csv(separator="\t"))
 
 
 def render_markdown(title: str, sections: list[Section], out_dir: Path) -> str:

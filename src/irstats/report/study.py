@@ -3,17 +3,17 @@
 Each section is built by one function from the public API (evaluate, aggregate,
 standardize, stats, meta, depth, plots) — the report computes nothing of its own — and
 returns blocks (text, tables, figures). The report is assembled in a scratch folder and
-moved into place only when every stage has succeeded, so a failed run never leaves a
-report that looks complete.
+moved into place only when every stage has succeeded, so a failed or interrupted run never
+leaves a report that looks complete, nor the scratch folder. The target folder must be new,
+empty, or a report folder irstats made (:class:`irstats.io.output.OutputFolder`): only the
+files irstats wrote there are replaced; anything else is refused before computing.
 """
 
 from __future__ import annotations
 
 import platform
 import shlex
-import shutil
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -24,8 +24,9 @@ import numpy as np
 import polars as pl
 
 from irstats.collection import Collection, EvalOptions
-from irstats.errors import InputError, IrstatsError
+from irstats.errors import IrstatsError, ResourceError
 from irstats.evaluate import Evaluator
+from irstats.io.output import OutputFolder, write_text
 from irstats.judgments import Judgments
 from irstats.measures import canonical_name
 from irstats.report.document import Figure, Note, Section, Table, Text, render_html, render_markdown, write_tables
@@ -118,44 +119,42 @@ def build_report(qrels, runs, out_dir, measures: Sequence[str] | None = None, re
 
         check_pool_depth(pool_depth, EvalOptions(**options))
     out_dir = Path(out_dir)
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    scratch = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.partial-", dir=out_dir.parent))
+    folder = OutputFolder(out_dir, kind="report")  # refuses a folder irstats did not make, before computing
     stages: list[tuple[str, SectionBuilder]] = sections.STAGES
     bar = _progress(len(stages) + 2, progress)
     try:
-        bar.set_description("evaluate")
-        run_list = runs if isinstance(runs, (list, tuple)) else [runs]
-        wanted = list(chosen) + [m for m in _residuals(chosen) if m not in chosen] + list(SUPPORT_MEASURES)
-        evaluator = Evaluator(qrels, **options)
-        judgments = evaluator.judgments(run_list)
-        scores = evaluator.score_judgments(judgments, wanted)
-        study = Study(str(qrels), evaluator.collection, scores, settings, scratch, list(run_list), judgments)
-        bar.update(1)
-        built: list[Section] = []
-        for name, builder in stages:
-            bar.set_description(name)
-            try:
-                built.append(_with_warnings_as_notes(builder, study))
-            except IrstatsError:
-                raise
-            except Exception as exc:  # noqa: BLE001 - name the stage that failed, never a traceback
-                raise IrstatsError(f"report stage {name!r} failed: {type(exc).__name__}: {exc}") from exc
+        with folder as scratch:
+            bar.set_description("evaluate")
+            run_list = runs if isinstance(runs, (list, tuple)) else [runs]
+            wanted = list(chosen) + [m for m in _residuals(chosen) if m not in chosen] + list(SUPPORT_MEASURES)
+            evaluator = Evaluator(qrels, **options)
+            judgments = evaluator.judgments(run_list)
+            scores = evaluator.score_judgments(judgments, wanted)
+            study = Study(str(qrels), evaluator.collection, scores, settings, scratch, list(run_list), judgments)
             bar.update(1)
-        bar.set_description("write")
-        built.append(sections.provenance(study, command, time.perf_counter() - started))
-        title = "irstats evaluation study"
-        subtitle = (f"{len(scores[chosen[0]].systems)} runs, {len(scores[chosen[0]].topics)} topics, qrels "
-                    f"{Path(str(qrels)).name}; made {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC")
-        write_tables(built, scratch)
-        (scratch / "report.md").write_text(render_markdown(title, built, scratch))
-        (scratch / "index.html").write_text(render_html(title, subtitle, built))
-        bar.update(1)
-    except BaseException:
-        shutil.rmtree(scratch, ignore_errors=True)
+            built: list[Section] = []
+            for name, builder in stages:
+                bar.set_description(name)
+                try:
+                    built.append(_with_warnings_as_notes(builder, study))
+                except IrstatsError:
+                    raise
+                except OSError as exc:  # the machine (a full disk…), not the stage
+                    raise ResourceError.from_os_error(exc, out_dir) from exc
+                except Exception as exc:  # noqa: BLE001 - name the stage that failed, never a traceback
+                    raise IrstatsError(f"report stage {name!r} failed: {type(exc).__name__}: {exc}") from exc
+                bar.update(1)
+            bar.set_description("write")
+            built.append(sections.provenance(study, command, time.perf_counter() - started))
+            title = "irstats evaluation study"
+            subtitle = (f"{len(scores[chosen[0]].systems)} runs, {len(scores[chosen[0]].topics)} topics, qrels "
+                        f"{Path(str(qrels)).name}; made {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC")
+            write_tables(built, scratch)
+            write_text(scratch / "report.md", render_markdown(title, built, scratch), fsync=False)
+            write_text(scratch / "index.html", render_html(title, subtitle, built), fsync=False)
+            bar.update(1)
+    finally:
         bar.close()
-        raise
-    bar.close()
-    _replace(out_dir, scratch)
     tables = {b.name: b.frame for s in built for b in s.blocks if isinstance(b, Table)}
     return ReportResult(out_dir, out_dir / "index.html", out_dir / "report.md", tables,
                         time.perf_counter() - started)
@@ -190,16 +189,6 @@ def _residuals(measures: Sequence[str]) -> list[str]:
         if m.startswith("RBP(") and "rel=" not in m:
             out.append(m.replace("RBP(", "RBPresid(", 1))
     return out
-
-
-def _replace(out_dir: Path, scratch: Path) -> None:
-    """Move the finished report into ``out_dir`` (replacing an earlier report there)."""
-    if out_dir.exists():
-        if not (out_dir / "index.html").exists() and any(out_dir.iterdir()):
-            shutil.rmtree(scratch, ignore_errors=True)
-            raise InputError(f"{out_dir} exists and does not hold an irstats report; choose another -o folder")
-        shutil.rmtree(out_dir)
-    scratch.rename(out_dir)
 
 
 def _progress(total: int, enabled: bool):
