@@ -9,7 +9,7 @@ import numpy as np
 import polars as pl
 
 from irstats.report.document import Figure, Note, Section, Table, Text
-from irstats.report.study import Study, command_line, environment
+from irstats.report.model import Study, command_line, environment
 from irstats.standardize import apply_factors, fit_factors, write_factors
 from irstats.stats import compare, t_interval
 

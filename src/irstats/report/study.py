@@ -11,88 +11,21 @@ files irstats wrote there are replaced; anything else is refused before computin
 
 from __future__ import annotations
 
-import platform
-import shlex
 import sys
 import time
-from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Sequence
 
-import numpy as np
-import polars as pl
-
-from irstats.collection import Collection, EvalOptions
+from irstats.collection import EvalOptions
 from irstats.errors import IrstatsError, ResourceError
 from irstats.evaluate import Evaluator
 from irstats.io.output import OutputFolder, write_text
-from irstats.judgments import Judgments
 from irstats.measures import canonical_name
+from irstats.report import sections
 from irstats.report.document import Figure, Note, Section, Table, Text, render_html, render_markdown, write_tables
-from irstats.scores import ScoreMatrix
-
-DEFAULT_REPORT_MEASURES = ("AP", "nDCG@10", "P@10", "RR", "RBP(p=0.8)")
-#: Measures every report evaluates besides the chosen ones (collection facts, residuals).
-SUPPORT_MEASURES = ("NumRel", "NumRet", "Judged@10", "Judged@100", "Judged@1000", "SP")
-
-
-@dataclass
-class StudySettings:
-    """Everything that decides the numbers of a report (printed in its last section)."""
-
-    measures: tuple[str, ...] = DEFAULT_REPORT_MEASURES
-    reference: tuple[str, ...] | None = None
-    quick: bool = False
-    seed: int = 0
-    test: str = "paired_t"
-    alpha: float = 0.05
-    epsilon: float = 0.01
-    pool_depth: int | None = None
-    options: dict = field(default_factory=dict)
-
-    @property
-    def splits(self) -> int:
-        """Random halvings for split-half consistency."""
-        return 200 if self.quick else 2000
-
-    @property
-    def predictive_splits(self) -> int:
-        return 200 if self.quick else 1000
-
-
-@dataclass
-class Study:
-    """The evaluated collection that every section reads from."""
-
-    qrels_path: str
-    collection: Collection
-    scores: dict[str, ScoreMatrix]
-    settings: StudySettings
-    out_dir: Path  # the scratch folder being written
-    runs: list
-    judgments: Judgments  # the runs read once; the scores and the depth sweep both come from it
-
-    @property
-    def measures(self) -> tuple[str, ...]:
-        return self.settings.measures
-
-    def figure_path(self, name: str) -> Path:
-        path = self.out_dir / "figures" / f"{name}.png"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        return path
-
-
-@dataclass
-class ReportResult:
-    out_dir: Path
-    html: Path
-    markdown: Path
-    tables: dict[str, pl.DataFrame]
-    seconds: float
-
-
-SectionBuilder = Callable[[Study], Section]
+from irstats.report.model import (DEFAULT_REPORT_MEASURES, SUPPORT_MEASURES, ReportResult, SectionBuilder, Study,
+                                  StudySettings, command_line, environment)
 
 
 def build_report(qrels, runs, out_dir, measures: Sequence[str] | None = None, reference: Sequence[str] | None = None,
@@ -108,8 +41,6 @@ def build_report(qrels, runs, out_dir, measures: Sequence[str] | None = None, re
     section (default: estimated from the runs' judged shares). ``options`` go to
     :func:`irstats.evaluate`.
     """
-    from irstats.report import sections  # late: sections import the heavier modules
-
     started = time.perf_counter()
     chosen = tuple(dict.fromkeys(canonical_name(m) for m in (measures or DEFAULT_REPORT_MEASURES)))
     settings = StudySettings(measures=chosen, reference=tuple(reference) if reference else None, quick=quick,
@@ -197,20 +128,6 @@ def _progress(total: int, enabled: bool):
 
     return tqdm(total=total, unit="stage", file=sys.stderr, leave=False,
                 disable=not enabled or not sys.stderr.isatty())
-
-
-def command_line(argv: Sequence[str] | None) -> str:
-    return shlex.join(["irstats", *argv]) if argv is not None else shlex.join(sys.argv)
-
-
-def environment() -> dict[str, str]:
-    import matplotlib
-    import scipy
-
-    from irstats import __version__
-
-    return {"irstats": __version__, "python": platform.python_version(), "numpy": np.__version__,
-            "polars": pl.__version__, "scipy": scipy.__version__, "matplotlib": matplotlib.__version__}
 
 
 __all__ = ["DEFAULT_REPORT_MEASURES", "ReportResult", "Study", "StudySettings", "build_report", "command_line",
