@@ -24,9 +24,6 @@ Example
 
 from __future__ import annotations
 
-import json
-import math
-import os
 import warnings
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Sequence
@@ -36,7 +33,6 @@ import polars as pl
 
 from irstats.errors import InputError, IrstatsWarning, MeasureError
 from irstats.scores import ScoreMatrix, score_matrices
-from irstats.io.trec import check_field_count, read_lines, split_fields
 
 #: |x − μ| at or below this counts as "equal to the mean" on a zero-variance topic (§4.4).
 ZERO_TOLERANCE = 1e-12
@@ -358,244 +354,18 @@ def standardize(matrix_or_scores, reference: Sequence[str] | None = None, ddof: 
     return out
 
 
-# --- files --------------------------------------------------------------------------------
+#: Reading and writing factor files lives in :mod:`irstats.io.factors`; the names stay
+#: importable from here.
+_FILE_FUNCTIONS = ("read_any_factors", "read_factors", "read_trec_eval_factors", "write_factors",
+                   "write_trec_eval_factors")
 
 
-def _fmt(value: float) -> str:
-    if math.isnan(value):
-        return "nan"
-    return "%.17g" % value
+def __getattr__(name: str):
+    if name in _FILE_FUNCTIONS:
+        from irstats.io import factors
 
-
-def _sorted_rows(factors: Factors, names: Sequence[str]) -> np.ndarray:
-    """Row order by (topic, measure name as written), bytewise (= code point order in UTF-8)."""
-    keys = [(t.encode("utf8"), m.encode("utf8")) for t, m in zip(factors.topics, names)]
-    return np.array(sorted(range(len(keys)), key=keys.__getitem__), dtype=np.int64)
-
-
-def write_factors(factors: Factors, path: str | os.PathLike | None) -> str | None:
-    """Write factors as irstats' TSV; return the text when ``path`` is None.
-
-    Layout: ``# key: value`` metadata lines (format, irstats version, ddof, reference
-    systems and measure options as JSON), then the header ``topic measure mean sd n ddof``
-    and one row per (topic, measure), sorted bytewise, numbers as ``%.17g``.
-    """
-    from irstats import __version__
-
-    meta = {
-        "format": "irstats standardization factors",
-        "irstats_version": __version__,
-        "ddof": "unknown" if factors.ddof is None else str(factors.ddof),
-        "reference": "unknown" if factors.reference is None else json.dumps(list(factors.reference)),
-        "options": json.dumps(factors.options, sort_keys=True, default=str),
-    }
-    lines = [f"# {k}: {v}" for k, v in meta.items()]
-    lines.append("\t".join(FACTOR_COLUMNS))
-    ddof = "nan" if factors.ddof is None else str(factors.ddof)
-    for i in _sorted_rows(factors, factors.measures):
-        n = factors.n[i]
-        lines.append("\t".join((factors.topics[i], factors.measures[i], _fmt(factors.mean[i]), _fmt(factors.sd[i]),
-                                "nan" if math.isnan(n) else str(int(n)), ddof)))
-    text = "\n".join(lines) + "\n"
-    if path is None:
-        return text
-    from irstats.io.output import write_text
-
-    write_text(path, text)
-    return None
-
-
-def write_trec_eval_factors(factors: Factors, path: str | os.PathLike | None) -> str | None:
-    """Write factors in trec_eval's ``-Z`` format: ``topic measure mean sd`` per line.
-
-    Measures are written under trec_eval's names (``map``, ``P_10``, ``ndcg_cut_10``);
-    names irstats does not know are written as they are. Rows are sorted bytewise by
-    (topic, measure) and numbers written with ``%.17g``. A measure that trec_eval lacks
-    (e.g. ``SP``) is an error: use :func:`write_factors` for it.
-    """
-    from irstats.measures import parse_measure
-
-    names_of: dict[str, str] = {}
-    for m in factors.measure_names:
-        try:
-            name = parse_measure(m).trec_eval_name
-        except MeasureError:
-            name = m  # not an irstats measure: kept as read (e.g. trec_eval's iprec_at_recall_0.10)
-        if name is None:
-            raise InputError(f"measure {m!r} has no trec_eval name, so trec_eval's -Z format cannot hold it; "
-                             "write irstats' factor TSV instead")
-        names_of[m] = name
-    names = [names_of[m] for m in factors.measures]
-    lines = [f"{factors.topics[i]} {names[i]} {_fmt(factors.mean[i])} {_fmt(factors.sd[i])}"
-             for i in _sorted_rows(factors, names)]
-    text = "\n".join(lines) + ("\n" if lines else "")
-    if path is None:
-        return text
-    from irstats.io.output import write_text
-
-    write_text(path, text)
-    return None
-
-
-def _content_rows(path) -> tuple[pl.DataFrame, list[tuple[int, str]]]:
-    """Whitespace-split content rows with line numbers, and the leading ``#`` lines."""
-    lines = read_lines(path)
-    comments: list[tuple[int, str]] = []
-    for number, text in enumerate(lines.to_list(), start=1):
-        if text is None or not text.strip():
-            continue
-        if not text.lstrip().startswith("#"):
-            break
-        comments.append((number, text.lstrip()[1:].strip()))
-    return split_fields(lines), comments
-
-
-def _floats(frame: pl.DataFrame, column: str, path: str, allow_nan: bool = False) -> np.ndarray:
-    text = frame.get_column(column)
-    values = text.cast(pl.Float64, strict=False)
-    bad = values.is_null() | (values.is_infinite() if allow_nan else ~values.is_finite())
-    if bad.any():
-        i = int(np.flatnonzero(bad.to_numpy())[0])
-        raise InputError(f"expected a finite number for {column}, found {text[i]!r}", path=path,
-                         line=int(frame["line"][i]))
-    return values.to_numpy().astype(np.float64)
-
-
-def _check_rows(frame: pl.DataFrame, mean: np.ndarray, sd: np.ndarray, measures: list[str], path: str) -> None:
-    neg = np.flatnonzero(sd < 0)
-    if neg.size:
-        i = int(neg[0])
-        raise InputError(f"a standard deviation cannot be negative ({sd[i]!r})", path=path,
-                         line=int(frame["line"][i]))
-    keys = pl.DataFrame({"topic": frame.get_column("topic"), "measure": measures})
-    dup = (~keys.select(pl.struct("topic", "measure").is_first_distinct()).to_series()).to_numpy()
-    if dup.any():
-        i = int(np.flatnonzero(dup)[0])
-        raise InputError(f"factors for topic {keys['topic'][i]!r}, measure {measures[i]!r} are given twice",
-                         path=path, line=int(frame["line"][i]))
-
-
-def _canonical_names(raw: Iterable[str]) -> dict[str, str]:
-    out = {}
-    for name in raw:
-        out[name] = _canonical_or_none(name) or name
-    return out
-
-
-def read_factors(path: str | os.PathLike) -> Factors:
-    """Read irstats' factor TSV (see :func:`write_factors`).
-
-    The header must hold at least ``topic measure mean sd n``; other columns are ignored.
-    Measure names are canonicalised (``map`` → ``AP``). A malformed line raises
-    :class:`~irstats.errors.InputError` naming the file and line.
-    """
-    name = os.fspath(path)
-    if not os.path.exists(name):
-        raise InputError("no such factors file", path=name)
-    rows, comments = _content_rows(name)
-    meta = {}
-    for number, text in comments:
-        if ":" in text:
-            key, value = text.split(":", 1)
-            meta[key.strip()] = (number, value.strip())
-    if rows.height == 0:
-        raise InputError("no header line 'topic measure mean sd n' and no factors", path=name)
-    header_line = int(rows["line"][0])
-    header = rows["fields"][0].to_list()
-    required = ["topic", "measure", "mean", "sd", "n"]
-    lacking = [c for c in required if c not in header]
-    if lacking:
-        hint = " (is it a trec_eval -Z file? read it with read_trec_eval_factors / --trec-eval-format)" if len(
-            header) == 4 else ""
-        raise InputError(f"the header lacks column(s) {', '.join(lacking)}; expected at least "
-                         f"'{' '.join(required)}'{hint}", path=name, line=header_line)
-    body = rows.slice(1)
-    count = body.get_column("fields").list.len()
-    bad = count != len(header)
-    if bad.any():
-        row = body.filter(bad).row(0, named=True)
-        raise InputError(f"expected {len(header)} fields ({' '.join(header)}), found {len(row['fields'])}",
-                         path=name, line=row["line"])
-    frame = body.select("line", *[pl.col("fields").list.get(header.index(c)).alias(c) for c in required])
-    mean = _floats(frame, "mean", name)
-    sd = _floats(frame, "sd", name)
-    n_values = frame.get_column("n").cast(pl.Float64, strict=False)
-    whole = (n_values >= 0) & (n_values == n_values.round(0))
-    bad_n = n_values.is_null() | n_values.is_infinite() | (n_values.is_finite() & ~whole)
-    if bad_n.any():
-        i = int(np.flatnonzero(bad_n.to_numpy())[0])
-        raise InputError(f"expected a count (or nan) for n, found {frame['n'][i]!r}", path=name,
-                         line=int(frame["line"][i]))
-    raw = frame.get_column("measure").to_list()
-    mapping = _canonical_names(set(raw))
-    measures = [mapping[m] for m in raw]
-    _check_rows(frame, mean, sd, measures, name)
-
-    def meta_value(key):
-        return meta.get(key, (None, None))
-
-    ddof: int | None = 1
-    line, value = meta_value("ddof")
-    if value is not None:
-        if value in ("unknown", "nan", "None", ""):
-            ddof = None
-        else:
-            try:
-                ddof = int(value)
-            except ValueError:
-                raise InputError(f"expected a whole number for ddof, found {value!r}", path=name, line=line) from None
-    reference = None
-    line, value = meta_value("reference")
-    if value is not None and value != "unknown":
-        try:
-            reference = tuple(str(s) for s in json.loads(value))
-        except (json.JSONDecodeError, TypeError):
-            raise InputError("expected a JSON list of system names after 'reference:'", path=name,
-                             line=line) from None
-    options: dict[str, dict] = {}
-    line, value = meta_value("options")
-    if value:
-        try:
-            options = {mapping.get(k, k): v for k, v in json.loads(value).items()}
-        except (json.JSONDecodeError, AttributeError):
-            raise InputError("expected a JSON object after 'options:'", path=name, line=line) from None
-    version = meta_value("irstats_version")[1]
-    return Factors(tuple(frame.get_column("topic").to_list()), tuple(measures), mean, sd,
-                   n_values.fill_null(np.nan).to_numpy().astype(np.float64), ddof, reference, options, name, version)
-
-
-def read_trec_eval_factors(path: str | os.PathLike) -> Factors:
-    """Read a trec_eval ``-Z`` file: ``topic measure mean sd`` per line, ``#`` lines skipped.
-
-    trec_eval names are mapped to canonical ones (``map`` → ``AP``, ``P_10`` → ``P@10``);
-    names irstats does not know are kept as they are. ``ddof``, ``n`` and the reference
-    systems are unknown in this format.
-    """
-    name = os.fspath(path)
-    if not os.path.exists(name):
-        raise InputError("no such factors file", path=name)
-    rows, _ = _content_rows(name)
-    check_field_count(rows, rows.get_column("fields").list.len() != 4, "4 fields 'topic measure mean sd'", name)
-    frame = rows.select("line", *[pl.col("fields").list.get(i).alias(c)
-                                  for i, c in enumerate(("topic", "measure", "mean", "sd"))])
-    mean = _floats(frame, "mean", name)
-    sd = _floats(frame, "sd", name)
-    raw = frame.get_column("measure").to_list()
-    mapping = _canonical_names(set(raw))
-    measures = [mapping[m] for m in raw]
-    _check_rows(frame, mean, sd, measures, name)
-    return Factors(tuple(frame.get_column("topic").to_list()), tuple(measures), mean, sd,
-                   np.full(len(measures), np.nan), None, None, {}, name, None)
-
-
-def read_any_factors(path: str | os.PathLike) -> Factors:
-    """Read either format: irstats' TSV if a header line names ``topic``, else trec_eval's."""
-    rows, _ = _content_rows(os.fspath(path)) if os.path.exists(os.fspath(path)) else (None, None)
-    if rows is None:
-        raise InputError("no such factors file", path=os.fspath(path))
-    if rows.height and rows["fields"][0].to_list()[:1] == ["topic"]:
-        return read_factors(path)
-    return read_trec_eval_factors(path)
+        return getattr(factors, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = ["Factors", "MissingFactorsWarning", "ZeroVarianceWarning", "apply_factors", "fit_factors",
