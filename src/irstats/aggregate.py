@@ -366,7 +366,7 @@ def check_complete(matrix: ScoreMatrix, source: str | None = None) -> None:
     topics = ", ".join(repr(t) for t in missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
     others = f" ({len(rows) - 1} other system(s) also lack topics)" if len(rows) > 1 else ""
     raise InputError(f"measure {matrix.measure!r}: system {matrix.systems[i]!r} has no score for topic(s) {topics}"
-                     f"{others}; give --skipna to aggregate each system over the topics it has", path=source)
+                     f"{others}; give skipna=True (--skipna) to aggregate each system over the topics it has", path=source)
 
 
 def aggregate_many(scores: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix] | ScoreMatrix,
