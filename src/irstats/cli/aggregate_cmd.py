@@ -9,10 +9,16 @@ import click
 import numpy as np
 import polars as pl
 
-from irstats.aggregate import DEFAULT_EPSILON, METHODS, aggregate_many, check_complete, resolve_method
-from irstats.cli.common import scores_input
+from irstats.aggregate import (
+    DEFAULT_EPSILON,
+    METHODS,
+    aggregate_many,
+    check_complete,
+    resolve_method,
+)
+from irstats.cli.common import parse_epsilon, scores_input
 from irstats.cli.main import cli
-from irstats.cli.output import OutputFile, emit_text
+from irstats.cli.output import OutputFile, delimited, emit_text
 from irstats.errors import InputError
 from irstats.scores import write_frame
 
@@ -36,40 +42,6 @@ A system without a score on some topic is an error (naming it), unless --skipna 
 then each system is aggregated over the topics it has. Undefined aggregates (e.g. HM over a
 zero score) print as nan, with a warning saying why.
 """
-
-
-def parse_epsilon(value: str | None) -> float | None:
-    """The --epsilon value as a float (>= 0), or None."""
-    if value is None:
-        return None
-    try:
-        eps = float(value)
-    except ValueError:
-        raise InputError(f"--epsilon takes a number, not {value!r}") from None
-    if not (eps >= 0 and math.isfinite(eps)):
-        raise InputError(f"--epsilon must be a finite number >= 0, not {value!r}")
-    return eps
-
-
-def format_number(value: float) -> str:
-    """Shortest round-trip text of a float; ``nan`` for an undefined value."""
-    value = float(value)
-    return "nan" if math.isnan(value) else repr(value)
-
-
-def delimited(frame: pl.DataFrame, separator: str) -> str:
-    """A frame as TSV/CSV text: floats in full precision, NaN as ``nan``."""
-    columns = frame.columns
-    cells = []
-    for name in columns:
-        series = frame.get_column(name)
-        if series.dtype.is_float():
-            cells.append([format_number(v) for v in series.fill_null(np.nan).to_list()])
-        else:
-            cells.append([str(v) for v in series.to_list()])
-    lines = [separator.join(columns)]
-    lines.extend(separator.join(row) for row in zip(*cells))
-    return "\n".join(lines) + "\n"
 
 
 def format_table(frame: pl.DataFrame) -> str:

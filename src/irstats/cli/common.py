@@ -8,6 +8,7 @@ value`` that ``irstats eval --per-topic --format tsv`` writes, CSV/JSON/Parquet,
 from __future__ import annotations
 
 import functools
+import math
 
 import click
 
@@ -86,3 +87,16 @@ def _read_any(path) -> dict[str, ScoreMatrix]:
         if first and first.split()[:1] != ["system"] and len(first.split()) == 3 and "," not in first:
             return read_trec_eval(p)
     return read_scores(p)
+
+
+def parse_epsilon(value: str | None) -> float | None:
+    """The --epsilon value as a float (>= 0), or None."""
+    if value is None:
+        return None
+    try:
+        eps = float(value)
+    except ValueError:
+        raise InputError(f"--epsilon takes a number, not {value!r}") from None
+    if not (eps >= 0 and math.isfinite(eps)):
+        raise InputError(f"--epsilon must be a finite number >= 0, not {value!r}")
+    return eps

@@ -10,14 +10,23 @@ import numpy as np
 import polars as pl
 
 from irstats.cli.common import load_scores
-from irstats.cli.experiment_common import OUTPUT_FORMATS, emit_frame, fmt_number, progress_bar, text_table
+from irstats.cli.experiment_common import fmt_number, progress_bar, text_table
 from irstats.cli.main import cli
-from irstats.cli.output import OutputFile
-from irstats.cli.standardize_cmd import read_names
+from irstats.cli.output import FORMATS as OUTPUT_FORMATS
+from irstats.cli.output import OutputFile, emit_frame
 from irstats.errors import InputError
-from irstats.meta.comparability import (BaselineResult, compare_collections, ideal_scores_from_qrels, metric_forms,
-                                        metric_group, normalisation_of, num_relevant_from_qrels,
-                                        randomized_baseline, union_topics)
+from irstats.io.trec import read_names
+from irstats.meta.comparability import (
+    BaselineResult,
+    compare_collections,
+    ideal_scores_from_qrels,
+    metric_forms,
+    metric_group,
+    normalisation_of,
+    num_relevant_from_qrels,
+    randomized_baseline,
+    union_topics,
+)
 from irstats.scores import ScoreMatrix
 
 COMPARABILITY_EPILOG = """
@@ -262,8 +271,12 @@ def comparability_command(scores_paths, measures, num_rel_files, qrels_files, ru
 
     if plot_path:
         from irstats.plots.common import save
-        from irstats.plots.standardization import (drmse_data, false_positive_data, plot_drmse,
-                                                   plot_false_positives)
+        from irstats.plots.standardization import (
+            drmse_data,
+            false_positive_data,
+            plot_drmse,
+            plot_false_positives,
+        )
 
         path = Path(plot_path)
         save(plot_drmse(result, title=f"dRMSE, {n_partitions} random partitions of {len(result.topics)} topics"),

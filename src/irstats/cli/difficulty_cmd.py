@@ -7,10 +7,9 @@ import sys
 import click
 import polars as pl
 
-from irstats.cli.aggregate_cmd import delimited
 from irstats.cli.common import scores_input
 from irstats.cli.main import cli
-from irstats.cli.output import OutputFile, emit_text
+from irstats.cli.output import OutputFile, delimited, emit_text
 from irstats.difficulty import DIFFICULTY_METHODS, topic_difficulty
 from irstats.errors import InputError
 from irstats.scores import write_frame

@@ -7,7 +7,12 @@ import sys
 import click
 
 from irstats.cli.main import cli
-from irstats.cli.output import OutputFile, emit_text, format_means_table, format_per_topic_table
+from irstats.cli.output import (
+    OutputFile,
+    emit_text,
+    format_means_table,
+    format_per_topic_table,
+)
 from irstats.errors import InputError
 from irstats.evaluate import DEFAULT_MEASURES, evaluate
 from irstats.io.trec_eval_output import format_trec_eval

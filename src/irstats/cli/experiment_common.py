@@ -3,19 +3,12 @@ progress bars, aligned text tables, number lists and output in several formats."
 
 from __future__ import annotations
 
-import json
 import math
 import sys
 from contextlib import contextmanager
 from typing import Iterator, Sequence
 
-import polars as pl
-
-from irstats.cli.aggregate_cmd import delimited
-from irstats.cli.output import emit_text
 from irstats.errors import InputError
-
-OUTPUT_FORMATS = ("table", "tsv", "csv", "json")
 
 
 @contextmanager
@@ -79,22 +72,3 @@ def text_table(header: Sequence[str], rows: Sequence[Sequence[str]], left: int =
     return "\n".join([line(header), "  ".join("-" * w for w in widths), *(line(r) for r in rows)]) + "\n"
 
 
-def emit_frame(frame: pl.DataFrame, fmt: str, output: str | None, table_text: str | None = None,
-               json_data: dict | None = None) -> None:
-    """Write the result: the text table, TSV/CSV of ``frame`` (full precision), or JSON."""
-    if fmt == "table":
-        emit_text(table_text if table_text is not None else delimited(frame, "  "), output)
-    elif fmt in ("tsv", "csv"):
-        emit_text(delimited(frame, "\t" if fmt == "tsv" else ","), output)
-    elif fmt == "json":
-        data = json_data if json_data is not None else {"rows": frame.to_dicts()}
-        emit_text(json.dumps(data, indent=1, default=_json_default) + "\n", output)
-    else:
-        raise InputError(f"unknown format {fmt!r}; expected one of {', '.join(OUTPUT_FORMATS)}")
-
-
-def _json_default(value):
-    try:
-        return value.item()
-    except AttributeError:
-        return str(value)

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import math
 import sys
+from typing import TYPE_CHECKING
+
 import click
 import numpy as np
+
+if TYPE_CHECKING:  # pragma: no cover
+    import polars as pl
 
 
 def emit_text(text: str, output: str | None) -> None:
@@ -99,3 +105,96 @@ def _aligned(header: list[str], rows: list[list[str]], left: int) -> list[str]:
         return "  ".join(v.ljust(w) if c < left else v.rjust(w) for c, (v, w) in enumerate(zip(cells, widths)))
 
     return [line(header), "  ".join("-" * w for w in widths), *(line(r) for r in rows)]
+
+
+def format_number(value: float) -> str:
+    """Shortest round-trip text of a float; ``nan`` for an undefined value."""
+    value = float(value)
+    return "nan" if math.isnan(value) else repr(value)
+
+
+def delimited(frame: pl.DataFrame, separator: str) -> str:
+    """A frame as TSV/CSV text: floats in full precision, NaN as ``nan``."""
+    columns = frame.columns
+    cells = []
+    for name in columns:
+        series = frame.get_column(name)
+        if series.dtype.is_float():
+            cells.append([format_number(v) for v in series.fill_null(np.nan).to_list()])
+        else:
+            cells.append([str(v) for v in series.to_list()])
+    lines = [separator.join(columns)]
+    lines.extend(separator.join(row) for row in zip(*cells))
+    return "\n".join(lines) + "\n"
+
+
+#: The formats of the experiment commands' tables.
+FORMATS = ("table", "tsv", "csv", "json")
+
+
+def emit_frame(frame: pl.DataFrame, fmt: str, output: str | None, table_text: str | None = None,
+               json_data: dict | None = None) -> None:
+    """Write a result: the text table (prepared by the caller), TSV/CSV of ``frame`` in full
+    precision, or JSON (``json_data`` if given, else the rows, NaN as null)."""
+    import json
+
+    if fmt == "table":
+        emit_text(table_text if table_text is not None else delimited(frame, "  "), output)
+    elif fmt in ("tsv", "csv"):
+        emit_text(delimited(frame, "\t" if fmt == "tsv" else ","), output)
+    elif fmt == "json":
+        if json_data is None:
+            import polars as pl
+
+            from irstats.scores import write_frame
+
+            emit_text(write_frame(frame.with_columns(pl.col(pl.Float64).fill_nan(None)), None, "json"), output)
+        else:
+            emit_text(json.dumps(json_data, indent=1, default=_json_default) + "\n", output)
+    else:
+        from irstats.errors import InputError
+
+        raise InputError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
+
+
+def _json_default(value):
+    try:
+        return value.item()
+    except AttributeError:
+        return str(value)
+
+
+def format_summary_table(frame: pl.DataFrame, title: str) -> str:
+    """Aligned plain-text table of a summary frame."""
+    columns = frame.columns
+    rename = {"epsilon": "ε", "hard_easy": "hard/easy", "middle_rest": "middle/rest", "pct_zero": "%zero",
+              "pct_low": "%low", "mean_delta": "mean Δ", "share_positive": "Δ>0", "share_negative": "Δ<0"}
+    header = [rename.get(c, c) for c in columns]
+    rows = []
+    for row in frame.iter_rows():
+        cells = []
+        for name, value in zip(columns, row):
+            if isinstance(value, float):
+                if math.isnan(value):
+                    cells.append("")
+                elif name in ("epsilon", "epsilon_a", "epsilon_b"):
+                    cells.append(f"{value:g}")
+                elif name in ("pct_zero", "pct_low"):
+                    cells.append(f"{value:.1f}")
+                elif name == "p":
+                    cells.append(f"{value:.2g}")
+                elif name == "t":
+                    cells.append(f"{value:.2f}")
+                else:
+                    cells.append(f"{value:.4f}")
+            else:
+                cells.append(str(value))
+        rows.append(cells)
+    widths = [max(len(r[c]) for r in [header, *rows]) for c in range(len(header))]
+    numeric = [frame.schema[c].is_numeric() for c in columns]
+
+    def line(cells):
+        return "  ".join(v.rjust(w) if num else v.ljust(w) for v, w, num in zip(cells, widths, numeric)).rstrip()
+
+    out = [title, line(header), "  ".join("-" * w for w in widths), *(line(r) for r in rows)]
+    return "\n".join(out) + "\n"

@@ -6,13 +6,16 @@ import math
 
 import click
 
-from irstats.cli.aggregate_cmd import parse_epsilon
-from irstats.cli.common import scores_input
+from irstats.cli.common import parse_epsilon, scores_input
 from irstats.cli.main import cli
-from irstats.cli.output import OutputFile
-from irstats.cli.splithalf_cmd import FORMATS, emit_frame, format_summary_table
+from irstats.cli.output import FORMATS, OutputFile, emit_frame, format_summary_table
 from irstats.errors import InputError
-from irstats.meta.predictive import DEFAULT_SUBSET_SIZES, DEFAULT_TOP, predictive_curve, predictive_power
+from irstats.meta.predictive import (
+    DEFAULT_SUBSET_SIZES,
+    DEFAULT_TOP,
+    predictive_curve,
+    predictive_power,
+)
 
 PREDICTIVE_EPILOG = """
 \b

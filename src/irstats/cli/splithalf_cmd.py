@@ -2,23 +2,15 @@
 
 from __future__ import annotations
 
-import math
-import sys
-
 import click
-import polars as pl
 
 from irstats.aggregate import METHODS
-from irstats.cli.aggregate_cmd import delimited, parse_epsilon
-from irstats.cli.common import scores_input
+from irstats.cli.common import parse_epsilon, scores_input
 from irstats.cli.main import cli
-from irstats.cli.output import OutputFile, emit_text
+from irstats.cli.output import FORMATS, OutputFile, emit_frame, format_summary_table
 from irstats.errors import InputError
 from irstats.meta.splithalf import DEFAULT_METHODS, SWEEP_EPSILONS, split_half
 from irstats.meta.splithalf import epsilon_sweep as run_epsilon_sweep
-from irstats.scores import write_frame
-
-FORMATS = ("table", "tsv", "csv", "json")
 
 SPLITHALF_EPILOG = """
 \b
@@ -45,55 +37,6 @@ every method that takes one (for gm_trec_eval, its floor), as in 'irstats aggreg
 \b
 Methods: """ + ", ".join(METHODS) + """.
 """
-
-
-def format_summary_table(frame: pl.DataFrame, title: str) -> str:
-    """Aligned plain-text table of a summary frame."""
-    columns = frame.columns
-    rename = {"epsilon": "ε", "hard_easy": "hard/easy", "middle_rest": "middle/rest", "pct_zero": "%zero",
-              "pct_low": "%low", "mean_delta": "mean Δ", "share_positive": "Δ>0", "share_negative": "Δ<0"}
-    header = [rename.get(c, c) for c in columns]
-    rows = []
-    for row in frame.iter_rows():
-        cells = []
-        for name, value in zip(columns, row):
-            if isinstance(value, float):
-                if math.isnan(value):
-                    cells.append("")
-                elif name in ("epsilon", "epsilon_a", "epsilon_b"):
-                    cells.append(f"{value:g}")
-                elif name in ("pct_zero", "pct_low"):
-                    cells.append(f"{value:.1f}")
-                elif name == "p":
-                    cells.append(f"{value:.2g}")
-                elif name == "t":
-                    cells.append(f"{value:.2f}")
-                else:
-                    cells.append(f"{value:.4f}")
-            else:
-                cells.append(str(value))
-        rows.append(cells)
-    widths = [max(len(r[c]) for r in [header, *rows]) for c in range(len(header))]
-    numeric = [frame.schema[c].is_numeric() for c in columns]
-
-    def line(cells):
-        return "  ".join(v.rjust(w) if num else v.ljust(w) for v, w, num in zip(cells, widths, numeric)).rstrip()
-
-    out = [title, line(header), "  ".join("-" * w for w in widths), *(line(r) for r in rows)]
-    return "\n".join(out) + "\n"
-
-
-def emit_frame(frame: pl.DataFrame, fmt: str, output: str | None, table_text: str) -> None:
-    """Print a frame in the chosen format (the table text is prepared by the caller)."""
-    if fmt == "table":
-        emit_text(table_text, output)
-    elif fmt in ("tsv", "csv"):
-        emit_text(delimited(frame, "\t" if fmt == "tsv" else ","), output)
-    else:  # JSON: NaN (no value, e.g. the ε of am) as null, so the output is valid JSON
-        frame = frame.with_columns(pl.col(pl.Float64).fill_nan(None))
-        text = write_frame(frame, output, fmt)
-        if text is not None:
-            sys.stdout.write(text)
 
 
 @cli.command("splithalf", epilog=SPLITHALF_EPILOG)

@@ -3,18 +3,23 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import click
 
-from irstats.cli.aggregate_cmd import delimited
 from irstats.cli.common import scores_input
 from irstats.cli.main import cli
-from irstats.cli.output import OutputFile, emit_text
+from irstats.cli.output import OutputFile, delimited, emit_text
 from irstats.errors import InputError, IrstatsWarning, warn
+from irstats.io.trec import read_names
 from irstats.scores import scores_to_frame, write_frame
-from irstats.standardize import (ZERO_SD, apply_factors, fit_factors, read_any_factors, write_factors,
-                                 write_trec_eval_factors)
+from irstats.standardize import (
+    ZERO_SD,
+    apply_factors,
+    fit_factors,
+    read_any_factors,
+    write_factors,
+    write_trec_eval_factors,
+)
 
 STANDARDIZE_EPILOG = """
 \b
@@ -64,21 +69,6 @@ def standardize_group():
     'fit' computes the per-topic factors from reference systems and saves them; 'apply'
     standardizes any systems' scores with saved factors (METHODS.md §4).
     """
-
-
-def read_names(path: str) -> list[str]:
-    """System names, one per line; blank lines and '#' lines are skipped."""
-    p = Path(path)
-    if not p.is_file():
-        raise InputError("no such file of reference system names", path=str(path))
-    names = []
-    for line in p.read_text(encoding="utf8").splitlines():
-        text = line.strip()
-        if text and not text.startswith("#"):
-            names.append(text)
-    if not names:
-        raise InputError("no system names in the reference file (one name per line expected)", path=str(path))
-    return names
 
 
 @standardize_group.command("fit", epilog=FIT_EPILOG)

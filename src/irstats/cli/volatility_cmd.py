@@ -9,10 +9,11 @@ import click
 
 from irstats.cli.main import cli
 from irstats.cli.output import OutputFile, emit_text
-from irstats.depth.pooling import read_names, simulate_pool
+from irstats.depth.pooling import simulate_pool
 from irstats.depth.sweep import DEFAULT_SWEEP_MEASURES, FORMS, sweep
 from irstats.depth.volatility import volatility
 from irstats.errors import InputError
+from irstats.io.trec import read_names
 from irstats.scores import write_frame
 from irstats.stats.pairwise import PAIRWISE_TESTS
 

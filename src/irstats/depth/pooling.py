@@ -33,6 +33,7 @@ import polars as pl
 from irstats.collection import Collection, EvalOptions, RunSet, whole_number
 from irstats.errors import InputError, warn
 from irstats.evaluate import Evaluator
+from irstats.io.trec import read_names  # noqa: F401 - kept importable from here
 from irstats.judgments import UNJUDGED, Judgments, grade_dtype, qrels_index
 
 _NEVER = np.iinfo(np.int64).max  # first_rank of a qrels line no contributing run retrieves
@@ -271,18 +272,6 @@ def _as_collection(qrels, options: EvalOptions) -> Collection:
 
 def _as_runset(runs) -> RunSet:
     return runs if isinstance(runs, RunSet) else RunSet.load(runs)
-
-
-def read_names(path: str | os.PathLike) -> list[str]:
-    """Run names from a file, one per line; blank lines and ``#`` comments are skipped."""
-    names = []
-    for raw in Path(path).read_text().splitlines():
-        text = raw.split("#", 1)[0].strip()
-        if text:
-            names.append(text)
-    if not names:
-        raise InputError("no run names in the file", path=os.fspath(path))
-    return names
 
 
 def simulate_pool(qrels, runs, pool_depth: int | None = None, contributing: Iterable[str] | None = None,

@@ -11,6 +11,7 @@ from __future__ import annotations
 import glob
 import gzip
 import os
+import re
 import stat
 import sys
 import zlib
@@ -435,6 +436,23 @@ def run_from_frame(frame, default_name: str = "run") -> dict[str, pl.DataFrame]:
     for (system,), part in frame.partition_by("system", as_dict=True, maintain_order=True).items():
         runs[system] = part.select("topic", "docno", "rank", "score", "tag", "line")
     return runs
+
+
+# ----------------------------------------------------------------------------- name lists
+
+
+def read_names(path: PathLike, what: str = "system") -> list[str]:
+    """Names (of systems or runs) from a file, one per line; blank lines and ``#`` comments
+    (whole lines, or after whitespace) are skipped. ``-`` is standard input."""
+    name = os.fspath(path)
+    names = []
+    for raw in read_bytes(path).decode("utf-8", "replace").splitlines():
+        text = re.split(r"(?:^|\s)#", raw, maxsplit=1)[0].strip()
+        if text:
+            names.append(text)
+    if not names:
+        raise InputError(f"no {what} names in the file (one name per line expected)", path=name)
+    return names
 
 
 # ----------------------------------------------------------------------------- helpers
