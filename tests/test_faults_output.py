@@ -142,12 +142,12 @@ def test_report_refuses_a_folder_irstats_did_not_make(small, tmp_path, capsys, m
     (target / "index.html").write_text("my own page")
     (target / "notes.txt").write_text("my notes")
     before = snapshot(target)
-    from irstats.report import study
+    from irstats.collection import Collection
 
     def never(*args, **kwargs):  # the refusal comes before any computation
         raise AssertionError("computation started")
 
-    monkeypatch.setattr(study.Collection, "load", never)
+    monkeypatch.setattr(Collection, "load", never)
     code, out, err = run_cli(report_args(demo, target), capsys)
     assert_one_line_error(code, out, err, target, codes=(2,))
     assert "not made by irstats" in err

@@ -29,18 +29,18 @@ def scores_input(func):
     @click.option("--runs", multiple=True, help="Run files, directories or globs (with --qrels); repeatable.")
     @click.option("-m", "--measure", "measures", multiple=True, metavar="NAME",
                   help="Measure(s) to use (default: every measure in SCORES, or AP with --qrels).")
-    @click.option("-l", "--rel-level", "rel_level", default=1, show_default=True, type=int,
-                  help="Relevance level when evaluating with --qrels (trec_eval -l).")
+    @eval_options
     @functools.wraps(func)
-    def wrapper(*args, scores_path, qrels, runs, measures, rel_level, **kwargs):
-        kwargs["scores"] = load_scores(scores_path, qrels, runs, measures, rel_level=rel_level)
+    def wrapper(*args, scores_path, qrels, runs, measures, options, **kwargs):
+        kwargs["scores"] = load_scores(scores_path, qrels, runs, measures, options=options)
         return func(*args, **kwargs)
 
     return wrapper
 
 
-def load_scores(scores_path, qrels, runs, measures, rel_level: int = 1) -> dict[str, ScoreMatrix]:
-    """Scores from a score file, or from qrels and runs; restricted to ``measures`` if given."""
+def load_scores(scores_path, qrels, runs, measures, options=None) -> dict[str, ScoreMatrix]:
+    """Scores from a score file, or from qrels and runs (evaluated with ``options``, an
+    :class:`~irstats.collection.EvalOptions`); restricted to ``measures`` if given."""
     from irstats.measures import canonical_name
 
     if scores_path and qrels:
@@ -48,7 +48,7 @@ def load_scores(scores_path, qrels, runs, measures, rel_level: int = 1) -> dict[
     if qrels:
         if not runs:
             raise InputError("--qrels needs --runs")
-        return evaluate(qrels, list(runs), list(measures) or ["AP"], rel_level=rel_level)
+        return evaluate(qrels, list(runs), list(measures) or ["AP"], **(options.as_dict() if options else {}))
     if not scores_path:
         raise InputError("no scores: give a SCORES file, or --qrels Q --runs RUN...")
     scores = _read_any(scores_path)
@@ -100,3 +100,67 @@ def parse_epsilon(value: str | None) -> float | None:
     if not (eps >= 0 and math.isfinite(eps)):
         raise InputError(f"--epsilon must be a finite number >= 0, not {value!r}")
     return eps
+
+
+def parse_depth(value: str | int | None) -> int | None:
+    """``-M``: a whole number (0 keeps no document, as in trec_eval) or 'none' for no limit."""
+    if value is None or isinstance(value, int):
+        return value
+    if value.lower() in ("none", "all", "unlimited"):
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        raise InputError(f"--depth takes a whole number or 'none', not {value!r}") from None
+
+
+#: The flags of :class:`irstats.collection.EvalOptions`, declared once for every command that
+#: evaluates runs (trec_eval's letters where trec_eval has them). Validation is EvalOptions'.
+_EVAL_FLAGS = (
+    click.option("-l", "--rel-level", "rel_level", default=1, show_default=True, type=int,
+                 help="Relevance level: a document is relevant iff its grade >= this (trec_eval -l)."),
+    click.option("-c", "--complete", is_flag=True,
+                 help="Score qrels topics missing from a run as empty and average over all qrels topics "
+                      "(trec_eval -c)."),
+    click.option("-M", "--depth", default="1000", show_default=True, metavar="N|none",
+                 help="Evaluate the first N documents per topic after ordering (trec_eval -M; 0 = none); "
+                      "'none' = all."),
+    click.option("-J", "--judged-only", is_flag=True,
+                 help="Condensed lists: drop unjudged documents before measuring (trec_eval -J)."),
+    click.option("--order", type=click.Choice(["score", "rank", "file"]), default="score", show_default=True,
+                 help="Ranking within a topic: score desc then docno desc (trec_eval), the rank column, or file "
+                      "order."),
+    click.option("--float32", "float32", is_flag=True,
+                 help="Read scores as 32-bit floats, as trec_eval <= 9 and pytrec_eval do (ties change)."),
+    click.option("--on-duplicate", type=click.Choice(["error", "first"]), default="error", show_default=True,
+                 help="A document twice in one topic of a run: stop, or keep its first occurrence with a warning."),
+    click.option("--qrels-duplicate", type=click.Choice(["error", "max", "last"]), default="error",
+                 show_default=True, help="A (topic, document) judged twice: stop, keep the highest grade, or the last."),
+    click.option("--drop-r0", is_flag=True, help="Leave out topics with no relevant document."),
+    click.option("--trec-eval-compat", is_flag=True,
+                 help="Reproduce trec_eval's quirks (rbp_resid is 0 when no retrieved document is unjudged)."),
+)
+_EVAL_NAMES = ("rel_level", "complete", "depth", "judged_only", "order", "float32", "on_duplicate",
+               "qrels_duplicate", "drop_r0", "trec_eval_compat")
+
+
+def eval_options(func):
+    """Decorator adding the evaluation flags (``-l -c -M -J --order --float32 …``); the command
+    receives them as one ``options: EvalOptions``, checked where every caller is checked."""
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        from irstats.collection import EvalOptions
+
+        flags = {name: kwargs.pop(name) for name in _EVAL_NAMES}
+        kwargs["options"] = EvalOptions(
+            rel_level=flags["rel_level"], complete=flags["complete"], depth=parse_depth(flags["depth"]),
+            judged_only=flags["judged_only"], order=flags["order"],
+            score_dtype="float32" if flags["float32"] else "float64", on_duplicate=flags["on_duplicate"],
+            qrels_duplicate=flags["qrels_duplicate"], drop_r0=flags["drop_r0"],
+            trec_eval_compat=flags["trec_eval_compat"])
+        return func(*args, **kwargs)
+
+    for flag in reversed(_EVAL_FLAGS):
+        wrapper = flag(wrapper)
+    return wrapper

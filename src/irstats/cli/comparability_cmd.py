@@ -9,7 +9,7 @@ import click
 import numpy as np
 import polars as pl
 
-from irstats.cli.common import load_scores
+from irstats.cli.common import eval_options, load_scores
 from irstats.cli.experiment_common import fmt_number, progress_bar, text_table
 from irstats.cli.main import cli
 from irstats.cli.output import FORMATS as OUTPUT_FORMATS
@@ -58,7 +58,7 @@ F9 (FILE-fp: false positives), each with its data as CSV.
 
 
 def _r_sources(index: int, scores: dict[str, ScoreMatrix], num_rel_files, qrels_files, need_ideal: set[str],
-               rel_level: int = 1):
+               options):
     """(num_rel, {measure: ideal}) for the score file at position ``index``."""
     num_rel = None
     ideals: dict[str, dict] = {}
@@ -71,7 +71,7 @@ def _r_sources(index: int, scores: dict[str, ScoreMatrix], num_rel_files, qrels_
         num_rel = scores["NumRel"]  # counted when the scores were made, at their relevance level
     if index < len(qrels_files):
         if num_rel is None:
-            num_rel = num_relevant_from_qrels(qrels_files[index], rel_level=rel_level)
+            num_rel = num_relevant_from_qrels(qrels_files[index], **options.as_dict())
         for m in need_ideal:
             ideals[m] = ideal_scores_from_qrels(qrels_files[index], m)
     return num_rel, ideals
@@ -159,8 +159,7 @@ def format_baseline_table(result: BaselineResult, observed: pl.DataFrame | None 
               help="Qrels for R and the ideal DCG, one per SCORES in order; with --runs and no SCORES, "
                    "the runs are evaluated against it.")
 @click.option("--runs", multiple=True, help="Run files, directories or globs to evaluate (with one --qrels).")
-@click.option("-l", "--rel-level", "rel_level", default=1, show_default=True, type=int,
-              help="Relevance level for evaluating --runs and for R counted from --qrels (trec_eval -l).")
+@eval_options
 @click.option("--labels", metavar="A,B", help="Names of the two collections (default: the file names).")
 @click.option("--reference", "reference_file", type=click.Path(dir_okay=False), metavar="NAMES_FILE",
               help="Systems whose scores give the standardization factors (default: all).")
@@ -179,7 +178,7 @@ def format_baseline_table(result: BaselineResult, observed: pl.DataFrame | None 
               help="Output format.")
 @click.option("-o", "--output", type=OutputFile(), help="Write to FILE, not stdout.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
-def comparability_command(scores_paths, measures, num_rel_files, qrels_files, runs, rel_level, labels, reference_file,
+def comparability_command(scores_paths, measures, num_rel_files, qrels_files, runs, options, labels, reference_file,
                           factors_file, n_partitions, n_fp_partitions, seed, alpha, equal_var, plot_path, fmt,
                           output, quiet):
     """Cross-collection comparability of raw, R-normalised and standardized scores (METHODS.md §5.4).
@@ -195,7 +194,7 @@ def comparability_command(scores_paths, measures, num_rel_files, qrels_files, ru
         if len(qrels_files) != 1:
             raise InputError("--runs needs exactly one --qrels")
         wanted = list(dict.fromkeys([*(measures or ("AP",)), "NumRel"]))
-        collections = {"runs": load_scores(None, qrels_files[0], runs, wanted, rel_level=rel_level)}
+        collections = {"runs": load_scores(None, qrels_files[0], runs, wanted, options=options)}
         sources = ["runs"]
     else:
         if not scores_paths:
@@ -224,7 +223,7 @@ def comparability_command(scores_paths, measures, num_rel_files, qrels_files, ru
     forms = {}
     for k, ((label, scores), source) in enumerate(zip(collections.items(), sources)):
         chosen = _select(scores, measures, str(source))
-        num_rel, ideals = _r_sources(k, scores, num_rel_files, qrels_files, _ideal_measures(chosen), rel_level)
+        num_rel, ideals = _r_sources(k, scores, num_rel_files, qrels_files, _ideal_measures(chosen), options)
         forms[label] = _forms_of(chosen, num_rel, ideals, factors, reference)
 
     labels_t = tuple(forms)

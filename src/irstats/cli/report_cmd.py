@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from irstats.cli.common import eval_options
 from irstats.cli.main import cli
 from irstats.cli.output import OutputFolder
 from irstats.report import DEFAULT_REPORT_MEASURES, build_report
@@ -33,13 +34,13 @@ as OUT/tables/*.tsv, and the standardization factors as OUT/factors.tsv.
 @click.option("--reference", type=click.Path(exists=True, dir_okay=False),
               help="File naming the systems to fit standardization on, one per line (default: all).")
 @click.option("--pool-depth", type=int, help="Depth the qrels were pooled to, for the volatility section.")
-@click.option("-l", "--rel-level", default=1, show_default=True, type=int, help="Relevance level (trec_eval -l).")
+@eval_options
 @click.option("--quick", is_flag=True, help="Fewer resamples: a first look in seconds.")
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed of every random procedure.")
 @click.option("-o", "--out", "out_dir", required=True, type=OutputFolder(),
               help="Output folder: new, empty, or an earlier report (only the files irstats wrote are replaced).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-def report_command(qrels, runs, measures, reference, pool_depth, rel_level, quick, seed, out_dir, quiet):
+def report_command(qrels, runs, measures, reference, pool_depth, options, quick, seed, out_dir, quiet):
     """Write a complete evaluation study of RUNS against QRELS: HTML and Markdown.
 
     Sections: the collection (judged shares), systems (means, 95% intervals, tests against
@@ -52,5 +53,5 @@ def report_command(qrels, runs, measures, reference, pool_depth, rel_level, quic
                  if line.strip() and not line.startswith("#")]
     result = build_report(qrels, list(runs), out_dir, measures=list(measures) or None, reference=names,
                           quick=quick, seed=seed, pool_depth=pool_depth, progress=not quiet,
-                          command=sys.argv[1:] if sys.argv[0].endswith("irstats") else None, rel_level=rel_level)
+                          command=sys.argv[1:] if sys.argv[0].endswith("irstats") else None, **options.as_dict())
     click.echo(f"Report written in {result.seconds:.1f} s: {result.html} (and {result.markdown})")

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from irstats.cli.common import eval_options
 from irstats.cli.main import cli
 from irstats.cli.output import OutputFile, emit_text
 from irstats.depth.pooling import simulate_pool
@@ -78,15 +79,7 @@ def _format_for(path: str) -> str:
 @click.option("-n", "--resamples", "n_resamples", default=10000, show_default=True, type=int,
               help="Resamples for the bootstrap, randomization and tukey tests.")
 @click.option("--seed", default=0, show_default=True, type=int, help="Random seed of the resampling tests.")
-@click.option("-l", "--rel-level", default=1, show_default=True, type=int,
-              help="Relevance level for the binary measures (AP family, P, R, RR).")
-@click.option("-M", "--depth", "max_depth", default=1000, show_default=True, type=int,
-              help="Keep the first M documents per topic (the deepest evaluation).")
-@click.option("--order", type=click.Choice(["score", "rank", "file"]), default="score", show_default=True,
-              help="Ranking within a topic: score desc then docno desc (trec_eval), the rank column, or file order.")
-@click.option("--float32", "float32", is_flag=True, help="Read scores as 32-bit floats (trec_eval <= 9).")
-@click.option("--on-duplicate", type=click.Choice(["error", "first"]), default="error", show_default=True,
-              help="A document twice in one topic of a run: stop, or keep its first occurrence.")
+@eval_options
 @click.option("--plot", "plot_path", type=OutputFile(figure=True), metavar="FILE",
               help="Draw the trajectories (F12: measures × forms) to FILE (PNG/SVG/PDF), data as CSV beside it.")
 @click.option("-o", "--output", type=OutputFile(), metavar="FILE",
@@ -97,8 +90,7 @@ def _format_for(path: str) -> str:
               help="Format of the statistics printed on stdout.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bars or notes on stderr.")
 def volatility_command(qrels, runs, pool_depth, contributing, depths, measures, condensed, test, alpha, n_resamples,
-                       seed, rel_level, max_depth, order, float32, on_duplicate, plot_path, output, by_depth_path, fmt,
-                       quiet):
+                       seed, options, plot_path, output, by_depth_path, fmt, quiet):
     """Volatility over evaluation depth: scores of RUN files at depths k up to and past the pool depth.
 
     Simulates a depth-d pool of the contributing runs over QRELS, scores every RUN at
@@ -110,8 +102,9 @@ def volatility_command(qrels, runs, pool_depth, contributing, depths, measures, 
         raise InputError(f"unknown test {test!r}; expected one of {', '.join(PAIRWISE_TESTS)}")
     show = not quiet and sys.stderr.isatty()
     names = read_names(contributing) if contributing else None
-    pool = simulate_pool(qrels, list(runs), pool_depth, names, rel_level=rel_level, depth=max_depth, order=order,
-                         score_dtype="float32" if float32 else "float64", on_duplicate=on_duplicate)
+    if options.depth is None:
+        raise InputError("volatility needs a finite evaluation depth: give -M N (default 1000)")
+    pool = simulate_pool(qrels, list(runs), pool_depth, names, **options.as_dict())
     if not quiet:
         how = "given" if pool_depth is not None else "the contributing runs' complete depth"
         click.echo(f"irstats: pool depth d = {pool.pool_depth} ({how}); {len(pool.contributing)} of "
