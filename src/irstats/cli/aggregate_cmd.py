@@ -20,6 +20,7 @@ from irstats.cli.common import parse_epsilon, scores_input
 from irstats.cli.main import cli
 from irstats.cli.output import OutputFile, delimited, emit_text
 from irstats.errors import InputError
+from irstats.render import text_table
 from irstats.scores import write_frame
 
 DEFAULT_METHODS = ("am", "egm", "gm_trec_eval")
@@ -56,13 +57,7 @@ def format_table(frame: pl.DataFrame) -> str:
     order = np.argsort(-np.nan_to_num(table[:, 0], nan=-np.inf), kind="stable") if keys else np.arange(len(systems))
     header = ["system", *(f"{measure}:{method}" for measure, method in keys)]
     rows = [[systems[i], *("nan" if math.isnan(v) else f"{v:.4f}" for v in table[i])] for i in order]
-    widths = [max(len(r[c]) for r in [header, *rows]) for c in range(len(header))]
-
-    def line(cells):
-        return "  ".join(c.ljust(w) if k == 0 else c.rjust(w) for k, (c, w) in enumerate(zip(cells, widths)))
-
-    out = [line(header), "  ".join("-" * w for w in widths), *(line(r) for r in rows)]
-    return "\n".join(out) + "\n"
+    return text_table(header, rows, left=1)
 
 
 @cli.command("aggregate", epilog=AGGREGATE_EPILOG)

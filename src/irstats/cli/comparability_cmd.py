@@ -10,7 +10,7 @@ import numpy as np
 import polars as pl
 
 from irstats.cli.common import eval_options, load_scores
-from irstats.cli.experiment_common import fmt_number, progress_bar, text_table
+from irstats.cli.experiment_common import fmt_number, progress_bar
 from irstats.cli.main import cli
 from irstats.cli.output import FORMATS as OUTPUT_FORMATS
 from irstats.cli.output import OutputFile, emit_frame
@@ -27,6 +27,7 @@ from irstats.meta.comparability import (
     randomized_baseline,
     union_topics,
 )
+from irstats.render import text_table
 from irstats.scores import ScoreMatrix
 
 COMPARABILITY_EPILOG = """

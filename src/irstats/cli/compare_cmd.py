@@ -10,6 +10,13 @@ from irstats.cli.common import scores_input
 from irstats.cli.main import cli
 from irstats.cli.output import OutputFile, emit_text
 from irstats.errors import InputError
+from irstats.render import (
+    latex_escape,
+    latex_table,
+    markdown_escape,
+    markdown_table,
+    text_table,
+)
 from irstats.stats.compare import Comparison, compare
 from irstats.stats.corrections import CORRECTIONS
 from irstats.stats.pairwise import PAIRWISE_TESTS
@@ -64,40 +71,14 @@ def _cells(comp: Comparison) -> tuple[list[str], list[list[str]]]:
 def format_table(comp: Comparison) -> str:
     """Aligned plain-text table with the legend underneath."""
     header, rows = _cells(comp)
-    widths = [max(len(r[c]) for r in [header, *rows]) for c in range(len(header))]
-
-    def line(cells):
-        return "  ".join(v.ljust(w) if c == 0 else v.rjust(w) for c, (v, w) in enumerate(zip(cells, widths))).rstrip()
-
-    out = [line(header), "  ".join("-" * w for w in widths), *(line(r) for r in rows), ""]
-    return "\n".join(out + comp.legend()) + "\n"
+    return text_table(header, rows, left=1) + "\n".join(["", *comp.legend()]) + "\n"
 
 
 def format_markdown(comp: Comparison) -> str:
     """GitHub-flavoured Markdown table; the legend follows as a paragraph."""
     header, rows = _cells(comp)
-
-    def esc(v: str) -> str:
-        return v.replace("|", "\\|").replace("*", "\\*")
-
-    out = ["| " + " | ".join(esc(h) for h in header) + " |",
-           "|" + "|".join([":---"] + ["---:"] * (len(header) - 1)) + "|"]
-    out += ["| " + " | ".join(esc(v) for v in r) + " |" for r in rows]
-    out.append("")
-    out += [esc(line) + "  " for line in comp.legend()]
-    return "\n".join(out).rstrip() + "\n"
-
-
-_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
-
-
-def latex_escape(text: str) -> str:
-    """Escape LaTeX's special characters; Δ, *, † and p̃ become math."""
-    out = "".join(_LATEX_SPECIAL.get(ch, ch) for ch in text)
-    return (out.replace("Δ", r"$\Delta$").replace("†", r"$^{\dagger}$").replace("*", r"$^{*}$")
-            .replace("α", r"$\alpha$").replace("−", "--").replace("…", r"\dots").replace("<", "$<$")
-            .replace(">", "$>$"))
+    legend = [markdown_escape(line) + "  " for line in comp.legend()]
+    return (markdown_table(header, rows, left=1) + "\n".join(["", *legend])).rstrip() + "\n"
 
 
 def format_latex(comp: Comparison) -> str:
@@ -106,16 +87,10 @@ def format_latex(comp: Comparison) -> str:
     head = ["System"]
     for m in comp.measures:
         head += [latex_escape(m), r"$\Delta$", "$p$"]
-    spec = "l" + "rrr" * len(comp.measures)
-    out = [rf"\begin{{tabular}}{{{spec}}}", r"\toprule", " & ".join(head) + r" \\", r"\midrule"]
-    for r in rows:
-        cells = [latex_escape(r[0])]
-        for k in range(1, len(r)):
-            cells.append(r"\textit{baseline}" if r[k] == "baseline" else latex_escape(r[k]))
-        out.append(" & ".join(cells) + r" \\")
-    out += [r"\bottomrule", r"\end{tabular}", ""]
-    out += [r"\par\smallskip\footnotesize"] + [latex_escape(line) + r"\\" for line in comp.legend()]
-    return "\n".join(out) + "\n"
+    table = latex_table(head, rows, left=1, escape_header=False,
+                        cell=lambda v: r"\textit{baseline}" if v == "baseline" else latex_escape(v))
+    legend = [r"\par\smallskip\footnotesize"] + [latex_escape(line) + r"\\" for line in comp.legend()]
+    return table + "\n" + "\n".join(legend) + "\n"
 
 
 def format_tsv(comp: Comparison) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import sys
 from contextlib import contextmanager
-from typing import Iterator, Sequence
+from typing import Iterator
 
 from irstats.errors import InputError
 
@@ -59,16 +59,3 @@ def fmt_number(value, digits: int = 4) -> str:
         return str(value)
     value = float(value)
     return "nan" if math.isnan(value) else f"{value:.{digits}f}"
-
-
-def text_table(header: Sequence[str], rows: Sequence[Sequence[str]], left: int = 1) -> str:
-    """An aligned plain-text table: the first ``left`` columns left-aligned, the rest right."""
-    widths = [max(len(str(r[c])) for r in [header, *rows]) for c in range(len(header))]
-
-    def line(cells):
-        return "  ".join(str(v).ljust(w) if k < left else str(v).rjust(w)
-                         for k, (v, w) in enumerate(zip(cells, widths))).rstrip()
-
-    return "\n".join([line(header), "  ".join("-" * w for w in widths), *(line(r) for r in rows)]) + "\n"
-
-

@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING
 import click
 import numpy as np
 
+from irstats.render import delimited, format_number, text_table  # noqa: F401 - the CLI's writers
+
 if TYPE_CHECKING:  # pragma: no cover
     import polars as pl
 
@@ -70,7 +72,7 @@ def format_means_table(scores) -> str:
         for m, value in zip(items, means[i]):
             cells.append(f"{value:.0f}" if m.summary == "sum" else f"{value:.4f}")
         rows.append(cells)
-    lines = _aligned(header, rows, left=1)
+    lines = text_table(header, rows, left=1).splitlines()
     n_topics = items[0].num_topics()
     lines.append(f"\n{len(systems)} systems; topics per system: {int(n_topics.min())}"
                  + (f"–{int(n_topics.max())}" if n_topics.max() != n_topics.min() else ""))
@@ -88,44 +90,13 @@ def format_per_topic_table(scores) -> str:
             if all(np.isnan(v) for v in values):
                 continue  # topic not evaluated for this system
             rows.append([system, topic, *(_cell(m, v) for m, v in zip(items, values))])
-    return "\n".join(_aligned(header, rows, left=2)) + "\n"
+    return text_table(header, rows, left=2)
 
 
 def _cell(matrix, value: float) -> str:
     if np.isnan(value):
         return "-"
     return f"{value:.0f}" if matrix.summary == "sum" else f"{value:.4f}"
-
-
-def _aligned(header: list[str], rows: list[list[str]], left: int) -> list[str]:
-    """Columns padded to a common width: the first ``left`` to the left, numbers to the right."""
-    widths = [max(len(str(r[c])) for r in [header, *rows]) for c in range(len(header))]
-
-    def line(cells):
-        return "  ".join(v.ljust(w) if c < left else v.rjust(w) for c, (v, w) in enumerate(zip(cells, widths)))
-
-    return [line(header), "  ".join("-" * w for w in widths), *(line(r) for r in rows)]
-
-
-def format_number(value: float) -> str:
-    """Shortest round-trip text of a float; ``nan`` for an undefined value."""
-    value = float(value)
-    return "nan" if math.isnan(value) else repr(value)
-
-
-def delimited(frame: pl.DataFrame, separator: str) -> str:
-    """A frame as TSV/CSV text: floats in full precision, NaN as ``nan``."""
-    columns = frame.columns
-    cells = []
-    for name in columns:
-        series = frame.get_column(name)
-        if series.dtype.is_float():
-            cells.append([format_number(v) for v in series.fill_null(np.nan).to_list()])
-        else:
-            cells.append([str(v) for v in series.to_list()])
-    lines = [separator.join(columns)]
-    lines.extend(separator.join(row) for row in zip(*cells))
-    return "\n".join(lines) + "\n"
 
 
 #: The formats of the experiment commands' tables.
@@ -190,11 +161,4 @@ def format_summary_table(frame: pl.DataFrame, title: str) -> str:
             else:
                 cells.append(str(value))
         rows.append(cells)
-    widths = [max(len(r[c]) for r in [header, *rows]) for c in range(len(header))]
-    numeric = [frame.schema[c].is_numeric() for c in columns]
-
-    def line(cells):
-        return "  ".join(v.rjust(w) if num else v.ljust(w) for v, w, num in zip(cells, widths, numeric)).rstrip()
-
-    out = [title, line(header), "  ".join("-" * w for w in widths), *(line(r) for r in rows)]
-    return "\n".join(out) + "\n"
+    return text_table(header, rows, right=[frame.schema[c].is_numeric() for c in columns], title=title)

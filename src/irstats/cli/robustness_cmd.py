@@ -5,18 +5,14 @@ from __future__ import annotations
 import click
 
 from irstats.cli.common import scores_input
-from irstats.cli.experiment_common import (
-    fmt_number,
-    parse_int_list,
-    progress_bar,
-    text_table,
-)
+from irstats.cli.experiment_common import fmt_number, parse_int_list, progress_bar
 from irstats.cli.main import cli
 from irstats.cli.output import FORMATS as OUTPUT_FORMATS
 from irstats.cli.output import OutputFile, emit_frame
 from irstats.errors import InputError
 from irstats.io.trec import read_names
 from irstats.meta.robustness import RobustnessResult, standardization_robustness
+from irstats.render import text_table
 from irstats.scores import ScoreMatrix
 from irstats.standardize import ZERO_SD
 
