@@ -213,7 +213,7 @@ def topic_score(ranked: list, qrels_topic: dict, measure: str,
 
     # ---- §2.10: Judged@k and counts ----
     if family == "Judged":
-        return div(sum(1 for g in grades[:m] if g is not None), k)
+        return div(sum(1 for g in grades[:m] if g is not None), m)  # min(k, n): ir_measures >= 0.3.1
     if family == "NumRet":
         return float(n)
     if family == "NumRel":

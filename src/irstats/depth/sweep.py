@@ -267,7 +267,8 @@ def _sweep_values(j: Judgments, sm: SweptMeasure, depths: np.ndarray,
         first = np.where(rel.any(axis=2), np.argmax(rel, axis=2) + 1, np.iinfo(np.int64).max)[:, :, None]
         return np.where(first <= depths[None, None, :], 1.0 / np.minimum(first, depths.max()), 0.0)
     if family == "Judged":
-        return _at(np.cumsum(j.judged, axis=2), depths) / k
+        shown = np.minimum(j.n_ret[:, :, None], depths[None, None, :])
+        return safe_divide(_at(np.cumsum(j.judged, axis=2), depths), shown)
     raise MeasureError(f"{family} cannot be swept over depth")  # pragma: no cover - parse_swept_measure checks
 
 

@@ -44,8 +44,9 @@ def success(j, m) -> np.ndarray:
 
 
 def judged_at(j, m) -> np.ndarray:
-    # Denominator k, as ir_measures (positions past the list count as unjudged).
-    return j.head(j.judged, m.cutoff).sum(axis=2) / m.cutoff
+    # The share of the documents actually shown that are judged: denominator min(k, n), as in
+    # ir_measures since 0.3.1 (METHODS §2.10); an empty list gives 0.
+    return safe_divide(j.head(j.judged, m.cutoff).sum(axis=2), np.minimum(j.n_ret, m.cutoff))
 
 
 def num_ret(j, m) -> np.ndarray:
@@ -72,7 +73,7 @@ register(Family("RR", "Reciprocal rank of the first relevant document (0 if none
          aliases=("MRR",))
 register(Family("Success", "1 if a relevant document is in the top k, else 0.", success, (LEVEL_PARAM,),
                 cutoff="required", trec_eval=lambda m: trec_cut("success", m)))
-register(Family("Judged", "Share of the top k positions holding a judged document (denominator k).", judged_at,
+register(Family("Judged", "Share of the top min(k, n) documents that are judged (ir_measures' Judged@k).", judged_at,
                 cutoff="required"))
 register(Family("NumRet", "Number of documents retrieved (after depth and condensation).", num_ret,
                 cutoff="none", summary="sum", bounded=False, trec_eval=lambda m: "num_ret"))

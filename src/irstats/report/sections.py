@@ -42,9 +42,9 @@ def collection(study: Study) -> Section:
                            if not np.isnan(study.scores["NumRet"].values).any()
                            else np.nanmean(study.scores["NumRet"].values, axis=1)})
     section = Section("1. The collection", "collection")
-    section.add(Text(f"Relevance: grade ≥ {level}. Judged share of a run's top k: the share of its first k "
-                     "positions holding a judged document (positions past the end of a shorter list count as "
-                     "unjudged), averaged over topics."),
+    section.add(Text(f"Relevance: grade ≥ {level}. Judged share of a run's top k: the share of its first "
+                     "min(k, n) documents that are judged (n: the documents it retrieved for the topic), averaged "
+                     "over topics."),
                 Table("collection_summary", summary, "The collection at a glance", digits=1),
                 Table("relevant_per_topic", per_topic, "Judged and relevant documents per topic", digits=0),
                 Table("judged_share", judged.sort("judged@100", descending=True),
