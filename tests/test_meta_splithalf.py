@@ -449,3 +449,20 @@ def test_figures_render_with_their_data(tmp_path, robust04):
     from irstats.stats import t_interval
     low, high = t_interval(ap.system(f11.get_column("system")[0]))
     assert f11.row(0, named=True)["low"] == pytest.approx(low) and f11.row(0, named=True)["high"] == pytest.approx(high)
+
+
+def test_paired_comparison_of_a_constant_difference_follows_the_degenerate_rule():
+    """METHODS §5.6: s_d = 0 gives t = ±∞, p = 0, or t = 0, p = 1 when the mean Δ is 0 —
+    not (nan, nan); otherwise the test equals scipy's one-sample t-test."""
+    from scipy import stats as sps
+
+    from irstats.meta._common import significance_t
+
+    assert significance_t(np.full(50, 0.02)) == (np.inf, 0.0)
+    assert significance_t(np.full(50, -0.02)) == (-np.inf, 0.0)
+    assert significance_t(np.zeros(50)) == (0.0, 1.0)
+    assert all(np.isnan(significance_t(np.array([0.3]))))
+    delta = np.random.default_rng(3).normal(0.01, 0.05, 200)
+    expected = sps.ttest_1samp(delta, 0.0)
+    t, p = significance_t(delta)
+    assert t == pytest.approx(expected.statistic, rel=1e-12) and p == pytest.approx(expected.pvalue, rel=1e-9)

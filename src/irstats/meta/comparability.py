@@ -51,11 +51,10 @@ from irstats.meta.splits import bytewise_unique as _bytewise
 from irstats.meta.splits import random_permutations
 from irstats.scores import ScoreMatrix
 from irstats.standardize import Factors, ZeroVarianceWarning, apply_factors, fit_factors
+from irstats.stats.degenerate import degenerate_t, zero_spread
 from irstats.stats.resampling import batch_slices, make_generator
-from irstats.stats.tests import degenerate_t
 
 #: |x| at or below this counts as zero (METHODS.md §5.6), as in :func:`irstats.stats.two_sample_t`.
-ZERO_TOL = 1e-12
 
 #: The names of the three forms of a metric, in display order.
 FORMS = ("raw", "R-normalised", "standardized")
@@ -192,7 +191,7 @@ def two_sample_t_rows(x: np.ndarray, y: np.ndarray, equal_var: bool = False,
             p = sps.t.sf(t, df)
         else:
             p = sps.t.cdf(t, df)
-    degenerate = se <= ZERO_TOL * np.maximum(1.0, np.abs(diff))
+    degenerate = zero_spread(se, diff)
     if degenerate.any():
         t_deg, p_deg, _ = degenerate_t(diff, alternative)
         t = np.where(degenerate, t_deg, t)

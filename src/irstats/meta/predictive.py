@@ -31,11 +31,24 @@ import polars as pl
 
 from irstats.aggregate import DEFAULT_EPSILON, resolve_method
 from irstats.errors import InputError
-from irstats.meta._common import (DEFAULT_TIE_RTOL, as_matrices, batch_rows, check_correlation, check_policy,
-                                  progress_bar, raise_undefined)
+from irstats.meta._common import (
+    DEFAULT_TIE_RTOL,
+    as_matrices,
+    batch_rows,
+    check_correlation,
+    check_policy,
+    progress_bar,
+    raise_undefined,
+)
 from irstats.meta.correlation import kendall_tau_b, pearson
 from irstats.meta.splitagg import SplitAggregator
-from irstats.meta.splits import DEFAULT_PREDICTIVE_SPLITS, TopicSplits, bytewise_sorted, random_halvings, random_subsets
+from irstats.meta.splits import (
+    DEFAULT_PREDICTIVE_SPLITS,
+    TopicSplits,
+    bytewise_sorted,
+    random_halvings,
+    random_subsets,
+)
 from irstats.scores import ScoreMatrix
 
 #: Topic-subset sizes of the φ curve (*P@10 Redundant* Fig. 1).

@@ -52,7 +52,14 @@ from irstats.errors import InputError
 from irstats.meta.correlation import kendall_tau_b, pearson
 from irstats.meta.splits import bytewise_unique as _bytewise
 from irstats.scores import ScoreMatrix
-from irstats.standardize import ZERO_SD, ZERO_TOLERANCE, Factors, ZeroVarianceWarning, apply_factors, fit_factors
+from irstats.standardize import (
+    ZERO_SD,
+    ZERO_TOLERANCE,
+    Factors,
+    ZeroVarianceWarning,
+    apply_factors,
+    fit_factors,
+)
 from irstats.stats.resampling import batch_slices, make_generator
 
 #: The quantiles reported by default: median and the 5% and 1% lower tails.

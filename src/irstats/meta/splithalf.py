@@ -38,11 +38,25 @@ import polars as pl
 from irstats.aggregate import DEFAULT_EPSILON, resolve_method
 from irstats.difficulty import topic_difficulty
 from irstats.errors import InputError
-from irstats.meta._common import (DEFAULT_TIE_RTOL, NoBar, as_matrices, batch_rows, check_correlation, check_policy,
-                                  progress_bar, raise_undefined, significance_t)
+from irstats.meta._common import (
+    DEFAULT_TIE_RTOL,
+    NoBar,
+    as_matrices,
+    batch_rows,
+    check_correlation,
+    check_policy,
+    progress_bar,
+    raise_undefined,
+    significance_t,
+)
 from irstats.meta.correlation import kendall_tau_b, pearson
 from irstats.meta.splitagg import SplitAggregator
-from irstats.meta.splits import DEFAULT_SPLITHALF_SPLITS, TopicSplits, fixed_split, random_halvings
+from irstats.meta.splits import (
+    DEFAULT_SPLITHALF_SPLITS,
+    TopicSplits,
+    fixed_split,
+    random_halvings,
+)
 from irstats.scores import ScoreMatrix
 
 #: Methods compared by default (*Score Aggregation* Table 3).

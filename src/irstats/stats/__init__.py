@@ -23,7 +23,13 @@ Other: :func:`two_sample_t` (Welch or pooled, Cohen's d), :func:`t_interval`,
 
 from irstats.stats.compare import Comparison, compare
 from irstats.stats.corrections import CORRECTIONS, adjust, bonferroni, holm
-from irstats.stats.pairwise import PAIRWISE_TESTS, PairwiseResult, discriminative_power, pairwise, tukey_hsd
+from irstats.stats.pairwise import (
+    PAIRWISE_TESTS,
+    PairwiseResult,
+    discriminative_power,
+    pairwise,
+    tukey_hsd,
+)
 from irstats.stats.resampling import bootstrap_test, make_generator, randomization_test
 from irstats.stats.tests import (
     Interval,

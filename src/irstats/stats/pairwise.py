@@ -20,15 +20,20 @@ from irstats.errors import InputError, warn
 from irstats.scores import ScoreMatrix
 from irstats.stats.resampling import (
     _check_resamples,
-    exact_is_cheaper,
     bootstrap_core,
+    exact_is_cheaper,
     make_generator,
     randomization_core,
     randomization_exact_core,
     tukey_ranges,
     warn_dropped_topics,
 )
-from irstats.stats.tests import ZERO_TOL, paired_t_rows, sign_rows, wilcoxon_from_differences
+from irstats.stats.tests import (
+    ZERO_TOL,
+    paired_t_rows,
+    sign_rows,
+    wilcoxon_from_differences,
+)
 
 #: Tests :func:`pairwise` knows, by name.
 PAIRWISE_TESTS = ("paired_t", "wilcoxon", "sign", "bootstrap", "randomization", "tukey")

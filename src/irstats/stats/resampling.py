@@ -20,7 +20,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from irstats.errors import InputError, warn
-from irstats.stats.tests import ZERO_TOL, TestResult, _check_confidence, paired_differences
+from irstats.stats.degenerate import ZERO_TOL, degenerate_t, zero_spread
+from irstats.stats.tests import TestResult, _check_confidence, paired_differences
 
 #: Upper bound on the number of float64 values in one working array (32 MiB).
 ELEMENT_BUDGET = 1 << 22
@@ -96,11 +97,11 @@ def _row_chunks(rows: int, per_row: int) -> Iterator[slice]:
 
 def _degenerate_t(mean: np.ndarray, sd: np.ndarray, n: int) -> np.ndarray:
     """t = mean/(sd/√n); when sd ≤ 1e-12·max(1, |mean|): 0 if |mean| ≤ 1e-12, else ±∞."""
-    degenerate = sd <= ZERO_TOL * np.maximum(1.0, np.abs(mean))
+    degenerate = zero_spread(sd, mean)
     with np.errstate(invalid="ignore", divide="ignore"):
         t = mean / (sd / np.sqrt(n))
     if degenerate.any():
-        t = np.where(degenerate, np.where(np.abs(mean) <= ZERO_TOL, 0.0, np.copysign(np.inf, mean)), t)
+        t = np.where(degenerate, degenerate_t(mean)[0], t)
     return t
 
 
@@ -189,7 +190,7 @@ def bootstrap_test(a: ArrayLike, b: ArrayLike, n_resamples: int = 10000, seed: i
     mean, sd = d.mean(), d.std(ddof=1)
     se = sd / np.sqrt(n)
     alpha = 1 - confidence
-    if se <= ZERO_TOL * max(1.0, abs(mean)):
+    if zero_spread(se, mean):
         lo = hi = float(mean)
         dz = 0.0 if abs(mean) <= ZERO_TOL else float(np.copysign(np.inf, mean))
     else:

@@ -23,9 +23,9 @@ from numpy.typing import ArrayLike
 from scipy import stats as sps
 
 from irstats.errors import InputError, warn
+from irstats.stats.degenerate import ZERO_TOL, degenerate_t, zero_spread
 
 #: |d| at or below this counts as zero (METHODS §5.6 [CHOICE]).
-ZERO_TOL = 1e-12
 
 ALTERNATIVES = ("two-sided", "greater", "less")
 
@@ -83,23 +83,6 @@ def paired_differences(a: ArrayLike, b: ArrayLike, *, quiet: bool = False) -> tu
     return a[keep] - b[keep], dropped
 
 
-def degenerate_t(center: np.ndarray, alternative: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """t, p and the "no difference" mask of t-tests whose standard error is 0 (METHODS §5.6).
-
-    ``center`` is the mean difference: |center| ≤ 1e-12 gives t = 0 and p = 1; otherwise
-    t = ±∞ and p = 0 (two-sided), or 0/1 by the direction for one-sided alternatives.
-    """
-    same = np.abs(center) <= ZERO_TOL
-    t = np.where(same, 0.0, np.copysign(np.inf, center))
-    if alternative == "two-sided":
-        p = np.where(same, 1.0, 0.0)
-    elif alternative == "greater":
-        p = np.where(same | (center < 0), 1.0, 0.0)
-    else:
-        p = np.where(same | (center > 0), 1.0, 0.0)
-    return t, p, same
-
-
 def _check_alternative(alternative: str) -> None:
     if alternative not in ALTERNATIVES:
         raise InputError(f"unknown alternative {alternative!r}; expected one of {', '.join(ALTERNATIVES)}")
@@ -150,7 +133,7 @@ def paired_t_rows(D: np.ndarray, alternative: str = "two-sided", confidence: flo
         lo, hi = _t_ci(mean, se, df, alternative, confidence)
         dz = mean / sd
     # s_d = 0 (all differences equal): p = 1 when d̄ = 0, else p = 0 (METHODS §5.6 [CHOICE]).
-    degenerate = (n >= 2) & (sd <= ZERO_TOL * np.maximum(1.0, np.abs(mean)))
+    degenerate = (n >= 2) & zero_spread(sd, mean)
     if degenerate.any():
         t_deg, p_deg, zero_mean = degenerate_t(mean, alternative)
         t = np.where(degenerate, t_deg, t)
@@ -341,7 +324,7 @@ def two_sample_t(x: ArrayLike, y: ArrayLike, equal_var: bool = False, alternativ
     with np.errstate(invalid="ignore", divide="ignore"):
         t = diff / se
         cohen = diff / np.sqrt(sp2)
-    if se <= ZERO_TOL * max(1.0, abs(diff)):
+    if zero_spread(se, diff):
         warn("both samples are constant: the t statistic is undefined; p set by convention")
         zero = abs(diff) <= ZERO_TOL
         t = 0.0 if zero else np.sign(diff) * np.inf
