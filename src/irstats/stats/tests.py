@@ -20,7 +20,6 @@ from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import stats as sps
 
 from irstats.errors import InputError, warn
 from irstats.stats.degenerate import ZERO_TOL, degenerate_t, zero_spread
@@ -83,6 +82,14 @@ def paired_differences(a: ArrayLike, b: ArrayLike, *, quiet: bool = False) -> tu
     return a[keep] - b[keep], dropped
 
 
+def _scipy_stats():
+    """scipy.stats, imported when a test runs: importing it costs start-up (about a second)
+    that commands such as ``splithalf`` never need."""
+    from scipy import stats
+
+    return stats
+
+
 def _check_alternative(alternative: str) -> None:
     if alternative not in ALTERNATIVES:
         raise InputError(f"unknown alternative {alternative!r}; expected one of {', '.join(ALTERNATIVES)}")
@@ -95,17 +102,17 @@ def _check_confidence(confidence: float) -> None:
 
 def _t_pvalue(t: np.ndarray, df: np.ndarray, alternative: str) -> np.ndarray:
     if alternative == "two-sided":
-        return np.minimum(1.0, 2.0 * sps.t.sf(np.abs(t), df))
+        return np.minimum(1.0, 2.0 * _scipy_stats().t.sf(np.abs(t), df))
     if alternative == "greater":
-        return sps.t.sf(t, df)
-    return sps.t.cdf(t, df)
+        return _scipy_stats().t.sf(t, df)
+    return _scipy_stats().t.cdf(t, df)
 
 
 def _t_ci(mean, se, df, alternative: str, confidence: float) -> tuple[np.ndarray, np.ndarray]:
     if alternative == "two-sided":
-        q = sps.t.ppf((1 + confidence) / 2, df)
+        q = _scipy_stats().t.ppf((1 + confidence) / 2, df)
         return mean - q * se, mean + q * se
-    q = sps.t.ppf(confidence, df)
+    q = _scipy_stats().t.ppf(confidence, df)
     if alternative == "greater":
         return mean - q * se, np.full_like(np.asarray(mean, dtype=float), np.inf)
     return np.full_like(np.asarray(mean, dtype=float), -np.inf), mean + q * se
@@ -205,7 +212,7 @@ def wilcoxon_from_differences(d: np.ndarray, exact: bool | None = None, correct:
     if n == 0:
         return {"statistic": 0.0, "p_value": 1.0, "effect_size": 0.0, "n_nonzero": 0, "zeros": zeros,
                 "ties": False, "method": "none"}
-    r = sps.rankdata(np.abs(x))  # average ranks for ties
+    r = _scipy_stats().rankdata(np.abs(x))  # average ranks for ties
     v = float(r[x > 0].sum())
     _, tie_sizes = np.unique(r, return_counts=True)
     ties = bool(tie_sizes.size != n)
@@ -225,7 +232,7 @@ def wilcoxon_from_differences(d: np.ndarray, exact: bool | None = None, correct:
         sigma = np.sqrt(n * (n + 1) * (2 * n + 1) / 24 - np.sum(tie_sizes.astype(float) ** 3 - tie_sizes) / 48)
         corr = np.sign(z) * 0.5 if correct else 0.0
         z = (z - corr) / sigma
-        p = float(min(1.0, 2.0 * min(sps.norm.cdf(z), sps.norm.sf(z))))
+        p = float(min(1.0, 2.0 * min(_scipy_stats().norm.cdf(z), _scipy_stats().norm.sf(z))))
         method = "approx"
     return {"statistic": v, "p_value": float(p), "effect_size": float((2 * v - total) / total), "n_nonzero": n,
             "zeros": zeros, "ties": ties, "method": method}
@@ -262,7 +269,7 @@ def sign_rows(D: np.ndarray) -> dict[str, np.ndarray]:
         pos = (D > ZERO_TOL).sum(axis=-1)
         neg = (D < -ZERO_TOL).sum(axis=-1)
     m = pos + neg
-    p = np.where(m > 0, np.minimum(1.0, 2.0 * sps.binom.cdf(np.minimum(pos, neg), np.maximum(m, 1), 0.5)), 1.0)
+    p = np.where(m > 0, np.minimum(1.0, 2.0 * _scipy_stats().binom.cdf(np.minimum(pos, neg), np.maximum(m, 1), 0.5)), 1.0)
     with np.errstate(invalid="ignore", divide="ignore"):
         effect = np.where(m > 0, (pos - neg) / m, 0.0)
     return {"statistic": pos.astype(np.float64), "p_value": p, "effect_size": effect, "pos": pos, "neg": neg,
@@ -360,5 +367,5 @@ def t_interval(x: ArrayLike, confidence: float = 0.95) -> Interval:
     if n < 2:
         return Interval(np.nan, np.nan)
     mean = x.mean()
-    half = sps.t.ppf((1 + confidence) / 2, n - 1) * x.std(ddof=1) / np.sqrt(n)
+    half = _scipy_stats().t.ppf((1 + confidence) / 2, n - 1) * x.std(ddof=1) / np.sqrt(n)
     return Interval(float(mean - half), float(mean + half))
