@@ -26,9 +26,10 @@ from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 import numpy as np
-from numpy.random import PCG64, Generator
+from numpy.random import Generator
 
 from irstats.errors import InputError
+from irstats.random import generator
 
 #: Default number of random halvings of the split-half experiment (METHODS.md §5.1).
 DEFAULT_SPLITHALF_SPLITS = 10_000
@@ -44,21 +45,6 @@ def bytewise_sorted(ids: Iterable[str]) -> tuple[str, ...]:
 def bytewise_unique(ids: Iterable[str]) -> list[str]:
     """Distinct ids (first occurrence kept), sorted bytewise."""
     return list(bytewise_sorted(dict.fromkeys(str(i) for i in ids)))
-
-
-def make_rng(seed: int | Generator | None = 0) -> Generator:
-    """``Generator(PCG64(seed))``; a Generator passes through; None means seed 0."""
-    if isinstance(seed, Generator):
-        return seed
-    if seed is None:
-        seed = 0
-    try:
-        seed = int(seed)
-    except (TypeError, ValueError):
-        raise InputError(f"seed must be an integer, not {seed!r}") from None
-    if seed < 0:
-        raise InputError(f"seed must be >= 0, not {seed}")
-    return Generator(PCG64(seed))
 
 
 @dataclass(frozen=True, eq=False)
@@ -207,7 +193,7 @@ def random_halvings(topics, n_splits: int = DEFAULT_SPLITHALF_SPLITS,
     if t < 2:
         raise InputError(f"a halving needs at least 2 topics, not {t}")
     n_splits = _check_count(n_splits)
-    perms = random_permutations(t, n_splits, make_rng(seed))
+    perms = random_permutations(t, n_splits, generator(seed))
     h = t // 2
     return TopicSplits(ids, perms[:, :h], perms[:, h:], "halving", _seed_of(seed), True, ("H1", "H2"))
 
@@ -230,7 +216,7 @@ def random_subsets(topics, sizes: Sequence[int], n_splits: int = DEFAULT_PREDICT
             raise InputError(f"subset size {n} does not fit: two disjoint sets of {n} topics need 2·{n} <= {t} "
                              "topics")
     n_splits = _check_count(n_splits)
-    perms = random_permutations(t, n_splits, make_rng(seed))
+    perms = random_permutations(t, n_splits, generator(seed))
     return {n: TopicSplits(ids, perms[:, :n], perms[:, n:2 * n], "subsets", _seed_of(seed), 2 * n == t,
                            ("S1", "S2")) for n in sizes}
 
@@ -274,4 +260,4 @@ def _seed_of(seed) -> int | None:
 
 __all__ = ["DEFAULT_PREDICTIVE_SPLITS", "DEFAULT_SPLITHALF_SPLITS", "TopicSplits", "bytewise_sorted", "bytewise_unique",
            "random_permutations",
-           "fixed_split", "make_rng", "random_halvings", "random_subsets"]
+           "fixed_split", "random_halvings", "random_subsets"]

@@ -20,6 +20,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from irstats.errors import InputError, warn
+from irstats.random import generator
 from irstats.stats.degenerate import ZERO_TOL, degenerate_t, zero_spread
 from irstats.stats.tests import TestResult, _check_confidence, paired_differences
 
@@ -30,13 +31,8 @@ ELEMENT_BUDGET = 1 << 22
 MAX_EXACT_TOPICS = 24
 
 
-def make_generator(seed: int | np.random.Generator = 0) -> np.random.Generator:
-    """``numpy.random.Generator(PCG64(seed))`` for an integer seed; a Generator is used as is."""
-    if isinstance(seed, np.random.Generator):
-        return seed
-    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise InputError(f"seed must be a non-negative integer or a numpy Generator, not {seed!r}")
-    return np.random.Generator(np.random.PCG64(int(seed)))
+#: The seed helper of every experiment (:func:`irstats.random.generator`), under its older name.
+make_generator = generator
 
 
 #: The most numbers a resampling procedure may draw (resamples × values per resample): about
