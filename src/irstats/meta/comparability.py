@@ -44,17 +44,14 @@ from typing import Callable, Mapping, Sequence
 
 import numpy as np
 import polars as pl
-from scipy import stats as sps
 
 from irstats.errors import InputError, IrstatsWarning, MeasureError, warn
 from irstats.meta.splits import bytewise_unique as _bytewise
 from irstats.meta.splits import random_permutations
 from irstats.scores import ScoreMatrix
 from irstats.standardize import Factors, ZeroVarianceWarning, apply_factors, fit_factors
-from irstats.stats.degenerate import degenerate_t, zero_spread
+from irstats.stats.tests import row_moments, two_sample_t_rows
 from irstats.stats.resampling import batch_slices, make_generator
-
-#: |x| at or below this counts as zero (METHODS.md §5.6), as in :func:`irstats.stats.two_sample_t`.
 
 #: The names of the three forms of a metric, in display order.
 FORMS = ("raw", "R-normalised", "standardized")
@@ -136,72 +133,6 @@ def drmse(a: ScoreMatrix | np.ndarray, b: ScoreMatrix | np.ndarray, ddof: int = 
 
 
 # --------------------------------------------------------------------------- two-sample t
-
-
-def _row_moments(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Count, mean and sample variance (ddof 1) along the last axis, NaN left out."""
-    if not np.isnan(x).any():
-        n = np.full(x.shape[:-1], x.shape[-1], dtype=np.int64)
-        mean = x.sum(axis=-1) / x.shape[-1]
-        dev = x - mean[..., None]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            var = (dev * dev).sum(axis=-1) / (n - 1)
-        return n, mean, var
-    ok = ~np.isnan(x)
-    n = ok.sum(axis=-1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean = np.where(ok, x, 0.0).sum(axis=-1) / n
-        dev = np.where(ok, x - mean[..., None], 0.0)
-        var = (dev * dev).sum(axis=-1) / (n - 1)
-    return n, mean, var
-
-
-def two_sample_t_rows(x: np.ndarray, y: np.ndarray, equal_var: bool = False,
-                      alternative: str = "two-sided") -> dict[str, np.ndarray]:
-    """Two-sample t-tests of x against y along the last axis, vectorised over leading axes.
-
-    x (..., n_x) and y (..., n_y) must have the same leading shape; NaN entries are left
-    out. Welch (default) or pooled (``equal_var=True``), as :func:`irstats.stats.two_sample_t`
-    and ``scipy.stats.ttest_ind``; ``alternative`` is ``"two-sided"``, ``"greater"``
-    (x̄ > ȳ) or ``"less"``. When both samples are constant (se ≤ 1e-12·max(1, |x̄ − ȳ|)),
-    t = 0 and p = 1 if the means agree, else t = ±∞ and p = 0 (in the direction tested).
-    Fewer than 2 values in a sample give NaN. Returns ``statistic, df, p_value, mean_x,
-    mean_y`` arrays of the leading shape.
-    """
-    if alternative not in ("two-sided", "greater", "less"):
-        raise InputError(f"unknown alternative {alternative!r}; expected two-sided, greater or less")
-    x = np.asarray(x, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
-    nx, mx, vx = _row_moments(x)
-    ny, my, vy = _row_moments(y)
-    diff = mx - my
-    with np.errstate(invalid="ignore", divide="ignore"):
-        if equal_var:
-            df = (nx + ny - 2).astype(np.float64)
-            sp2 = ((nx - 1) * vx + (ny - 1) * vy) / df
-            se = np.sqrt(sp2 * (1.0 / nx + 1.0 / ny))
-        else:
-            ax, ay = vx / nx, vy / ny
-            se = np.sqrt(ax + ay)
-            df = (ax + ay) ** 2 / (ax * ax / (nx - 1) + ay * ay / (ny - 1))
-        t = diff / se
-        if alternative == "two-sided":
-            p = np.minimum(1.0, 2.0 * sps.t.sf(np.abs(t), df))
-        elif alternative == "greater":
-            p = sps.t.sf(t, df)
-        else:
-            p = sps.t.cdf(t, df)
-    degenerate = zero_spread(se, diff)
-    if degenerate.any():
-        t_deg, p_deg, _ = degenerate_t(diff, alternative)
-        t = np.where(degenerate, t_deg, t)
-        p = np.where(degenerate, p_deg, p)
-        if equal_var is False:
-            df = np.where(degenerate & ~np.isfinite(df), (nx + ny - 2).astype(np.float64), df)
-    small = (nx < 2) | (ny < 2)
-    if np.any(small):
-        t, p, df = (np.where(small, np.nan, a) for a in (t, p, df))
-    return {"statistic": t, "df": df, "p_value": p, "mean_x": mx, "mean_y": my}
 
 
 # --------------------------------------------------------------------------- R-normalisation
@@ -692,7 +623,7 @@ def compare_collections(collections: Mapping[str, ScoreMatrix], alpha: float = 0
         warn(f"{dropped} system score row(s) are not shared by every collection and are left out")
     values = [m.subset(systems, _bytewise(m.topics)).values for m in mats]
     k = len(mats)
-    means = np.stack([_row_moments(v)[1] for v in values])
+    means = np.stack([row_moments(v)[1] for v in values])
     d = np.full((k, k), np.nan)
     r = np.full((k, k), np.nan)
     better = np.zeros((k, k), dtype=np.int64)
@@ -732,4 +663,4 @@ def union_topics(first: ScoreMatrix, second: ScoreMatrix, labels: tuple[str, str
 __all__ = ["BaselineResult", "CollectionComparison", "FORMS", "compare_collections", "discriminative_power",
            "drmse", "halving_statistics", "ideal_scores_from_qrels", "metric_forms", "metric_group",
            "normalisation_of", "num_relevant", "num_relevant_from_qrels", "r_denormalize", "r_normalize",
-           "random_halvings", "randomized_baseline", "rmse", "rmse_rows", "two_sample_t_rows", "union_topics"]
+           "random_halvings", "randomized_baseline", "rmse", "rmse_rows", "two_sample_t_rows", "union_topics"]  # two_sample_t_rows: irstats.stats.tests

@@ -294,6 +294,66 @@ def sign_test(a: ArrayLike, b: ArrayLike) -> TestResult:
 
 # --------------------------------------------------------------------------- two-sample t
 
+def row_moments(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Count, mean and sample variance (ddof 1) along the last axis, NaN left out."""
+    if not np.isnan(x).any():
+        n = np.full(x.shape[:-1], x.shape[-1], dtype=np.int64)
+        mean = x.sum(axis=-1) / x.shape[-1]
+        dev = x - mean[..., None]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            var = (dev * dev).sum(axis=-1) / (n - 1)
+        return n, mean, var
+    ok = ~np.isnan(x)
+    n = ok.sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.where(ok, x, 0.0).sum(axis=-1) / n
+        dev = np.where(ok, x - mean[..., None], 0.0)
+        var = (dev * dev).sum(axis=-1) / (n - 1)
+    return n, mean, var
+
+
+def two_sample_t_rows(x: np.ndarray, y: np.ndarray, equal_var: bool = False,
+                      alternative: str = "two-sided") -> dict[str, np.ndarray]:
+    """Two-sample t-tests of x against y along the last axis, vectorised over leading axes.
+
+    x (..., n_x) and y (..., n_y) must have the same leading shape; NaN entries are left
+    out. Welch (default) or pooled (``equal_var=True``), as :func:`irstats.stats.two_sample_t`
+    and ``scipy.stats.ttest_ind``; ``alternative`` is ``"two-sided"``, ``"greater"``
+    (x̄ > ȳ) or ``"less"``. When both samples are constant (se ≤ 1e-12·max(1, |x̄ − ȳ|)),
+    t = 0 and p = 1 if the means agree, else t = ±∞ and p = 0 (in the direction tested).
+    Fewer than 2 values in a sample give NaN. Returns ``statistic, df, p_value, mean_x,
+    mean_y`` arrays of the leading shape.
+    """
+    _check_alternative(alternative)
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    nx, mx, vx = row_moments(x)
+    ny, my, vy = row_moments(y)
+    diff = mx - my
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if equal_var:
+            df = (nx + ny - 2).astype(np.float64)
+            sp2 = ((nx - 1) * vx + (ny - 1) * vy) / df
+            se = np.sqrt(sp2 * (1.0 / nx + 1.0 / ny))
+        else:
+            ax, ay = vx / nx, vy / ny
+            se = np.sqrt(ax + ay)
+            df = (ax + ay) ** 2 / (ax * ax / (nx - 1) + ay * ay / (ny - 1))
+        t = diff / se
+        p = _t_pvalue(t, df, alternative)
+    degenerate = zero_spread(se, diff)
+    if degenerate.any():
+        t_deg, p_deg, _ = degenerate_t(diff, alternative)
+        t = np.where(degenerate, t_deg, t)
+        p = np.where(degenerate, p_deg, p)
+        if equal_var is False:
+            df = np.where(degenerate & ~np.isfinite(df), (nx + ny - 2).astype(np.float64), df)
+    small = (nx < 2) | (ny < 2)
+    if np.any(small):
+        t, p, df = (np.where(small, np.nan, a) for a in (t, p, df))
+    return {"statistic": t, "df": df, "p_value": p, "mean_x": mx, "mean_y": my}
+
+
 def two_sample_t(x: ArrayLike, y: ArrayLike, equal_var: bool = False, alternative: str = "two-sided",
                  confidence: float = 0.95) -> TestResult:
     """Two-sample t-test of x against y: Welch (default) or pooled (``equal_var=True``).
@@ -316,30 +376,19 @@ def two_sample_t(x: ArrayLike, y: ArrayLike, equal_var: bool = False, alternativ
                "n_x": nx, "n_y": ny}
     if nx < 2 or ny < 2:
         return TestResult("two_sample_t", np.nan, np.nan, n=nx + ny, details=details | {"df": np.nan})
-    mx, my = x.mean(), y.mean()
+    row = two_sample_t_rows(x, y, equal_var, alternative)  # the batched test, on one row
+    t, df, p = float(row["statistic"]), float(row["df"]), float(row["p_value"])
+    mx, my = float(row["mean_x"]), float(row["mean_y"])
     vx, vy = x.var(ddof=1), y.var(ddof=1)
     sp2 = ((nx - 1) * vx + (ny - 1) * vy) / (nx + ny - 2)
     diff = mx - my
-    if equal_var:
-        df = nx + ny - 2.0
-        se = np.sqrt(sp2 * (1 / nx + 1 / ny))
-    else:
-        ax, ay = vx / nx, vy / ny
-        se = np.sqrt(ax + ay)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            df = (ax + ay) ** 2 / (ax ** 2 / (nx - 1) + ay ** 2 / (ny - 1))
+    se = np.sqrt(sp2 * (1 / nx + 1 / ny)) if equal_var else np.sqrt(vx / nx + vy / ny)
     with np.errstate(invalid="ignore", divide="ignore"):
-        t = diff / se
         cohen = diff / np.sqrt(sp2)
     if zero_spread(se, diff):
         warn("both samples are constant: the t statistic is undefined; p set by convention")
-        zero = abs(diff) <= ZERO_TOL
-        t = 0.0 if zero else np.sign(diff) * np.inf
-        p = 1.0 if zero or (alternative == "greater" and diff < 0) or (alternative == "less" and diff > 0) else 0.0
         lo, hi = (diff, diff)
-        df = nx + ny - 2.0 if not np.isfinite(df) else df
     else:
-        p = float(_t_pvalue(np.float64(t), df, alternative))
         lo, hi = _t_ci(diff, se, df, alternative, confidence)
     return TestResult("two_sample_t", float(t), float(p), float(lo), float(hi), float(cohen), nx + ny,
                       details | {"df": float(df), "mean_x": float(mx), "mean_y": float(my),
