@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import sys
 
 import click
 import numpy as np
@@ -18,10 +17,9 @@ from irstats.aggregate import (
 )
 from irstats.cli.common import parse_epsilon, scores_input
 from irstats.cli.main import cli
-from irstats.cli.output import OutputFile, delimited, emit_text
+from irstats.cli.output import OutputFile, emit_data, emit_text
 from irstats.errors import InputError
 from irstats.render import text_table
-from irstats.scores import write_frame
 
 DEFAULT_METHODS = ("am", "egm", "gm_trec_eval")
 
@@ -90,9 +88,5 @@ def aggregate_command(scores, methods, epsilon, skipna, back_transform, fmt, out
     frame = aggregate_many(scores, names, epsilon=eps, skipna=skipna, back_transform=back_transform)
     if fmt == "table":
         emit_text(format_table(frame), output)
-    elif fmt in ("tsv", "csv"):
-        emit_text(delimited(frame, "\t" if fmt == "tsv" else ","), output)
     else:
-        text = write_frame(frame, output, fmt)
-        if text is not None:
-            sys.stdout.write(text)
+        emit_data(frame, fmt, output)

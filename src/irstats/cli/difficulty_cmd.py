@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import sys
-
 import click
 import polars as pl
 
 from irstats.cli.common import scores_input
 from irstats.cli.main import cli
-from irstats.cli.output import OutputFile, delimited, emit_text
+from irstats.cli.output import OutputFile, emit_data
 from irstats.difficulty import DIFFICULTY_METHODS, topic_difficulty
 from irstats.errors import InputError
-from irstats.scores import write_frame
 
 DIFFICULTY_EPILOG = """
 \b
@@ -53,9 +50,4 @@ def difficulty_command(scores, method, by_difficulty, fmt, output):
     if not frames:
         raise InputError("no scores")
     frame = pl.concat(frames)
-    if fmt in ("tsv", "csv"):
-        emit_text(delimited(frame, "\t" if fmt == "tsv" else ","), output)
-    else:
-        text = write_frame(frame, output, fmt)
-        if text is not None:
-            sys.stdout.write(text)
+    emit_data(frame, fmt, output)

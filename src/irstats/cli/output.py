@@ -99,6 +99,19 @@ def _cell(matrix, value: float) -> str:
     return f"{value:.0f}" if matrix.summary == "sum" else f"{value:.4f}"
 
 
+def emit_data(frame: pl.DataFrame, fmt: str, output: str | None) -> None:
+    """A data frame as TSV/CSV (full precision, NaN as ``nan``), JSON records or Parquet
+    (which needs ``-o FILE``), to ``output`` or stdout."""
+    if fmt in ("tsv", "csv"):
+        emit_text(delimited(frame, "\t" if fmt == "tsv" else ","), output)
+        return
+    from irstats.scores import write_frame
+
+    text = write_frame(frame, output, fmt)
+    if text is not None:
+        sys.stdout.write(text)
+
+
 #: The formats of the experiment commands' tables.
 FORMATS = ("table", "tsv", "csv", "json")
 

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import sys
-
 import click
 
 from irstats.cli.common import scores_input
 from irstats.cli.main import cli
-from irstats.cli.output import OutputFile, delimited, emit_text
+from irstats.cli.output import OutputFile, emit_data
 from irstats.errors import InputError, IrstatsWarning, warn
 from irstats.io.trec import read_names
-from irstats.scores import scores_to_frame, write_frame
+from irstats.scores import scores_to_frame
 from irstats.standardize import (
     ZERO_SD,
     apply_factors,
@@ -127,9 +125,4 @@ def apply_command(ctx, scores, factors_file, z_form, zero_sd, missing, fmt, outp
         out.append(apply_factors(matrix, factors, form="z" if z_form else "cdf", zero_sd=zero_sd,
                                  missing="error" if missing == "error" else "warn"))
     frame = scores_to_frame(out)
-    if fmt in ("tsv", "csv"):
-        emit_text(delimited(frame, "\t" if fmt == "tsv" else ","), output)
-    else:
-        text = write_frame(frame, output, fmt)
-        if text is not None:
-            sys.stdout.write(text)
+    emit_data(frame, fmt, output)
