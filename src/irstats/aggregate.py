@@ -40,7 +40,7 @@ from typing import Iterable, Mapping, Sequence
 import numpy as np
 import polars as pl
 
-from irstats.errors import InputError, IrstatsWarning
+from irstats.errors import InputError, IrstatsWarning, some
 from irstats.scores import ScoreMatrix, score_matrices
 
 #: Aggregation methods: canonical name → one-line description.
@@ -337,14 +337,13 @@ def _warn_reasons(method, measure, systems, topics, reasons, nan) -> None:
         if not hit.size:
             continue
         names = [systems[i] for i in hit]
-        shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+        shown = some(names, quote=False)
         what = "is 0" if reason == "gm_zero" else "is undefined (NaN)"
         detail = REASONS[reason]
         if reason == "nan_input":
             i = hit[0]
             missing = [topics[j] for j in np.flatnonzero(nan[i])]
-            detail += f"; e.g. system {systems[i]!r} lacks topic(s) {', '.join(map(repr, missing[:5]))}" + (
-                f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+            detail += f"; e.g. system {systems[i]!r} lacks topic(s) {some(missing)}"
         label = f"{method}({measure})" if measure else method
         message = f"{label} {what} for {len(names)} system(s): {shown} [{reason}: {detail}]"
         warnings.warn(AggregationWarning(message, reason, names), stacklevel=3)
@@ -363,7 +362,7 @@ def check_complete(matrix: ScoreMatrix, source: str | None = None) -> None:
     rows = np.flatnonzero(nan.any(axis=1))
     i = rows[0]
     missing = [matrix.topics[j] for j in np.flatnonzero(nan[i])]
-    topics = ", ".join(repr(t) for t in missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+    topics = some(missing)
     others = f" ({len(rows) - 1} other system(s) also lack topics)" if len(rows) > 1 else ""
     raise InputError(f"measure {matrix.measure!r}: system {matrix.systems[i]!r} has no score for topic(s) {topics}"
                      f"{others}; give skipna=True (--skipna) to aggregate each system over the topics it has", path=source)

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-from irstats.errors import InputError, IrstatsWarning
+from irstats.errors import InputError, IrstatsWarning, some
 from irstats.scores import ScoreMatrix
 
 #: Difficulty definitions: name → one-line description.
@@ -122,17 +122,17 @@ def topic_difficulty(matrix: ScoreMatrix, method: str = "max_mean_sd", ddof: int
                 topics = [t for t, z in zip(matrix.topics, zero) if z]
                 warnings.warn(DifficultyWarning(
                     f"{matrix.measure}: {len(topics)} topic(s) where every system scored the same get difficulty 0: "
-                    + ", ".join(map(repr, topics[:10])) + (" …" if len(topics) > 10 else ""), topics), stacklevel=2)
+                    + some(topics, limit=10), topics), stacklevel=2)
             few = (n <= ddof) & (n > 0)
             if few.any():
                 topics = [t for t, f in zip(matrix.topics, few) if f]
                 warnings.warn(DifficultyWarning(
                     f"{matrix.measure}: {len(topics)} topic(s) with at most {ddof} score(s) have no sd; "
-                    "their difficulty is NaN: " + ", ".join(map(repr, topics[:10])), topics), stacklevel=2)
+                    "their difficulty is NaN: " + some(topics, limit=10), topics), stacklevel=2)
     empty = n == 0
     if empty.any():
         topics = [t for t, e in zip(matrix.topics, empty) if e]
-        warnings.warn(DifficultyWarning(f"{matrix.measure}: no scores on topic(s) {', '.join(map(repr, topics[:10]))}; "
+        warnings.warn(DifficultyWarning(f"{matrix.measure}: no scores on topic(s) {some(topics, limit=10)}; "
                                         "their difficulty is NaN", topics), stacklevel=2)
     return TopicDifficulty(np.asarray(values, dtype=np.float64), tuple(matrix.topics), matrix.measure, name)
 

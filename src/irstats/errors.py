@@ -64,6 +64,17 @@ class IrstatsWarning(UserWarning):
     """Base class of irstats' warnings (inputs that are accepted but worth a look)."""
 
 
+def some(items, limit: int = 5, quote: bool = True) -> str:
+    """The first ``limit`` items for a message, then how many more: ``'a', 'b' and 3 more``.
+
+    >>> some(["t1", "t2", "t3"], limit=2)
+    "'t1', 't2' and 1 more"
+    """
+    items = list(items)
+    shown = ", ".join(repr(x) if quote else str(x) for x in items[:limit])
+    return shown + (f" and {len(items) - limit} more" if len(items) > limit else "")
+
+
 def warn(message: str, category: type[Warning] = IrstatsWarning) -> None:
     """Emit an irstats warning pointing at the caller's caller."""
     warnings.warn(message, category, stacklevel=3)

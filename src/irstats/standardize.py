@@ -31,7 +31,7 @@ from typing import Iterable, Mapping, Sequence
 import numpy as np
 import polars as pl
 
-from irstats.errors import InputError, IrstatsWarning, MeasureError
+from irstats.errors import InputError, IrstatsWarning, MeasureError, some
 from irstats.scores import ScoreMatrix, score_matrices
 
 #: |x − μ| at or below this counts as "equal to the mean" on a zero-variance topic (§4.4).
@@ -194,8 +194,7 @@ def fit_factors(matrix_or_scores: ScoreMatrix | Mapping[str, ScoreMatrix] | Iter
             index = {s: i for i, s in enumerate(matrix.systems)}
             unknown = [r for r in names if r not in index]
             if unknown:
-                shown = ", ".join(repr(u) for u in unknown[:5]) + (
-                    f" and {len(unknown) - 5} more" if len(unknown) > 5 else "")
+                shown = some(unknown)
                 raise InputError(f"reference system(s) {shown} not in the scores of {matrix.measure!r}")
             rows = np.array([index[r] for r in names], dtype=np.int64)
         if len(rows) < ddof + 1:
@@ -213,8 +212,7 @@ def fit_factors(matrix_or_scores: ScoreMatrix | Mapping[str, ScoreMatrix] | Iter
         ok = n > ddof
         if not ok.all():
             lacking = [t for t, k in zip(matrix.topics, ok) if not k]
-            shown = ", ".join(repr(t) for t in lacking[:10]) + (
-                f" and {len(lacking) - 10} more" if len(lacking) > 10 else "")
+            shown = some(lacking, limit=10)
             warnings.warn(IrstatsWarning(
                 f"{matrix.measure}: topic(s) {shown} have at most {ddof} reference score(s) and get no "
                 "standardization factors"), stacklevel=2)
@@ -275,8 +273,7 @@ def apply_factors(matrix: ScoreMatrix, factors: Factors, form: str = "cdf", zero
     _check_options(matrix, factors)
     if not found.all():
         lacking = [t for t, f in zip(matrix.topics, found) if not f]
-        shown = ", ".join(repr(t) for t in lacking[:10]) + (f" and {len(lacking) - 10} more" if len(lacking) > 10
-                                                             else "")
+        shown = some(lacking, limit=10)
         if missing == "error":
             raise InputError(f"no factors for measure {matrix.measure!r} on topic(s) {shown}", path=factors.source)
         where = f" in {factors.source}" if factors.source else ""
@@ -306,8 +303,7 @@ def apply_factors(matrix: ScoreMatrix, factors: Factors, form: str = "cdf", zero
             effect = "left out"
         z = np.where(zero[None, :], np.where(np.isnan(x), np.nan, zz), z)
         topics = [t for t, f in zip(matrix.topics, zero) if f]
-        shown = ", ".join(repr(t) for t in topics[:10]) + (f" and {len(topics) - 10} more" if len(topics) > 10
-                                                           else "")
+        shown = some(topics, limit=10)
         warnings.warn(ZeroVarianceWarning(
             f"{matrix.measure}: {len(topics)} topic(s) with zero variance among the reference systems ({shown}): "
             f"{effect}", topics, matrix.measure), stacklevel=2)

@@ -9,7 +9,7 @@ from irstats.cli.experiment_common import fmt_number, parse_int_list, progress_b
 from irstats.cli.main import cli
 from irstats.cli.output import FORMATS as OUTPUT_FORMATS
 from irstats.cli.output import OutputFile, emit_frame
-from irstats.errors import InputError
+from irstats.errors import InputError, some
 from irstats.io.trec import read_names
 from irstats.meta.robustness import RobustnessResult, standardization_robustness
 from irstats.render import text_table
@@ -109,7 +109,7 @@ def robustness_command(ctx, scores, standardizing_file, evaluated_file, n_sample
     for path, names in ((standardizing_file, pool), (evaluated_file, evaluated or [])):
         unknown = [s for s in names if s not in set(matrix.systems)]
         if unknown:
-            raise InputError(f"system(s) {', '.join(repr(u) for u in unknown[:5])}{' …' if len(unknown) > 5 else ''} "
+            raise InputError(f"system(s) {some(unknown)} "
                              f"are not in the scores of {matrix.measure}", path=str(path))
     n_sizes = len(set(size_list)) if size_list else max(0, len(set(pool)) - max(1, ddof))
     with progress_bar(n_sizes * max(n_samples, 0), "robustness", quiet) as update:

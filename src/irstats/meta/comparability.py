@@ -45,13 +45,13 @@ from typing import Callable, Mapping, Sequence
 import numpy as np
 import polars as pl
 
-from irstats.errors import InputError, IrstatsWarning, MeasureError, warn
+from irstats.errors import InputError, IrstatsWarning, MeasureError, some, warn
 from irstats.meta.splits import bytewise_unique as _bytewise
 from irstats.meta.splits import random_permutations
 from irstats.scores import ScoreMatrix
 from irstats.standardize import Factors, ZeroVarianceWarning, apply_factors, fit_factors
-from irstats.stats.tests import row_moments, two_sample_t_rows
 from irstats.stats.resampling import batch_slices, make_generator
+from irstats.stats.tests import row_moments, two_sample_t_rows
 
 #: The names of the three forms of a metric, in display order.
 FORMS = ("raw", "R-normalised", "standardized")
@@ -149,7 +149,7 @@ def num_relevant(source, topics: Sequence[str]) -> np.ndarray:
     if isinstance(source, ScoreMatrix):
         lacking = [t for t in topics if t not in set(source.topics)]
         if lacking:
-            raise InputError(f"no {source.measure} for topic(s) {', '.join(repr(t) for t in lacking[:5])}")
+            raise InputError(f"no {source.measure} for topic(s) {some(lacking)}")
         v = source.subset(None, topics).values
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
@@ -165,7 +165,7 @@ def num_relevant(source, topics: Sequence[str]) -> np.ndarray:
     if isinstance(source, Mapping):
         lacking = [t for t in topics if t not in source]
         if lacking:
-            raise InputError(f"no R for topic(s) {', '.join(repr(t) for t in lacking[:5])}")
+            raise InputError(f"no R for topic(s) {some(lacking)}")
         return np.array([float(source[t]) for t in topics])
     values = np.asarray(source, dtype=np.float64).ravel()
     if values.shape != (len(topics),):

@@ -48,7 +48,7 @@ from typing import Callable, Iterable, Sequence
 import numpy as np
 import polars as pl
 
-from irstats.errors import InputError
+from irstats.errors import InputError, some
 from irstats.meta.correlation import kendall_tau_b, pearson
 from irstats.meta.splits import bytewise_unique as _bytewise
 from irstats.scores import ScoreMatrix
@@ -260,8 +260,7 @@ def _require_known(names: Sequence[str], known: set[str], role: str, measure: st
     """Raise naming (up to five of) the ``role`` systems that have no scores."""
     unknown = [s for s in names if s not in known]
     if unknown:
-        raise InputError(f"{role} system(s) {', '.join(repr(u) for u in unknown[:5])}"
-                         f"{' …' if len(unknown) > 5 else ''} not in the scores of {measure!r}")
+        raise InputError(f"{role} system(s) {some(unknown)} not in the scores of {measure!r}")
 
 
 def _resolve_sets(matrix: ScoreMatrix, standardizing, evaluated) -> tuple[ScoreMatrix, ScoreMatrix]:
@@ -275,7 +274,7 @@ def _resolve_sets(matrix: ScoreMatrix, standardizing, evaluated) -> tuple[ScoreM
         topics = _bytewise(evaluated.topics)
         lacking = [t for t in topics if t not in set(matrix.topics)]
         if lacking:
-            raise InputError(f"the standardizing scores lack topic(s) {', '.join(repr(t) for t in lacking[:5])} "
+            raise InputError(f"the standardizing scores lack topic(s) {some(lacking)} "
                              "of the evaluated systems")
         eval_matrix = evaluated.subset(_bytewise(evaluated.systems), topics)
     else:

@@ -28,7 +28,7 @@ from typing import Iterable, Sequence
 import numpy as np
 from numpy.random import Generator
 
-from irstats.errors import InputError
+from irstats.errors import InputError, some
 from irstats.random import generator
 
 #: Default number of random halvings of the split-half experiment (METHODS.md §5.1).
@@ -121,11 +121,10 @@ class TopicSplits:
             return self
         if set(topics) != set(self.topics) or len(topics) != len(self.topics):
             ours, theirs = set(self.topics), set(topics)
-            missing = sorted(ours - theirs)[:5]
-            extra = sorted(theirs - ours)[:5]
+            missing, extra = sorted(ours - theirs), sorted(theirs - ours)
             raise InputError("the splits were drawn over other topics than the scores have"
-                             + (f"; the scores lack {', '.join(map(repr, missing))}" if missing else "")
-                             + (f"; the scores also have {', '.join(map(repr, extra))}" if extra else ""))
+                             + (f"; the scores lack {some(missing)}" if missing else "")
+                             + (f"; the scores also have {some(extra)}" if extra else ""))
         where = {t: j for j, t in enumerate(topics)}
         remap = np.array([where[t] for t in self.topics], dtype=np.int64)
         return TopicSplits(topics, remap[self.first], remap[self.second], self.kind, self.seed,

@@ -8,7 +8,7 @@ from typing import Iterable, Mapping
 import numpy as np
 import polars as pl
 
-from irstats.errors import InputError
+from irstats.errors import InputError, some
 from irstats.scores import ScoreMatrix, score_matrices
 from irstats.stats.corrections import CORRECTIONS, adjust
 from irstats.stats.pairwise import PAIRWISE_TESTS, PairwiseResult, pairwise
@@ -137,7 +137,7 @@ def compare(scores: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix] | ScoreMat
         baseline = systems[0]
     for name, matrix in matrices.items():
         if baseline not in matrix.systems:
-            known = ", ".join(matrix.systems[:8]) + (" …" if len(matrix.systems) > 8 else "")
+            known = some(matrix.systems, limit=8, quote=False)
             raise InputError(f"unknown baseline {baseline!r}: no such system for {name} (systems: {known})")
     rows = []
     results, power, sig_pairs, n_pairs = {}, {}, {}, {}
