@@ -31,7 +31,7 @@ do not depend on the batch size.
 Example
 -------
 >>> scores = irstats.io.read_trec_eval("robust04/")                        # doctest: +SKIP
->>> forms = metric_forms(scores["AP"], num_rel=scores["NumRel"])           # raw SP, AP, std(AP)
+>>> forms = metric_forms(scores["AP"], num_rel=scores["NumRel"])  # doctest: +SKIP
 >>> result = randomized_baseline(forms, n_partitions=1000, seed=0)         # doctest: +SKIP
 >>> result.frame()                                                          # doctest: +SKIP
 """
