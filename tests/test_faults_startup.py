@@ -164,10 +164,16 @@ SIGNALS = [pytest.param(signal.SIGINT, id="SIGINT"), pytest.param(signal.SIGTERM
 @pytest.mark.parametrize("sig", SIGNALS)
 @pytest.mark.parametrize("launcher", LAUNCHERS, ids=LAUNCHER_IDS)
 @pytest.mark.parametrize("delay", [0.01, 0.05, 0.1, 0.2])
-def test_signal_at_a_fixed_moment_of_start_up(launcher, sig, delay, te, tmp_path, python_startup):
+def test_signal_at_a_fixed_moment_of_start_up(launcher, sig, delay, run_folder, tmp_path, python_startup):
     """Signals 10–200 ms after Python's own start-up: in irstats', click's, numpy's and polars'
-    imports (``irstats eval`` takes several times ``python -c pass`` to get going)."""
-    proc = _start([*launcher, "eval", str(te / "qrels.test"), str(te / "results.test")], tmp_path / "work")
+    imports (``irstats eval`` takes several times ``python -c pass`` to get going).
+
+    The command evaluates a 20-run folder, which takes seconds, so the signal cannot land
+    after the work is done, in Python's own shutdown (which restores the default handlers;
+    no program sees a signal there) — as it could with a tiny input on a loaded machine.
+    """
+    qrels, runs = run_folder
+    proc = _start([*launcher, "eval", str(qrels), str(runs)], tmp_path / "work")
     time.sleep(1.2 * python_startup + delay)
     _check_interrupted(proc, sig, tmp_path / "work")
 
