@@ -21,7 +21,7 @@ from irstats.collection import Collection, EvalOptions, RunSet
 from irstats.demo import make_demo_collection
 from irstats.depth import (
     DEFAULT_SWEEP_MEASURES,
-    FORMS,
+    UNJUDGED_FORMS,
     condense,
     default_depths,
     depth_sweep,
@@ -65,7 +65,7 @@ def demo(tmp_path_factory):
 
 def assert_sweep_equals_engine(pool, runs, result, measures, depths, qrels):
     worst = 0.0
-    for form in FORMS:
+    for form in UNJUDGED_FORMS:
         for k in depths:
             names = [f"{m}@{k}" for m in measures]
             engine = irstats.evaluate(qrels, runs, names, judged_only=(form == "condensed"), g_max=pool.g_max)
@@ -123,7 +123,7 @@ def test_ap_min_and_ap_pool_relations(dl19, demo):
         np.testing.assert_allclose(ap_min, expected, rtol=1e-12, atol=1e-15)
         at_or_past_r = np.broadcast_to(k >= r, ap.shape)
         np.testing.assert_allclose(ap_min[at_or_past_r], ap[at_or_past_r], rtol=0, atol=1e-15)
-        for form in FORMS:
+        for form in UNJUDGED_FORMS:
             ap_f, pool_f = result.topic_values("AP", form), result.topic_values("AP_pool", form)
             deep = result.depths >= pool.pool_depth
             assert np.array_equal(ap_f[:, :, deep], pool_f[:, :, deep])  # AP″ = AP′ for k ≥ d

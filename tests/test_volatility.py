@@ -16,7 +16,7 @@ from scipy import stats as sps
 
 from irstats.demo import make_demo_collection
 from irstats.depth import (
-    FORMS,
+    UNJUDGED_FORMS,
     crossings,
     direction_changes,
     discrimination_ratio,
@@ -206,7 +206,7 @@ def test_figures_render_and_write_csv(demo_sweep, tmp_path):
     save(axes.flat[0], tmp_path / "f12.png", plot_data(axes))
     back = pl.read_csv(tmp_path / "f12.csv")
     assert back.height == 2 * 2 * len(result.systems) * len(result.depths)
-    assert set(back["form"]) == set(FORMS)
+    assert set(back["form"]) == set(UNJUDGED_FORMS)
     axes = ap_variants(result)
     save(axes[0], tmp_path / "f13.png", plot_data(axes))
     assert set(pl.read_csv(tmp_path / "f13.csv")["measure"]) == {"AP", "AP_pool"}

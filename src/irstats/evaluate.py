@@ -101,8 +101,8 @@ class Evaluator:
         for batch, judgments in self.batches(runset):
             present[batch] = judgments.present
             r_zero = judgments.num_relevant() == 0
-            for m in parsed:
-                values[str(m)][batch] = m.definition.kernel(judgments, m)
+            for m in widest_first(parsed):
+                values[str(m)][batch] = m.definition.evaluate(judgments, m)
             del judgments
         keep = present.any(axis=0)
         if self.options.drop_r0:
@@ -153,6 +153,15 @@ def evaluate(qrels, runs, measures: Iterable[str | Measure] | str = DEFAULT_MEAS
 BATCH_BYTES = 32 << 20
 
 
+def widest_first(measures: list[Measure]) -> list[Measure]:
+    """Measures in the order that sums their terms once: no cut-off first, then the deepest.
+
+    Measures sharing terms (P@5 … P@1000, R@k; AP, AP@k, SP) read one running sum, kept as
+    wide as the widest request so far (:func:`irstats.measures.common.accumulate`).
+    """
+    return sorted(measures, key=lambda m: -(m.cutoff if m.cutoff is not None else float("inf")))
+
+
 def _parse_all(measures) -> list[Measure]:
     if isinstance(measures, (str, Measure)):
         measures = [measures]
@@ -177,9 +186,10 @@ def score_judgments(judgments: Judgments, measures: list[Measure] | list[str],
     if options.drop_r0:
         keep &= judgments.num_relevant() > 0
     topics = tuple(t for t, k in zip(judgments.topics, keep) if k)
+    computed = {str(m): m.definition.evaluate(judgments, m) for m in widest_first(parsed)}
     out: dict[str, ScoreMatrix] = {}
     for m in parsed:
-        values = np.asarray(m.definition.kernel(judgments, m), dtype=np.float64)
+        values = np.asarray(computed[str(m)], dtype=np.float64)
         values = np.where(present, values, np.nan)[:, keep]
         out[str(m)] = ScoreMatrix(values, judgments.systems, topics, str(m), options.as_dict(), m.definition.summary)
     return out

@@ -96,6 +96,15 @@ class Judgments:
     def depth(self) -> int:
         return self.grades.shape[2]
 
+    def memo(self, key, compute, *, replace: bool = False):
+        """What ``compute()`` gives, kept for this tensor under ``key`` (measures share work:
+        masks, running sums). ``compute`` None only looks: None when nothing is kept."""
+        if replace or key not in self._cache:
+            if compute is None:
+                return None
+            self._cache[key] = compute()
+        return self._cache[key]
+
     @cached_property
     def ranks(self) -> np.ndarray:
         """1-based ranks 1..K as float64, broadcastable along the rank axis."""
@@ -105,6 +114,11 @@ class Judgments:
     def judged(self) -> np.ndarray:
         """Mask of ranked documents that have a (non-negative) qrels grade."""
         return self.grades >= 0
+
+    @cached_property
+    def unjudged(self) -> np.ndarray:
+        """Mask of ranked documents without a qrels grade (padding past the list is not one)."""
+        return self.grades == UNJUDGED
 
     def relevant(self, level: int | None = None) -> np.ndarray:
         """Mask of ranked documents with grade >= level (the run's ℓ by default)."""

@@ -11,7 +11,7 @@ from irstats.cli.common import eval_options
 from irstats.cli.main import cli
 from irstats.cli.output import OutputFile, emit_text
 from irstats.depth.pooling import simulate_pool
-from irstats.depth.sweep import DEFAULT_SWEEP_MEASURES, FORMS, sweep
+from irstats.depth.sweep import DEFAULT_SWEEP_MEASURES, UNJUDGED_FORMS, sweep
 from irstats.depth.volatility import volatility
 from irstats.errors import InputError
 from irstats.io.trec import read_names
@@ -19,7 +19,7 @@ from irstats.scores import write_frame
 from irstats.stats.pairwise import PAIRWISE_TESTS
 
 STAT_FORMATS = ("table", "markdown", "tsv", "csv", "json")
-_CONDENSED = {"both": FORMS, "yes": ("condensed",), "no": ("judged-as-nonrel",)}
+_CONDENSED = {"both": UNJUDGED_FORMS, "yes": ("condensed",), "no": ("judged-as-nonrel",)}
 
 VOLATILITY_EPILOG = f"""
 \b

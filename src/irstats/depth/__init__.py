@@ -19,7 +19,7 @@ axis::
 from irstats.depth.pooling import PoolSimulation, complete_depth, simulate_pool
 from irstats.depth.sweep import (
     DEFAULT_SWEEP_MEASURES,
-    FORMS,
+    UNJUDGED_FORMS,
     DepthSweep,
     SweptMeasure,
     condense,
@@ -44,7 +44,7 @@ from irstats.depth.volatility import (
 )
 
 __all__ = [
-    "DEFAULT_SWEEP_MEASURES", "FORMS", "DepthSweep", "PoolSimulation", "SweptMeasure", "Volatility", "complete_depth",
+    "DEFAULT_SWEEP_MEASURES", "UNJUDGED_FORMS", "DepthSweep", "PoolSimulation", "SweptMeasure", "Volatility", "complete_depth",
     "condense", "crossings", "default_depths", "depth_sweep", "direction_changes", "discrimination_ratio",
     "overturn_rates", "pairwise_p_values", "parse_swept_measure", "simulate_pool", "swaps", "sweep", "sweep_judgments",
     "tau_consecutive", "tau_reference", "total_variation", "volatility",

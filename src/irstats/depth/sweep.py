@@ -34,14 +34,13 @@ import polars as pl
 
 from irstats.collection import EvalOptions
 from irstats.errors import InputError, MeasureError
-from irstats.judgments import PADDING, UNJUDGED, Judgments
-from irstats.measures import Measure, parse_measure
-from irstats.measures.common import level_of, safe_divide
-from irstats.measures.dcg import gain_function
+from irstats.judgments import PADDING, Judgments
+from irstats.measures import FAMILIES, Measure, parse_measure
+from irstats.measures.common import accumulate, level_of, per_topic, safe_divide, shown
 from irstats.scores import ScoreMatrix
 
-#: The two ways of treating unjudged documents (METHODS.md §5.5).
-FORMS = ("judged-as-nonrel", "condensed")
+#: The two ways a sweep treats unjudged documents (METHODS.md §5.5).
+UNJUDGED_FORMS = ("judged-as-nonrel", "condensed")
 
 #: The metrics of *Observed Volatility* (Figs 1–5), with RBP's residual.
 DEFAULT_SWEEP_MEASURES = ("AP", "AP_min", "AP_pool", "nDCG", "Q(beta=1,norm=min)", "RBP(p=0.8)",
@@ -50,8 +49,11 @@ DEFAULT_SWEEP_MEASURES = ("AP", "AP_min", "AP_pool", "nDCG", "Q(beta=1,norm=min)
 #: METHODS.md §5.5 depth grid (the pool depth d is added to it).
 DEPTH_GRID = (*range(1, 21), 25, 30, 40, 50, 60, 80, 100, 120, 150, 200, 250, 300, 400, 500, 600, 800, 1000)
 
-#: Families whose value at every k can be read off cumulative arrays.
-SWEEPABLE = ("AP", "AP_min", "AP_pool", "SP", "nDCG", "DCG", "Q", "RBP", "RBPresid", "ERR", "P", "R", "RR", "Judged")
+
+
+def sweepable_families() -> tuple[str, ...]:
+    """The families whose value at every k can be read off one running sum, and AP_pool."""
+    return (*(name for name, family in FAMILIES.items() if family.sweepable), "AP_pool")
 
 
 # ----------------------------------------------------------------------------- names
@@ -95,26 +97,12 @@ def parse_swept_measure(name: str | SweptMeasure) -> SweptMeasure:
     if isinstance(name, SweptMeasure):
         return name
     text = str(name).strip().replace(" ", "")
-    if "@" in text:
-        raise MeasureError(f"measure {name!r}: a depth sweep supplies the depth k itself; "
-                           f"give {text.split('@', 1)[0]!r} without '@k'")
-    family = text.split("(", 1)[0]
-    pooled = family.lower() == "ap_pool"
-    text = "AP" + text[len(family):] if pooled else text
-    try:
-        parsed = parse_measure(text)
-    except MeasureError as exc:
-        if "needs a cut-off" not in str(exc):
-            raise
-        parsed = parse_measure(text + "@1")  # AP_min, P, R, Judged: defined only with a cut-off
-        parsed = Measure(parsed.family, parsed.params, None)
-    definition = parsed.definition
-    if parsed.family not in SWEEPABLE:
-        raise MeasureError(f"measure {name!r}: {parsed.family} cannot be swept over depth; "
-                           f"sweepable: {', '.join(SWEEPABLE)}")
-    if parsed.cutoff is not None and parsed.cutoff != definition.default_cutoff:
-        raise MeasureError(f"measure {name!r}: a depth sweep supplies the depth k itself; give it without a cut-off")
-    measure = Measure(parsed.family, parsed.params, None)
+    # AP_pool is AP's sum of precisions over the pool's R_k: parsed as AP, labelled AP_pool.
+    pooled = text.lower().startswith("ap_pool") and text[len("ap_pool"):][:1] in ("", "(", "@")
+    measure = parse_measure("AP" + text[len("AP_pool"):] if pooled else text, family_only=True)
+    if not measure.definition.sweepable:
+        raise MeasureError(f"measure {name!r}: {measure.family} cannot be swept over depth; "
+                           f"sweepable: {', '.join(sweepable_families())}")
     label = str(measure)
     if pooled:
         label = "AP_pool" + label[len("AP"):]
@@ -169,107 +157,22 @@ def condense(judgments: Judgments) -> Judgments:
                      judgments.rel_level, judgments.trec_eval_compat)
 
 
-# ----------------------------------------------------------------------------- kernels
-
-def _at(cumulative: np.ndarray, depths: np.ndarray) -> np.ndarray:
-    """Values of a cumulative (S, T, K) array at ranks min(k, K): shape (S, T, D)."""
-    idx = np.clip(depths, 1, cumulative.shape[2]) - 1
-    return np.take(cumulative, idx, axis=2)
-
-
-def _topic(values: np.ndarray) -> np.ndarray:
-    """A per-topic (T,) or (T, D) array shaped to broadcast against (S, T, D)."""
-    values = np.asarray(values, dtype=np.float64)
-    return values[None, :, None] if values.ndim == 1 else values[None, :, :]
-
-
-def _sum_precision(j: Judgments, level: int, depths: np.ndarray) -> np.ndarray:
-    key = ("sweep-SP", level)
-    if key not in j._cache:
-        rel, cum = j.relevant(level), j.cum_relevant(level)
-        j._cache[key] = np.cumsum(np.where(rel, cum / j.ranks, 0.0), axis=2)
-    return _at(j._cache[key], depths)
-
+# ----------------------------------------------------------------------------- values
 
 def _sweep_values(j: Judgments, sm: SweptMeasure, depths: np.ndarray,
                   r_k: Callable[[np.ndarray, int], np.ndarray] | None) -> np.ndarray:
-    """Per-topic values of one measure at every depth: (systems, topics, depths)."""
+    """Per-topic values of one measure at every depth: (systems, topics, depths).
+
+    Each family's own declaration gives them (:meth:`irstats.measures.Family.values`): its
+    per-rank terms summed once along the ranks and read at every k, divided by its normaliser
+    at k. AP_pool is AP's sum of precisions divided by the pool's R_k instead of R.
+    """
     m = sm.measure
-    family = sm.family
-    k = depths.astype(np.float64)[None, None, :]
-    if family in ("AP", "AP_min", "AP_pool", "SP"):
-        level = level_of(j, m)
-        sp = _sum_precision(j, level, depths)
-        if family == "SP":
-            return sp
-        big_r = j.num_relevant(level)
-        if family == "AP":
-            return safe_divide(sp, _topic(big_r))
-        if family == "AP_min":
-            return safe_divide(sp, np.minimum(k, _topic(big_r)))
-        if r_k is None:
-            raise InputError("AP_pool needs a pool: sweep a PoolSimulation (irstats.depth.simulate_pool)")
-        return safe_divide(sp, _topic(r_k(depths, level)))
-    if family in ("nDCG", "DCG"):
-        discounts = 1.0 / np.log2(j.ranks + 1.0)
-        dcg = _at(np.cumsum(gain_function(m["gain"])(j.grades) * discounts, axis=2), depths)
-        if family == "DCG":
-            return dcg
-        ideal = j.qrels.ideal_gains(m["gain"], gain_function(m["gain"]))
-        ideal_cum = np.cumsum(ideal / np.log2(np.arange(2, ideal.shape[1] + 2, dtype=np.float64)), axis=1)
-        idcg = ideal_cum[:, np.clip(depths, 1, ideal.shape[1]) - 1]  # (T, D)
-        return safe_divide(dcg, _topic(idcg))
-    if family == "Q":
-        beta, level = m["beta"], level_of(j, m)
-        rel, cum_rel = j.relevant(level), j.cum_relevant(level)
-        cum_gain = np.cumsum(j.positive_grades(), axis=2, dtype=np.float64)
-        ideal_cum = np.cumsum(j.qrels.ideal_gains("lin", gain_function("lin")), axis=1)
-        cg_star = ideal_cum[:, np.minimum(np.arange(j.depth), ideal_cum.shape[1] - 1)]
-        blended = (cum_rel + beta * cum_gain) / (j.ranks + beta * cg_star[None, :, :])
-        total = _at(np.cumsum(np.where(rel, blended, 0.0), axis=2), depths)
-        big_r = _topic(j.num_relevant(level))
-        if m["norm"] == "min":
-            big_r = np.minimum(big_r, k)
-        return safe_divide(total, big_r)
-    if family in ("RBP", "RBPresid"):
-        p = m["p"]
-        weights = (1.0 - p) * np.power(p, np.arange(j.depth, dtype=np.float64))
-        if family == "RBP":
-            if m["rel"] is None:
-                g_max = max(j.qrels.g_max, 1)
-                gains = np.clip(j.grades, 0, g_max) / g_max
-            else:
-                gains = j.relevant(int(m["rel"]))
-            return _at(np.cumsum(gains * weights, axis=2), depths)
-        unjudged = j.grades == UNJUDGED
-        inside = _at(np.cumsum(unjudged * weights, axis=2), depths)
-        shown = np.minimum(j.n_ret[:, :, None], depths[None, None, :])
-        residual = inside + np.power(p, shown)
-        if j.trec_eval_compat:
-            seen = _at(np.cumsum(unjudged, axis=2), depths) > 0
-            residual = np.where(seen, residual, 0.0)
-        return residual
-    if family == "ERR":
-        grades = j.positive_grades().astype(np.float64)
-        g_max = max(j.qrels.g_max, 1)
-        stop = (np.exp2(grades) - 1.0) / 2.0**g_max
-        reach = np.cumprod(1.0 - stop, axis=2)
-        reach = np.concatenate((np.ones(reach.shape[:2] + (1,)), reach[:, :, :-1]), axis=2)
-        return _at(np.cumsum(stop * reach / j.ranks, axis=2), depths)
-    if family in ("P", "R"):
-        level = level_of(j, m)
-        hits = _at(j.cum_relevant(level), depths)
-        if family == "P":
-            return hits / k
-        return safe_divide(hits, _topic(j.num_relevant(level)))
-    if family == "RR":
-        rel = j.relevant(level_of(j, m))
-        first = np.where(rel.any(axis=2), np.argmax(rel, axis=2) + 1, np.iinfo(np.int64).max)[:, :, None]
-        return np.where(first <= depths[None, None, :], 1.0 / np.minimum(first, depths.max()), 0.0)
-    if family == "Judged":
-        shown = np.minimum(j.n_ret[:, :, None], depths[None, None, :])
-        return safe_divide(_at(np.cumsum(j.judged, axis=2), depths), shown)
-    raise MeasureError(f"{family} cannot be swept over depth")  # pragma: no cover - parse_swept_measure checks
+    if not sm.pooled:
+        return m.definition.values(j, m, depths)
+    if r_k is None:
+        raise InputError("AP_pool needs a pool: sweep a PoolSimulation (irstats.depth.simulate_pool)")
+    return m.definition.values(j, m, depths, normaliser=lambda j, m, depths: per_topic(r_k(depths, level_of(j, m))))
 
 
 def unjudged_share(j: Judgments, depths: np.ndarray) -> np.ndarray:
@@ -277,9 +180,8 @@ def unjudged_share(j: Judgments, depths: np.ndarray) -> np.ndarray:
 
     0 for an empty list. Shape (systems, topics, depths).
     """
-    unjudged = _at(np.cumsum(j.grades == UNJUDGED, axis=2), depths)
-    shown = np.minimum(j.n_ret[:, :, None], depths[None, None, :])
-    return safe_divide(unjudged, shown)
+    unjudged = accumulate(j, "unjudged", lambda width: j.head(j.unjudged, width), depths)
+    return safe_divide(unjudged, shown(j, depths))
 
 
 # ----------------------------------------------------------------------------- result
@@ -327,11 +229,11 @@ class DepthSweep:
                            f"forms {', '.join(self.forms)}")
         return key
 
-    def series(self, measure: str, form: str = FORMS[0]) -> np.ndarray:
+    def series(self, measure: str, form: str = UNJUDGED_FORMS[0]) -> np.ndarray:
         """Mean scores (systems × depths) of one measure and form."""
         return self.means[self._key(measure, form)]
 
-    def topic_values(self, measure: str, form: str = FORMS[0]) -> np.ndarray:
+    def topic_values(self, measure: str, form: str = UNJUDGED_FORMS[0]) -> np.ndarray:
         """Per-topic scores (systems × topics × depths) of one measure and form."""
         if self.per_topic is None:
             raise InputError("this sweep kept no per-topic scores (per_topic=False)")
@@ -392,7 +294,7 @@ def _progress(total: int, enabled: bool, desc: str):
 
 
 def sweep_judgments(judgments: Judgments, measures: Iterable[str | SweptMeasure] = DEFAULT_SWEEP_MEASURES,
-                    depths=None, *, forms: Sequence[str] = FORMS,
+                    depths=None, *, forms: Sequence[str] = UNJUDGED_FORMS,
                     r_k: Callable[[np.ndarray, int], np.ndarray] | None = None, pool_depth: int | None = None,
                     contributing: Sequence[str] | None = None, options: EvalOptions | None = None,
                     per_topic: bool = True, progress: bool = False) -> DepthSweep:
@@ -412,8 +314,8 @@ def sweep_judgments(judgments: Judgments, measures: Iterable[str | SweptMeasure]
         raise InputError("no measures to sweep")
     forms = tuple(forms)
     for form in forms:
-        if form not in FORMS:
-            raise InputError(f"unknown form {form!r}; expected {' or '.join(FORMS)}")
+        if form not in UNJUDGED_FORMS:
+            raise InputError(f"unknown form {form!r}; expected {' or '.join(UNJUDGED_FORMS)}")
     max_depth = options.depth if options.depth is not None else judgments.depth
     depths = resolve_depths(depths, pool_depth, max_depth)
     keep = judgments.present.any(axis=0)
@@ -450,7 +352,7 @@ def sweep_judgments(judgments: Judgments, measures: Iterable[str | SweptMeasure]
 
 
 def sweep(pool, measures: Iterable[str | SweptMeasure] = DEFAULT_SWEEP_MEASURES, depths=None, *,
-          forms: Sequence[str] = FORMS, systems: Iterable[str] | None = None, per_topic: bool = True,
+          forms: Sequence[str] = UNJUDGED_FORMS, systems: Iterable[str] | None = None, per_topic: bool = True,
           progress: bool = False) -> DepthSweep:
     """Sweep a :class:`~irstats.depth.pooling.PoolSimulation` over depth.
 
@@ -475,7 +377,7 @@ def _no_run(name: str, names: Sequence[str]) -> int:
 
 def depth_sweep(qrels, runs, measures: Iterable[str | SweptMeasure] = DEFAULT_SWEEP_MEASURES, *,
                 pool_depth: int | None = None, contributing: Iterable[str] | None = None, depths=None,
-                forms: Sequence[str] = FORMS, per_topic: bool = True, progress: bool = False,
+                forms: Sequence[str] = UNJUDGED_FORMS, per_topic: bool = True, progress: bool = False,
                 **options) -> DepthSweep:
     """Simulate the pool and sweep: qrels and runs to trajectories in one call.
 

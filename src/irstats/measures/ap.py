@@ -1,40 +1,44 @@
 """The average-precision family: AP, AP@k, AP_min@k and SP (METHODS.md §2.3).
 
-All share SP@k = Σ_{i≤k} b_i·C(i)/i and differ only in the normaliser.
+All accumulate the same terms, b_i·C(i)/i (their sum to depth k is SP@k), and differ only in
+the normaliser: R for AP, min(k, R) for AP_min, nothing for SP. SP and AP are each other's
+raw and R-normalised forms (§4.7).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from irstats.measures.common import LEVEL_PARAM, level_of, rank_sum, safe_divide, trec_cut
-from irstats.measures.registry import Family, register
+from irstats.measures.common import LEVEL_PARAM, depth_axis, level_of, per_topic, trec_cut
+from irstats.measures.registry import Family, RNormalisation, register
 
 
-def sum_precision(j, m) -> np.ndarray:
-    """SP@k, the un-normalised sum of precisions at the relevant ranks."""
+def precision_terms(j, m, width: int) -> np.ndarray:
+    """b_i·C(i)/i for the first ``width`` ranks: precision at each relevant rank, else 0."""
     level = level_of(j, m)
-    key = ("SP", level, m.cutoff)
-    if key not in j._cache:
-        rel = j.head(j.relevant(level), m.cutoff)
-        cum = j.head(j.cum_relevant(level), m.cutoff)
-        ranks = j.ranks[: rel.shape[2]]
-        j._cache[key] = rank_sum(np.where(rel, cum / ranks, 0.0))
-    return j._cache[key]
+    rel = j.head(j.relevant(level), width)
+    cum = j.head(j.cum_relevant(level), width)
+    return np.where(rel, cum / j.ranks[:width], 0.0)
 
 
-def average_precision(j, m) -> np.ndarray:
-    return safe_divide(sum_precision(j, m), j.num_relevant(level_of(j, m))[None, :])
+def _same_terms(j, m):
+    return ("sum of precisions", level_of(j, m))
 
 
-def average_precision_min(j, m) -> np.ndarray:
-    denominator = np.minimum(m.cutoff, j.num_relevant(level_of(j, m)))
-    return safe_divide(sum_precision(j, m), denominator[None, :])
+def _by_r(j, m, depths):
+    return per_topic(j.num_relevant(level_of(j, m)))
 
 
-register(Family("AP", "Average precision: SP@k divided by R (map, map_cut_k).", average_precision, (LEVEL_PARAM,),
-                trec_eval=lambda m: trec_cut("map_cut", m, "map")), aliases=("MAP",))
-register(Family("AP_min", "AP@k normalised by min(k, R) (Observed Volatility, Eq. 1).", average_precision_min,
-                (LEVEL_PARAM,), cutoff="required"))
-register(Family("SP", "Sum of precisions at the relevant ranks (un-normalised AP, R·AP).", sum_precision,
-                (LEVEL_PARAM,), bounded=False), aliases=("SumP",))
+def _by_min_k_r(j, m, depths):
+    return np.minimum(depth_axis(depths), _by_r(j, m, depths))
+
+
+_SUM_OF_PRECISIONS = dict(terms=precision_terms, shares_terms=_same_terms, params=(LEVEL_PARAM,))
+
+register(Family("AP", "Average precision: SP@k divided by R (map, map_cut_k).", normaliser=_by_r,
+                trec_eval=lambda m: trec_cut("map_cut", m, "map"), **_SUM_OF_PRECISIONS), aliases=("MAP",))
+register(Family("AP_min", "AP@k normalised by min(k, R) (Observed Volatility, Eq. 1).", normaliser=_by_min_k_r,
+                cutoff="required", **_SUM_OF_PRECISIONS))
+register(Family("SP", "Sum of precisions at the relevant ranks (un-normalised AP, R·AP).", bounded=False,
+                r_normalisation=RNormalisation("AP", ideal=lambda raw, r, depth: r), **_SUM_OF_PRECISIONS),
+         aliases=("SumP",))

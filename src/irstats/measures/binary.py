@@ -5,18 +5,51 @@ from __future__ import annotations
 
 import numpy as np
 
-from irstats.measures.common import LEVEL_PARAM, level_of, safe_divide, trec_cut
-from irstats.measures.registry import Family, register
+from irstats.measures.common import LEVEL_PARAM, depth_axis, level_of, per_topic, safe_divide, shown, trec_cut
+from irstats.measures.registry import Family, RNormalisation, register
 
 
-def precision(j, m) -> np.ndarray:
-    # The denominator stays k even when the list is shorter (m_P.c).
-    return j.at_cutoff(j.cum_relevant(level_of(j, m)), m.cutoff) / m.cutoff
+def relevant_terms(j, m, width: int) -> np.ndarray:
+    """1 at a relevant rank, else 0: their sum to depth k is C(k)."""
+    return j.head(j.relevant(level_of(j, m)), width)
 
 
-def recall(j, m) -> np.ndarray:
+def first_relevant_terms(j, m, width: int) -> np.ndarray:
+    """1 at the first relevant rank, else 0: their sum to depth k says whether one is inside k."""
     level = level_of(j, m)
-    return safe_divide(j.at_cutoff(j.cum_relevant(level), m.cutoff), j.num_relevant(level)[None, :])
+    return j.head(j.relevant(level), width) & (j.head(j.cum_relevant(level), width) == 1)
+
+
+def reciprocal_rank_terms(j, m, width: int) -> np.ndarray:
+    """1/i at the first relevant rank i, else 0."""
+    return np.where(first_relevant_terms(j, m, width), 1.0 / j.ranks[:width], 0.0)
+
+
+def judged_terms(j, m, width: int) -> np.ndarray:
+    return j.head(j.judged, width)
+
+
+def _relevant_share(j, m):
+    return ("relevant", level_of(j, m))
+
+
+def _first_relevant_share(j, m):
+    return ("first relevant", level_of(j, m))
+
+
+def _by_k(j, m, depths):
+    # The denominator stays k even when the list is shorter (m_P.c).
+    return depth_axis(depths)
+
+
+def _by_r(j, m, depths):
+    return per_topic(j.num_relevant(level_of(j, m)))
+
+
+def _by_shown(j, m, depths):
+    # The share of the documents actually shown: denominator min(k, n), as in ir_measures
+    # since 0.3.1 (METHODS §2.10); an empty list gives 0.
+    return shown(j, depths)
 
 
 def r_precision(j, m) -> np.ndarray:
@@ -31,24 +64,6 @@ def r_precision(j, m) -> np.ndarray:
     return safe_divide(np.where(big_r[None, :] > 0, hits, 0), big_r[None, :])
 
 
-def reciprocal_rank(j, m) -> np.ndarray:
-    rel = j.head(j.relevant(level_of(j, m)), m.cutoff)
-    if rel.shape[2] == 0:
-        return np.zeros(rel.shape[:2])
-    first = np.argmax(rel, axis=2)
-    return np.where(rel.any(axis=2), 1.0 / (first + 1.0), 0.0)
-
-
-def success(j, m) -> np.ndarray:
-    return j.head(j.relevant(level_of(j, m)), m.cutoff).any(axis=2).astype(float)
-
-
-def judged_at(j, m) -> np.ndarray:
-    # The share of the documents actually shown that are judged: denominator min(k, n), as in
-    # ir_measures since 0.3.1 (METHODS §2.10); an empty list gives 0.
-    return safe_divide(j.head(j.judged, m.cutoff).sum(axis=2), np.minimum(j.n_ret, m.cutoff))
-
-
 def num_ret(j, m) -> np.ndarray:
     return j.n_ret.astype(float)
 
@@ -57,28 +72,33 @@ def num_rel(j, m) -> np.ndarray:
     return np.broadcast_to(j.num_relevant(level_of(j, m))[None, :].astype(float), j.n_ret.shape).copy()
 
 
-def num_rel_ret(j, m) -> np.ndarray:
-    return j.at_cutoff(j.cum_relevant(level_of(j, m)), None).astype(float)
+def _ideal_precision(raw, r, depth):
+    """min(R, k)/k: the precision at k of a ranking with every relevant document first."""
+    return np.minimum(r, raw.cutoff) / raw.cutoff
 
 
-register(Family("P", "Precision at k: relevant documents in the top k, divided by k.", precision,
-                (LEVEL_PARAM,), cutoff="required", trec_eval=lambda m: trec_cut("P", m)), aliases=("Precision",))
-register(Family("R", "Recall at k: relevant documents in the top k, divided by R.", recall,
-                (LEVEL_PARAM,), cutoff="required", trec_eval=lambda m: trec_cut("recall", m)), aliases=("Recall",))
+_RELEVANT = dict(terms=relevant_terms, shares_terms=_relevant_share, params=(LEVEL_PARAM,))
+_FIRST = dict(shares_terms=_first_relevant_share, params=(LEVEL_PARAM,))
+
+register(Family("P", "Precision at k: relevant documents in the top k, divided by k.", normaliser=_by_k,
+                cutoff="required", trec_eval=lambda m: trec_cut("P", m),
+                r_normalisation=RNormalisation("nP", ideal=_ideal_precision), **_RELEVANT), aliases=("Precision",))
+register(Family("R", "Recall at k: relevant documents in the top k, divided by R.", normaliser=_by_r,
+                cutoff="required", trec_eval=lambda m: trec_cut("recall", m), **_RELEVANT), aliases=("Recall",))
 register(Family("Rprec", "R-precision: precision at rank R (every relevant document counts if the list is shorter).",
-                r_precision, (LEVEL_PARAM,), cutoff="none", trec_eval=lambda m: trec_cut("Rprec", m, "Rprec")),
-         aliases=("R-prec",))
-register(Family("RR", "Reciprocal rank of the first relevant document (0 if none in the top k).", reciprocal_rank,
-                (LEVEL_PARAM,), trec_eval=lambda m: "recip_rank" if m.cutoff is None and m.get("rel") is None else None),
+                (LEVEL_PARAM,), kernel=r_precision, cutoff="none",
+                trec_eval=lambda m: trec_cut("Rprec", m, "Rprec")), aliases=("R-prec",))
+register(Family("RR", "Reciprocal rank of the first relevant document (0 if none in the top k).",
+                terms=reciprocal_rank_terms, params=(LEVEL_PARAM,),
+                trec_eval=lambda m: "recip_rank" if m.cutoff is None and m.get("rel") is None else None),
          aliases=("MRR",))
-register(Family("Success", "1 if a relevant document is in the top k, else 0.", success, (LEVEL_PARAM,),
-                cutoff="required", trec_eval=lambda m: trec_cut("success", m)))
-register(Family("Judged", "Share of the top min(k, n) documents that are judged (ir_measures' Judged@k).", judged_at,
-                cutoff="required"))
-register(Family("NumRet", "Number of documents retrieved (after depth and condensation).", num_ret,
+register(Family("Success", "1 if a relevant document is in the top k, else 0.", terms=first_relevant_terms,
+                cutoff="required", trec_eval=lambda m: trec_cut("success", m), **_FIRST))
+register(Family("Judged", "Share of the top min(k, n) documents that are judged (ir_measures' Judged@k).",
+                terms=judged_terms, shares_terms=lambda j, m: ("judged",), normaliser=_by_shown, cutoff="required"))
+register(Family("NumRet", "Number of documents retrieved (after depth and condensation).", kernel=num_ret,
                 cutoff="none", summary="sum", bounded=False, trec_eval=lambda m: "num_ret"))
-register(Family("NumRel", "Number of relevant documents in the qrels (R).", num_rel, (LEVEL_PARAM,),
+register(Family("NumRel", "Number of relevant documents in the qrels (R).", (LEVEL_PARAM,), kernel=num_rel,
                 cutoff="none", summary="sum", bounded=False, trec_eval=lambda m: trec_cut("num_rel", m, "num_rel")))
-register(Family("NumRelRet", "Number of relevant documents retrieved.", num_rel_ret, (LEVEL_PARAM,),
-                cutoff="none", summary="sum", bounded=False,
-                trec_eval=lambda m: trec_cut("num_rel_ret", m, "num_rel_ret")))
+register(Family("NumRelRet", "Number of relevant documents retrieved.", cutoff="none", summary="sum", bounded=False,
+                trec_eval=lambda m: trec_cut("num_rel_ret", m, "num_rel_ret"), **_RELEVANT))

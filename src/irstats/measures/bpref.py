@@ -23,5 +23,5 @@ def bpref(j, m) -> np.ndarray:
 
 
 register(Family("Bpref", "Binary preference: relevant documents ranked above judged non-relevant ones "
-                "(trec_eval's bpref).", bpref, (LEVEL_PARAM,), cutoff="none",
+                "(trec_eval's bpref).", (LEVEL_PARAM,), kernel=bpref, cutoff="none",
                 trec_eval=lambda m: trec_cut("bpref", m, "bpref")))

@@ -30,6 +30,45 @@ def rank_sum(values: np.ndarray) -> np.ndarray:
     return np.cumsum(values, axis=-1, dtype=np.float64)[..., -1]
 
 
+def accumulate(judgments, key, terms, depths: np.ndarray | None) -> np.ndarray:
+    """Sums of per-rank terms over ranks 1..min(k, n), for every depth k: (S, T, D).
+
+    ``terms(width)`` gives the terms of the first ``width`` ranks; ``depths`` None means the
+    whole list (D = 1). The running sum is kept on the judgments under ``key`` (as wide as the
+    widest request so far), so measures that share terms, and every depth of a sweep, are
+    summed once; a running sum read at rank k equals summing the first k terms in order, so
+    the value does not depend on which depths were asked for together.
+    """
+    width = judgments.depth if depths is None else min(int(np.max(depths)), judgments.depth)
+    cumulative = judgments.memo(("cumulative", key), None)
+    if cumulative is None or cumulative.shape[2] < width:
+        cumulative = np.cumsum(terms(width), axis=2, dtype=np.float64)
+        judgments.memo(("cumulative", key), lambda: cumulative, replace=True)
+    shape = cumulative.shape[:2]
+    if width == 0:
+        return np.zeros(shape + (1 if depths is None else len(depths),))
+    if depths is None:
+        return cumulative[:, :, width - 1: width]
+    return np.take(cumulative, np.clip(depths, 1, width) - 1, axis=2)
+
+
+def per_topic(values) -> np.ndarray:
+    """A per-topic (T,) or per-topic-and-depth (T, D) array shaped to broadcast against (S, T, D)."""
+    values = np.asarray(values, dtype=np.float64)
+    return values[None, :, None] if values.ndim == 1 else values[None, :, :]
+
+
+def depth_axis(depths: np.ndarray) -> np.ndarray:
+    """The depths k as floats shaped (1, 1, D), to broadcast against (S, T, D)."""
+    return np.asarray(depths, dtype=np.float64)[None, None, :]
+
+
+def shown(judgments, depths: np.ndarray | None) -> np.ndarray:
+    """min(k, n): the documents of each list inside depth k, (S, T, D) (n itself when None)."""
+    n_ret = judgments.n_ret[:, :, None]
+    return n_ret if depths is None else np.minimum(n_ret, np.asarray(depths)[None, None, :])
+
+
 def level_of(judgments, measure) -> int:
     """The relevance level ℓ of a measure: its ``rel=`` parameter, else the evaluation's."""
     level = measure.get("rel")

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from irstats.measures.common import rank_sum
 from irstats.measures.registry import Family, register
 
 
-def err(j, m) -> np.ndarray:
-    grades = j.head(j.positive_grades(), m.cutoff).astype(np.float64)
-    if grades.shape[2] == 0:
-        return np.zeros(grades.shape[:2])
+def err_terms(j, m, width: int) -> np.ndarray:
+    """P(the user stops at rank r)/r: the stop probability times the chance of reaching r."""
+    grades = j.head(j.positive_grades(), width).astype(np.float64)
     g_max = max(j.qrels.g_max, 1)
     # (2^g − 1)/2^g_max written as 2^(g − g_max) − 2^−g_max: the same number, and no overflow
     # for grades past 1023, where 2^g alone is infinite (ERR would be NaN).
@@ -19,7 +17,8 @@ def err(j, m) -> np.ndarray:
     # Probability of reaching rank r: the product of (1 − stop) over the ranks before it.
     reach = np.cumprod(1.0 - stop, axis=2)
     reach = np.concatenate((np.ones(reach.shape[:2] + (1,)), reach[:, :, :-1]), axis=2)
-    return rank_sum(stop * reach / j.ranks[: grades.shape[2]])
+    return stop * reach / j.ranks[:width]
 
 
-register(Family("ERR", "Expected reciprocal rank with stop probability (2^g − 1)/2^g_max.", err, default_cutoff=20))
+register(Family("ERR", "Expected reciprocal rank with stop probability (2^g − 1)/2^g_max.", terms=err_terms,
+                default_cutoff=20))

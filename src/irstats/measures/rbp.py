@@ -4,41 +4,44 @@ from __future__ import annotations
 
 import numpy as np
 
-from irstats.measures.common import LEVEL_PARAM, rank_sum
-from irstats.measures.registry import Family, Param, register
+from irstats.measures.common import LEVEL_PARAM, accumulate, shown
+from irstats.measures.registry import Family, Param, RNormalisation, register
 
 P_PARAM = Param("p", float, 0.8, always_shown=True, help="persistence, the probability of going on to the next rank",
                 low=0, high=1, open_low=True, open_high=True)
 
 
-def _weights(j, p: float, cutoff: int | None) -> np.ndarray:
-    """(1 − p)·p^(i−1) for ranks 1..min(k, K)."""
-    depth = j.depth if cutoff is None else min(cutoff, j.depth)
-    return (1.0 - p) * np.power(p, np.arange(depth, dtype=np.float64))
+def _weights(p: float, width: int) -> np.ndarray:
+    """(1 − p)·p^(i−1) for ranks 1..width."""
+    return (1.0 - p) * np.power(p, np.arange(width, dtype=np.float64))
 
 
-def rbp(j, m) -> np.ndarray:
-    p, level = m["p"], m["rel"]
-    if level is None:
+def rbp_terms(j, m, width: int) -> np.ndarray:
+    if m["rel"] is None:
         # Graded: clip(grade, 0, g_max)/g_max with the collection-wide g_max.
         g_max = max(j.qrels.g_max, 1)
-        gains = np.clip(j.head(j.grades, m.cutoff), 0, g_max) / g_max
+        gains = np.clip(j.head(j.grades, width), 0, g_max) / g_max
     else:
-        gains = j.head(j.relevant(level), m.cutoff)
-    return rank_sum(gains * _weights(j, p, m.cutoff))
+        gains = j.head(j.relevant(m["rel"]), width)
+    return gains * _weights(m["p"], width)
 
 
-def rbp_residual(j, m) -> np.ndarray:
-    p = m["p"]
-    grades = j.head(j.grades, m.cutoff)
-    unjudged = grades == -1
-    weights = _weights(j, p, m.cutoff)
-    inside = rank_sum(unjudged * weights)
-    shown = j.n_ret if m.cutoff is None else np.minimum(j.n_ret, m.cutoff)
-    residual = inside + np.power(p, shown)
+def _unjudged(j, width: int) -> np.ndarray:
+    return j.head(j.unjudged, width)
+
+
+def residual_terms(j, m, width: int) -> np.ndarray:
+    """The weight of every unjudged document inside the list."""
+    return _unjudged(j, width) * _weights(m["p"], width)
+
+
+def _add_tail(j, m, inside, depths):
+    """Add p^min(k, n), the weight of every rank past the list (or past k)."""
+    residual = inside + np.power(m["p"], shown(j, depths))
     if j.trec_eval_compat:
         # trec_eval's rbp_resid is 0 (the tail p^n dropped) when no retrieved document is unjudged.
-        residual = np.where(unjudged.any(axis=2), residual, 0.0)
+        seen = accumulate(j, "unjudged", lambda width: _unjudged(j, width), depths) > 0
+        residual = np.where(seen, residual, 0.0)
     return residual
 
 
@@ -55,8 +58,22 @@ def _trec_rbp_resid(m) -> str | None:
     return f"rbp_resid.p={m['p']:g}" if m["p"] != 0.9 else "rbp_resid"
 
 
+def _ideal_rbp(raw, r, depth):
+    """1 − p^min(R, m): RBP of a ranking with every relevant document first, to depth m."""
+    limit = raw.cutoff if raw.cutoff is not None else depth
+    return 1.0 - np.power(raw["p"], r if limit is None else np.minimum(r, limit))
+
+
+def _graded(raw) -> str | None:
+    if raw["rel"] is None:
+        return (f"R-normalisation of graded {raw} is not defined (METHODS.md §4.7 covers binary RBP); "
+                "use RBP(p=…,rel=1)")
+    return None
+
+
 register(Family("RBP", "Rank-biased precision (1−p)Σ g_i p^(i−1); graded gain grade/g_max unless rel= is given.",
-                rbp, (P_PARAM, LEVEL_PARAM), trec_eval=_trec_rbp))
+                (P_PARAM, LEVEL_PARAM), terms=rbp_terms, trec_eval=_trec_rbp, residual="RBPresid",
+                r_normalisation=RNormalisation("nRBP", ideal=_ideal_rbp, objection=_graded)))
 register(Family("RBPresid", "RBP residual: the most RBP could rise if every unjudged document and every rank "
-                "past the list were relevant.", rbp_residual, (P_PARAM,), trec_eval=_trec_rbp_resid),
-         aliases=("RBP_resid",))
+                "past the list were relevant.", (P_PARAM,), terms=residual_terms, finish=_add_tail,
+                trec_eval=_trec_rbp_resid), aliases=("RBP_resid",))

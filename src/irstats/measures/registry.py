@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Hashable
 
 from irstats.errors import MeasureError
 
@@ -54,31 +54,130 @@ class Param:
         return f"{'(' if self.open_low or self.low is None else '['}{low}, {high}{')' if self.open_high or self.high is None else ']'}"
 
 
+#: Per-rank contributions of a measure: ``terms(judgments, measure, width)`` → (S, T, width).
+Terms = Callable[["Judgments", "Measure", int], "np.ndarray"]
+#: What the accumulated terms are divided by at each depth: ``(judgments, measure, depths)`` →
+#: an array broadcasting against (S, T, D); ``depths`` None means the whole list (no cut-off).
+Normaliser = Callable[["Judgments", "Measure", "np.ndarray | None"], "np.ndarray"]
+
+
+def _no_objection(measure: "Measure") -> str | None:
+    return None
+
+
+@dataclass(frozen=True)
+class RNormalisation:
+    """How a raw measure relates to its R-normalised partner (METHODS.md §4.7).
+
+    The partner is the raw score divided by the score of an ideal ranking: SP → AP (÷ R),
+    DCG → nDCG (÷ IDCG), P@k → nP@k (÷ min(R, k)/k), binary RBP → nRBP (÷ 1 − p^min(R, m)).
+    ``partner`` is the partner's family (AP, nDCG) or, when no family computes it, the prefix
+    of its name (nP, nRBP). ``ideal(raw, R, depth)`` gives the ideal score from R per topic
+    and the evaluation depth; None means it needs the ideal ranking's own score (IDCG).
+    ``objection(raw)`` says why a measure of the family has no partner (graded RBP).
+    """
+
+    partner: str
+    ideal: Callable[["Measure", "np.ndarray", "int | None"], "np.ndarray"] | None = None
+    objection: Callable[["Measure"], str | None] = _no_objection
+
+    @property
+    def partner_is_family(self) -> bool:
+        return self.partner in FAMILIES
+
+    def partner_name(self, raw: "Measure") -> str:
+        """The R-normalised form's name: ``AP@10`` for ``SP@10``, ``nP@10`` for ``P@10``."""
+        if self.partner_is_family:
+            return str(Measure(self.partner, raw.params, raw.cutoff))
+        return self.partner + str(raw)[len(raw.family):]
+
+
 @dataclass(frozen=True)
 class Family:
-    """A measure family: its parameters, cut-off rule, summary rule and kernel.
+    """A measure family, declared once: parameters, cut-off rule, and how it is computed.
+
+    Most families are a sum over ranks: ``terms`` gives each rank's contribution, the value at
+    depth k is their sum over ranks 1..min(k, n), divided by ``normaliser`` at k (nothing when
+    None) and passed through ``finish`` (RBP's residual adds the tail past the list). From that
+    one declaration the engine evaluates ``Family@k`` and the depth sweep reads every k off one
+    cumulative sum (:meth:`values`). ``shares_terms`` names terms that several families
+    accumulate alike (AP, AP_min and SP share the sum of precisions), so they are summed once.
+    A family that is not a sum over ranks (R-precision, bpref, the counts) gives ``kernel``
+    instead and cannot be swept.
 
     ``cutoff`` is ``"optional"``, ``"required"`` or ``"none"``; ``default_cutoff`` fills a
     missing cut-off (ERR defaults to @20). ``summary`` says how a system's per-topic values
     are summarised: ``"mean"`` or ``"sum"`` (the counts, as trec_eval does).
     ``trec_eval`` gives trec_eval's name for a measure, or None when trec_eval has none.
+    ``r_normalisation`` relates a raw family to its R-normalised partner; ``residual`` names
+    the family that bounds what unjudged documents could add (RBP → RBPresid).
     """
 
     name: str
     description: str
-    kernel: Callable[["Judgments", "Measure"], "np.ndarray"]
     params: tuple[Param, ...] = ()
+    terms: Terms | None = None
+    normaliser: Normaliser | None = None
+    finish: Callable[["Judgments", "Measure", "np.ndarray", "np.ndarray | None"], "np.ndarray"] | None = None
+    shares_terms: Callable[["Judgments", "Measure"], Hashable] | None = None
+    kernel: Callable[["Judgments", "Measure"], "np.ndarray"] | None = None
     cutoff: str = "optional"
     default_cutoff: int | None = None
     summary: str = "mean"
     trec_eval: Callable[["Measure"], str | None] = field(default=lambda m: None)
     bounded: bool = True  # values lie in [0, 1]
+    r_normalisation: RNormalisation | None = None
+    residual: str | None = None
+
+    def __post_init__(self) -> None:
+        if (self.terms is None) == (self.kernel is None):
+            raise ValueError(f"family {self.name}: declare either terms (a sum over ranks) or a kernel")
 
     def param(self, name: str) -> Param:
         for p in self.params:
             if p.name == name:
                 return p
         raise KeyError(name)
+
+    @property
+    def sweepable(self) -> bool:
+        """Whether every depth's value can be read off one cumulative sum (a depth sweep)."""
+        return self.terms is not None and self.cutoff != "none"
+
+    def evaluate(self, judgments: "Judgments", measure: "Measure") -> "np.ndarray":
+        """Per system and topic, the measure at its cut-off: (S, T)."""
+        if self.kernel is not None:
+            return self.kernel(judgments, measure)
+        depths = None if measure.cutoff is None else _depth_array(measure.cutoff)
+        return self.values(judgments, measure, depths)[:, :, 0]
+
+    def values(self, judgments: "Judgments", measure: "Measure", depths: "np.ndarray | None" = None,
+               normaliser: Normaliser | None = None) -> "np.ndarray":
+        """The measure at every depth k of ``depths`` (None: the whole list): (S, T, D).
+
+        ``normaliser`` replaces the family's (the depth sweep's AP_pool divides the sum of
+        precisions by the pool's R_k).
+        """
+        from irstats.measures.common import accumulate
+
+        if self.terms is None:
+            raise MeasureError(f"{self.name} is not a sum over ranks and cannot be evaluated at several depths")
+        key = self.shares_terms(judgments, measure) if self.shares_terms else (self.name, measure.params)
+        out = accumulate(judgments, key, lambda width: self.terms(judgments, measure, width), depths)
+        normaliser = normaliser or self.normaliser
+        if normaliser is not None:
+            from irstats.measures.common import safe_divide
+
+            out = safe_divide(out, normaliser(judgments, measure, depths))
+        if self.finish is not None:
+            out = self.finish(judgments, measure, out, depths)
+        return out
+
+
+def _depth_array(k: int) -> "np.ndarray":
+    import numpy as np
+
+    return np.array([k], dtype=np.int64)
 
 
 @dataclass(frozen=True)
@@ -128,6 +227,29 @@ class Measure:
     def trec_eval_name(self) -> str | None:
         """trec_eval's name for this measure, or None when trec_eval lacks it."""
         return self.definition.trec_eval(self)
+
+    def at(self, cutoff: int | None) -> "Measure":
+        """The same measure with another cut-off (None: none).
+
+        >>> str(parse_measure("nDCG@10").at(20)), str(parse_measure("AP@5").at(None))
+        ('nDCG@20', 'AP')
+        """
+        return Measure(self.family, self.params, cutoff)
+
+    @property
+    def residual(self) -> "Measure | None":
+        """The measure bounding what unjudged documents could add, e.g. ``RBPresid(p=0.8)``
+        for ``RBP(p=0.8)``; None when the family declares none.
+
+        >>> str(parse_measure("RBP(p=0.9)@10").residual)
+        'RBPresid(p=0.9)@10'
+        """
+        family = self.definition.residual
+        if family is None:
+            return None
+        shared = tuple((name, value) for name, value in self.params
+                       if any(p.name == name for p in FAMILIES[family].params))
+        return Measure(family, shared, self.cutoff)
 
 
 FAMILIES: dict[str, Family] = {}
@@ -180,8 +302,11 @@ def trec_eval_alias(name: str) -> str | None:
     return None
 
 
-def parse_measure(name: str | Measure) -> Measure:
+def parse_measure(name: str | Measure, *, family_only: bool = False) -> Measure:
     """Parse a measure name (canonical, ir_measures-style or trec_eval) into a Measure.
+
+    ``family_only``: the name must not carry a cut-off (a depth sweep supplies k itself); the
+    result has none, even for a family that needs one to be evaluated (AP_min, P).
 
     >>> str(parse_measure("ndcg_cut_10"))
     'nDCG@10'
@@ -223,6 +348,11 @@ def parse_measure(name: str | Measure) -> Measure:
             given.add(key_)
             values[key_] = _convert(spec, raw, name)
     cutoff = int(match["cutoff"]) if match["cutoff"] else None
+    if family_only:
+        if cutoff is not None:
+            raise MeasureError(f"measure {name!r}: the depth k is supplied separately; give "
+                               f"{text.split('@', 1)[0]!r} without '@k' (no cut-off)")
+        return Measure(family.name, tuple(values.items()), None)
     if cutoff is not None and family.cutoff == "none":
         raise MeasureError(f"measure {name!r}: {family.name} takes no cut-off")
     if cutoff is None:
@@ -277,6 +407,49 @@ def expand_measures(names) -> list[str]:
         else:
             raise MeasureError("empty measure name; expected e.g. 'AP', 'nDCG@10', 'RBP(p=0.8)'")
     return out
+
+
+def r_normalisation(name: str | Measure) -> tuple[Measure, RNormalisation, bool]:
+    """A measure's R-normalisation (METHODS.md §4.7): (its raw form, the rule, whether ``name``
+    is the R-normalised form).
+
+    >>> raw, rule, normalised = r_normalisation("AP@10")
+    >>> str(raw), rule.partner_name(raw), normalised
+    ('SP@10', 'AP@10', True)
+    >>> raw, rule, normalised = r_normalisation("nP@10")
+    >>> str(raw), rule.partner_name(raw), normalised
+    ('P@10', 'nP@10', True)
+    """
+    text = str(name).strip().replace(" ", "")
+    for family in FAMILIES.values():  # a partner no family computes: its name is a prefix
+        rule = family.r_normalisation
+        if rule is not None and not rule.partner_is_family and text.startswith(rule.partner):
+            try:
+                raw = parse_measure(family.name + text[len(rule.partner):])
+            except MeasureError:
+                continue
+            if raw.family == family.name:
+                return _checked(raw, rule), rule, True
+    try:
+        measure = parse_measure(name)
+    except MeasureError:
+        raise MeasureError(f"cannot R-normalise {name!r}: not a measure irstats knows") from None
+    rule = measure.definition.r_normalisation
+    if rule is not None:
+        return _checked(measure, rule), rule, False
+    for family in FAMILIES.values():
+        rule = family.r_normalisation
+        if rule is not None and rule.partner == measure.family:
+            return _checked(Measure(family.name, measure.params, measure.cutoff), rule), rule, True
+    with_rule = ", ".join(f"{f.name}/{f.r_normalisation.partner}" for f in FAMILIES.values() if f.r_normalisation)
+    raise MeasureError(f"no R-normalisation is defined for {name!r} (METHODS.md §4.7: {with_rule})")
+
+
+def _checked(raw: Measure, rule: RNormalisation) -> Measure:
+    objection = rule.objection(raw)
+    if objection:
+        raise MeasureError(objection)
+    return raw
 
 
 def canonical_name(name: str | Measure) -> str:

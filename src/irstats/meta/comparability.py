@@ -229,49 +229,20 @@ class _Normalisation:
     normalised: str  # name of the R-normalised measure
     needs: str  # "R" or "ideal"
     ideal: Callable[[np.ndarray], np.ndarray]  # R → ideal score (when needs == "R")
-
-
-def _parse(name: str):
-    from irstats.measures import parse_measure
-
-    try:
-        return parse_measure(name)
-    except (MeasureError, KeyError, ValueError):
-        return None
+    grouped: bool  # both forms are measures of their own (SP/AP, DCG/nDCG): the group names both
 
 
 def normalisation_of(measure: str, depth: int | None = DEFAULT_DEPTH) -> _Normalisation:
-    """How a measure (raw or R-normalised) relates to its other form (METHODS.md §4.7)."""
-    from irstats.measures.registry import Measure
+    """How a measure (raw or R-normalised) relates to its other form (METHODS.md §4.7), as the
+    raw family declares it (:class:`irstats.measures.registry.RNormalisation`)."""
+    from irstats.measures.registry import r_normalisation
 
-    name = measure
-    prefixed = name.startswith("n") and _parse(name[1:]) is not None and _parse(name[1:]).family in ("P", "RBP")
-    m = _parse(name[1:]) if prefixed else _parse(name)
-    if m is None:
-        raise InputError(f"cannot R-normalise {measure!r}: not a measure irstats knows")
-    fam = m.family
-    if fam in ("SP", "AP"):
-        raw, norm = str(Measure("SP", m.params, m.cutoff)), str(Measure("AP", m.params, m.cutoff))
-        return _Normalisation(raw, norm, "R", lambda r: r)
-    if fam in ("DCG", "nDCG"):
-        return _Normalisation(str(Measure("DCG", m.params, m.cutoff)), str(Measure("nDCG", m.params, m.cutoff)),
-                              "ideal", lambda r: r)
-    if fam == "P" and m.cutoff is not None:
-        k = m.cutoff
-        return _Normalisation(str(m), "n" + str(m), "R", lambda r: np.minimum(r, k) / k)
-    if fam == "RBP":
-        if m["rel"] is None:
-            raise InputError(f"R-normalisation of graded {m} is not defined (METHODS.md §4.7 covers binary RBP); "
-                             "use RBP(p=…,rel=1)")
-        p = m["p"]
-        limit = m.cutoff if m.cutoff is not None else depth
-
-        def ideal(r, p=p, limit=limit):
-            top = r if limit is None else np.minimum(r, limit)
-            return 1.0 - np.power(p, top)
-
-        return _Normalisation(str(m), "n" + str(m), "R", ideal)
-    raise InputError(f"no R-normalisation is defined for {measure!r} (METHODS.md §4.7: SP, DCG, P@k, binary RBP)")
+    try:
+        raw, rule, _ = r_normalisation(measure)
+    except MeasureError as exc:
+        raise InputError(str(exc)) from None
+    return _Normalisation(str(raw), rule.partner_name(raw), "ideal" if rule.ideal is None else "R",
+                          lambda r: rule.ideal(raw, r, depth), rule.partner_is_family)
 
 
 def _depth_of(matrix: ScoreMatrix) -> int | None:
@@ -336,7 +307,7 @@ def metric_group(measure: str) -> str:
         rule = normalisation_of(name)
     except InputError:
         return name
-    if rule.raw.startswith(("SP", "DCG")):
+    if rule.grouped:
         return f"{rule.raw}/{rule.normalised}"
     return rule.raw
 

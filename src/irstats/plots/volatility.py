@@ -23,7 +23,7 @@ from typing import Sequence
 import numpy as np
 import polars as pl
 
-from irstats.depth.sweep import FORMS, DepthSweep
+from irstats.depth.sweep import UNJUDGED_FORMS, DepthSweep
 from irstats.depth.volatility import Volatility
 from irstats.plots.common import PALETTE, new_axes
 
@@ -67,7 +67,7 @@ def highlighted(scores_at_kmax: np.ndarray, quantiles: Sequence[float] = QUANTIL
 
 # ----------------------------------------------------------------------------- F12
 
-def trajectory_frame(result: DepthSweep, measure: str, form: str = FORMS[0]) -> pl.DataFrame:
+def trajectory_frame(result: DepthSweep, measure: str, form: str = UNJUDGED_FORMS[0]) -> pl.DataFrame:
     """F12 data: ``system, measure, form, depth, value, highlight`` (highlight = quantile q or null)."""
     values = result.series(measure, form)
     marks = {row: q for q, row in highlighted(values[:, -1])}
@@ -82,7 +82,7 @@ def trajectory_frame(result: DepthSweep, measure: str, form: str = FORMS[0]) -> 
     }).with_columns(pl.col("highlight").fill_nan(None))
 
 
-def trajectories(result: DepthSweep, measure: str, form: str = FORMS[0], ax=None, *, legend: bool = True,
+def trajectories(result: DepthSweep, measure: str, form: str = UNJUDGED_FORMS[0], ax=None, *, legend: bool = True,
                  title: str | None = None):
     """F12, one panel: every system's mean score against depth k (log axis).
 
@@ -162,12 +162,12 @@ def _same_ylim(series: list[np.ndarray], axes) -> None:
 
 # ----------------------------------------------------------------------------- F13
 
-def ap_variants_frame(result: DepthSweep, form: str = FORMS[0]) -> pl.DataFrame:
+def ap_variants_frame(result: DepthSweep, form: str = UNJUDGED_FORMS[0]) -> pl.DataFrame:
     """F13 data: the :func:`trajectory_frame` of AP (AP′) and AP_pool (AP″)."""
     return pl.concat([trajectory_frame(result, "AP", form), trajectory_frame(result, "AP_pool", form)])
 
 
-def ap_variants(result: DepthSweep, form: str = FORMS[0], axes=None) -> np.ndarray:
+def ap_variants(result: DepthSweep, form: str = UNJUDGED_FORMS[0], axes=None) -> np.ndarray:
     """F13 (*Observed Volatility* Fig. 5): AP′ = AP@k (1/R) beside AP″ = AP_pool@k (1/R_k).
 
     Two panels on one y scale; the same five systems (those of the ordering at k_max, where
@@ -216,7 +216,7 @@ def volatility_summary(stats: Volatility, measures: Sequence[str] | None = None,
     colours = {m: PALETTE[i % len(PALETTE)] for i, m in enumerate(names)}
     for (measure, form), part in frame.group_by(["measure", "form"], maintain_order=True):
         style = dict(color=colours[measure], ls=_FORM_STYLE.get(form, ":"), lw=1.3)
-        label = measure if form == FORMS[0] or len(frame.get_column("form").unique()) == 1 else None
+        label = measure if form == UNJUDGED_FORMS[0] or len(frame.get_column("form").unique()) == 1 else None
         axes[0].plot(part["depth"], part["tau_ref"], label=label, **style)
         swaps = part["swap_fraction"] if fraction else part["swaps"]
         axes[1].plot(part["depth"][1:], swaps[1:], **style)

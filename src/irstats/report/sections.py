@@ -8,6 +8,8 @@ import warnings
 import numpy as np
 import polars as pl
 
+from irstats.errors import MeasureError
+from irstats.measures import parse_measure
 from irstats.report.document import Figure, Note, Section, Table, Text
 from irstats.report.model import Study, command_line, environment
 from irstats.standardize import apply_factors, fit_factors, write_factors
@@ -66,7 +68,8 @@ def systems(study: Study) -> Section:
         result = compare({measure: matrix}, test=study.settings.test, correction="holm",
                          alpha=study.settings.alpha)
         frame = result.frame
-        residual = study.scores.get(measure.replace("RBP(", "RBPresid(", 1)) if measure.startswith("RBP(") else None
+        residual_measure = parse_measure(measure).residual
+        residual = study.scores.get(str(residual_measure)) if residual_measure is not None else None
         for row in frame.iter_rows(named=True):
             values = matrix.system(row["system"])
             interval = t_interval(values[~np.isnan(values)])
@@ -228,10 +231,9 @@ def swept_measures(measures) -> list[str]:
 
     names = []
     for measure in measures:
-        base = measure.split("@")[0] if "@" in measure and not measure.endswith(")") else measure
         try:
-            names.append(str(parse_swept_measure(base).name))
-        except Exception:  # noqa: BLE001 - a measure the sweep does not offer is left out of this section
+            names.append(parse_swept_measure(str(parse_measure(measure).at(None))).name)
+        except MeasureError:  # a measure the sweep does not offer is left out of this section
             continue
     return list(dict.fromkeys(names))
 

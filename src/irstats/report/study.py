@@ -115,10 +115,13 @@ def _with_warnings_as_notes(builder: SectionBuilder, study: Study) -> Section:
 
 def _residuals(measures: Sequence[str]) -> list[str]:
     """RBPresid for every RBP measure: the report shows RBP with its residual."""
+    from irstats.measures import parse_measure
+
     out = []
-    for m in measures:
-        if m.startswith("RBP(") and "rel=" not in m:
-            out.append(m.replace("RBP(", "RBPresid(", 1))
+    for name in measures:
+        measure = parse_measure(name)
+        if measure.residual is not None and measure.get("rel") is None:
+            out.append(str(measure.residual))
     return out
 
 
