@@ -1,9 +1,17 @@
-"""Measures: the registry of names and one module of kernels per family.
+"""Measures: the registry of names and one module per family, each declaring its families.
 
-Importing this package registers every family.
+Importing this package imports every module of it, which registers every family: adding a
+family is adding one file here (docs/design.md, "Measures").
 """
 
-from irstats.measures import ap, binary, bpref, dcg, err, qmeasure, rbp  # noqa: F401  (registration)
+import importlib
+import pkgutil
+
 from irstats.measures.registry import FAMILIES, Family, Measure, Param, canonical_name, parse_measure
+
+_NOT_FAMILIES = {"registry", "common"}
+for _module in sorted(m.name for m in pkgutil.iter_modules(__path__)):
+    if _module not in _NOT_FAMILIES:
+        importlib.import_module(f"{__name__}.{_module}")
 
 __all__ = ["FAMILIES", "Family", "Measure", "Param", "canonical_name", "parse_measure"]
