@@ -94,8 +94,13 @@ def trajectories(result: DepthSweep, measure: str, form: str = UNJUDGED_FORMS[0]
     frame = trajectory_frame(result, measure, form)
     values = result.series(measure, form)
     depths = result.depths
-    for row in range(values.shape[0]):
-        ax.plot(depths, values[row], color="0.65", lw=0.6, alpha=0.8, zorder=1)
+    from matplotlib.collections import LineCollection
+
+    # Every system's line as one collection: one artist to lay out and draw instead of one per
+    # system (the DL 2019 grid of 16 panels × 37 systems rendered ~2× slower as Line2Ds).
+    ax.add_collection(LineCollection([np.column_stack((depths, row)) for row in values], colors="0.65",
+                                     linewidths=0.6, alpha=0.8, zorder=1))
+    ax.autoscale_view()
     for (q, row), colour in zip(highlighted(values[:, -1]), _DARK):
         ax.plot(depths, values[row], color=colour, lw=1.6, zorder=3,
                 label=f"{_HIGHLIGHT_LABELS.get(q, f'q={q:g}')}: {result.systems[row]}")
