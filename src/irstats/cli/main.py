@@ -114,6 +114,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
                     "Standardize per-topic scores: z = (x − mean_t)/sd_t over reference systems, then Φ(z)."),
     "compare": ("irstats.cli.compare_cmd:compare_command",
                 "Compare every system with a baseline: means, differences and significance per measure."),
+    "risk": ("irstats.cli.risk_cmd:risk_command",
+             "Risk of every system against a baseline: URisk, TRisk, ZRisk and GeoRisk per measure."),
     "difficulty": ("irstats.cli.difficulty_cmd:difficulty_command",
                    "Print the difficulty of every topic (rows: topic measure difficulty) from per-topic SCORES."),
     "splithalf": ("irstats.cli.splithalf_cmd:splithalf_command",
