@@ -116,6 +116,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
                 "Compare every system with a baseline: means, differences and significance per measure."),
     "risk": ("irstats.cli.risk_cmd:risk_command",
              "Risk of every system against a baseline: URisk, TRisk, ZRisk and GeoRisk per measure."),
+    "topicset": ("irstats.cli.topicset_cmd:topicset_command",
+                 "Topics needed to detect a difference with a given power, from a variance or a score file."),
     "difficulty": ("irstats.cli.difficulty_cmd:difficulty_command",
                    "Print the difficulty of every topic (rows: topic measure difficulty) from per-topic SCORES."),
     "splithalf": ("irstats.cli.splithalf_cmd:splithalf_command",

@@ -1,0 +1,237 @@
+"""Topic-set-size design and power (Sakai, "Topic set size design", IRJ 2016; METHODS.md §5.7).
+
+How many topics does a test collection need so that a difference of at least δ between two
+systems (or a range of δ among m systems) is detected with probability 1 − β at level α?
+And, the other way round, what can an existing collection of n topics detect?
+
+Designs (``design=``):
+
+``paired_t``
+    two systems on the same topics. V is the variance of the per-topic differences. Power
+    of the two-sided paired t-test with n topics, exactly from the noncentral t:
+    P(|T| > t_{1−α/2, n−1}), T ~ t(df = n − 1, λ = √n·δ/√V).
+``two_sample_t``
+    two systems on different topic sets of n topics each (Student's t, equal variances).
+    V is the per-system variance of the scores: df = 2n − 2, λ = δ/√(2V/n).
+``anova``
+    one-way ANOVA over m systems: noncentral F(m − 1, m(n − 1), λ = n·Δ/V) with Sakai's
+    minimum detectable range Δ = δ²/2 and V the within-system variance.
+``ci``
+    the smallest n whose 95% (1 − α) confidence interval for a paired difference has an
+    expected width of at most δ: 2·t_{1−α/2, n−1}·c₄(n)·√(V/n) ≤ δ, where c₄(n)·√V is the
+    expected sample standard deviation (c₄ = √(2/(n−1))·Γ(n/2)/Γ((n−1)/2)).
+
+V is given, or estimated from a score matrix (:func:`variance_for`): from the residual
+variance V_E of a two-way ANOVA without replication (systems × topics), V = 2·V_E for the
+paired designs (the variance of a difference of two systems) and V = V_E for the others.
+Power is exact (``scipy.stats.nct`` and ``ncf``), not a normal approximation.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+
+from irstats.errors import InputError
+from irstats.scores import ScoreMatrix
+
+DESIGNS = ("paired_t", "two_sample_t", "anova", "ci")
+
+#: No collection is designed with more topics than this; a request beyond it is an error.
+MAX_TOPICS = 1_000_000
+
+
+def _stats():
+    import scipy.stats  # imported when a design is computed: scipy.stats costs ~0.5 s to load
+
+    return scipy.stats
+
+
+def power(n: int, min_diff: float, variance: float, design: str = "paired_t", alpha: float = 0.05,
+          n_systems: int = 2) -> float:
+    """The exact power of ``design`` with n topics (per system, for two_sample_t) to detect
+    ``min_diff`` (δ) at level ``alpha`` when the variance is ``variance`` (V)."""
+    _check(design, alpha, None, None, variance, n_systems)
+    if not (math.isfinite(min_diff) and min_diff >= 0):  # δ = 0 is allowed here: its power is α
+        raise InputError(f"min_diff must be >= 0; got {min_diff!r}")
+    st = _stats()
+    if n < 2:
+        return float("nan")
+    if design == "paired_t":
+        df, nc = n - 1, math.sqrt(n) * min_diff / math.sqrt(variance)
+    elif design == "two_sample_t":
+        df, nc = 2 * n - 2, min_diff / math.sqrt(2 * variance / n)
+    elif design == "anova":
+        df1, df2 = n_systems - 1, n_systems * (n - 1)
+        nc = n * (min_diff ** 2 / 2) / variance
+        critical = st.f.isf(alpha, df1, df2)
+        return float(st.ncf.sf(critical, df1, df2, nc))
+    else:
+        raise InputError("the ci design has no power: it is about the width of an interval")
+    critical = st.t.isf(alpha / 2, df)
+    return float(st.nct.sf(critical, df, nc) + st.nct.cdf(-critical, df, nc))
+
+
+def expected_ci_width(n: int, variance: float, alpha: float = 0.05) -> float:
+    """The expected width 2·t_{1−α/2, n−1}·c₄(n)·√(V/n) of a paired-difference interval."""
+    st = _stats()
+    c4 = math.sqrt(2 / (n - 1)) * math.exp(math.lgamma(n / 2) - math.lgamma((n - 1) / 2))
+    return 2 * st.t.isf(alpha / 2, n - 1) * c4 * math.sqrt(variance / n)
+
+
+def topics_needed(min_diff: float, variance: float, design: str = "paired_t", alpha: float = 0.05,
+                  beta: float = 0.2, n_systems: int = 2) -> int:
+    """The smallest n ≥ 2 with power ≥ 1 − β (or, for ``ci``, expected width ≤ δ).
+
+    >>> topics_needed(0.05, 0.0479, "paired_t", alpha=0.05, beta=0.2)
+    153
+    """
+    _check(design, alpha, beta, min_diff, variance, n_systems)
+
+    def good(n: int) -> bool:
+        if design == "ci":
+            return expected_ci_width(n, variance, alpha) <= min_diff
+        return power(n, min_diff, variance, design, alpha, n_systems) >= 1 - beta
+
+    # Power (and the interval's width) is monotone in n: double until it is enough, then bisect.
+    high = 2
+    while not good(high):
+        high *= 2
+        if high > MAX_TOPICS:
+            raise InputError(f"more than {MAX_TOPICS:,} topics would be needed for {design} with "
+                             f"min_diff={min_diff:g}, variance={variance:g}")
+    low = max(2, high // 2)
+    if good(low):
+        return low
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (low, middle) if good(middle) else (middle, high)
+    return high
+
+
+def min_detectable_difference(n: int, variance: float, design: str = "paired_t", alpha: float = 0.05,
+                              beta: float = 0.2, n_systems: int = 2) -> float:
+    """The smallest δ that n topics detect with power 1 − β (for ``ci``: the expected width)."""
+    _check(design, alpha, beta, 1.0, variance, n_systems)
+    if n < 2:
+        raise InputError(f"n must be at least 2; got {n}")
+    if design == "ci":
+        return expected_ci_width(n, variance, alpha)
+    from scipy.optimize import brentq
+
+    target = 1 - beta
+    high = math.sqrt(variance)
+    while power(n, high, variance, design, alpha, n_systems) < target:
+        high *= 2
+    return float(brentq(lambda d: power(n, d, variance, design, alpha, n_systems) - target, 0.0, high,
+                        xtol=1e-12, rtol=1e-12))
+
+
+def residual_variance(matrix: ScoreMatrix) -> float:
+    """V_E = Σ(x_ij − x̄_i· − x̄_·j + x̄)²/((m − 1)(n − 1)) over topics every system has."""
+    x = matrix.values[:, ~np.isnan(matrix.values).any(axis=0)]
+    m, n = x.shape
+    if m < 2 or n < 2:
+        raise InputError(f"{matrix.measure}: the residual variance needs at least 2 systems and 2 topics "
+                         f"scored for every system; got {m} × {n}")
+    residual = x - x.mean(axis=1, keepdims=True) - x.mean(axis=0, keepdims=True) + x.mean()
+    return float((residual ** 2).sum() / ((m - 1) * (n - 1)))
+
+
+def variance_for(matrix: ScoreMatrix, design: str) -> float:
+    """V for ``design`` from a score matrix: 2·V_E for paired_t and ci, V_E otherwise."""
+    v_e = residual_variance(matrix)
+    return 2 * v_e if design in ("paired_t", "ci") else v_e
+
+
+def _check(design, alpha, beta, min_diff, variance, n_systems) -> None:
+    if design not in DESIGNS:
+        raise InputError(f"unknown design {design!r}; expected one of {', '.join(DESIGNS)}")
+    if not 0 < alpha < 1:
+        raise InputError(f"alpha must be between 0 and 1; got {alpha!r}")
+    if beta is not None and not 0 < beta < 1:
+        raise InputError(f"beta must be between 0 and 1; got {beta!r}")
+    if min_diff is not None and not (math.isfinite(min_diff) and min_diff > 0):
+        raise InputError(f"min_diff must be > 0; got {min_diff!r}")
+    if not (math.isfinite(variance) and variance > 0):
+        raise InputError(f"variance must be > 0; got {variance!r}")
+    if design == "anova" and n_systems < 2:
+        raise InputError(f"the anova design needs n_systems >= 2; got {n_systems!r}")
+
+
+@dataclass(frozen=True)
+class TopicSetDesign:
+    """One design's answer: the topics needed, and what the collection at hand can detect."""
+
+    measure: str
+    design: str
+    alpha: float
+    beta: float
+    min_diff: float
+    variance: float
+    n_topics: int
+    n_systems: int = 2
+    current_topics: int | None = None  # the collection's own n, when the variance came from it
+    current_min_diff: float | None = None  # what those n topics detect with power 1 − β
+    current_power: float | None = None  # their power to detect min_diff
+
+    def to_frame(self) -> pl.DataFrame:
+        """One row: measure design alpha beta min_diff variance n_topics."""
+        return pl.DataFrame([{
+            "measure": self.measure, "design": self.design, "alpha": self.alpha, "beta": self.beta,
+            "min_diff": self.min_diff, "variance": self.variance, "n_topics": self.n_topics,
+        }])
+
+    def summary(self) -> pl.DataFrame:
+        """:meth:`to_frame` with the systems of the ANOVA design and what the collection at
+        hand detects: its topics, minimum detectable difference and power for min_diff."""
+        return self.to_frame().with_columns(
+            pl.lit(self.n_systems, pl.Int64).alias("n_systems"),
+            pl.lit(self.current_topics, pl.Int64).alias("current_topics"),
+            pl.lit(self.current_min_diff, pl.Float64).alias("current_min_diff"),
+            pl.lit(self.current_power, pl.Float64).alias("current_power"))
+
+    def __str__(self) -> str:
+        name = f"{self.measure} " if self.measure else ""
+        head = f"{name}({self.design}, α = {self.alpha:g}, β = {self.beta:g}, V = {self.variance:.6g}): "
+        if self.design == "ci":
+            text = head + f"{self.n_topics} topics for an expected interval width of at most {self.min_diff:g}"
+            if self.current_topics is not None:
+                text += f"; the {self.current_topics} topics at hand give {self.current_min_diff:.4f}"
+            return text
+        text = head + f"{self.n_topics} topics to detect a difference of {self.min_diff:g}"
+        if self.current_topics is not None:
+            text += (f"; the {self.current_topics} topics at hand detect {self.current_min_diff:.4f}"
+                     f" (power {self.current_power:.3f} for {self.min_diff:g})")
+        return text
+
+
+def design_topic_set(matrix: ScoreMatrix | None = None, *, min_diff: float, design: str = "paired_t",
+                     alpha: float = 0.05, beta: float = 0.2, variance: float | None = None,
+                     n_systems: int | None = None, measure: str | None = None) -> TopicSetDesign:
+    """Topics needed for ``design``, with V given or estimated from ``matrix``; when a matrix
+    is given, also what its own topics can detect (minimum difference and power)."""
+    if variance is None:
+        if matrix is None:
+            raise InputError("give a variance or a score matrix to estimate it from")
+        variance = variance_for(matrix, design)
+    if n_systems is None:
+        n_systems = len(matrix.systems) if (matrix is not None and design == "anova") else 2
+    n = topics_needed(min_diff, variance, design, alpha, beta, n_systems)
+    current = current_diff = current_power = None
+    if matrix is not None:
+        current = int((~np.isnan(matrix.values).any(axis=0)).sum())
+        if current >= 2:
+            current_diff = min_detectable_difference(current, variance, design, alpha, beta, n_systems)
+            current_power = None if design == "ci" else power(current, min_diff, variance, design, alpha,
+                                                              n_systems)
+    name = measure or (matrix.measure if matrix is not None else "")
+    return TopicSetDesign(name, design, alpha, beta, min_diff, variance, n, n_systems, current, current_diff,
+                          current_power)
+
+
+__all__ = ["DESIGNS", "TopicSetDesign", "design_topic_set", "expected_ci_width", "min_detectable_difference",
+           "power", "residual_variance", "topics_needed", "variance_for"]
