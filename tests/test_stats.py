@@ -425,3 +425,21 @@ def test_degenerate_inputs():
         stats.bootstrap_test(a, a, n_resamples=0)
     with pytest.raises(InputError):
         stats.pairwise(np.zeros((3, 4)), "anova")
+
+
+def test_benjamini_hochberg_and_yekutieli_equal_scipy():
+    """BH and BY equal scipy.stats.false_discovery_control, ties and NaN included."""
+    from scipy.stats import false_discovery_control
+
+    rng = np.random.default_rng(3)
+    for size in (1, 2, 7, 50):
+        p = rng.uniform(0, 1, size) ** 3
+        p[: size // 3] = p[0]  # ties
+        for method, ours in (("bh", stats.benjamini_hochberg), ("by", stats.benjamini_yekutieli)):
+            np.testing.assert_allclose(ours(p), false_discovery_control(p, method=method), rtol=1e-14, atol=0)
+            np.testing.assert_allclose(stats.adjust(p, method), false_discovery_control(p, method=method),
+                                       rtol=1e-14, atol=0)
+    with_nan = np.array([0.01, np.nan, 0.04, 0.03])
+    got = stats.benjamini_hochberg(with_nan)
+    assert np.isnan(got[1])
+    np.testing.assert_allclose(got[[0, 2, 3]], false_discovery_control([0.01, 0.04, 0.03], method="bh"))

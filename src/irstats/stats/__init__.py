@@ -22,7 +22,7 @@ Other: :func:`two_sample_t` (Welch or pooled, Cohen's d), :func:`t_interval`,
 """
 
 from irstats.stats.compare import Comparison, compare
-from irstats.stats.corrections import CORRECTIONS, adjust, bonferroni, holm
+from irstats.stats.corrections import CORRECTIONS, adjust, benjamini_hochberg, benjamini_yekutieli, bonferroni, holm
 from irstats.stats.pairwise import (
     PAIRWISE_TESTS,
     PairwiseResult,
@@ -43,7 +43,7 @@ from irstats.stats.tests import (
 )
 
 __all__ = [
-    "CORRECTIONS", "Comparison", "Interval", "PAIRWISE_TESTS", "PairwiseResult", "TestResult", "adjust", "bonferroni",
+    "CORRECTIONS", "Comparison", "Interval", "PAIRWISE_TESTS", "PairwiseResult", "TestResult", "adjust", "benjamini_hochberg", "benjamini_yekutieli", "bonferroni",
     "bootstrap_test", "compare", "discriminative_power", "holm", "make_generator", "paired_differences", "paired_t",
     "pairwise", "randomization_test", "sign_test", "t_interval", "tukey_hsd", "two_sample_t", "wilcoxon",
 ]

@@ -13,6 +13,10 @@ from irstats.scores import ScoreMatrix, score_matrices
 from irstats.stats.corrections import CORRECTIONS, adjust
 from irstats.stats.pairwise import PAIRWISE_TESTS, PairwiseResult, pairwise
 
+#: Readable names of the corrections, for legends (BH and BY control the false discovery rate).
+CORRECTION_NAMES = {"holm": "holm", "bonferroni": "bonferroni", "bh": "Benjamini–Hochberg (FDR)",
+                    "by": "Benjamini–Yekutieli (FDR)"}
+
 #: Readable names of the tests, for legends.
 TEST_NAMES = {
     "paired_t": "paired t-test",
@@ -72,7 +76,8 @@ class Comparison:
         elif self.correction == "none":
             corr = "p-values not adjusted"
         else:
-            corr = f"p-values {self.correction}-adjusted over the {family} comparisons with the baseline per measure"
+            corr = (f"p-values {CORRECTION_NAMES[self.correction]}-adjusted over the {family} comparisons with the "
+                    "baseline per measure")
         which = "adjusted p" if self.test != "tukey" and self.correction != "none" else "p"
         lines = [f"baseline: {self.baseline}{how}; Δ = system mean − baseline mean; test: {test}, two-sided; {corr}",
                  f"* {which} < {self.alpha:g}, † {which} < {self.strong_alpha:g}"]
@@ -105,7 +110,7 @@ def compare(scores: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix] | ScoreMat
 
     ``baseline`` defaults to the system with the best mean on the first measure (ties: the
     first in order). ``test`` is one of ``paired_t``, ``wilcoxon``, ``sign``, ``bootstrap``,
-    ``randomization``, ``tukey``; ``correction`` one of ``holm``, ``bonferroni``, ``none``
+    ``randomization``, ``tukey``; ``correction`` one of ``holm``, ``bonferroni``, ``bh``, ``by``, ``none``
     (default ``holm``; with ``tukey``, whose p-values are already familywise, ``none``).
 
     Every measure's systems are tested pairwise once (:func:`irstats.stats.pairwise`); the

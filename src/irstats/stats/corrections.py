@@ -1,6 +1,8 @@
-"""Multiple-comparison corrections of p-values (METHODS §5.6).
+"""Multiple-comparison corrections of p-values (METHODS §5.6, §5.7).
 
-Both functions keep the shape of their input; NaN p-values are left NaN and are not
+Holm and Bonferroni control the familywise error rate; Benjamini–Hochberg and
+Benjamini–Yekutieli the false discovery rate (BY under any dependence between the tests).
+Every function keeps the shape of their input; NaN p-values are left NaN and are not
 counted in the family size m.
 """
 
@@ -11,7 +13,7 @@ from numpy.typing import ArrayLike
 
 from irstats.errors import InputError
 
-CORRECTIONS = ("holm", "bonferroni", "none")
+CORRECTIONS = ("holm", "bonferroni", "bh", "by", "none")
 
 
 def _as_pvalues(pvalues: ArrayLike) -> np.ndarray:
@@ -54,12 +56,42 @@ def holm(pvalues: ArrayLike) -> np.ndarray:
     return out.reshape(p.shape)
 
 
+def benjamini_hochberg(pvalues: ArrayLike, dependent: bool = False) -> np.ndarray:
+    """Benjamini–Hochberg adjusted p-values (Benjamini–Yekutieli with ``dependent=True``).
+
+    Sort so that p_(1) ≤ … ≤ p_(m); p̃_(i) = min_{j≥i} min(1, c·m·p_(j)/j), with c = 1 (BH) or
+    c = Σ_{k=1}^{m} 1/k (BY), returned in the input order; as
+    ``scipy.stats.false_discovery_control``. NaN stays NaN and is not counted in m.
+
+    >>> benjamini_hochberg([0.01, 0.04, 0.03]).round(12).tolist()
+    [0.03, 0.04, 0.04]
+    """
+    p = _as_pvalues(pvalues)
+    flat = p.ravel()
+    out = np.full(flat.shape, np.nan)
+    keep = np.flatnonzero(~np.isnan(flat))
+    m = keep.size
+    if m:
+        order = keep[np.argsort(flat[keep], kind="stable")]
+        c = np.sum(1.0 / np.arange(1, m + 1)) if dependent else 1.0
+        scaled = np.minimum(1.0, c * m * flat[order] / np.arange(1, m + 1))
+        out[order] = np.minimum.accumulate(scaled[::-1])[::-1]
+    return out.reshape(p.shape)
+
+
+def benjamini_yekutieli(pvalues: ArrayLike) -> np.ndarray:
+    """Benjamini–Yekutieli adjusted p-values: BH times Σ_{k≤m} 1/k, valid under any dependence."""
+    return benjamini_hochberg(pvalues, dependent=True)
+
+
 def adjust(pvalues: ArrayLike, method: str = "holm") -> np.ndarray:
-    """Adjust p-values by ``method``: ``"holm"``, ``"bonferroni"`` or ``"none"``."""
+    """Adjust p-values by ``method``: ``"holm"``, ``"bonferroni"``, ``"bh"``, ``"by"`` or ``"none"``."""
     if method == "holm":
         return holm(pvalues)
     if method == "bonferroni":
         return bonferroni(pvalues)
+    if method in ("bh", "by"):
+        return benjamini_hochberg(pvalues, dependent=method == "by")
     if method == "none":
         return _as_pvalues(pvalues).copy()
     raise InputError(f"unknown correction {method!r}; expected one of {', '.join(CORRECTIONS)}")
