@@ -114,6 +114,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
                     "Standardize per-topic scores: z = (x − mean_t)/sd_t over reference systems, then Φ(z)."),
     "compare": ("irstats.cli.compare_cmd:compare_command",
                 "Compare every system with a baseline: means, differences and significance per measure."),
+    "anova": ("irstats.cli.anova_cmd:anova_command",
+              "ANOVA of the systems of per-topic SCORES: variation, df, variance, F, p, ω², Tukey HSD."),
     "risk": ("irstats.cli.risk_cmd:risk_command",
              "Risk of every system against a baseline: URisk, TRisk, ZRisk and GeoRisk per measure."),
     "topicset": ("irstats.cli.topicset_cmd:topicset_command",
