@@ -116,6 +116,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
                 "Compare every system with a baseline: means, differences and significance per measure."),
     "anova": ("irstats.cli.anova_cmd:anova_command",
               "ANOVA of the systems of per-topic SCORES: variation, df, variance, F, p, ω², Tukey HSD."),
+    "transforms": ("irstats.cli.transforms_cmd:transforms_command",
+                   "Which system comparisons change direction or significance when the scores are transformed."),
     "risk": ("irstats.cli.risk_cmd:risk_command",
              "Risk of every system against a baseline: URisk, TRisk, ZRisk and GeoRisk per measure."),
     "topicset": ("irstats.cli.topicset_cmd:topicset_command",
