@@ -31,12 +31,14 @@ Examples:
   irstats compare scores.tsv --test randomization -n 100000 --seed 7 --correction bonferroni
   irstats compare scores.tsv --test tukey --format latex -o table.tex
   irstats compare --qrels qrels.txt --runs 'runs/*.gz' -m AP --format markdown
+  irstats compare scores.tsv -m AP --interval bca --format tsv     # BCa intervals and d_z per system
 
 \b
 SCORES is a per-topic score file (irstats eval -q --format tsv) or trec_eval -q output.
 Columns per measure: the system's mean, Δ = mean − baseline mean with a marker
 (* p < alpha, † p < alpha/5, after the correction), and the p-value against the baseline.
-The footer gives each measure's discriminative power: the share of all system pairs with
+The tsv format also gives each difference's interval (delta_low, delta_high; --interval) and
+its effect size d_z (effect_size). The footer gives each measure's discriminative power: the share of all system pairs with
 p < alpha under the test (unadjusted; Tukey's p-values are familywise already).
 """
 
@@ -119,8 +121,12 @@ FORMATTERS = {"table": format_table, "markdown": format_markdown, "latex": forma
 @click.option("--seed", default=0, show_default=True, type=int, help="Random seed: the same seed, the same p-values.")
 @click.option("--format", "fmt", default="table", show_default=True, metavar="FORMAT",
               help=f"Output format: {'|'.join(FORMATS)}.")
+@click.option("--interval", default="t", show_default=True, type=click.Choice(["t", "percentile", "bca"]),
+              help="Interval of each difference to the baseline (tsv columns delta_low, delta_high): the paired "
+                   "t-interval, or a bootstrap percentile or BCa interval (B = --resamples, --seed).")
+@click.option("--confidence", default=0.95, show_default=True, type=float, help="Level of the intervals.")
 @click.option("-o", "--output", type=OutputFile(), help="Write to FILE, not stdout.")
-def compare_command(scores, baseline, test, correction, alpha, n_resamples, seed, fmt, output):
+def compare_command(scores, baseline, test, correction, alpha, n_resamples, seed, interval, confidence, fmt, output):
     """Compare every system with a baseline: means, differences and significance per measure.
 
     Reads per-topic SCORES (or evaluates --qrels/--runs), tests each system against the
@@ -130,5 +136,5 @@ def compare_command(scores, baseline, test, correction, alpha, n_resamples, seed
     if fmt not in FORMATTERS:
         raise InputError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
     comp = compare(scores, baseline=baseline, test=test, correction=correction, alpha=alpha,
-                   n_resamples=n_resamples, seed=seed)
+                   n_resamples=n_resamples, seed=seed, interval=interval, confidence=confidence)
     emit_text(FORMATTERS[fmt](comp), output)

@@ -103,9 +103,29 @@ def marker(p_adjusted: float, alpha: float) -> str:
     return "*" if p_adjusted < alpha else ""
 
 
+def _delta_intervals(matrix: ScoreMatrix, b: int, interval: str, confidence: float, n_resamples: int,
+                     seed) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per system: the interval of its mean difference to system ``b`` and d_z (NaN for b)."""
+    from irstats.stats.tests import paired_t_rows
+
+    differences = matrix.values - matrix.values[b][None, :]
+    rows = paired_t_rows(differences, confidence=confidence)
+    low, high, effect = rows["ci_low"], rows["ci_high"], rows["effect_size"]
+    if interval != "t":
+        from irstats.stats.effects import bootstrap_mean_intervals
+
+        complete = ~np.isnan(matrix.values).any(axis=0)
+        boot = bootstrap_mean_intervals(differences[:, complete], n_resamples, confidence, interval, seed)
+        low, high = boot.low, boot.high
+    for arr in (low, high, effect):
+        arr[b] = np.nan
+    return low, high, effect
+
+
 def compare(scores: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix] | ScoreMatrix, baseline: str | None = None,
             test: str = "paired_t", correction: str | None = None, alpha: float = 0.05, n_resamples: int = 10000,
-            seed: int | np.random.Generator = 0, batch_size: int | None = None) -> Comparison:
+            seed: int | np.random.Generator = 0, batch_size: int | None = None, interval: str = "t",
+            confidence: float = 0.95) -> Comparison:
     """Compare every system with a baseline on each measure, and measure discriminative power.
 
     ``baseline`` defaults to the system with the best mean on the first measure (ties: the
@@ -116,7 +136,17 @@ def compare(scores: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix] | ScoreMat
     Every measure's systems are tested pairwise once (:func:`irstats.stats.pairwise`); the
     p-values against the baseline are read from that, and the discriminative power is the
     share of all pairs with p < alpha.
+
+    Each difference to the baseline comes with an interval (``delta_low``, ``delta_high``) at
+    ``confidence`` and the paired effect size d_z (``effect_size``): ``interval="t"`` is the
+    paired t-interval on the topics both systems have; ``"percentile"`` and ``"bca"`` are
+    bootstrap intervals of the mean difference (:func:`irstats.stats.effects.bootstrap_mean_intervals`,
+    ``n_resamples`` and ``seed`` as for the tests) on the topics every system has.
     """
+    from irstats.stats.effects import INTERVAL_METHODS
+
+    if interval not in ("t", *INTERVAL_METHODS):
+        raise InputError(f"unknown interval {interval!r}; expected one of t, {', '.join(INTERVAL_METHODS)}")
     if test not in PAIRWISE_TESTS:
         raise InputError(f"unknown test {test!r}; expected one of {', '.join(PAIRWISE_TESTS)}")
     if correction is None:
@@ -158,6 +188,7 @@ def compare(scores: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix] | ScoreMat
         p = res.p_value[:, b].copy()
         p[b] = np.nan
         p_adj = adjust(p, correction)
+        low, high, effect = _delta_intervals(matrix, b, interval, confidence, n_resamples, seed)
         for s in systems:
             if s not in matrix.systems:
                 continue
@@ -165,10 +196,13 @@ def compare(scores: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix] | ScoreMat
             rows.append({"measure": name, "system": s, "mean": float(means[k]), "delta": float(means[k] - means[b]),
                          "p_value": float(p[k]), "p_adjusted": float(p_adj[k]),
                          "significant": bool(p_adj[k] < alpha) if k != b else False,
-                         "marker": marker(p_adj[k], alpha), "is_baseline": k == b})
+                         "marker": marker(p_adj[k], alpha), "is_baseline": k == b,
+                         "delta_low": float(low[k]), "delta_high": float(high[k]), "effect_size": float(effect[k])})
     frame = pl.DataFrame(rows, schema={"measure": pl.String, "system": pl.String, "mean": pl.Float64,
                                        "delta": pl.Float64, "p_value": pl.Float64, "p_adjusted": pl.Float64,
-                                       "significant": pl.Boolean, "marker": pl.String, "is_baseline": pl.Boolean})
+                                       "significant": pl.Boolean, "marker": pl.String, "is_baseline": pl.Boolean,
+                                       "delta_low": pl.Float64, "delta_high": pl.Float64,
+                                       "effect_size": pl.Float64})
     return Comparison(frame, baseline, systems, measures, test, correction, alpha, n_resamples,
                       seed if not isinstance(seed, np.random.Generator) else "generator", results, power, sig_pairs,
                       n_pairs, chosen)

@@ -1,0 +1,163 @@
+"""Effect sizes and bootstrap intervals (METHODS.md §5.6; Sakai 2018, ch. 5).
+
+Effect sizes of a difference between two systems:
+
+- paired: d_z = d̄/s_d (the standardized mean of the per-topic differences);
+- two-sample: Cohen's d = (x̄ − ȳ)/s_p with the pooled s_p² = ((n_x − 1)s_x² + (n_y − 1)s_y²)/(n_x + n_y − 2);
+  Hedges' g = J·d with the exact small-sample correction J = Γ(ν/2)/(√(ν/2)·Γ((ν − 1)/2)),
+  ν = n_x + n_y − 2; Glass's Δ = (x̄ − ȳ)/s_y (y the control: its sd alone);
+- with an ANOVA: Sakai's ES_E = (x̄_i − x̄_j)/√V_E (:meth:`irstats.stats.anova.AnovaResult.tukey`).
+
+Bootstrap intervals of a mean (a system's mean score, or the mean of paired differences):
+B resamples of the topics with replacement, drawn as ``rng.integers(0, n, (B, n))`` — exactly
+the draws of ``scipy.stats.bootstrap`` with the same Generator — and the percentile or BCa
+(bias-corrected and accelerated; Efron & Tibshirani 1993, §14.3) interval of the B means.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from irstats.errors import InputError
+from irstats.random import generator
+
+INTERVAL_METHODS = ("percentile", "bca")
+
+
+def d_z(differences: ArrayLike) -> float:
+    """Paired effect size d̄/s_d (ddof = 1); NaN with fewer than two values or s_d = 0."""
+    d = np.asarray(differences, dtype=np.float64)
+    d = d[~np.isnan(d)]
+    if d.size < 2:
+        return float("nan")
+    sd = d.std(ddof=1)
+    return float(d.mean() / sd) if sd > 0 else float("nan")
+
+
+def _pooled_sd(x: np.ndarray, y: np.ndarray) -> float:
+    return float(np.sqrt(((x.size - 1) * x.var(ddof=1) + (y.size - 1) * y.var(ddof=1)) / (x.size + y.size - 2)))
+
+
+def _two_samples(x: ArrayLike, y: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    x, y = x[~np.isnan(x)], y[~np.isnan(y)]
+    if x.size < 2 or y.size < 2:
+        raise InputError("each sample needs at least two values")
+    return x, y
+
+
+def cohens_d(x: ArrayLike, y: ArrayLike) -> float:
+    """(x̄ − ȳ)/s_p with the pooled standard deviation (ddof = 1 in each sample)."""
+    x, y = _two_samples(x, y)
+    sp = _pooled_sd(x, y)
+    return float((x.mean() - y.mean()) / sp) if sp > 0 else float("nan")
+
+
+def hedges_correction(df: float) -> float:
+    """J(ν) = Γ(ν/2)/(√(ν/2)·Γ((ν − 1)/2)), the exact bias correction of Cohen's d."""
+    from math import exp, lgamma, sqrt
+
+    return exp(lgamma(df / 2) - lgamma((df - 1) / 2)) / sqrt(df / 2)
+
+
+def hedges_g(x: ArrayLike, y: ArrayLike) -> float:
+    """Cohen's d times J(n_x + n_y − 2): unbiased for the population effect size."""
+    x, y = _two_samples(x, y)
+    return cohens_d(x, y) * hedges_correction(x.size + y.size - 2)
+
+
+def glass_delta(x: ArrayLike, y: ArrayLike) -> float:
+    """(x̄ − ȳ)/s_y: the difference in units of the control sample's (y's) standard deviation."""
+    x, y = _two_samples(x, y)
+    sd = y.std(ddof=1)
+    return float((x.mean() - y.mean()) / sd) if sd > 0 else float("nan")
+
+
+@dataclass(frozen=True)
+class BootstrapIntervals:
+    """Bootstrap intervals of the mean of each row: ``low``, ``high``, the point estimates
+    ``mean`` and the bootstrap standard errors ``standard_error``."""
+
+    mean: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    standard_error: np.ndarray
+    method: str
+    confidence: float
+    n_resamples: int
+
+
+def bootstrap_mean_intervals(values: ArrayLike, n_resamples: int = 10000, confidence: float = 0.95,
+                             method: str = "percentile", seed=0) -> BootstrapIntervals:
+    """Percentile or BCa bootstrap intervals of the mean of each row of ``values`` (rows ×
+    topics, no NaN), every row resampled with the same B index draws (as scipy does for
+    2-D data), so that rows of paired differences stay paired.
+
+    >>> b = bootstrap_mean_intervals([[0.1, 0.4, 0.35, 0.8, 0.5]], n_resamples=2000, seed=1)
+    >>> bool(b.low[0] < 0.43 < b.high[0])
+    True
+    """
+    if method not in INTERVAL_METHODS:
+        raise InputError(f"unknown interval method {method!r}; expected one of {', '.join(INTERVAL_METHODS)}")
+    if not 0 < confidence < 1:
+        raise InputError(f"confidence must be between 0 and 1; got {confidence!r}")
+    x = np.atleast_2d(np.asarray(values, dtype=np.float64))
+    if np.isnan(x).any():
+        raise InputError("bootstrap intervals need complete rows (no NaN)")
+    rows, n = x.shape
+    if n < 2:
+        raise InputError("a bootstrap interval needs at least two topics")
+    n_resamples = int(n_resamples)
+    if n_resamples < 2:
+        raise InputError(f"n_resamples must be at least 2; got {n_resamples}")
+    rng = generator(seed)
+    index = rng.integers(0, n, (n_resamples, n))
+    means = np.empty((rows, n_resamples))
+    step = max(1, (8 << 20) // max(1, rows * n * 8))  # resamples per batch: about 8 MB gathered at once
+    for start in range(0, n_resamples, step):
+        means[:, start:start + step] = x[:, index[start:start + step]].mean(axis=-1)
+    alpha = (1 - confidence) / 2
+    point = x.mean(axis=1)
+    if method == "percentile":
+        levels = np.broadcast_to(np.array([alpha, 1 - alpha]), (rows, 2))
+    else:
+        levels = _bca_levels(x, point, means, alpha)
+    # A constant row has the interval [mean, mean]; a row whose BCa levels are undefined
+    # (every resampled mean on one side of the estimate) gets NaN, as scipy gives.
+    constant = np.ptp(x, axis=1) == 0
+    low, high = np.full(rows, np.nan), np.full(rows, np.nan)
+    for r in range(rows):
+        if constant[r]:
+            low[r] = high[r] = point[r]
+        elif np.isfinite(levels[r]).all():
+            low[r], high[r] = np.quantile(means[r], levels[r])
+    return BootstrapIntervals(point, low, high, means.std(axis=1, ddof=1), method, confidence, n_resamples)
+
+
+def _bca_levels(x: np.ndarray, point: np.ndarray, means: np.ndarray, alpha: float) -> np.ndarray:
+    """The BCa-adjusted quantile levels of each row (Efron & Tibshirani 1993, Eq. 14.9–14.15)."""
+    from scipy.special import ndtr, ndtri
+
+    n_resamples = means.shape[1]
+    below = (means < point[:, None]).sum(axis=1) + (means <= point[:, None]).sum(axis=1)
+    with np.errstate(divide="ignore"):
+        z0 = ndtri(below / (2 * n_resamples))
+    n = x.shape[1]
+    jackknife = (x.sum(axis=1, keepdims=True) - x) / (n - 1)  # the mean without topic i
+    u = (n - 1) * (jackknife.mean(axis=1, keepdims=True) - jackknife)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        z0 = np.asarray(z0)
+        a_hat = (u ** 3).sum(axis=1) / n ** 3 / (6 * ((u ** 2).sum(axis=1) / n ** 2) ** 1.5)
+    out = np.empty((x.shape[0], 2))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for k, z in enumerate((ndtri(alpha), -ndtri(alpha))):
+            shifted = z0 + z
+            out[:, k] = ndtr(z0 + shifted / (1 - a_hat * shifted))
+    return out
+
+
+__all__ = ["BootstrapIntervals", "INTERVAL_METHODS", "bootstrap_mean_intervals", "cohens_d", "d_z", "glass_delta",
+           "hedges_correction", "hedges_g"]
