@@ -16,9 +16,9 @@ import irstats
 from irstats import stats
 from irstats.errors import InputError
 from irstats.io.trec_eval_output import read_trec_eval
-from irstats.meta.comparability import (compare_collections, discriminative_power, drmse, halving_statistics,
+from irstats.meta.comparability import (compare_collections, discriminative_power_complete, drmse, halving_statistics,
                                         ideal_scores_from_qrels, metric_forms, metric_group, num_relevant,
-                                        num_relevant_from_qrels, r_denormalize, r_normalize, random_halvings,
+                                        num_relevant_from_qrels, r_denormalize, r_normalize, halving_permutations,
                                         randomized_baseline, rmse, two_sample_t_rows, union_topics)
 from irstats.plots.common import save
 from irstats.plots.standardization import drmse_data, false_positive_data, plot_drmse, plot_false_positives
@@ -85,22 +85,22 @@ def test_two_sample_t_equals_scipy(equal_var, alternative):
     y[1, 2, 5] = np.nan
     got = two_sample_t_rows(x, y, equal_var=equal_var, alternative=alternative)
     want = scipy.stats.ttest_ind(x, y, axis=-1, equal_var=equal_var, alternative=alternative, nan_policy="omit")
-    np.testing.assert_allclose(got["statistic"], np.asarray(want.statistic), rtol=1e-10)
-    np.testing.assert_allclose(got["p_value"], np.asarray(want.pvalue), rtol=1e-9, atol=1e-15)
+    np.testing.assert_allclose(got.statistic, np.asarray(want.statistic), rtol=1e-10)
+    np.testing.assert_allclose(got.p_value, np.asarray(want.pvalue), rtol=1e-9, atol=1e-15)
     one = stats.two_sample_t(x[2, 3], y[2, 3], equal_var=equal_var, alternative=alternative)
-    assert got["p_value"][2, 3] == pytest.approx(one.p_value, rel=1e-10)
-    assert got["df"][2, 3] == pytest.approx(one.details["df"], rel=1e-10)
+    assert got.p_value[2, 3] == pytest.approx(one.p_value, rel=1e-10)
+    assert got.df[2, 3] == pytest.approx(one.details["df"], rel=1e-10)
 
 
 def test_two_sample_t_degenerate_cases():
     x = np.array([[0.0, 0.0, 0.0], [0.2, 0.2, 0.2], [0.1, 0.2, 0.3]])
     y = np.array([[0.0, 0.0], [0.1, 0.1], [0.4, np.nan]])
     res = two_sample_t_rows(x, y)
-    assert res["p_value"][0] == 1.0 and res["statistic"][0] == 0.0  # both constant, same mean
-    assert res["p_value"][1] == 0.0 and res["statistic"][1] == np.inf  # both constant, different
-    assert np.isnan(res["p_value"][2])  # one score left in y
+    assert res.p_value[0] == 1.0 and res.statistic[0] == 0.0  # both constant, same mean
+    assert res.p_value[1] == 0.0 and res.statistic[1] == np.inf  # both constant, different
+    assert np.isnan(res.p_value[2])  # one score left in y
     one = two_sample_t_rows(x, y, alternative="less")
-    assert one["p_value"][1] == 1.0
+    assert one.p_value[1] == 1.0
 
 
 # --------------------------------------------------------------------------- randomised baseline
@@ -127,14 +127,14 @@ def test_baseline_equals_plain_loop(robust04, equal_var):
     result = randomized_baseline(ap, n_partitions=4, n_fp_partitions=6, seed=9, equal_var=equal_var,
                                  discriminative=False)
     key = result.keys[0]
-    perms = random_halvings(len(ap.topics), 6, 9)
+    perms = halving_permutations(len(ap.topics), 6, 9)
     d, fp = plain_halving_loop(ap, perms, 0.05, equal_var)
     np.testing.assert_allclose(result.drmse[key], d[:4], rtol=1e-12)
     np.testing.assert_allclose(result.fp_rate[key], fp, rtol=0, atol=1e-12)
 
 
 def test_halvings_follow_the_common_rules():
-    perms = random_halvings(11, 3, 4)
+    perms = halving_permutations(11, 3, 4)
     rng = np.random.Generator(np.random.PCG64(4))
     for row in perms:
         assert np.array_equal(row, rng.permutation(11))
@@ -150,7 +150,7 @@ def test_baseline_deterministic_and_batch_independent(robust04):
         assert not np.array_equal(a.drmse[key], c.drmse[key])
         # The dRMSE partitions are the first false-positive partitions.
         d, _ = halving_statistics(forms[key[1]].subset(sorted(forms[key[1]].systems), sorted(forms[key[1]].topics))
-                                  .values, random_halvings(100, 50, 3))
+                                  .values, halving_permutations(100, 50, 3))
         np.testing.assert_array_equal(a.drmse[key], d[:30])
     assert [k[1] for k in a.keys] == ["raw", "R-normalised", "standardized"]
     assert {k[0] for k in a.keys} == {"SP/AP"}
@@ -196,11 +196,11 @@ def test_other_collections_baseline(shared_data, collection):
 
 def test_discriminative_power_reuses_stats(dl19, dl19_ideal):
     ndcg = dl19["nDCG"]
-    assert discriminative_power(ndcg) == pytest.approx(stats.discriminative_power(ndcg, "paired_t", 0.05))
+    assert discriminative_power_complete(ndcg) == pytest.approx(stats.discriminative_power(ndcg, "paired_t", 0.05))
     forms = metric_forms(dl19["DCG"], num_rel=dl19["NumRel"], ideal=dl19_ideal)
     res = randomized_baseline(forms, n_partitions=5, n_fp_partitions=5, seed=0)
     powers = {k[1]: v for k, v in res.discriminative_power.items()}
-    assert powers["R-normalised"] == pytest.approx(discriminative_power(dl19["nDCG"]), abs=1e-12)
+    assert powers["R-normalised"] == pytest.approx(discriminative_power_complete(dl19["nDCG"]), abs=1e-12)
     assert 0 < powers["standardized"] < 1
 
 

@@ -21,7 +21,7 @@ from irstats.plots.common import save
 from irstats.plots.standardization import plot_tau_quantiles, tau_quantile_data
 from irstats.scores import ScoreMatrix
 from irstats.standardize import apply_factors, fit_factors
-from irstats.stats.resampling import make_generator
+from irstats.random import generator
 from tests.conftest import run_cli
 
 
@@ -100,7 +100,7 @@ def test_equals_plain_loop_with_zero_variance_and_missing_scores(zero_sd):
 
 
 def test_samples_are_uniform_subsets():
-    rng = make_generator(0)
+    rng = generator(0)
     samples = draw_samples(10, 4, 5000, rng)
     assert samples.shape == (5000, 4)
     assert (np.diff(samples, axis=1) > 0).all()  # distinct, sorted
@@ -128,7 +128,7 @@ def test_batch_size_does_not_change_results(robust04):
     P = ap.subset(pool).values
     E = ap.subset(evaluated).values
     ref = apply_factors(ap.subset(evaluated), fit_factors(ap.subset(pool))).means()
-    samples = draw_samples(len(pool), 4, 37, make_generator(2))
+    samples = draw_samples(len(pool), 4, 37, generator(2))
     base, zero = sample_taus(P, E, samples, ref)
     for batch in (1, 5, 36, 1000):
         taus, z = sample_taus(P, E, samples, ref, batch_size=batch)

@@ -443,3 +443,54 @@ def test_benjamini_hochberg_and_yekutieli_equal_scipy():
     got = stats.benjamini_hochberg(with_nan)
     assert np.isnan(got[1])
     np.testing.assert_allclose(got[[0, 2, 3]], false_discovery_control([0.01, 0.04, 0.03], method="bh"))
+
+
+def test_batched_rows_equal_the_single_pair_functions_and_scipy():
+    """The statistics core: every row of the batched tests equals the single-pair function
+    and scipy on random data (frozen row classes, not dicts)."""
+    import dataclasses
+
+    from scipy import stats as sps
+
+    from irstats.stats.closed_form import paired_t_rows, sign_rows
+
+    rng = np.random.default_rng(8)
+    a, b = rng.beta(2, 3, (6, 25)), rng.beta(2, 3, (6, 25))
+    rows = paired_t_rows(a - b)
+    ref = sps.ttest_rel(a, b, axis=1)
+    np.testing.assert_allclose(rows.statistic, ref.statistic, rtol=1e-12)
+    np.testing.assert_allclose(rows.p_value, ref.pvalue, rtol=1e-10)
+    ci = ref.confidence_interval(0.95)
+    np.testing.assert_allclose(rows.ci_low, ci.low, rtol=1e-10)
+    np.testing.assert_allclose(rows.ci_high, ci.high, rtol=1e-10)
+    for k in range(6):
+        single = stats.paired_t(a[k], b[k])
+        assert single.statistic == rows.statistic[k] and single.p_value == rows.p_value[k]
+    signs = sign_rows(a - b)
+    for k in range(6):
+        pos, neg = int((a[k] > b[k]).sum()), int((a[k] < b[k]).sum())
+        assert signs.p_value[k] == pytest.approx(sps.binomtest(pos, pos + neg).pvalue, rel=1e-12)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        rows.p_value = None
+
+
+@pytest.mark.parametrize("delta, t, p", [(0.02, np.inf, 0.0), (-0.02, -np.inf, 0.0), (0.0, 0.0, 1.0)])
+def test_one_degenerate_t_rule_from_every_entry_point(delta, t, p):
+    """A constant difference gives t = ±∞, p = 0 (t = 0, p = 1 when it is 0) whichever
+    function is asked (METHODS §5.6)."""
+    from irstats.meta._common import significance_t
+    from irstats.stats.closed_form import paired_t_rows, two_sample_t_rows
+    from irstats.stats.degenerate import studentize
+    from irstats.stats.resampling import t_statistics
+
+    d = np.full(30, delta)
+    rows = paired_t_rows(d[None, :])
+    assert (rows.statistic[0], rows.p_value[0]) == (t, p)
+    with pytest.warns(UserWarning, match="s_d = 0"):
+        single = stats.paired_t(d + 0.5, np.full(30, 0.5))
+    assert (single.statistic, single.p_value) == (pytest.approx(t) if t == 0 else t, p)
+    assert significance_t(d) == (t, p)
+    assert t_statistics(d[None, :])[0] == t
+    assert studentize(delta, 0.0, 30) == t
+    two = two_sample_t_rows(np.full(10, 0.3 + delta), np.full(12, 0.3))
+    assert (float(two.statistic), float(two.p_value)) == (t, p)

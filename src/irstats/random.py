@@ -34,3 +34,20 @@ def generator(seed: int | str | np.random.Generator | None = 0) -> np.random.Gen
     if value < 0:
         raise InputError(f"seed must be >= 0, not {value}")
     return np.random.Generator(np.random.PCG64(value))
+
+
+def seed_label(seed) -> int | str | None:
+    """How a result records its seed: the whole number, or ``"generator"`` when a Generator
+    was passed (its state is not a number one could pass again)."""
+    if isinstance(seed, np.random.Generator):
+        return "generator"
+    return 0 if seed is None else int(seed)
+
+
+def fixed_seed(seed) -> int:
+    """A whole-number seed for procedures that must draw the same numbers several times (the
+    same resamples at every depth): the seed itself, or one number drawn from a Generator."""
+    if isinstance(seed, np.random.Generator):
+        return int(seed.integers(0, 2**63 - 1))
+    generator(seed)  # validates
+    return 0 if seed is None else int(seed)

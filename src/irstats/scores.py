@@ -48,14 +48,20 @@ class ScoreMatrix:
         return self.values.shape
 
     def means(self) -> np.ndarray:
-        """One summary value per system over the topics it was evaluated on."""
+        """Each system's mean over the topics it was evaluated on (NaN if none), whatever the
+        measure — the counts too (see :meth:`summaries` for trec_eval's sums)."""
         counted = ~np.isnan(self.values)
         totals = np.where(counted, self.values, 0.0).sum(axis=1)
-        if self.summary == "sum":
-            return totals
         n = counted.sum(axis=1)
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(n > 0, totals / np.maximum(n, 1), np.nan)
+
+    def summaries(self) -> np.ndarray:
+        """Each system's summary as trec_eval prints it on its ``all`` line: the mean, or the
+        sum over topics for the counts (``summary == "sum"``: NumRet, NumRel, NumRelRet)."""
+        if self.summary == "sum":
+            return np.where(~np.isnan(self.values), self.values, 0.0).sum(axis=1)
+        return self.means()
 
     def num_topics(self) -> np.ndarray:
         """How many topics each system was evaluated on."""
@@ -89,7 +95,7 @@ class ScoreMatrix:
     def summary_frame(self) -> pl.DataFrame:
         """Frame ``system, measure, value`` of the per-system summaries."""
         return pl.DataFrame({"system": list(self.systems), "measure": [self.measure] * len(self.systems),
-                             "value": self.means()})
+                             "value": self.summaries()})
 
     @classmethod
     def from_frame(cls, frame: pl.DataFrame, measure: str | None = None) -> "ScoreMatrix":

@@ -31,13 +31,12 @@ from typing import Iterable, Mapping, Sequence
 import numpy as np
 import polars as pl
 
+from irstats.stats.degenerate import ZERO_TOL
 from irstats.errors import InputError, IrstatsWarning, MeasureError, some
 from irstats.scores import ScoreMatrix, score_matrices
 
-#: |x − μ| at or below this counts as "equal to the mean" on a zero-variance topic (§4.4).
-ZERO_TOLERANCE = 1e-12
 
-FORMS = ("cdf", "z")
+STANDARD_FORMS = ("cdf", "z")
 ZERO_SD = ("trec_eval", "inf", "drop")
 FACTOR_COLUMNS = ("topic", "measure", "mean", "sd", "n", "ddof")
 
@@ -263,8 +262,8 @@ def apply_factors(matrix: ScoreMatrix, factors: Factors, form: str = "cdf", zero
     ScoreMatrix
         Same systems; same topics (less dropped ones); measure ``std(M)`` or ``z(M)``.
     """
-    if form not in FORMS:
-        raise InputError(f"unknown form {form!r}; expected one of {', '.join(FORMS)}")
+    if form not in STANDARD_FORMS:
+        raise InputError(f"unknown form {form!r}; expected one of {', '.join(STANDARD_FORMS)}")
     if zero_sd not in ZERO_SD:
         raise InputError(f"unknown zero_sd rule {zero_sd!r}; expected one of {', '.join(ZERO_SD)}")
     if missing not in ("warn", "error"):
@@ -289,7 +288,7 @@ def apply_factors(matrix: ScoreMatrix, factors: Factors, form: str = "cdf", zero
     z = np.where(found, z, np.nan)
     keep = np.ones(len(matrix.topics), dtype=bool)
     if zero.any():
-        at_mean = np.abs(diff) <= ZERO_TOLERANCE
+        at_mean = np.abs(diff) <= ZERO_TOL  # the one zero tolerance (irstats.stats.degenerate)
         if zero_sd == "trec_eval":
             zz = np.where(at_mean, 0.0, np.nan)
             effect = "z = 0 at the mean, NaN elsewhere (trec_eval)"

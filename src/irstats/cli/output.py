@@ -63,7 +63,7 @@ def format_means_table(scores) -> str:
     """Systems × measures table of means, sorted by the first measure, best first."""
     items = list(scores.values())
     systems = items[0].systems
-    means = np.column_stack([m.means() for m in items])
+    means = np.column_stack([m.summaries() for m in items])
     order = np.argsort(-np.nan_to_num(means[:, 0], nan=-np.inf), kind="stable")
     header = ["system", *(m.measure for m in items)]
     rows = []

@@ -37,7 +37,7 @@ from irstats.depth.sweep import DepthSweep
 from irstats.errors import InputError, IrstatsWarning
 from irstats.meta.correlation import kendall_tau_b
 from irstats.stats.pairwise import PAIRWISE_TESTS, pairwise
-from irstats.stats.tests import ZERO_TOL, paired_t_rows
+from irstats.stats.closed_form import ZERO_TOL, paired_t_rows
 
 #: Elements of a pairs × topics × depths block of differences (bounds memory, ~32 MB).
 _BLOCK = 4_000_000
@@ -155,8 +155,8 @@ def pairwise_p_values(per_topic: np.ndarray, test: str = "paired_t", *, n_resamp
             block = X[:, :, start:start + step]
             D = np.moveaxis(block[i] - block[j], 2, 0)  # (depths, pairs, topics)
             res = paired_t_rows(D.reshape(-1, n_top))
-            p[start:start + step] = res["p_value"].reshape(D.shape[:2])
-            delta[start:start + step] = res["mean"].reshape(D.shape[:2])
+            p[start:start + step] = res.p_value.reshape(D.shape[:2])
+            delta[start:start + step] = res.mean.reshape(D.shape[:2])
         return p, delta
     if test not in PAIRWISE_TESTS:
         raise InputError(f"unknown test {test!r}; expected one of {', '.join(PAIRWISE_TESTS)}")
@@ -299,8 +299,8 @@ class Volatility:
 
 
 def volatility(result: DepthSweep, *, test: str = "paired_t", alpha: float = 0.05, n_resamples: int = 10000,
-               seed: int = 0, significance: bool = True, tol: float = ZERO_TOL,
-               progress: bool = False) -> Volatility:
+               seed: int | np.random.Generator | None = 0, significance: bool = True, tol: float = ZERO_TOL,
+               progress: bool | None = False) -> Volatility:
     """Every volatility statistic of a depth sweep (METHODS.md §5.5, items 1–7).
 
     The reference ordering is the one at k_max, the largest depth of the sweep.
@@ -310,7 +310,13 @@ def volatility(result: DepthSweep, *, test: str = "paired_t", alpha: float = 0.0
 
     >>> stats = volatility(depth_sweep("qrels.txt", "runs/", pool_depth=10))  # doctest: +SKIP
     >>> print(stats.table())                                                    # doctest: +SKIP
+
+    ``seed`` is a whole number, None (= 0) or a numpy Generator; the same resamples are used
+    at every depth (a Generator gives one seed for all of them).
     """
+    from irstats.random import fixed_seed
+
+    seed = fixed_seed(seed)
     depths = result.depths
     n_sys = len(result.systems)
     if n_sys < 2:

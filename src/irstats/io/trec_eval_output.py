@@ -106,5 +106,5 @@ def format_trec_eval(matrices, per_topic: bool = False) -> str:
         lines.append(f"{'runid':<22}\tall\t{system}")
         lines.append(f"{'num_q':<22}\tall\t{int(items[0].num_topics()[i])}")
         for m, name, as_int in zip(items, names, integer):
-            emit(name, "all", m.means()[i], as_int)
+            emit(name, "all", m.summaries()[i], as_int)
     return "\n".join(lines) + "\n"

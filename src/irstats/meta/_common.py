@@ -12,7 +12,6 @@ from irstats.errors import InputError
 from irstats.meta.splitagg import REASON_CODES
 from irstats.meta.splits import bytewise_sorted
 from irstats.scores import ScoreMatrix, score_matrices
-from irstats.stats.degenerate import degenerate_t, zero_spread
 
 #: Values of ``nan_policy`` in the experiments (METHODS.md §5 common rules).
 EXPERIMENT_NAN_POLICIES = ("raise", "omit")
@@ -107,21 +106,11 @@ class NoBar:
 def significance_t(delta: np.ndarray) -> tuple[float, float]:
     """Two-sided one-sample t-test of mean(Δ) = 0 (the paired t-test on Δ_b): (t, p).
 
-    As ``scipy.stats.ttest_1samp``; the tail comes from ``scipy.special.stdtr`` (what
-    ``scipy.stats.t.sf`` evaluates), because importing ``scipy.stats`` would cost a
-    ``splithalf`` run more than a second of start-up. A constant Δ follows the one
-    degenerate-t rule (:mod:`irstats.stats.degenerate`): t = ±∞, p = 0, or t = 0, p = 1
-    when Δ̄ = 0. Fewer than two values give NaN.
+    The statistics core's paired t (:func:`irstats.stats.closed_form.paired_t_rows`) on
+    one row, NaN left out: a constant Δ follows the one degenerate-t rule (t = ±∞, p = 0,
+    or t = 0, p = 1 when Δ̄ = 0); fewer than two values give NaN.
     """
-    from scipy.special import stdtr
+    from irstats.stats.closed_form import paired_t_rows
 
-    delta = delta[~np.isnan(delta)]
-    if delta.size < 2:
-        return float("nan"), float("nan")
-    n = delta.size
-    mean, sd = float(delta.mean()), float(delta.std(ddof=1))
-    if zero_spread(sd, mean):
-        t, p, _ = degenerate_t(mean)
-        return float(t), float(p)
-    t = mean / (sd / np.sqrt(n))
-    return t, float(min(1.0, 2.0 * stdtr(n - 1, -abs(t))))
+    rows = paired_t_rows(np.asarray(delta, dtype=np.float64)[None, :])
+    return float(rows.statistic[0]), float(rows.p_value[0])

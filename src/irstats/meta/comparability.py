@@ -23,7 +23,7 @@ R (:func:`num_relevant`, :func:`num_relevant_from_qrels`) and for DCG the ideal 
 
 Randomness (METHODS.md §5): topics are sorted bytewise; a halving is
 ``perm = rng.permutation(t)`` from one ``Generator(PCG64(seed))``, H₁ = the first ⌊t/2⌋
-topics of ``perm``, H₂ the rest (:func:`random_halvings`). Every form and metric uses the
+topics of ``perm``, H₂ the rest (:func:`halving_permutations`). Every form and metric uses the
 same list of halvings, and the dRMSE partitions are the first ``n_partitions`` of the
 false-positive ones. Each halving's statistics are computed from its own rows, so results
 do not depend on the batch size.
@@ -45,16 +45,17 @@ from typing import Callable, Mapping, Sequence
 import numpy as np
 import polars as pl
 
+from irstats.random import generator, seed_label
 from irstats.errors import InputError, IrstatsWarning, MeasureError, some, warn
 from irstats.meta.splits import bytewise_unique as _bytewise
 from irstats.meta.splits import random_permutations
 from irstats.scores import ScoreMatrix
 from irstats.standardize import Factors, ZeroVarianceWarning, apply_factors, fit_factors
-from irstats.stats.resampling import batch_slices, make_generator
-from irstats.stats.tests import row_moments, two_sample_t_rows
+from irstats.stats.resampling import batch_slices
+from irstats.stats.closed_form import row_moments, two_sample_t_rows
 
 #: The names of the three forms of a metric, in display order.
-FORMS = ("raw", "R-normalised", "standardized")
+METRIC_FORMS = ("raw", "R-normalised", "standardized")
 
 #: The depth M that a score matrix without recorded options was evaluated to (METHODS.md §1.5).
 DEFAULT_DEPTH = 1000
@@ -65,7 +66,7 @@ _DUMMY_DOC = "__irstats_no_document__"
 # --------------------------------------------------------------------------- helpers
 
 
-def random_halvings(n_topics: int, count: int, seed: int | np.random.Generator = 0) -> np.ndarray:
+def halving_permutations(n_topics: int, count: int, seed: int | np.random.Generator = 0) -> np.ndarray:
     """``count`` random permutations of ``range(n_topics)``, one per row (METHODS.md §5).
 
     Row b is ``rng.permutation(n_topics)`` (the b-th call); H₁ = its first ⌊t/2⌋ entries,
@@ -73,7 +74,7 @@ def random_halvings(n_topics: int, count: int, seed: int | np.random.Generator =
     """
     if n_topics < 4:
         raise InputError(f"a random halving needs at least 4 topics (2 per half), not {n_topics}")
-    return random_permutations(n_topics, count, make_generator(seed)).astype(np.int64, copy=False)
+    return random_permutations(n_topics, count, generator(seed)).astype(np.int64, copy=False)
 
 
 def _check_count(value, what: str) -> int:
@@ -401,9 +402,9 @@ def halving_statistics(X: np.ndarray, perms: np.ndarray, alpha: float = 0.05, eq
     for batch in batch_slices(B, batch_size, s * t):
         Xp = X[:, perms[batch]]  # (s, b, t)
         test = two_sample_t_rows(Xp[..., :half], Xp[..., half:], equal_var=equal_var)
-        d[batch] = rmse_rows(test["mean_x"], test["mean_y"])[1]
+        d[batch] = rmse_rows(test.mean_x, test.mean_y)[1]
         with np.errstate(invalid="ignore"):
-            fp[batch] = (np.nan_to_num(test["p_value"], nan=1.0) < alpha).sum(axis=0) / s
+            fp[batch] = (np.nan_to_num(test.p_value, nan=1.0) < alpha).sum(axis=0) / s
     return d, fp
 
 
@@ -500,24 +501,25 @@ def randomized_baseline(scores, n_partitions: int = 1000, n_fp_partitions: int =
     for key, m in groups.items():
         if len(m.systems) < 2:
             raise InputError(f"{key[0]} ({key[1]}): dRMSE needs at least 2 systems")
-    perms = random_halvings(len(topics), max(P, P_fp), seed)
+    perms = halving_permutations(len(topics), max(P, P_fp), seed)
     drmse_out, fp_out, power, sizes, measures = {}, {}, {}, {}, {}
     for key, m in groups.items():
         d, fp = halving_statistics(m.values, perms, alpha, equal_var, batch_size)
         drmse_out[key], fp_out[key] = d[:P], fp[:P_fp]
         sizes[key], measures[key] = len(m.systems), m.measure
         if discriminative:
-            power[key] = discriminative_power(m, alpha)
+            power[key] = discriminative_power_complete(m, alpha=alpha)
         if progress is not None:
             progress(len(perms))
     return BaselineResult(list(groups), measures, drmse_out, fp_out, power, sizes, topics, P, P_fp,
-                          seed if not isinstance(seed, np.random.Generator) else "generator", float(alpha),
+                          seed_label(seed), float(alpha),
                           bool(equal_var))
 
 
-def discriminative_power(matrix: ScoreMatrix, alpha: float = 0.05, test: str = "paired_t") -> float:
-    """Sakai's discriminative power (share of system pairs with p < alpha), via
-    :func:`irstats.stats.discriminative_power`; topics some system lacks are left out."""
+def discriminative_power_complete(matrix: ScoreMatrix, test: str = "paired_t", alpha: float = 0.05) -> float:
+    """Sakai's discriminative power (share of system pairs with p < alpha) on the topics every
+    system has — :func:`irstats.stats.discriminative_power` (same arguments, same order) after
+    leaving out the topics some system lacks, as the comparability baseline needs."""
     from irstats import stats
 
     keep = ~np.isnan(matrix.values).any(axis=0)
@@ -604,9 +606,9 @@ def compare_collections(collections: Mapping[str, ScoreMatrix], alpha: float = 0
             if i == j:
                 continue
             r[i, j], d[i, j] = rmse_rows(means[i], means[j])
-            one = two_sample_t_rows(values[i], values[j], equal_var, "greater")["p_value"]
+            one = two_sample_t_rows(values[i], values[j], equal_var, "greater").p_value
             better[i, j] = int((np.nan_to_num(one, nan=1.0) < one_tailed_alpha).sum())
-            two = two_sample_t_rows(values[i], values[j], equal_var, "two-sided")["p_value"]
+            two = two_sample_t_rows(values[i], values[j], equal_var, "two-sided").p_value
             fp[i, j] = float((np.nan_to_num(two, nan=1.0) < alpha).sum() / len(systems))
     return CollectionComparison(labels, tuple(systems), mats[0].measure, means, d, r, better, fp, float(alpha),
                                 float(one_tailed_alpha), bool(equal_var),
@@ -631,7 +633,7 @@ def union_topics(first: ScoreMatrix, second: ScoreMatrix, labels: tuple[str, str
                        dict(first.options), first.summary)
 
 
-__all__ = ["BaselineResult", "CollectionComparison", "FORMS", "compare_collections", "discriminative_power",
+__all__ = ["BaselineResult", "CollectionComparison", "METRIC_FORMS", "compare_collections", "discriminative_power_complete",
            "drmse", "halving_statistics", "ideal_scores_from_qrels", "metric_forms", "metric_group",
            "normalisation_of", "num_relevant", "num_relevant_from_qrels", "r_denormalize", "r_normalize",
-           "random_halvings", "randomized_baseline", "rmse", "rmse_rows", "two_sample_t_rows", "union_topics"]  # two_sample_t_rows: irstats.stats.tests
+           "halving_permutations", "randomized_baseline", "rmse", "rmse_rows", "two_sample_t_rows", "union_topics"]  # two_sample_t_rows: irstats.stats.closed_form

@@ -48,22 +48,23 @@ from typing import Callable, Iterable, Sequence
 import numpy as np
 import polars as pl
 
+from irstats.random import generator, seed_label
 from irstats.errors import InputError, some
 from irstats.meta.correlation import kendall_tau_b, pearson
 from irstats.meta.splits import bytewise_unique as _bytewise
 from irstats.scores import ScoreMatrix
+from irstats.stats.degenerate import ZERO_TOL
 from irstats.standardize import (
     ZERO_SD,
-    ZERO_TOLERANCE,
     Factors,
     ZeroVarianceWarning,
     apply_factors,
     fit_factors,
 )
-from irstats.stats.resampling import batch_slices, make_generator
+from irstats.stats.resampling import batch_slices
 
 #: The quantiles reported by default: median and the 5% and 1% lower tails.
-DEFAULT_QUANTILES = (0.5, 0.05, 0.01)
+ROBUSTNESS_QUANTILES = (0.5, 0.05, 0.01)
 
 
 # --------------------------------------------------------------------------- helpers
@@ -102,7 +103,7 @@ def _am_std_scores(x: np.ndarray, mu: np.ndarray, sd: np.ndarray, ok: np.ndarray
     if not all_ok:
         z = np.where(ok, z, np.nan)
     if has_zero:
-        at_mean = np.abs(diff) <= ZERO_TOLERANCE
+        at_mean = np.abs(diff) <= ZERO_TOL
         if zero_sd == "trec_eval":
             zz = np.where(at_mean, 0.0, np.nan)
         elif zero_sd == "inf":
@@ -299,7 +300,7 @@ def standardization_robustness(matrix: ScoreMatrix, standardizing: Sequence[str]
                                evaluated: Sequence[str] | ScoreMatrix | None = None,
                                sizes: Iterable[int] | None = None, n_samples: int = 2000,
                                seed: int | np.random.Generator = 0, ddof: int = 1, zero_sd: str = "trec_eval",
-                               quantiles: Sequence[float] = DEFAULT_QUANTILES, batch_size: int | None = None,
+                               quantiles: Sequence[float] = ROBUSTNESS_QUANTILES, batch_size: int | None = None,
                                keep_samples: bool = False,
                                progress: Callable[[int], None] | None = None) -> RobustnessResult:
     """How many standardizing systems reliable factors need (METHODS.md §5.3).
@@ -357,7 +358,7 @@ def standardization_robustness(matrix: ScoreMatrix, standardizing: Sequence[str]
     raw = eval_matrix.means()
     raw_tau = float(kendall_tau_b(raw, reference))
 
-    rng = make_generator(seed)
+    rng = generator(seed)
     taus = np.empty((len(size_list), n_samples))
     zero = np.empty(len(size_list))
     kept: dict[int, np.ndarray] | None = {} if keep_samples else None
@@ -374,7 +375,7 @@ def standardization_robustness(matrix: ScoreMatrix, standardizing: Sequence[str]
         tq = np.nanquantile(taus, q, axis=1).T if taus.size else np.empty((0, len(q)))
     return RobustnessResult(pool.measure, np.array(size_list, dtype=np.int64), q, taus, np.atleast_2d(tq),
                             nan_count, zero, pool.systems, eval_matrix.systems, eval_matrix.topics, reference, raw,
-                            raw_tau, int(n_samples), seed if not isinstance(seed, np.random.Generator) else "generator",
+                            raw_tau, int(n_samples), seed_label(seed),
                             int(ddof), zero_sd, kept)
 
 
@@ -446,6 +447,6 @@ def correlate_means(first: ScoreMatrix, second: ScoreMatrix) -> dict[str, float]
     return {"pearson": float(pearson(a, b)), "kendall": float(kendall_tau_b(a, b)), "systems": len(common)}
 
 
-__all__ = ["DEFAULT_QUANTILES", "LongevityResult", "RobustnessResult", "correlate_means", "draw_samples",
+__all__ = ["ROBUSTNESS_QUANTILES", "LongevityResult", "RobustnessResult", "correlate_means", "draw_samples",
            "factor_longevity", "reference_scores", "sample_factors", "sample_taus",
            "standardization_robustness"]

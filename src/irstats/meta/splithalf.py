@@ -62,7 +62,7 @@ from irstats.scores import ScoreMatrix
 #: Methods compared by default (*Score Aggregation* Table 3).
 DEFAULT_METHODS = ("am", "egm", "gm_trec_eval")
 #: Quantiles reported by :meth:`SplitHalfResult.summary`.
-DEFAULT_QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
+SPLITHALF_QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
 #: ε values of the sweep: 10⁻⁵, 10^−4.5, …, 10³ (17 values).
 SWEEP_EPSILONS = tuple(float(10.0 ** (k / 2)) for k in range(-10, 7))
 #: Names of the fixed difficulty splits.
@@ -198,7 +198,7 @@ class SplitHalfResult:
                 out[i] = row.std(ddof=1)
         return out
 
-    def quantiles(self, q: Sequence[float] = DEFAULT_QUANTILES) -> np.ndarray:
+    def quantiles(self, q: Sequence[float] = SPLITHALF_QUANTILES) -> np.ndarray:
         """Quantiles (numpy's default, Hyndman–Fan type 7) per variant: shape (V, len(q))."""
         out = np.full((len(self.variants), len(q)), np.nan)
         for i, row in enumerate(self.values):
@@ -207,7 +207,7 @@ class SplitHalfResult:
                 out[i] = np.quantile(row, q)
         return out
 
-    def summary(self, quantiles: Sequence[float] = DEFAULT_QUANTILES) -> pl.DataFrame:
+    def summary(self, quantiles: Sequence[float] = SPLITHALF_QUANTILES) -> pl.DataFrame:
         """One row per variant: ``measure method n mean sd q05 … q95 epsilon`` then, when
         available, ``hard_easy middle_rest``, ``pct_zero pct_low``, and ``omitted``."""
         qs = self.quantiles(quantiles)
@@ -557,6 +557,6 @@ def epsilon_sweep(scores: ScoreMatrix | Mapping[str, ScoreMatrix] | Iterable[Sco
     return split_half(scores, specs, **kwargs)
 
 
-__all__ = ["DEFAULT_METHODS", "DEFAULT_QUANTILES", "FIXED_SPLITS", "LowScoreShare", "PairedComparison",
+__all__ = ["DEFAULT_METHODS", "SPLITHALF_QUANTILES", "FIXED_SPLITS", "LowScoreShare", "PairedComparison",
            "SWEEP_EPSILONS", "SplitHalfResult", "Variant", "difficulty_splits", "epsilon_sweep", "low_score_share",
            "parse_methods", "quantile_name", "split_half"]

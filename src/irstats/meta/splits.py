@@ -252,9 +252,11 @@ def _check_count(n) -> int:
 
 
 def _seed_of(seed) -> int | None:
-    if isinstance(seed, Generator):
-        return None
-    return 0 if seed is None else int(seed)
+    """The seed a split records: the whole number, None for a Generator (:func:`irstats.random.seed_label`)."""
+    from irstats.random import seed_label
+
+    label = seed_label(seed)
+    return None if label == "generator" else label
 
 
 __all__ = ["DEFAULT_PREDICTIVE_SPLITS", "DEFAULT_SPLITHALF_SPLITS", "TopicSplits", "bytewise_sorted", "bytewise_unique",

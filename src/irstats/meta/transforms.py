@@ -128,7 +128,7 @@ def transform_robustness(matrix: ScoreMatrix, transforms=tuple(TRANSFORMS), alph
     >>> transform_robustness(m).pairs_frame.select("transform", "conclusion").rows()[:2]
     [('raw', 'a>b'), ('log', 'a<b')]
     """
-    from irstats.stats.tests import paired_t_rows
+    from irstats.stats.closed_form import paired_t_rows
 
     transforms = tuple(transforms)
     unknown = [t for t in transforms if t not in TRANSFORMS]
@@ -156,7 +156,7 @@ def transform_robustness(matrix: ScoreMatrix, transforms=tuple(TRANSFORMS), alph
     for name in ordered:
         y = TRANSFORMS[name](x, epsilon)
         rows = paired_t_rows(y[a] - y[b])
-        mean, t, p = rows["mean"], rows["statistic"], rows["p_value"]
+        mean, t, p = rows.mean, rows.statistic, rows.p_value
         conclusion = _conclusion(mean, p, alpha)
         if raw is None:  # "raw" comes first: every other conclusion is compared with it
             raw = (mean, conclusion)

@@ -30,8 +30,8 @@ from irstats.stats.pairwise import (
     pairwise,
     tukey_hsd,
 )
-from irstats.stats.resampling import bootstrap_test, make_generator, randomization_test
-from irstats.stats.tests import (
+from irstats.stats.resampling import bootstrap_test, randomization_test
+from irstats.stats.closed_form import (
     Interval,
     TestResult,
     paired_differences,
@@ -44,6 +44,6 @@ from irstats.stats.tests import (
 
 __all__ = [
     "CORRECTIONS", "Comparison", "Interval", "PAIRWISE_TESTS", "PairwiseResult", "TestResult", "adjust", "benjamini_hochberg", "benjamini_yekutieli", "bonferroni",
-    "bootstrap_test", "compare", "discriminative_power", "holm", "make_generator", "paired_differences", "paired_t",
+    "bootstrap_test", "compare", "discriminative_power", "holm", "paired_differences", "paired_t",
     "pairwise", "randomization_test", "sign_test", "t_interval", "tukey_hsd", "two_sample_t", "wilcoxon",
 ]

@@ -8,6 +8,7 @@ from typing import Iterable, Mapping
 import numpy as np
 import polars as pl
 
+from irstats.random import generator, seed_label
 from irstats.errors import InputError, some
 from irstats.scores import ScoreMatrix, score_matrices
 from irstats.stats.corrections import CORRECTIONS, adjust
@@ -106,11 +107,11 @@ def marker(p_adjusted: float, alpha: float) -> str:
 def _delta_intervals(matrix: ScoreMatrix, b: int, interval: str, confidence: float, n_resamples: int,
                      seed) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per system: the interval of its mean difference to system ``b`` and d_z (NaN for b)."""
-    from irstats.stats.tests import paired_t_rows
+    from irstats.stats.closed_form import paired_t_rows
 
     differences = matrix.values - matrix.values[b][None, :]
     rows = paired_t_rows(differences, confidence=confidence)
-    low, high, effect = rows["ci_low"], rows["ci_high"], rows["effect_size"]
+    low, high, effect = rows.ci_low.copy(), rows.ci_high.copy(), rows.effect_size.copy()
     if interval != "t":
         from irstats.stats.effects import bootstrap_mean_intervals
 
@@ -204,5 +205,5 @@ def compare(scores: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix] | ScoreMat
                                        "delta_low": pl.Float64, "delta_high": pl.Float64,
                                        "effect_size": pl.Float64})
     return Comparison(frame, baseline, systems, measures, test, correction, alpha, n_resamples,
-                      seed if not isinstance(seed, np.random.Generator) else "generator", results, power, sig_pairs,
+                      seed_label(seed), results, power, sig_pairs,
                       n_pairs, chosen)

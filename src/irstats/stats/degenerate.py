@@ -35,3 +35,21 @@ def degenerate_t(center, alternative: str = "two-sided") -> tuple[np.ndarray, np
     else:
         p = np.where(same | (center > 0), 1.0, 0.0)
     return t, p, same
+
+
+def studentize(center, spread, n=1) -> np.ndarray:
+    """t = center/(spread/√n), with the one rule where the spread is 0 (t = 0 or ±∞).
+
+    ``spread`` is a standard deviation of n values (or, with n = 1, a standard error).
+
+    >>> studentize(np.array([0.2, 0.0, 0.1]), np.array([0.0, 0.0, 0.5]), 4).tolist()
+    [inf, 0.0, 0.4]
+    """
+    center = np.asarray(center, dtype=np.float64)
+    spread = np.asarray(spread, dtype=np.float64)
+    flat = zero_spread(spread, center)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        t = center / (spread / np.sqrt(n))
+    if np.any(flat):
+        t = np.where(flat, degenerate_t(center)[0], t)
+    return t

@@ -16,19 +16,19 @@ from dataclasses import dataclass, field
 import numpy as np
 import polars as pl
 
+from irstats.random import generator, seed_label
 from irstats.errors import InputError, warn
 from irstats.scores import ScoreMatrix
 from irstats.stats.resampling import (
     _check_resamples,
     bootstrap_core,
     exact_is_cheaper,
-    make_generator,
     randomization_core,
     randomization_exact_core,
     tukey_ranges,
     warn_dropped_topics,
 )
-from irstats.stats.tests import (
+from irstats.stats.closed_form import (
     ZERO_TOL,
     paired_t_rows,
     sign_rows,
@@ -181,29 +181,29 @@ def pairwise(scores: ScoreMatrix | np.ndarray, test: str = "paired_t", n_resampl
 
     if test == "paired_t":
         res = paired_t_rows(D)
-        stat, p, effect = res["statistic"], res["p_value"], res["effect_size"]
+        stat, p, effect = res.statistic, res.p_value, res.effect_size
         stat_lower = -stat
-        if res["degenerate"].any():
-            warn(f"{int(res['degenerate'].sum())} system pair(s) differ by the same amount on every topic "
+        if res.degenerate.any():
+            warn(f"{int(res.degenerate.sum())} system pair(s) differ by the same amount on every topic "
                  "(s_d = 0); their p-values are set by convention (1 if identical, else 0)")
     elif test == "sign":
         res = sign_rows(D)
-        stat, p, effect = res["statistic"], res["p_value"], res["effect_size"]
-        stat_lower = res["neg"].astype(np.float64)
+        stat, p, effect = res.statistic, res.p_value, res.effect_size
+        stat_lower = res.neg.astype(np.float64)
     elif test == "wilcoxon":
         stat, stat_lower, p, effect = (np.full(I.size, np.nan) for _ in range(4))
         methods = {"exact": 0, "approx": 0, "none": 0}
         for k in range(I.size):
             r = wilcoxon_from_differences(D[k, ok[k]])
-            stat[k], p[k], effect[k] = r["statistic"], r["p_value"], r["effect_size"]
-            stat_lower[k] = r["n_nonzero"] * (r["n_nonzero"] + 1) / 2 - r["statistic"]
-            methods[r["method"]] += 1
+            stat[k], p[k], effect[k] = r.statistic, r.p_value, r.effect_size
+            stat_lower[k] = r.n_nonzero * (r.n_nonzero + 1) / 2 - r.statistic
+            methods[r.method] += 1
         details["methods"] = methods
     else:  # bootstrap, randomization
         if test == "randomization" and not exact:
             exact = exact_is_cheaper(X.shape[1], n_resamples)  # topics with NaN only make it cheaper
         B = None if (test == "randomization" and exact) else _check_resamples(n_resamples, X.shape[1])
-        rng = make_generator(seed)
+        rng = generator(seed)
         stat, p = np.full(I.size, np.nan), np.full(I.size, np.nan)
         masks, group = np.unique(ok, axis=0, return_inverse=True)
         group = np.asarray(group).ravel()
@@ -229,10 +229,10 @@ def pairwise(scores: ScoreMatrix | np.ndarray, test: str = "paired_t", n_resampl
             seed.bit_generator.state = last.bit_generator.state
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            effect = paired_t_rows(D)["effect_size"]
+            effect = paired_t_rows(D).effect_size
         stat_lower = -stat
         details |= {"n_resamples": B if B is not None else "2^n", "exact": exact,
-                    "seed": seed if not isinstance(seed, np.random.Generator) else "generator"}
+                    "seed": seed_label(seed)}
 
     mats = [_full(m, delta, -delta, 0.0), _full(m, stat, stat_lower), _full(m, p, p), _full(m, effect, -effect),
             _full(m, n, n, X.shape[1]).astype(np.int64)]
@@ -269,7 +269,7 @@ def tukey_hsd(scores: ScoreMatrix | np.ndarray, n_resamples: int = 10000, seed: 
         raise InputError("no topic has a score for every system; Tukey HSD needs complete topics")
     means = X.sum(axis=-1) / n
     D = means[:, None] - means[None, :]
-    ranges = np.sort(tukey_ranges(X, B, make_generator(seed), batch_size))
+    ranges = np.sort(tukey_ranges(X, B, generator(seed), batch_size))
     threshold = np.abs(D) - ZERO_TOL * np.maximum(1.0, np.abs(D))
     counts = B - np.searchsorted(ranges, threshold.ravel(), side="left").reshape(D.shape)
     p = (1 + counts) / (1 + B)
@@ -283,7 +283,7 @@ def tukey_hsd(scores: ScoreMatrix | np.ndarray, n_resamples: int = 10000, seed: 
     np.fill_diagonal(stat, np.nan)
     D, stat, p, es = (_restore(a, order) for a in (D, stat, p, es))
     return PairwiseResult("tukey", systems, measure, D, stat, p, es, np.full((m, m), n, dtype=np.int64),
-                          {"n_resamples": B, "seed": seed if not isinstance(seed, np.random.Generator) else "generator",
+                          {"n_resamples": B, "seed": seed_label(seed),
                            "residual_variance": v_e, "topics": n, "dropped_topics": int(total - n)})
 
 

@@ -20,20 +20,15 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from irstats.errors import InputError, warn
-from irstats.random import generator
-from irstats.stats.degenerate import ZERO_TOL, degenerate_t, zero_spread
-from irstats.stats.tests import TestResult, _check_confidence, paired_differences
+from irstats.random import generator, seed_label
+from irstats.stats.degenerate import ZERO_TOL, studentize, zero_spread
+from irstats.stats.closed_form import TestResult, _check_confidence, paired_differences
 
 #: Upper bound on the number of float64 values in one working array (32 MiB).
 ELEMENT_BUDGET = 1 << 22
 
 #: Most topics for which ``randomization_test(..., exact=True)`` enumerates all 2^n sign vectors.
 MAX_EXACT_TOPICS = 24
-
-
-#: The seed helper of every experiment (:func:`irstats.random.generator`), under its older name.
-make_generator = generator
-
 
 #: The most numbers a resampling procedure may draw (resamples × values per resample): about
 #: ten minutes of work here. Past it the request is refused, not run for hours.
@@ -91,16 +86,6 @@ def _row_chunks(rows: int, per_row: int) -> Iterator[slice]:
         yield slice(start, min(rows, start + step))
 
 
-def _degenerate_t(mean: np.ndarray, sd: np.ndarray, n: int) -> np.ndarray:
-    """t = mean/(sd/√n); when sd ≤ 1e-12·max(1, |mean|): 0 if |mean| ≤ 1e-12, else ±∞."""
-    degenerate = zero_spread(sd, mean)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        t = mean / (sd / np.sqrt(n))
-    if degenerate.any():
-        t = np.where(degenerate, degenerate_t(mean)[0], t)
-    return t
-
-
 def t_statistics(X: np.ndarray) -> np.ndarray:
     """t = x̄/(s/√n) along the last axis, with the degenerate cases of METHODS §5.6.
 
@@ -110,7 +95,7 @@ def t_statistics(X: np.ndarray) -> np.ndarray:
     mean = X.sum(axis=-1) / n
     dev = X - mean[..., None]
     sd = np.sqrt((dev * dev).sum(axis=-1) / (n - 1))
-    return _degenerate_t(mean, sd, n)
+    return studentize(mean, sd, n)
 
 
 # How the cores sum: a resample's n terms are added one draw position at a time,
@@ -149,7 +134,7 @@ def bootstrap_core(D: np.ndarray, n_resamples: int, rng: np.random.Generator, ba
             for k in range(n):
                 dev = Wc[idx[:, k]] - mean
                 squares += dev * dev
-            t = _degenerate_t(mean, np.sqrt(squares / (n - 1)), n)  # size × pairs
+            t = studentize(mean, np.sqrt(squares / (n - 1)), n)  # size × pairs
             counts[cols] += (np.abs(t) >= np.abs(t_obs[cols])).sum(axis=0)
             if keep:
                 t_star[cols, done:done + size] = t.T
@@ -177,11 +162,11 @@ def bootstrap_test(a: ArrayLike, b: ArrayLike, n_resamples: int = 10000, seed: i
     _check_confidence(confidence)
     d, dropped = paired_differences(a, b)
     n = d.size
-    details = {"n_resamples": B, "seed": seed if not isinstance(seed, np.random.Generator) else "generator",
+    details = {"n_resamples": B, "seed": seed_label(seed),
                "confidence": confidence, "alternative": "two-sided", "dropped": dropped}
     if n < 2:
         return TestResult("bootstrap", np.nan, np.nan, n=n, details=details)
-    rng = make_generator(seed)
+    rng = generator(seed)
     t_obs, counts, t_star = bootstrap_core(d[None, :], B, rng, batch_size, keep=True)
     mean, sd = d.mean(), d.std(ddof=1)
     se = sd / np.sqrt(n)
@@ -269,7 +254,7 @@ def randomization_test(a: ArrayLike, b: ArrayLike, n_resamples: int = 10000, see
     details = {"exact": exact, "alternative": "two-sided", "dropped": dropped}
     if not exact:
         B = _check_resamples(n_resamples, n)
-        details |= {"n_resamples": B, "seed": seed if not isinstance(seed, np.random.Generator) else "generator"}
+        details |= {"n_resamples": B, "seed": seed_label(seed)}
     if n == 0:
         return TestResult("randomization", np.nan, np.nan, n=0, details=details)
     if exact:
@@ -277,7 +262,7 @@ def randomization_test(a: ArrayLike, b: ArrayLike, n_resamples: int = 10000, see
         p = counts[0] / 2.0 ** n
         details |= {"count": int(counts[0]), "n_resamples": 1 << n}
     else:
-        T, counts = randomization_core(d[None, :], B, make_generator(seed), batch_size)
+        T, counts = randomization_core(d[None, :], B, generator(seed), batch_size)
         p = (1 + counts[0]) / (1 + B)
         details["count"] = int(counts[0])
     sd = d.std(ddof=1) if n > 1 else np.nan

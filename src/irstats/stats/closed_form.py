@@ -101,18 +101,28 @@ def _check_confidence(confidence: float) -> None:
 
 
 def _t_pvalue(t: np.ndarray, df: np.ndarray, alternative: str) -> np.ndarray:
+    # scipy.special.stdtr is what scipy.stats.t.sf/cdf evaluate; importing scipy.stats would
+    # cost a command most of a second of start-up for the same numbers.
+    from scipy.special import stdtr
+
     if alternative == "two-sided":
-        return np.minimum(1.0, 2.0 * _scipy_stats().t.sf(np.abs(t), df))
+        return np.minimum(1.0, 2.0 * stdtr(df, -np.abs(t)))
     if alternative == "greater":
-        return _scipy_stats().t.sf(t, df)
-    return _scipy_stats().t.cdf(t, df)
+        return stdtr(df, -t)
+    return stdtr(df, t)
+
+
+def _t_quantile(q: float, df) -> np.ndarray:
+    from scipy.special import stdtrit  # scipy.stats.t.ppf
+
+    return stdtrit(df, q)
 
 
 def _t_ci(mean, se, df, alternative: str, confidence: float) -> tuple[np.ndarray, np.ndarray]:
     if alternative == "two-sided":
-        q = _scipy_stats().t.ppf((1 + confidence) / 2, df)
+        q = _t_quantile((1 + confidence) / 2, df)
         return mean - q * se, mean + q * se
-    q = _scipy_stats().t.ppf(confidence, df)
+    q = _t_quantile(confidence, df)
     if alternative == "greater":
         return mean - q * se, np.full_like(np.asarray(mean, dtype=float), np.inf)
     return np.full_like(np.asarray(mean, dtype=float), -np.inf), mean + q * se
@@ -120,11 +130,35 @@ def _t_ci(mean, se, df, alternative: str, confidence: float) -> tuple[np.ndarray
 
 # --------------------------------------------------------------------------- paired t
 
-def paired_t_rows(D: np.ndarray, alternative: str = "two-sided", confidence: float = 0.95) -> dict[str, np.ndarray]:
+@dataclass(frozen=True)
+class PairedTRows:
+    """Paired t-tests, one per row of differences: arrays with one value per row.
+
+    ``statistic`` t, ``p_value``, ``ci_low``/``ci_high`` the interval of the mean difference,
+    ``effect_size`` d_z, ``n`` the topics used, ``df``, ``mean`` and ``sd`` of the differences,
+    ``degenerate`` where s_d = 0 (the one degenerate-t rule applied).
+    """
+
+    statistic: np.ndarray
+    p_value: np.ndarray
+    ci_low: np.ndarray
+    ci_high: np.ndarray
+    effect_size: np.ndarray
+    n: np.ndarray
+    df: np.ndarray
+    mean: np.ndarray
+    sd: np.ndarray
+    degenerate: np.ndarray
+
+
+def paired_t_rows(D: np.ndarray, alternative: str = "two-sided", confidence: float = 0.95) -> PairedTRows:
     """The paired t-test on each row of D (pairs × topics; NaN entries are ignored).
 
-    Vectorised core of :func:`paired_t`; returns arrays ``statistic, p_value, ci_low,
-    ci_high, effect_size, n, df, mean, sd, degenerate`` (one value per row).
+    The batched core of :func:`paired_t` (and of every paired t in irstats).
+
+    >>> rows = paired_t_rows(np.array([[0.1, 0.0, 0.1, 0.2], [0.1, 0.1, 0.1, 0.1]]))
+    >>> rows.statistic.round(4).tolist(), rows.p_value.round(4).tolist()
+    ([2.4495, inf], [0.0917, 0.0])
     """
     D = np.ascontiguousarray(np.atleast_2d(np.asarray(D, dtype=np.float64)))
     ok = ~np.isnan(D)
@@ -151,8 +185,7 @@ def paired_t_rows(D: np.ndarray, alternative: str = "two-sided", confidence: flo
     small = n < 2
     for arr in (t, p, lo, hi, dz, sd):
         arr[small] = np.nan
-    return {"statistic": t, "p_value": p, "ci_low": lo, "ci_high": hi, "effect_size": dz, "n": n,
-            "df": df, "mean": mean, "sd": sd, "degenerate": degenerate}
+    return PairedTRows(t, p, lo, hi, dz, n, df, mean, sd, degenerate)
 
 
 def paired_t(a: ArrayLike, b: ArrayLike, alternative: str = "two-sided", confidence: float = 0.95) -> TestResult:
@@ -170,13 +203,13 @@ def paired_t(a: ArrayLike, b: ArrayLike, alternative: str = "two-sided", confide
     _check_alternative(alternative)
     _check_confidence(confidence)
     d, dropped = paired_differences(a, b)
-    row = {k: v[0] for k, v in paired_t_rows(d[None, :], alternative, confidence).items()}
-    if row["degenerate"]:
+    row = paired_t_rows(d[None, :], alternative, confidence)
+    if row.degenerate[0]:
         warn("all paired differences are equal (s_d = 0): the t statistic is undefined; "
-             f"p = {row['p_value']:g} by convention")
-    return TestResult("paired_t", float(row["statistic"]), float(row["p_value"]), float(row["ci_low"]),
-                      float(row["ci_high"]), float(row["effect_size"]), int(row["n"]),
-                      {"df": float(row["df"]), "mean_difference": float(row["mean"]), "sd_difference": float(row["sd"]),
+             f"p = {row.p_value[0]:g} by convention")
+    return TestResult("paired_t", float(row.statistic[0]), float(row.p_value[0]), float(row.ci_low[0]),
+                      float(row.ci_high[0]), float(row.effect_size[0]), int(row.n[0]),
+                      {"df": float(row.df[0]), "mean_difference": float(row.mean[0]), "sd_difference": float(row.sd[0]),
                        "alternative": alternative, "confidence": confidence, "dropped": dropped})
 
 
@@ -198,20 +231,29 @@ def _signrank_counts(n: int) -> np.ndarray:
     return counts
 
 
-def wilcoxon_from_differences(d: np.ndarray, exact: bool | None = None, correct: bool = True) -> dict:
-    """Wilcoxon signed-rank test on differences d (no NaN), following R ``wilcox.test``.
+@dataclass(frozen=True)
+class SignedRank:
+    """One Wilcoxon signed-rank test: V, p, the rank-biserial effect size, the non-zero
+    differences used, the zeros dropped, whether |d| had ties, and ``exact``/``approx``/``none``."""
 
-    Returns a dict with ``statistic`` (V), ``p_value``, ``effect_size``, ``n_nonzero``,
-    ``zeros``, ``ties``, ``method``.
-    """
+    statistic: float
+    p_value: float
+    effect_size: float
+    n_nonzero: int
+    zeros: int
+    ties: bool
+    method: str
+
+
+def wilcoxon_from_differences(d: np.ndarray, exact: bool | None = None, correct: bool = True) -> SignedRank:
+    """Wilcoxon signed-rank test on differences d (no NaN), following R ``wilcox.test``."""
     d = np.asarray(d, dtype=np.float64)
     zero = np.abs(d) <= ZERO_TOL
     zeros = int(np.count_nonzero(zero))
     x = d[~zero]
     n = x.size
     if n == 0:
-        return {"statistic": 0.0, "p_value": 1.0, "effect_size": 0.0, "n_nonzero": 0, "zeros": zeros,
-                "ties": False, "method": "none"}
+        return SignedRank(0.0, 1.0, 0.0, 0, zeros, False, "none")
     r = _scipy_stats().rankdata(np.abs(x))  # average ranks for ties
     v = float(r[x > 0].sum())
     _, tie_sizes = np.unique(r, return_counts=True)
@@ -234,8 +276,7 @@ def wilcoxon_from_differences(d: np.ndarray, exact: bool | None = None, correct:
         z = (z - corr) / sigma
         p = float(min(1.0, 2.0 * min(_scipy_stats().norm.cdf(z), _scipy_stats().norm.sf(z))))
         method = "approx"
-    return {"statistic": v, "p_value": float(p), "effect_size": float((2 * v - total) / total), "n_nonzero": n,
-            "zeros": zeros, "ties": ties, "method": method}
+    return SignedRank(v, float(p), float((2 * v - total) / total), n, zeros, ties, method)
 
 
 def wilcoxon(a: ArrayLike, b: ArrayLike, exact: bool | None = None, correct: bool = True) -> TestResult:
@@ -254,15 +295,27 @@ def wilcoxon(a: ArrayLike, b: ArrayLike, exact: bool | None = None, correct: boo
     """
     d, dropped = paired_differences(a, b)
     res = wilcoxon_from_differences(d, exact, correct)
-    return TestResult("wilcoxon", res["statistic"], res["p_value"], effect_size=res["effect_size"], n=int(d.size),
-                      details={"method": res["method"], "n_nonzero": res["n_nonzero"], "zeros": res["zeros"],
-                               "ties": res["ties"], "correct": correct, "alternative": "two-sided",
+    return TestResult("wilcoxon", res.statistic, res.p_value, effect_size=res.effect_size, n=int(d.size),
+                      details={"method": res.method, "n_nonzero": res.n_nonzero, "zeros": res.zeros,
+                               "ties": res.ties, "correct": correct, "alternative": "two-sided",
                                "dropped": dropped})
 
 
 # --------------------------------------------------------------------------- sign test
 
-def sign_rows(D: np.ndarray) -> dict[str, np.ndarray]:
+@dataclass(frozen=True)
+class SignRows:
+    """Two-sided sign tests, one per row: n₊ (``statistic``), p, (n₊ − n₋)/m, n₊, n₋, topics used."""
+
+    statistic: np.ndarray
+    p_value: np.ndarray
+    effect_size: np.ndarray
+    pos: np.ndarray
+    neg: np.ndarray
+    n: np.ndarray
+
+
+def sign_rows(D: np.ndarray) -> SignRows:
     """The two-sided sign test on each row of D (pairs × topics, NaN ignored)."""
     D = np.atleast_2d(np.asarray(D, dtype=np.float64))
     with np.errstate(invalid="ignore"):
@@ -272,8 +325,7 @@ def sign_rows(D: np.ndarray) -> dict[str, np.ndarray]:
     p = np.where(m > 0, np.minimum(1.0, 2.0 * _scipy_stats().binom.cdf(np.minimum(pos, neg), np.maximum(m, 1), 0.5)), 1.0)
     with np.errstate(invalid="ignore", divide="ignore"):
         effect = np.where(m > 0, (pos - neg) / m, 0.0)
-    return {"statistic": pos.astype(np.float64), "p_value": p, "effect_size": effect, "pos": pos, "neg": neg,
-            "n": (~np.isnan(D)).sum(axis=-1)}
+    return SignRows(pos.astype(np.float64), p, effect, pos, neg, (~np.isnan(D)).sum(axis=-1))
 
 
 def sign_test(a: ArrayLike, b: ArrayLike) -> TestResult:
@@ -285,10 +337,10 @@ def sign_test(a: ArrayLike, b: ArrayLike) -> TestResult:
     the effect size is (n₊ − n₋)/m.
     """
     d, dropped = paired_differences(a, b)
-    row = {k: v[0] for k, v in sign_rows(d[None, :]).items()}
-    return TestResult("sign", float(row["statistic"]), float(row["p_value"]), effect_size=float(row["effect_size"]),
-                      n=int(d.size), details={"positive": int(row["pos"]), "negative": int(row["neg"]),
-                                              "zeros": int(d.size - row["pos"] - row["neg"]),
+    row = sign_rows(d[None, :])
+    pos, neg = int(row.pos[0]), int(row.neg[0])
+    return TestResult("sign", float(row.statistic[0]), float(row.p_value[0]), effect_size=float(row.effect_size[0]),
+                      n=int(d.size), details={"positive": pos, "negative": neg, "zeros": int(d.size - pos - neg),
                                               "alternative": "two-sided", "dropped": dropped})
 
 
@@ -312,8 +364,19 @@ def row_moments(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return n, mean, var
 
 
+@dataclass(frozen=True)
+class TwoSampleTRows:
+    """Two-sample t-tests along the last axis: t, df, p and the two means, of the leading shape."""
+
+    statistic: np.ndarray
+    df: np.ndarray
+    p_value: np.ndarray
+    mean_x: np.ndarray
+    mean_y: np.ndarray
+
+
 def two_sample_t_rows(x: np.ndarray, y: np.ndarray, equal_var: bool = False,
-                      alternative: str = "two-sided") -> dict[str, np.ndarray]:
+                      alternative: str = "two-sided") -> TwoSampleTRows:
     """Two-sample t-tests of x against y along the last axis, vectorised over leading axes.
 
     x (..., n_x) and y (..., n_y) must have the same leading shape; NaN entries are left
@@ -321,8 +384,7 @@ def two_sample_t_rows(x: np.ndarray, y: np.ndarray, equal_var: bool = False,
     and ``scipy.stats.ttest_ind``; ``alternative`` is ``"two-sided"``, ``"greater"``
     (x̄ > ȳ) or ``"less"``. When both samples are constant (se ≤ 1e-12·max(1, |x̄ − ȳ|)),
     t = 0 and p = 1 if the means agree, else t = ±∞ and p = 0 (in the direction tested).
-    Fewer than 2 values in a sample give NaN. Returns ``statistic, df, p_value, mean_x,
-    mean_y`` arrays of the leading shape.
+    Fewer than 2 values in a sample give NaN.
     """
     _check_alternative(alternative)
     x = np.asarray(x, dtype=np.float64)
@@ -351,7 +413,7 @@ def two_sample_t_rows(x: np.ndarray, y: np.ndarray, equal_var: bool = False,
     small = (nx < 2) | (ny < 2)
     if np.any(small):
         t, p, df = (np.where(small, np.nan, a) for a in (t, p, df))
-    return {"statistic": t, "df": df, "p_value": p, "mean_x": mx, "mean_y": my}
+    return TwoSampleTRows(t, df, p, mx, my)
 
 
 def two_sample_t(x: ArrayLike, y: ArrayLike, equal_var: bool = False, alternative: str = "two-sided",
@@ -377,8 +439,8 @@ def two_sample_t(x: ArrayLike, y: ArrayLike, equal_var: bool = False, alternativ
     if nx < 2 or ny < 2:
         return TestResult("two_sample_t", np.nan, np.nan, n=nx + ny, details=details | {"df": np.nan})
     row = two_sample_t_rows(x, y, equal_var, alternative)  # the batched test, on one row
-    t, df, p = float(row["statistic"]), float(row["df"]), float(row["p_value"])
-    mx, my = float(row["mean_x"]), float(row["mean_y"])
+    t, df, p = float(row.statistic), float(row.df), float(row.p_value)
+    mx, my = float(row.mean_x), float(row.mean_y)
     vx, vy = x.var(ddof=1), y.var(ddof=1)
     sp2 = ((nx - 1) * vx + (ny - 1) * vy) / (nx + ny - 2)
     diff = mx - my
@@ -416,5 +478,5 @@ def t_interval(x: ArrayLike, confidence: float = 0.95) -> Interval:
     if n < 2:
         return Interval(np.nan, np.nan)
     mean = x.mean()
-    half = _scipy_stats().t.ppf((1 + confidence) / 2, n - 1) * x.std(ddof=1) / np.sqrt(n)
+    half = _t_quantile((1 + confidence) / 2, n - 1) * x.std(ddof=1) / np.sqrt(n)
     return Interval(float(mean - half), float(mean + half))
