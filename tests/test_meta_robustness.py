@@ -252,23 +252,30 @@ def test_cli_help(capsys):
 
 
 def test_progress_bar_only_on_a_terminal(monkeypatch):
+    """The one progress convention (irstats.progress): None draws a bar only on a terminal,
+    False never, a callable gets the step counts."""
     import io
     import sys
 
-    from irstats.cli.experiment_common import progress_bar
+    from irstats.progress import progress_bar
 
     class Terminal(io.StringIO):
         def isatty(self):
             return True
 
-    for quiet, shown in ((False, True), (True, False)):
+    for progress, shown in ((None, True), (True, True), (False, False)):
         stream = Terminal()
         monkeypatch.setattr(sys, "stderr", stream)
-        with progress_bar(4, "robustness", quiet) as update:
-            update(4)
+        with progress_bar(4, progress, "robustness") as bar:
+            bar.update(4)
         assert ("robustness" in stream.getvalue()) is shown
     stream = io.StringIO()  # not a terminal: no bar
     monkeypatch.setattr(sys, "stderr", stream)
-    with progress_bar(4, "robustness", False) as update:
-        update(4)
+    with progress_bar(4, None, "robustness") as bar:
+        bar.update(4)
     assert stream.getvalue() == ""
+    steps = []
+    with progress_bar(4, steps.append, "robustness") as bar:
+        bar.update(3)
+        bar.update(1)
+    assert steps == [3, 1] and stream.getvalue() == ""

@@ -10,7 +10,7 @@ import numpy as np
 import polars as pl
 
 from irstats.cli.common import eval_options, load_scores
-from irstats.cli.experiment_common import fmt_number, progress_bar
+from irstats.cli.experiment_common import fmt_number
 from irstats.cli.main import cli
 from irstats.cli.output import FORMATS as OUTPUT_FORMATS
 from irstats.cli.output import OutputFile, emit_frame
@@ -256,10 +256,8 @@ def comparability_command(scores_paths, measures, num_rel_files, qrels_files, ru
             raise InputError(f"{a} and {b} have no measure form in common")
         observed = pl.DataFrame(obs_rows)
 
-    n_forms = sum(len(f) for f in pooled.values())
-    with progress_bar(n_forms * max(n_partitions, n_fp_partitions, 0), "comparability", quiet) as update:
-        result = randomized_baseline(pooled, n_partitions, n_fp_partitions, seed, alpha, equal_var,
-                                     progress=update)
+    result = randomized_baseline(pooled, n_partitions, n_fp_partitions, seed, alpha, equal_var,
+                                 progress=False if quiet else None)
     frame = result.frame()
     if observed is not None:
         pct = []

@@ -40,7 +40,7 @@ def demo_command(out_dir, seed, no_report, quiet):
 
         click.echo("Writing the study report ...", err=True)
         report = build_report(demo.qrels, demo.runs, Path(out_dir) / "report", pool_depth=demo.pool_depth,
-                              seed=seed, progress=not quiet, command=["demo", "--out", str(out_dir)])
+                              seed=seed, progress=False if quiet else None, command=["demo", "--out", str(out_dir)])
         click.echo(f"Study report: {report.html} (open it in a browser; Markdown: {report.markdown})")
     click.echo(f"Qrels: {demo.qrels} (pooled to depth {demo.pool_depth}); runs: {out_dir}/runs/; "
                f"per-topic scores: {out_dir}/scores.tsv")

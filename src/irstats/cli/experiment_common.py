@@ -1,29 +1,11 @@
 """Helpers shared by the meta-evaluation experiment commands (robustness, comparability):
-progress bars, aligned text tables, number lists and output in several formats."""
+number lists and number formatting."""
 
 from __future__ import annotations
 
 import math
-import sys
-from contextlib import contextmanager
-from typing import Iterator
 
 from irstats.errors import InputError
-
-
-@contextmanager
-def progress_bar(total: int, description: str, quiet: bool) -> Iterator:
-    """A tqdm bar on stderr (off with ``quiet`` or when stderr is not a terminal); yields
-    its ``update`` method, the ``progress`` callback of the experiment functions."""
-    from tqdm import tqdm
-
-    disable = quiet or not (hasattr(sys.stderr, "isatty") and sys.stderr.isatty())
-    bar = tqdm(total=total, desc=description, unit="sample", file=sys.stderr, disable=disable, leave=False,
-               dynamic_ncols=True)
-    try:
-        yield bar.update
-    finally:
-        bar.close()
 
 
 def parse_int_list(text: str | None, option: str) -> list[int] | None:

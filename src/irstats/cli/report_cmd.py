@@ -52,6 +52,6 @@ def report_command(qrels, runs, measures, reference, pool_depth, options, quick,
         names = [line.strip() for line in Path(reference).read_text().splitlines()
                  if line.strip() and not line.startswith("#")]
     result = build_report(qrels, list(runs), out_dir, measures=list(measures) or None, reference=names,
-                          quick=quick, seed=seed, pool_depth=pool_depth, progress=not quiet,
+                          quick=quick, seed=seed, pool_depth=pool_depth, progress=False if quiet else None,
                           command=sys.argv[1:] if sys.argv[0].endswith("irstats") else None, **options.as_dict())
     click.echo(f"Report written in {result.seconds:.1f} s: {result.html} (and {result.markdown})")

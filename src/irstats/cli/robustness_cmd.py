@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from irstats.cli.common import scores_input
-from irstats.cli.experiment_common import fmt_number, parse_int_list, progress_bar
+from irstats.cli.experiment_common import fmt_number, parse_int_list
 from irstats.cli.main import cli
 from irstats.cli.output import FORMATS as OUTPUT_FORMATS
 from irstats.cli.output import OutputFile, emit_frame
@@ -111,10 +111,8 @@ def robustness_command(ctx, scores, standardizing_file, evaluated_file, n_sample
         if unknown:
             raise InputError(f"system(s) {some(unknown)} "
                              f"are not in the scores of {matrix.measure}", path=str(path))
-    n_sizes = len(set(size_list)) if size_list else max(0, len(set(pool)) - max(1, ddof))
-    with progress_bar(n_sizes * max(n_samples, 0), "robustness", quiet) as update:
-        result = standardization_robustness(matrix, pool, evaluated, size_list, n_samples, seed, ddof, zero_sd,
-                                            progress=update)
+    result = standardization_robustness(matrix, pool, evaluated, size_list, n_samples, seed, ddof, zero_sd,
+                                        progress=False if quiet else None)
     if plot_path:
         from irstats.plots.common import save
         from irstats.plots.standardization import plot_tau_quantiles, tau_quantile_data

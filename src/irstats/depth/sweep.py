@@ -25,7 +25,6 @@ Names. A swept measure is named by its canonical family name without a cut-off �
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
@@ -37,6 +36,7 @@ from irstats.errors import InputError, MeasureError
 from irstats.judgments import PADDING, Judgments
 from irstats.measures import FAMILIES, Measure, parse_measure
 from irstats.measures.common import accumulate, level_of, per_topic, safe_divide, shown
+from irstats.progress import Progress, progress_bar
 from irstats.scores import ScoreMatrix
 
 #: The two ways a sweep treats unjudged documents (METHODS.md §5.5).
@@ -287,17 +287,11 @@ TRAJECTORY_SCHEMA = {"system": pl.String, "measure": pl.String, "form": pl.Strin
                      "value": pl.Float64}
 
 
-def _progress(total: int, enabled: bool, desc: str):
-    from tqdm.auto import tqdm
-
-    return tqdm(total=total, desc=desc, unit="series", disable=not enabled, file=sys.stderr, leave=False)
-
-
 def sweep_judgments(judgments: Judgments, measures: Iterable[str | SweptMeasure] = DEFAULT_SWEEP_MEASURES,
                     depths=None, *, forms: Sequence[str] = UNJUDGED_FORMS,
                     r_k: Callable[[np.ndarray, int], np.ndarray] | None = None, pool_depth: int | None = None,
                     contributing: Sequence[str] | None = None, options: EvalOptions | None = None,
-                    per_topic: bool = True, progress: bool = False) -> DepthSweep:
+                    per_topic: bool = True, progress: Progress = False) -> DepthSweep:
     """Sweep the measures over depth on one judgments tensor (unjudged documents as −1).
 
     ``r_k(depths, level)`` gives R_k per topic and depth for AP_pool
@@ -332,7 +326,7 @@ def sweep_judgments(judgments: Judgments, measures: Iterable[str | SweptMeasure]
 
     means: dict[tuple[str, str], np.ndarray] = {}
     topic_values: dict[tuple[str, str], np.ndarray] = {}
-    with _progress(len(parsed) * len(forms), progress, "depth sweep") as bar:
+    with progress_bar(len(parsed) * len(forms), progress, "depth sweep", unit="series") as bar:
         for form in forms:
             j = judgments if form == "judged-as-nonrel" else condense(judgments)
             for sm in parsed.values():
@@ -353,7 +347,7 @@ def sweep_judgments(judgments: Judgments, measures: Iterable[str | SweptMeasure]
 
 def sweep(pool, measures: Iterable[str | SweptMeasure] = DEFAULT_SWEEP_MEASURES, depths=None, *,
           forms: Sequence[str] = UNJUDGED_FORMS, systems: Iterable[str] | None = None, per_topic: bool = True,
-          progress: bool = False) -> DepthSweep:
+          progress: Progress = False) -> DepthSweep:
     """Sweep a :class:`~irstats.depth.pooling.PoolSimulation` over depth.
 
     Every run of the simulation is scored against the simulated qrels (or only
@@ -377,7 +371,7 @@ def _no_run(name: str, names: Sequence[str]) -> int:
 
 def depth_sweep(qrels, runs, measures: Iterable[str | SweptMeasure] = DEFAULT_SWEEP_MEASURES, *,
                 pool_depth: int | None = None, contributing: Iterable[str] | None = None, depths=None,
-                forms: Sequence[str] = UNJUDGED_FORMS, per_topic: bool = True, progress: bool = False,
+                forms: Sequence[str] = UNJUDGED_FORMS, per_topic: bool = True, progress: Progress = False,
                 **options) -> DepthSweep:
     """Simulate the pool and sweep: qrels and runs to trajectories in one call.
 

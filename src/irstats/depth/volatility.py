@@ -26,7 +26,6 @@ systems × topics × depths) so that each statistic can be checked on its own;
 
 from __future__ import annotations
 
-import sys
 import warnings
 from dataclasses import dataclass, field
 
@@ -36,6 +35,7 @@ import polars as pl
 from irstats.depth.sweep import DepthSweep
 from irstats.errors import InputError, IrstatsWarning
 from irstats.meta.correlation import kendall_tau_b
+from irstats.progress import Progress, track
 from irstats.stats.pairwise import PAIRWISE_TESTS, pairwise
 from irstats.stats.closed_form import ZERO_TOL, paired_t_rows
 
@@ -300,7 +300,7 @@ class Volatility:
 
 def volatility(result: DepthSweep, *, test: str = "paired_t", alpha: float = 0.05, n_resamples: int = 10000,
                seed: int | np.random.Generator | None = 0, significance: bool = True, tol: float = ZERO_TOL,
-               progress: bool | None = False) -> Volatility:
+               progress: Progress = False) -> Volatility:
     """Every volatility statistic of a depth sweep (METHODS.md §5.5, items 1–7).
 
     The reference ordering is the one at k_max, the largest depth of the sweep.
@@ -331,10 +331,7 @@ def volatility(result: DepthSweep, *, test: str = "paired_t", alpha: float = 0.0
 
     by_depth, per_system, per_pair, summary = [], [], [], []
     keys = list(result.means)
-    from tqdm.auto import tqdm  # only where used (start-up)
-
-    for measure, form in tqdm(keys, desc="volatility", unit="series", disable=not progress, file=sys.stderr,
-                              leave=False):
+    for measure, form in track(keys, progress, "volatility", unit="series"):
         S = result.means[(measure, form)]
         t_ref = tau_reference(S)
         t_prev = np.concatenate(([np.nan], tau_consecutive(S)))

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import sys
-from contextlib import contextmanager
-from typing import Iterable, Iterator, Mapping, Sequence
+from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -77,30 +75,6 @@ def raise_undefined(codes: np.ndarray, systems: Sequence[str], measure: str, lab
     raise InputError(f"{label} of {measure} is undefined (NaN, reason {reason}) for system {systems[i]!r} on the "
                      f"{which} of split {offset + int(b)} ({count} undefined aggregate(s) in this batch); "
                      f"{hint}use nan_policy='omit' (--nan-policy omit) to leave such systems out of a split")
-
-
-@contextmanager
-def progress_bar(total: int, enabled: bool | None, desc: str) -> Iterator:
-    """A tqdm bar on stderr (None: only when stderr is a terminal), or a no-op stand-in."""
-    if enabled is None:
-        enabled = sys.stderr.isatty()
-    if not enabled:
-        yield NoBar()
-        return
-    from tqdm.auto import tqdm
-
-    bar = tqdm(total=total, desc=desc, unit="split", file=sys.stderr, leave=False, dynamic_ncols=True)
-    try:
-        yield bar
-    finally:
-        bar.close()
-
-
-class NoBar:
-    """Stands in for a progress bar when none is shown."""
-
-    def update(self, n: int = 1) -> None:
-        pass
 
 
 def significance_t(delta: np.ndarray) -> tuple[float, float]:

@@ -49,6 +49,7 @@ from irstats.random import generator, seed_label
 from irstats.errors import InputError, IrstatsWarning, MeasureError, some, warn
 from irstats.meta.splits import bytewise_unique as _bytewise
 from irstats.meta.splits import random_permutations
+from irstats.progress import Progress, progress_bar
 from irstats.scores import ScoreMatrix
 from irstats.standardize import Factors, ZeroVarianceWarning, apply_factors, fit_factors
 from irstats.stats.resampling import batch_slices
@@ -463,7 +464,7 @@ class BaselineResult:
 def randomized_baseline(scores, n_partitions: int = 1000, n_fp_partitions: int = 2000,
                         seed: int | np.random.Generator = 0, alpha: float = 0.05, equal_var: bool = False,
                         discriminative: bool = True, batch_size: int | None = None,
-                        progress: Callable[[int], None] | None = None) -> BaselineResult:
+                        progress: Progress = None) -> BaselineResult:
     """The randomised comparability baseline of one topic pool (METHODS.md §5.4).
 
     Parameters
@@ -487,7 +488,8 @@ def randomized_baseline(scores, n_partitions: int = 1000, n_fp_partitions: int =
     batch_size:
         Partitions per batch (default: by memory budget); results do not depend on it.
     progress:
-        Called with the number of partitions done after each batch.
+        The progress convention of every experiment (:mod:`irstats.progress`): None shows a bar
+        when stderr is a terminal, True/False always/never, a callable gets the halvings done.
     """
     P = _check_count(n_partitions, "partitions")
     P_fp = _check_count(n_fp_partitions, "false-positive partitions")
@@ -503,14 +505,14 @@ def randomized_baseline(scores, n_partitions: int = 1000, n_fp_partitions: int =
             raise InputError(f"{key[0]} ({key[1]}): dRMSE needs at least 2 systems")
     perms = halving_permutations(len(topics), max(P, P_fp), seed)
     drmse_out, fp_out, power, sizes, measures = {}, {}, {}, {}, {}
-    for key, m in groups.items():
-        d, fp = halving_statistics(m.values, perms, alpha, equal_var, batch_size)
-        drmse_out[key], fp_out[key] = d[:P], fp[:P_fp]
-        sizes[key], measures[key] = len(m.systems), m.measure
-        if discriminative:
-            power[key] = discriminative_power_complete(m, alpha=alpha)
-        if progress is not None:
-            progress(len(perms))
+    with progress_bar(len(groups) * len(perms), progress, "comparability", unit="halving") as bar:
+        for key, m in groups.items():
+            d, fp = halving_statistics(m.values, perms, alpha, equal_var, batch_size)
+            drmse_out[key], fp_out[key] = d[:P], fp[:P_fp]
+            sizes[key], measures[key] = len(m.systems), m.measure
+            if discriminative:
+                power[key] = discriminative_power_complete(m, alpha=alpha)
+            bar.update(len(perms))
     return BaselineResult(list(groups), measures, drmse_out, fp_out, power, sizes, topics, P, P_fp,
                           seed_label(seed), float(alpha),
                           bool(equal_var))

@@ -31,13 +31,13 @@ import polars as pl
 
 from irstats.aggregate import DEFAULT_EPSILON, resolve_method
 from irstats.errors import InputError
+from irstats.progress import Progress, progress_bar
 from irstats.meta._common import (
     DEFAULT_TIE_RTOL,
     as_matrices,
     batch_rows,
     check_correlation,
     check_policy,
-    progress_bar,
     raise_undefined,
 )
 from irstats.meta.correlation import kendall_tau_b, pearson
@@ -265,7 +265,7 @@ def predictive_power(scores: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix], 
                      by: str | None = "AP", n_splits: int = DEFAULT_PREDICTIVE_SPLITS, seed: int | None = 0,
                      splits: TopicSplits | None = None, correlation: str = "kendall", nan_policy: str = "raise",
                      skipna: bool = False, tie_rtol: float = DEFAULT_TIE_RTOL, batch_size: int | None = None,
-                     progress: bool | None = False) -> PredictiveResult:
+                     progress: Progress = False) -> PredictiveResult:
     """Predictive power φ for every ordered pair of measures (METHODS.md §5.2).
 
     Parameters
@@ -311,7 +311,7 @@ def predictive_curve(scores: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix],
                      by: str | None = "AP", n_splits: int = DEFAULT_PREDICTIVE_SPLITS, seed: int | None = 0,
                      correlation: str = "kendall", nan_policy: str = "raise", skipna: bool = False,
                      tie_rtol: float = DEFAULT_TIE_RTOL, batch_size: int | None = None,
-                     progress: bool | None = False) -> SubsetCurveResult:
+                     progress: Progress = False) -> SubsetCurveResult:
     """φ against topic-subset size (METHODS.md §5.2 subset-size curve; *P@10 Redundant* Fig. 1).
 
     For each n in ``sizes``, B draws (default 2,000) of two disjoint sets of n topics (the

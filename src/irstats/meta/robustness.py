@@ -53,6 +53,7 @@ from irstats.errors import InputError, some
 from irstats.meta.correlation import kendall_tau_b, pearson
 from irstats.meta.splits import bytewise_unique as _bytewise
 from irstats.scores import ScoreMatrix
+from irstats.progress import Progress, progress_bar
 from irstats.stats.degenerate import ZERO_TOL
 from irstats.standardize import (
     ZERO_SD,
@@ -302,7 +303,7 @@ def standardization_robustness(matrix: ScoreMatrix, standardizing: Sequence[str]
                                seed: int | np.random.Generator = 0, ddof: int = 1, zero_sd: str = "trec_eval",
                                quantiles: Sequence[float] = ROBUSTNESS_QUANTILES, batch_size: int | None = None,
                                keep_samples: bool = False,
-                               progress: Callable[[int], None] | None = None) -> RobustnessResult:
+                               progress: Progress = None) -> RobustnessResult:
     """How many standardizing systems reliable factors need (METHODS.md §5.3).
 
     Parameters
@@ -331,7 +332,8 @@ def standardization_robustness(matrix: ScoreMatrix, standardizing: Sequence[str]
     keep_samples:
         Keep the drawn samples (pool indices) in ``result.samples`` (size → (R, n)).
     progress:
-        Called with the number of samples done after each batch (e.g. ``tqdm.update``).
+        The progress convention of every experiment (:mod:`irstats.progress`): None shows a bar
+        when stderr is a terminal, True/False always/never, a callable gets the samples done.
     """
     _check_zero_sd(zero_sd)
     if isinstance(n_samples, bool) or not isinstance(n_samples, (int, np.integer)) or n_samples < 1:
@@ -362,13 +364,14 @@ def standardization_robustness(matrix: ScoreMatrix, standardizing: Sequence[str]
     taus = np.empty((len(size_list), n_samples))
     zero = np.empty(len(size_list))
     kept: dict[int, np.ndarray] | None = {} if keep_samples else None
-    for i, n in enumerate(size_list):
-        samples = draw_samples(s_std, n, n_samples, rng)
-        if kept is not None:
-            kept[n] = samples
-        taus[i], share = sample_taus(pool.values, eval_matrix.values, samples, reference, ddof, zero_sd,
-                                     batch_size, progress)
-        zero[i] = share.mean()
+    with progress_bar(len(size_list) * n_samples, progress, "robustness", unit="sample") as bar:
+        for i, n in enumerate(size_list):
+            samples = draw_samples(s_std, n, n_samples, rng)
+            if kept is not None:
+                kept[n] = samples
+            taus[i], share = sample_taus(pool.values, eval_matrix.values, samples, reference, ddof, zero_sd,
+                                         batch_size, bar.update)
+            zero[i] = share.mean()
     nan_count = np.isnan(taus).sum(axis=1)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)

@@ -38,14 +38,13 @@ import polars as pl
 from irstats.aggregate import DEFAULT_EPSILON, resolve_method
 from irstats.difficulty import topic_difficulty
 from irstats.errors import InputError
+from irstats.progress import Progress, _Silent, progress_bar
 from irstats.meta._common import (
     DEFAULT_TIE_RTOL,
-    NoBar,
     as_matrices,
     batch_rows,
     check_correlation,
     check_policy,
-    progress_bar,
     raise_undefined,
     significance_t,
 )
@@ -413,7 +412,7 @@ def split_half(scores: ScoreMatrix | Mapping[str, ScoreMatrix] | Iterable[ScoreM
                skipna: bool = False, tie_rtol: float = DEFAULT_TIE_RTOL,
                difficulty: ScoreMatrix | str | None = "auto", difficulty_method: str = "max_mean_sd",
                low_threshold: float = 0.1, low_inclusive: bool = False, batch_size: int | None = None,
-               progress: bool | None = False) -> SplitHalfResult:
+               progress: Progress = False) -> SplitHalfResult:
     """Split-half self-consistency of aggregation methods (METHODS.md §5.1).
 
     Parameters
@@ -452,7 +451,8 @@ def split_half(scores: ScoreMatrix | Mapping[str, ScoreMatrix] | Iterable[ScoreM
     batch_size:
         Splits per batch (default: sized to bound memory). Results do not depend on it.
     progress:
-        Show a tqdm bar on stderr (None: when stderr is a terminal).
+        The progress convention (:mod:`irstats.progress`): None shows a bar when stderr is a
+        terminal, True/False always/never, a callable gets the splits done.
 
     Returns
     -------
@@ -516,7 +516,7 @@ def split_half(scores: ScoreMatrix | Mapping[str, ScoreMatrix] | Iterable[ScoreM
                 out = np.full((len(aggs), 1), np.nan)
                 if set(matrix.topics) == set(split.topics):  # else: NaN (other topics than D_t's)
                     _run_splits(matrix, aggs, split.align(matrix.topics), out, np.zeros(len(aggs), dtype=np.int64),
-                                correlation, nan_policy, tie_rtol, None, NoBar())
+                                correlation, nan_policy, tie_rtol, None, _Silent())
                 taus.append(out[:, 0])
             result.fixed[split_name] = np.concatenate(taus)
     return result

@@ -22,6 +22,7 @@ from irstats.errors import IrstatsError, ResourceError
 from irstats.evaluate import Evaluator
 from irstats.io.output import OutputFolder, write_text
 from irstats.measures import canonical_name
+from irstats.progress import Progress, progress_bar
 from irstats.report import sections
 from irstats.report.document import Figure, Note, Section, Table, Text, render_html, render_markdown, write_tables
 from irstats.report.model import (DEFAULT_REPORT_MEASURES, SUPPORT_MEASURES, ReportResult, SectionBuilder, Study,
@@ -29,7 +30,7 @@ from irstats.report.model import (DEFAULT_REPORT_MEASURES, SUPPORT_MEASURES, Rep
 
 
 def build_report(qrels, runs, out_dir, measures: Sequence[str] | None = None, reference: Sequence[str] | None = None,
-                 quick: bool = False, seed: int = 0, pool_depth: int | None = None, progress: bool = True,
+                 quick: bool = False, seed: int = 0, pool_depth: int | None = None, progress: Progress = None,
                  command: Sequence[str] | None = None, **options) -> ReportResult:
     """Evaluate ``runs`` against ``qrels`` and write the study report to ``out_dir``.
 
@@ -52,40 +53,36 @@ def build_report(qrels, runs, out_dir, measures: Sequence[str] | None = None, re
     out_dir = Path(out_dir)
     folder = OutputFolder(out_dir, kind="report")  # refuses a folder irstats did not make, before computing
     stages: list[tuple[str, SectionBuilder]] = sections.STAGES
-    bar = _progress(len(stages) + 2, progress)
-    try:
-        with folder as scratch:
-            bar.set_description("evaluate")
-            run_list = runs if isinstance(runs, (list, tuple)) else [runs]
-            wanted = list(chosen) + [m for m in _residuals(chosen) if m not in chosen] + list(SUPPORT_MEASURES)
-            evaluator = Evaluator(qrels, **options)
-            judgments = evaluator.judgments(run_list)
-            scores = evaluator.score_judgments(judgments, wanted)
-            study = Study(str(qrels), evaluator.collection, scores, settings, scratch, list(run_list), judgments)
+    with progress_bar(len(stages) + 2, progress, "report", unit="stage") as bar, folder as scratch:
+        bar.set_description("evaluate")
+        run_list = runs if isinstance(runs, (list, tuple)) else [runs]
+        wanted = list(chosen) + [m for m in _residuals(chosen) if m not in chosen] + list(SUPPORT_MEASURES)
+        evaluator = Evaluator(qrels, **options)
+        judgments = evaluator.judgments(run_list)
+        scores = evaluator.score_judgments(judgments, wanted)
+        study = Study(str(qrels), evaluator.collection, scores, settings, scratch, list(run_list), judgments)
+        bar.update(1)
+        built: list[Section] = []
+        for name, builder in stages:
+            bar.set_description(name)
+            try:
+                built.append(_with_warnings_as_notes(builder, study))
+            except IrstatsError:
+                raise
+            except OSError as exc:  # the machine (a full disk…), not the stage
+                raise ResourceError.from_os_error(exc, out_dir) from exc
+            except Exception as exc:  # noqa: BLE001 - name the stage that failed, never a traceback
+                raise IrstatsError(f"report stage {name!r} failed: {type(exc).__name__}: {exc}") from exc
             bar.update(1)
-            built: list[Section] = []
-            for name, builder in stages:
-                bar.set_description(name)
-                try:
-                    built.append(_with_warnings_as_notes(builder, study))
-                except IrstatsError:
-                    raise
-                except OSError as exc:  # the machine (a full disk…), not the stage
-                    raise ResourceError.from_os_error(exc, out_dir) from exc
-                except Exception as exc:  # noqa: BLE001 - name the stage that failed, never a traceback
-                    raise IrstatsError(f"report stage {name!r} failed: {type(exc).__name__}: {exc}") from exc
-                bar.update(1)
-            bar.set_description("write")
-            built.append(sections.provenance(study, command, time.perf_counter() - started))
-            title = "irstats evaluation study"
-            subtitle = (f"{len(scores[chosen[0]].systems)} runs, {len(scores[chosen[0]].topics)} topics, qrels "
-                        f"{Path(str(qrels)).name}; made {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC")
-            write_tables(built, scratch)
-            write_text(scratch / "report.md", render_markdown(title, built, scratch), fsync=False)
-            write_text(scratch / "index.html", render_html(title, subtitle, built), fsync=False)
-            bar.update(1)
-    finally:
-        bar.close()
+        bar.set_description("write")
+        built.append(sections.provenance(study, command, time.perf_counter() - started))
+        title = "irstats evaluation study"
+        subtitle = (f"{len(scores[chosen[0]].systems)} runs, {len(scores[chosen[0]].topics)} topics, qrels "
+                    f"{Path(str(qrels)).name}; made {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC")
+        write_tables(built, scratch)
+        write_text(scratch / "report.md", render_markdown(title, built, scratch), fsync=False)
+        write_text(scratch / "index.html", render_html(title, subtitle, built), fsync=False)
+        bar.update(1)
     tables = {b.name: b.frame for s in built for b in s.blocks if isinstance(b, Table)}
     return ReportResult(out_dir, out_dir / "index.html", out_dir / "report.md", tables,
                         time.perf_counter() - started)
@@ -123,14 +120,6 @@ def _residuals(measures: Sequence[str]) -> list[str]:
         if measure.residual is not None and measure.get("rel") is None:
             out.append(str(measure.residual))
     return out
-
-
-def _progress(total: int, enabled: bool):
-    """A stage progress bar on stderr; a disabled tqdm (a no-op) when off or not a terminal."""
-    from tqdm import tqdm
-
-    return tqdm(total=total, unit="stage", file=sys.stderr, leave=False,
-                disable=not enabled or not sys.stderr.isatty())
 
 
 __all__ = ["DEFAULT_REPORT_MEASURES", "ReportResult", "Study", "StudySettings", "build_report", "command_line",
