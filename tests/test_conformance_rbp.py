@@ -269,7 +269,7 @@ def _run_case(rbp_dir, tmp_path, opts, expected_rows):
     def value(name, qid):
         matrix = scores[str(parse_measure(name))]
         if qid == "all":
-            return matrix.means()[0]
+            return matrix.summaries()[0]
         return matrix.values[0, matrix.topics.index(qid)]
 
     def free(qid, depth, kind):

@@ -135,7 +135,7 @@ def _irstats_value(scores, measure, topic):
         return None
     matrix = scores[alias]
     if topic == "all":
-        return matrix.means()[0]
+        return matrix.summaries()[0]
     return matrix.values[0, matrix.topics.index(topic)]
 
 

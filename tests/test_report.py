@@ -198,7 +198,7 @@ def test_volatility_table(built):
     judgments = build_judgments(Collection.load(qrels), RunSet.load(runs), study_options)
     depth = max(1, int(np.median(complete_depth(judgments))))
     expected = volatility(sweep_judgments(judgments, swept_measures(MEASURES), pool_depth=depth,
-                                          options=study_options)).summary
+                                          options=study_options)).summary()
     assert table.columns == expected.columns
     for column in expected.columns:
         if expected[column].dtype == pl.String:

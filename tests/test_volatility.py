@@ -149,8 +149,8 @@ def test_volatility_report(demo_sweep):
     _, _, result = demo_sweep
     stats = volatility(result)
     n_series = len(result.measures) * len(result.forms)
-    assert stats.summary.columns == list(SUMMARY_COLUMNS)
-    assert stats.summary.height == n_series
+    assert stats.summary().columns == list(SUMMARY_COLUMNS)
+    assert stats.summary().height == n_series
     assert stats.by_depth.height == n_series * len(result.depths)
     s = len(result.systems)
     assert stats.pairs.height == n_series * s * (s - 1) // 2 and stats.systems.height == n_series * s
@@ -167,7 +167,7 @@ def test_volatility_report(demo_sweep):
         assert rows["swaps"].sum() == swaps(means)[0].sum()
         p, delta = pairwise_p_values(result.topic_values(measure, form))
         np.testing.assert_allclose(rows["discrimination"].to_numpy(), discrimination_ratio(p))
-        line = stats.summary.filter((pl.col("measure") == measure) & (pl.col("form") == form)).row(0, named=True)
+        line = stats.summary().filter((pl.col("measure") == measure) & (pl.col("form") == form)).row(0, named=True)
         d_col = result.depth_index(10)
         assert line["tau_ref_at_d"] == pytest.approx(tau_reference(means)[d_col], nan_ok=True)
         assert line["swaps"] == swaps(means)[0].sum()
@@ -179,9 +179,9 @@ def test_volatility_report(demo_sweep):
     assert "τref@d" in text and "RBP(p=0.8)" in text and "pool depth d = 10" in text
     assert stats.markdown().startswith("| measure | form |")
     other = volatility(result, test="sign", significance=True)
-    assert other.test == "sign" and other.summary.height == n_series
+    assert other.test == "sign" and other.summary().height == n_series
     quick = volatility(result, significance=False)
-    assert quick.summary["discrimination_at_d"].is_nan().all()
+    assert quick.summary()["discrimination_at_d"].is_nan().all()
 
 
 def test_highlighted_positions():

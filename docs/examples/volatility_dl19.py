@@ -78,7 +78,7 @@ def main(argv=None) -> None:
 
     table = stats.markdown()
     (OUT / "statistics.md").write_text(table)
-    stats.summary.write_csv(OUT / "statistics.csv")
+    stats.summary().write_csv(OUT / "statistics.csv")
     stats.by_depth.write_csv(OUT / "by_depth.csv")
     print(stats.table())
 

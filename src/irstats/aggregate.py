@@ -40,6 +40,7 @@ from typing import Iterable, Mapping, Sequence
 import numpy as np
 import polars as pl
 
+from irstats.result import Result
 from irstats.errors import InputError, IrstatsWarning, some
 from irstats.scores import ScoreMatrix, score_matrices
 
@@ -97,8 +98,8 @@ class AggregationWarning(IrstatsWarning):
         self.systems = tuple(systems)
 
 
-@dataclass
-class AggregateResult:
+@dataclass(frozen=True)
+class AggregateResult(Result):
     """One aggregate per system.
 
     ``values[i]`` belongs to ``systems[i]``; ``method`` is the canonical method name and

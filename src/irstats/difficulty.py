@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
+from irstats.result import Result
 from irstats.errors import InputError, IrstatsWarning, some
 from irstats.scores import ScoreMatrix
 
@@ -46,8 +47,8 @@ class DifficultyWarning(IrstatsWarning):
         self.topics = tuple(topics)
 
 
-@dataclass
-class TopicDifficulty:
+@dataclass(frozen=True)
+class TopicDifficulty(Result):
     """D_t per topic: ``values[j]`` belongs to ``topics[j]``."""
 
     values: np.ndarray

@@ -164,3 +164,25 @@ def eval_options(func):
     for flag in reversed(_EVAL_FLAGS):
         wrapper = flag(wrapper)
     return wrapper
+
+
+def halving_options(func):
+    """The tuning options of the experiments over random topic halvings (``splithalf``,
+    ``predictive``): ``--nan-policy``, ``--skipna``, ``--tie-rtol``, ``--batch-size``,
+    ``--format``, ``-o``, ``-q``."""
+    from irstats.cli.output import FORMATS, OutputFile
+
+    for option in reversed([
+        click.option("--nan-policy", type=click.Choice(["raise", "omit"]), default="raise", show_default=True,
+                     help="An undefined aggregate (e.g. hm over a zero) is an error, or the system is left out of "
+                          "that split."),
+        click.option("--skipna", is_flag=True, help="Aggregate each system over the topics of a half it has scores for."),
+        click.option("--tie-rtol", type=float, default=1e-12, show_default=True,
+                     help="Aggregates this close (relative) count as tied in τ-b; 0 for exact ties only."),
+        click.option("--batch-size", type=int, default=None, help="Halvings per batch (memory); results do not change."),
+        click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True),
+        click.option("-o", "--output", type=OutputFile(), help="Write to FILE, not stdout."),
+        click.option("-q", "--quiet", is_flag=True, help="No progress bar."),
+    ]):
+        func = option(func)
+    return func

@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
-import numpy as np
 import polars as pl
 
 from irstats.cli.common import eval_options, load_scores
@@ -18,14 +17,11 @@ from irstats.errors import InputError
 from irstats.io.trec import read_names
 from irstats.meta.comparability import (
     BaselineResult,
-    compare_collections,
+    comparability_study,
+    forms_by_group,
+    ideal_measures,
     ideal_scores_from_qrels,
-    metric_forms,
-    metric_group,
-    normalisation_of,
     num_relevant_from_qrels,
-    randomized_baseline,
-    union_topics,
 )
 from irstats.render import text_table
 from irstats.scores import ScoreMatrix
@@ -92,32 +88,6 @@ def _select(scores: dict[str, ScoreMatrix], measures, source: str) -> list[Score
         if key not in scores:
             raise InputError(f"measure {name!r} is not in the scores; they have {', '.join(scores)}", path=source)
         out.append(scores[key])
-    return out
-
-
-def _forms_of(matrices: list[ScoreMatrix], num_rel, ideals, factors, reference) -> dict[str, dict[str, ScoreMatrix]]:
-    groups: dict[str, dict[str, ScoreMatrix]] = {}
-    for m in matrices:
-        ideal = None
-        try:
-            rule = normalisation_of(m.measure)
-            ideal = ideals.get(rule.raw)
-        except InputError:
-            pass
-        groups[metric_group(m.measure)] = metric_forms(m, num_rel=num_rel, ideal=ideal, factors=factors,
-                                                       reference=reference)
-    return groups
-
-
-def _ideal_measures(matrices: list[ScoreMatrix]) -> set[str]:
-    out = set()
-    for m in matrices:
-        try:
-            rule = normalisation_of(m.measure)
-        except InputError:
-            continue
-        if rule.needs == "ideal":
-            out.add(rule.raw)
     return out
 
 
@@ -224,48 +194,12 @@ def comparability_command(scores_paths, measures, num_rel_files, qrels_files, ru
     forms = {}
     for k, ((label, scores), source) in enumerate(zip(collections.items(), sources)):
         chosen = _select(scores, measures, str(source))
-        num_rel, ideals = _r_sources(k, scores, num_rel_files, qrels_files, _ideal_measures(chosen), options)
-        forms[label] = _forms_of(chosen, num_rel, ideals, factors, reference)
-
-    labels_t = tuple(forms)
-    observed = None
-    if len(forms) == 1:
-        pooled = forms[labels_t[0]]
-    else:
-        a, b = labels_t
-        shared = set(next(iter(next(iter(forms[a].values())).values())).systems) & \
-            set(next(iter(next(iter(forms[b].values())).values())).systems)
-        if len(shared) < 2:
-            raise InputError(f"{a} and {b} share {len(shared)} system(s); comparing collections needs the same "
-                             "systems on both")
-        pooled, obs_rows = {}, []
-        for group in forms[a]:
-            if group not in forms[b]:
-                continue
-            for form in forms[a][group]:
-                if form not in forms[b][group]:
-                    continue
-                ma, mb = forms[a][group][form], forms[b][group][form]
-                pooled.setdefault(group, {})[form] = union_topics(ma, mb, (a, b))
-                comp = compare_collections({a: ma, b: mb}, alpha=alpha, equal_var=equal_var)
-                obs_rows.append({"group": group, "form": form, "observed_drmse": float(comp.drmse[0, 1]),
-                                 "observed_rmse": float(comp.rmse[0, 1]), "better_first": int(comp.better[0, 1]),
-                                 "better_second": int(comp.better[1, 0]),
-                                 "observed_fp_rate": float(comp.fp_rate[0, 1])})
-        if not obs_rows:
-            raise InputError(f"{a} and {b} have no measure form in common")
-        observed = pl.DataFrame(obs_rows)
-
-    result = randomized_baseline(pooled, n_partitions, n_fp_partitions, seed, alpha, equal_var,
-                                 progress=False if quiet else None)
-    frame = result.frame()
-    if observed is not None:
-        pct = []
-        for r in observed.iter_rows(named=True):
-            d = result.drmse[(r["group"], r["form"])]
-            pct.append(float(np.mean(d <= r["observed_drmse"])))
-        observed = observed.with_columns(pl.Series("observed_percentile", pct))
-        frame = frame.join(observed, on=["group", "form"], how="left", maintain_order="left")
+        num_rel, ideals = _r_sources(k, scores, num_rel_files, qrels_files, ideal_measures(chosen), options)
+        forms[label] = forms_by_group(chosen, num_rel, ideals, factors, reference)
+    study = comparability_study(forms, n_partitions, n_fp_partitions, seed, alpha, equal_var,
+                                progress=False if quiet else None)
+    result, labels_t, observed = study.baseline, study.labels, study.observed
+    frame = study.to_frame()
 
     if plot_path:
         from irstats.plots.common import save

@@ -6,9 +6,9 @@ import math
 
 import click
 
-from irstats.cli.common import parse_epsilon, scores_input
+from irstats.cli.common import halving_options, parse_epsilon, scores_input
 from irstats.cli.main import cli
-from irstats.cli.output import FORMATS, OutputFile, emit_frame, format_summary_table
+from irstats.cli.output import OutputFile, emit_frame, format_summary_table
 from irstats.errors import InputError
 from irstats.meta.predictive import (
     DEFAULT_SUBSET_SIZES,
@@ -75,6 +75,7 @@ def _sizes(text: str) -> list[int]:
 
 @cli.command("predictive", epilog=PREDICTIVE_EPILOG)
 @scores_input
+@halving_options
 @click.option("--method", default="am", show_default=True, metavar="NAME",
               help="How a system's scores on a half are aggregated.")
 @click.option("--epsilon", metavar="E", default=None, help="ε of the method, if it takes one.")
@@ -90,17 +91,8 @@ def _sizes(text: str) -> list[int]:
               help="Topics per subset for --curve.")
 @click.option("--pair", "pairs", multiple=True, metavar="A:B", help="Pair for --curve (repeatable).")
 @click.option("--correlation", type=click.Choice(["kendall", "pearson"]), default="kendall", show_default=True)
-@click.option("--nan-policy", type=click.Choice(["raise", "omit"]), default="raise", show_default=True,
-              help="An undefined aggregate is an error, or the system is left out of that split.")
-@click.option("--skipna", is_flag=True, help="Aggregate each system over the topics of a half it has scores for.")
-@click.option("--tie-rtol", type=float, default=1e-12, show_default=True,
-              help="Aggregates this close (relative) count as tied in τ-b; 0 for exact ties only.")
-@click.option("--batch-size", type=int, default=None, help="Halvings per batch (memory); results do not change.")
 @click.option("--plot", "plot_path", type=OutputFile(figure=True), default=None, metavar="FILE.png|svg",
               help="Draw the φ heatmap (or the φ curve with --curve); the data go to FILE.csv.")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
-@click.option("-o", "--output", type=OutputFile(), help="Write to FILE, not stdout.")
-@click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
 def predictive_command(scores, method, epsilon, top, by, all_systems, n_splits, seed, curve, sizes, pairs,
                        correlation, nan_policy, skipna, tie_rtol, batch_size, plot_path, fmt, output, quiet):
     """Predictive power φ of measures: how well one measure's system ordering on half of

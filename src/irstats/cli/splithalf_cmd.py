@@ -5,9 +5,9 @@ from __future__ import annotations
 import click
 
 from irstats.aggregate import METHODS
-from irstats.cli.common import parse_epsilon, scores_input
+from irstats.cli.common import halving_options, parse_epsilon, scores_input
 from irstats.cli.main import cli
-from irstats.cli.output import FORMATS, OutputFile, emit_frame, format_summary_table
+from irstats.cli.output import OutputFile, emit_frame, format_summary_table
 from irstats.errors import InputError
 from irstats.meta.splithalf import DEFAULT_METHODS, SWEEP_EPSILONS, split_half
 from irstats.meta.splithalf import epsilon_sweep as run_epsilon_sweep
@@ -41,6 +41,7 @@ Methods: """ + ", ".join(METHODS) + """.
 
 @cli.command("splithalf", epilog=SPLITHALF_EPILOG)
 @scores_input
+@halving_options
 @click.option("--method", "methods", multiple=True, metavar="NAME[:EPS]",
               help=f"Aggregation method; repeat for several. Default: {', '.join(DEFAULT_METHODS)}.")
 @click.option("--epsilon", metavar="E", default=None,
@@ -62,17 +63,8 @@ Methods: """ + ", ".join(METHODS) + """.
 @click.option("--low-threshold", type=float, default=0.1, show_default=True,
               help="Scores below this count as low (pct_low).")
 @click.option("--low-inclusive", is_flag=True, help="Count scores equal to --low-threshold as low too.")
-@click.option("--nan-policy", type=click.Choice(["raise", "omit"]), default="raise", show_default=True,
-              help="An undefined aggregate (e.g. hm over a zero) is an error, or the system is left out of that split.")
-@click.option("--skipna", is_flag=True, help="Aggregate each system over the topics of a half it has scores for.")
-@click.option("--tie-rtol", type=float, default=1e-12, show_default=True,
-              help="Aggregates this close (relative) count as tied in τ-b; 0 for exact ties only.")
-@click.option("--batch-size", type=int, default=None, help="Halvings per batch (memory); results do not change.")
 @click.option("--plot", "plot_path", type=OutputFile(figure=True), default=None, metavar="FILE.png|svg",
               help="Draw the τ densities (or τ against ε with --epsilon-sweep); the data go to FILE.csv.")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
-@click.option("-o", "--output", type=OutputFile(), help="Write to FILE, not stdout.")
-@click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
 def splithalf_command(scores, methods, epsilon, n_splits, seed, correlation, epsilon_sweep, paired,
                       difficulty_measure, difficulty_method, low_threshold, low_inclusive, nan_policy, skipna,
                       tie_rtol, batch_size, plot_path, fmt, output, quiet):

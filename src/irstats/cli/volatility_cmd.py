@@ -128,4 +128,4 @@ def volatility_command(qrels, runs, pool_depth, contributing, depths, measures, 
     elif fmt == "markdown":
         emit_text(stats.markdown(), None)
     else:
-        sys.stdout.write(write_frame(stats.summary, None, fmt))
+        sys.stdout.write(write_frame(stats.summary(), None, fmt))

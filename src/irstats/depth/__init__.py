@@ -10,7 +10,7 @@ axis::
     result = sweep(pool)                                          # METHODS §5.5 grid ∪ {d}
     result.to_frame()        # system, measure, form, depth, value (trajectories)
     stats = volatility(result)
-    stats.summary            # one row per measure and form
+    stats.summary()          # one row per measure and form
 
 :func:`depth_sweep` does both steps from files. Figures are in
 :mod:`irstats.plots.volatility`, the command line is ``irstats volatility``.

@@ -31,6 +31,7 @@ from typing import Callable, Iterable, Sequence
 import numpy as np
 import polars as pl
 
+from irstats.result import Result
 from irstats.collection import EvalOptions
 from irstats.errors import InputError, MeasureError
 from irstats.judgments import PADDING, Judgments
@@ -186,8 +187,8 @@ def unjudged_share(j: Judgments, depths: np.ndarray) -> np.ndarray:
 
 # ----------------------------------------------------------------------------- result
 
-@dataclass
-class DepthSweep:
+@dataclass(frozen=True)
+class DepthSweep(Result):
     """Scores of every system at every depth, per measure and form.
 
     ``means[(measure, form)]`` is (systems × depths): the mean over the evaluated topics,

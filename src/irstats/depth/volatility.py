@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import polars as pl
 
+from irstats.result import Result
 from irstats.depth.sweep import DepthSweep
 from irstats.errors import InputError, IrstatsWarning
 from irstats.meta.correlation import kendall_tau_b
@@ -202,7 +203,7 @@ def overturn_rates(p: np.ndarray, delta: np.ndarray, alpha: float = 0.05,
 
 # ----------------------------------------------------------------------------- the report
 
-#: Columns of :attr:`Volatility.summary`, with their short headings for the printed table.
+#: Columns of :attr:`Volatility.statistics`, with their short headings for the printed table.
 SUMMARY_COLUMNS = {
     "measure": "measure", "form": "form",
     "tau_ref_at_d": "τref@d", "tau_ref_min": "min τref",
@@ -226,15 +227,16 @@ SUMMARY_LEGEND = (
 )
 
 
-@dataclass
-class Volatility:
+@dataclass(frozen=True)
+class Volatility(Result):
     """The volatility statistics of a sweep, as tidy frames.
 
     ``by_depth``: one row per measure, form and depth (τ_ref, τ with the previous depth,
     swaps, discrimination, overturn rates, unjudged share). ``systems``: one row per
     measure, form and system (score and rank at k_max, total variation, direction changes,
     decreases). ``pairs``: one row per measure, form and system pair (crossings).
-    ``summary``: one row per measure and form (:data:`SUMMARY_COLUMNS`). ``unjudged``: one
+    ``statistics``: one row per measure and form (:data:`SUMMARY_COLUMNS`), also
+    :meth:`to_frame` and :meth:`summary`. ``unjudged``: one
     row per system and depth, the share of unjudged documents in the system's top k (mean
     over topics; unjudged = non-relevant lists — condensed lists have none).
     """
@@ -242,13 +244,17 @@ class Volatility:
     by_depth: pl.DataFrame
     systems: pl.DataFrame
     pairs: pl.DataFrame
-    summary: pl.DataFrame
+    statistics: pl.DataFrame
     pool_depth: int | None
     max_depth: int
     test: str
     alpha: float
     details: dict = field(default_factory=dict)
     unjudged: pl.DataFrame | None = None
+
+    def to_frame(self) -> pl.DataFrame:
+        """The statistics: one row per measure and form (:data:`SUMMARY_COLUMNS`)."""
+        return self.statistics
 
     def table(self, digits: int = 3) -> str:
         """The summary as an aligned plain-text table, with a legend."""
@@ -278,11 +284,11 @@ class Volatility:
                 f"significance: {self.test}, α = {self.alpha:g}.")
 
     def _cells(self, digits: int) -> tuple[list[str], list[list[str]]]:
-        header = [SUMMARY_COLUMNS[c] for c in self.summary.columns]
+        header = [SUMMARY_COLUMNS[c] for c in self.statistics.columns]
         rows = []
-        for row in self.summary.iter_rows():
+        for row in self.statistics.iter_rows():
             cells = []
-            for name, value in zip(self.summary.columns, row):
+            for name, value in zip(self.statistics.columns, row):
                 if isinstance(value, str):
                     cells.append(value)
                 elif value is None or (isinstance(value, float) and not np.isfinite(value)):
@@ -295,7 +301,7 @@ class Volatility:
         return header, rows
 
     def __repr__(self) -> str:
-        return f"Volatility({self.summary.height} measure/form series, k_max = {self.max_depth}, d = {self.pool_depth})"
+        return f"Volatility({self.statistics.height} measure/form series, k_max = {self.max_depth}, d = {self.pool_depth})"
 
 
 def volatility(result: DepthSweep, *, test: str = "paired_t", alpha: float = 0.05, n_resamples: int = 10000,

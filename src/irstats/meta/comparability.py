@@ -45,6 +45,7 @@ from typing import Callable, Mapping, Sequence
 import numpy as np
 import polars as pl
 
+from irstats.result import Result
 from irstats.random import generator, seed_label
 from irstats.errors import InputError, IrstatsWarning, MeasureError, some, warn
 from irstats.meta.splits import bytewise_unique as _bytewise
@@ -409,8 +410,8 @@ def halving_statistics(X: np.ndarray, perms: np.ndarray, alpha: float = 0.05, eq
     return d, fp
 
 
-@dataclass
-class BaselineResult:
+@dataclass(frozen=True)
+class BaselineResult(Result):
     """Output of :func:`randomized_baseline`, keyed by (group, form).
 
     ``drmse[key]``: dRMSE of each of the first ``n_partitions`` halvings; ``fp_rate[key]``:
@@ -434,7 +435,7 @@ class BaselineResult:
     quantiles: tuple[float, ...] = (0.025, 0.975, 0.99)
     fp_quantile: float = 0.975
 
-    def frame(self) -> pl.DataFrame:
+    def to_frame(self) -> pl.DataFrame:
         """One row per (group, form): ``group, form, measure, systems, topics, drmse_mean,
         drmse_q2.5, drmse_q97.5, drmse_q99, fp_mean, fp_q97.5, discriminative_power``."""
         rows = []
@@ -459,6 +460,10 @@ class BaselineResult:
     def __repr__(self) -> str:
         return (f"BaselineResult({len(self.keys)} metric forms, {len(self.topics)} topics, "
                 f"{self.n_partitions}/{self.n_fp_partitions} partitions)")
+
+    def frame(self) -> pl.DataFrame:
+        """The same as :meth:`to_frame` (its earlier name)."""
+        return self.to_frame()
 
 
 def randomized_baseline(scores, n_partitions: int = 1000, n_fp_partitions: int = 2000,
@@ -535,8 +540,8 @@ def discriminative_power_complete(matrix: ScoreMatrix, test: str = "paired_t", a
 # --------------------------------------------------------------------------- observed collections
 
 
-@dataclass
-class CollectionComparison:
+@dataclass(frozen=True)
+class CollectionComparison(Result):
     """Output of :func:`compare_collections` (k collections, the systems they share).
 
     Square k × k arrays indexed like ``labels``: ``drmse`` and ``rmse`` (symmetric, NaN on
@@ -559,7 +564,7 @@ class CollectionComparison:
     equal_var: bool
     topics: dict[str, int] = field(default_factory=dict)
 
-    def frame(self) -> pl.DataFrame:
+    def to_frame(self) -> pl.DataFrame:
         """One row per ordered pair (row ≠ column): ``row, column, drmse, rmse, better, fp_rate``."""
         rows = []
         k = len(self.labels)
@@ -577,6 +582,10 @@ class CollectionComparison:
         data = {"drmse": self.drmse, "rmse": self.rmse, "better": self.better, "fp_rate": self.fp_rate}[what]
         return pl.DataFrame({"collection": list(self.labels),
                              **{lab: data[:, j].tolist() for j, lab in enumerate(self.labels)}})
+
+    def frame(self) -> pl.DataFrame:
+        """The same as :meth:`to_frame` (its earlier name)."""
+        return self.to_frame()
 
 
 def compare_collections(collections: Mapping[str, ScoreMatrix], alpha: float = 0.05,
@@ -635,7 +644,113 @@ def union_topics(first: ScoreMatrix, second: ScoreMatrix, labels: tuple[str, str
                        dict(first.options), first.summary)
 
 
-__all__ = ["BaselineResult", "CollectionComparison", "METRIC_FORMS", "compare_collections", "discriminative_power_complete",
+
+# --------------------------------------------------------------------------- a whole study
+
+
+def forms_by_group(matrices: Sequence[ScoreMatrix], num_rel=None, ideals: Mapping[str, object] | None = None,
+                   factors: Factors | None = None, reference: Sequence[str] | None = None
+                   ) -> dict[str, dict[str, ScoreMatrix]]:
+    """``{metric group: {form: matrix}}`` for several measures of one collection
+    (:func:`metric_forms` of each; ``ideals`` maps a raw measure to its ideal scores)."""
+    ideals = ideals or {}
+    groups: dict[str, dict[str, ScoreMatrix]] = {}
+    for m in matrices:
+        ideal = None
+        try:
+            ideal = ideals.get(normalisation_of(m.measure).raw)
+        except InputError:
+            pass
+        groups[metric_group(m.measure)] = metric_forms(m, num_rel=num_rel, ideal=ideal, factors=factors,
+                                                       reference=reference)
+    return groups
+
+
+def ideal_measures(matrices: Sequence[ScoreMatrix]) -> set[str]:
+    """The raw measures whose R-normalisation needs the ideal ranking's score (DCG)."""
+    out = set()
+    for m in matrices:
+        try:
+            rule = normalisation_of(m.measure)
+        except InputError:
+            continue
+        if rule.needs == "ideal":
+            out.add(rule.raw)
+    return out
+
+
+@dataclass(frozen=True)
+class ComparabilityStudy(Result):
+    """The randomised baseline of one topic pool, and — for two collections — their observed
+    comparison placed in it (``observed``: one row per metric group and form with the
+    observed dRMSE, RMSE, systems better on each side, FP rate and the dRMSE's percentile in
+    the baseline)."""
+
+    baseline: BaselineResult
+    observed: pl.DataFrame | None
+    labels: tuple[str, ...]
+
+    @property
+    def title(self) -> str:
+        what = " vs ".join(self.labels)
+        return f"Comparability: {what}" if len(self.labels) > 1 else f"Comparability baseline: {what}"
+
+    def to_frame(self) -> pl.DataFrame:
+        """The baseline's rows, with the observed comparison's columns when there is one."""
+        frame = self.baseline.to_frame()
+        if self.observed is None:
+            return frame
+        return frame.join(self.observed, on=["group", "form"], how="left", maintain_order="left")
+
+
+def comparability_study(forms: Mapping[str, Mapping[str, Mapping[str, ScoreMatrix]]], n_partitions: int = 1000,
+                        n_fp_partitions: int = 2000, seed: int | np.random.Generator | None = 0,
+                        alpha: float = 0.05, equal_var: bool = False, progress: Progress = None
+                        ) -> ComparabilityStudy:
+    """The comparability study of one or two collections (METHODS.md §5.4).
+
+    ``forms``: per collection label, ``{metric group: {form: matrix}}`` (:func:`forms_by_group`).
+    One collection: the randomised baseline on its topics. Two (the same systems): every
+    group and form they share is compared (:func:`compare_collections`), and the baseline is
+    run on the union of their topics; each observed dRMSE gets its percentile there.
+    """
+    labels = tuple(forms)
+    if len(labels) not in (1, 2):
+        raise InputError(f"a comparability study takes one or two collections, not {len(labels)}")
+    observed = None
+    if len(labels) == 1:
+        pooled = forms[labels[0]]
+    else:
+        a, b = labels
+        any_a = next(iter(next(iter(forms[a].values())).values()))
+        any_b = next(iter(next(iter(forms[b].values())).values()))
+        shared = set(any_a.systems) & set(any_b.systems)
+        if len(shared) < 2:
+            raise InputError(f"{a} and {b} share {len(shared)} system(s); comparing collections needs the same "
+                             "systems on both")
+        pooled, rows = {}, []
+        for group in forms[a]:
+            for form in forms[a][group]:
+                if form not in forms[b].get(group, {}):
+                    continue
+                ma, mb = forms[a][group][form], forms[b][group][form]
+                pooled.setdefault(group, {})[form] = union_topics(ma, mb, (a, b))
+                comp = compare_collections({a: ma, b: mb}, alpha=alpha, equal_var=equal_var)
+                rows.append({"group": group, "form": form, "observed_drmse": float(comp.drmse[0, 1]),
+                             "observed_rmse": float(comp.rmse[0, 1]), "better_first": int(comp.better[0, 1]),
+                             "better_second": int(comp.better[1, 0]), "observed_fp_rate": float(comp.fp_rate[0, 1])})
+        if not rows:
+            raise InputError(f"{a} and {b} have no measure form in common")
+        observed = pl.DataFrame(rows)
+    baseline = randomized_baseline(pooled, n_partitions, n_fp_partitions, seed, alpha, equal_var, progress=progress)
+    if observed is not None:
+        percentile = [float(np.mean(baseline.drmse[(r["group"], r["form"])] <= r["observed_drmse"]))
+                      for r in observed.iter_rows(named=True)]
+        observed = observed.with_columns(pl.Series("observed_percentile", percentile))
+    return ComparabilityStudy(baseline, observed, labels)
+
+__all__ = ["BaselineResult", "CollectionComparison", "ComparabilityStudy", "comparability_study", "forms_by_group",
+           "ideal_measures", "METRIC_FORMS", "compare_collections", "discriminative_power_complete",
            "drmse", "halving_statistics", "ideal_scores_from_qrels", "metric_forms", "metric_group",
            "normalisation_of", "num_relevant", "num_relevant_from_qrels", "r_denormalize", "r_normalize",
            "halving_permutations", "randomized_baseline", "rmse", "rmse_rows", "two_sample_t_rows", "union_topics"]  # two_sample_t_rows: irstats.stats.closed_form

@@ -29,6 +29,7 @@ from typing import Iterable, Mapping, Sequence
 import numpy as np
 import polars as pl
 
+from irstats.result import Result
 from irstats.aggregate import DEFAULT_EPSILON, resolve_method
 from irstats.errors import InputError
 from irstats.progress import Progress, progress_bar
@@ -59,8 +60,8 @@ DEFAULT_CURVE_PAIRS = (("nDCG", "nDCG"), ("P@10", "P@10"), ("nDCG", "P@10"))
 DEFAULT_TOP = 0.75
 
 
-@dataclass
-class PredictiveResult:
+@dataclass(frozen=True)
+class PredictiveResult(Result):
     """φ matrix: ``phi[i, j]`` = φ(measures[i] → measures[j]), exactly symmetric.
 
     ``values[b, i, j]`` holds the per-split ½[τ(i on H₁, j on H₂) + τ(j on H₁, i on H₂)];
@@ -84,7 +85,9 @@ class PredictiveResult:
     n: np.ndarray = field(init=False)
 
     def __post_init__(self):
-        self.phi, self.sd, self.n = _mean_sd(self.values)
+        # Derived once from the values; the result is frozen, hence object.__setattr__.
+        for name, value in zip(("phi", "sd", "n"), _mean_sd(self.values)):
+            object.__setattr__(self, name, value)
 
     @property
     def n_splits(self) -> int:
@@ -97,7 +100,7 @@ class PredictiveResult:
         except ValueError:
             raise KeyError(f"no measure pair {pair!r}; measures: {', '.join(self.measures)}") from None
 
-    def frame(self) -> pl.DataFrame:
+    def to_frame(self) -> pl.DataFrame:
         """One row per ordered pair: ``measure_a measure_b phi sd n`` (A predicts B)."""
         m = len(self.measures)
         return pl.DataFrame({
@@ -115,9 +118,13 @@ class PredictiveResult:
             cols[b] = self.phi[:, j].tolist()
         return pl.DataFrame(cols)
 
+    def frame(self) -> pl.DataFrame:
+        """The same as :meth:`to_frame` (its earlier name)."""
+        return self.to_frame()
 
-@dataclass
-class SubsetCurveResult:
+
+@dataclass(frozen=True)
+class SubsetCurveResult(Result):
     """φ against topic-subset size: ``phi[k, p]`` for size ``sizes[k]`` and pair ``pairs[p]``.
 
     ``values[k]`` holds the per-draw symmetric τ of size ``sizes[k]`` (draws × pairs).
@@ -138,9 +145,10 @@ class SubsetCurveResult:
     n: np.ndarray = field(init=False)
 
     def __post_init__(self):
-        self.phi, self.sd, self.n = _mean_sd(self.values, axis=1)
+        for name, value in zip(("phi", "sd", "n"), _mean_sd(self.values, axis=1)):
+            object.__setattr__(self, name, value)
 
-    def frame(self) -> pl.DataFrame:
+    def to_frame(self) -> pl.DataFrame:
         """One row per (size, pair): ``n_topics measure_a measure_b phi sd n``."""
         rows = [(n, a, b) for n in self.sizes for a, b in self.pairs]
         return pl.DataFrame({
@@ -151,6 +159,10 @@ class SubsetCurveResult:
             "sd": self.sd.ravel(),
             "n": self.n.ravel().astype(np.int64),
         })
+
+    def frame(self) -> pl.DataFrame:
+        """The same as :meth:`to_frame` (its earlier name)."""
+        return self.to_frame()
 
 
 def _mean_sd(values: np.ndarray, axis: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

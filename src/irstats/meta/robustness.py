@@ -48,6 +48,7 @@ from typing import Callable, Iterable, Sequence
 import numpy as np
 import polars as pl
 
+from irstats.result import Result
 from irstats.random import generator, seed_label
 from irstats.errors import InputError, some
 from irstats.meta.correlation import kendall_tau_b, pearson
@@ -193,8 +194,8 @@ def sample_taus(pool: np.ndarray, evaluated: np.ndarray, samples: np.ndarray, re
 # --------------------------------------------------------------------------- results
 
 
-@dataclass
-class RobustnessResult:
+@dataclass(frozen=True)
+class RobustnessResult(Result):
     """Output of :func:`standardization_robustness`.
 
     ``taus[i, b]`` is τ_b of sample b of size ``sizes[i]``; ``tau_quantiles[i, k]`` the
@@ -231,7 +232,7 @@ class RobustnessResult:
         text = f"{pct:02.0f}" if abs(pct - round(pct)) < 1e-9 else f"{pct:g}"
         return f"tau_q{text}"
 
-    def frame(self) -> pl.DataFrame:
+    def to_frame(self) -> pl.DataFrame:
         """One row per size: ``n``, one column per quantile, ``tau_mean``, ``tau_min``,
         ``nan``, ``zero_variance``."""
         data: dict[str, object] = {"n": self.sizes.astype(np.int64)}
@@ -256,6 +257,10 @@ class RobustnessResult:
         return (f"RobustnessResult({self.measure!r}, {len(self.standardizing)} standardizing, "
                 f"{len(self.evaluated)} evaluated, sizes {int(self.sizes.min())}..{int(self.sizes.max())}, "
                 f"{self.n_samples} samples each)")
+
+    def frame(self) -> pl.DataFrame:
+        """The same as :meth:`to_frame` (its earlier name)."""
+        return self.to_frame()
 
 
 def _require_known(names: Sequence[str], known: set[str], role: str, measure: str) -> None:
@@ -385,8 +390,8 @@ def standardization_robustness(matrix: ScoreMatrix, standardizing: Sequence[str]
 # --------------------------------------------------------------------------- longevity
 
 
-@dataclass
-class LongevityResult:
+@dataclass(frozen=True)
+class LongevityResult(Result):
     """Output of :func:`factor_longevity`: the evaluated systems' AM-std scores under two
     factor sets, Pearson's r between them and τ_b between the rankings."""
 
@@ -397,10 +402,14 @@ class LongevityResult:
     kendall: float
     labels: tuple[str, str] = ("first", "second")
 
-    def frame(self) -> pl.DataFrame:
+    def to_frame(self) -> pl.DataFrame:
         """Per system: ``system``, the two standardized means."""
         return pl.DataFrame({"system": list(self.systems), f"std_{self.labels[0]}": self.scores_first,
                              f"std_{self.labels[1]}": self.scores_second})
+
+    def frame(self) -> pl.DataFrame:
+        """The same as :meth:`to_frame` (its earlier name)."""
+        return self.to_frame()
 
 
 def _factors_from(spec, evaluated: ScoreMatrix, ddof: int) -> Factors:

@@ -35,6 +35,7 @@ from typing import Iterable, Mapping, Sequence
 import numpy as np
 import polars as pl
 
+from irstats.result import Result
 from irstats.aggregate import DEFAULT_EPSILON, resolve_method
 from irstats.difficulty import topic_difficulty
 from irstats.errors import InputError
@@ -119,8 +120,8 @@ class PairedComparison:
     delta: np.ndarray = field(repr=False)
 
 
-@dataclass
-class SplitHalfResult:
+@dataclass(frozen=True)
+class SplitHalfResult(Result):
     """τ (or r) per split for every variant, with what is needed to read it.
 
     ``values[v, b]`` is the correlation of variant ``variants[v]`` on split b (NaN when it
@@ -498,17 +499,13 @@ def split_half(scores: ScoreMatrix | Mapping[str, ScoreMatrix] | Iterable[ScoreM
                         correlation, nan_policy, tie_rtol, batch_size, bar)
             k += len(aggs)
 
-    result = SplitHalfResult(tuple(variants), values, correlation, split_of,
-                             {n: m.shape[0] for n, m in matrices.items()}, {n: m.shape[1] for n, m in matrices.items()},
-                             omitted, seed=(splits.seed if splits is not None else seed), tie_rtol=float(tie_rtol),
-                             skipna=bool(skipna), nan_policy=nan_policy)
-    result.low = {n: low_score_share(m, low_threshold, low_inclusive) for n, m in matrices.items()}
-
+    low = {n: low_score_share(m, low_threshold, low_inclusive) for n, m in matrices.items()}
+    fixed_taus: dict[str, np.ndarray] = {}
+    difficulty_info = None
     source = _difficulty_source(difficulty, matrices)
     if source is not None:
         fixed = difficulty_splits(source, difficulty_method)
-        result.difficulty = {"measure": source.measure, "method": difficulty_method,
-                             "splits": fixed}
+        difficulty_info = {"measure": source.measure, "method": difficulty_method, "splits": fixed}
         for split_name, split in fixed.items():
             taus = []
             for name, matrix in matrices.items():
@@ -518,8 +515,13 @@ def split_half(scores: ScoreMatrix | Mapping[str, ScoreMatrix] | Iterable[ScoreM
                     _run_splits(matrix, aggs, split.align(matrix.topics), out, np.zeros(len(aggs), dtype=np.int64),
                                 correlation, nan_policy, tie_rtol, None, _Silent())
                 taus.append(out[:, 0])
-            result.fixed[split_name] = np.concatenate(taus)
-    return result
+            fixed_taus[split_name] = np.concatenate(taus)
+    # Built once, complete: the result is frozen.
+    return SplitHalfResult(tuple(variants), values, correlation, split_of,
+                           {n: m.shape[0] for n, m in matrices.items()}, {n: m.shape[1] for n, m in matrices.items()},
+                           omitted, low=low, fixed=fixed_taus, difficulty=difficulty_info,
+                           seed=(splits.seed if splits is not None else seed), tie_rtol=float(tie_rtol),
+                           skipna=bool(skipna), nan_policy=nan_policy)
 
 
 def _difficulty_source(difficulty, matrices: Mapping[str, ScoreMatrix]) -> ScoreMatrix | None:

@@ -28,6 +28,7 @@ from typing import Callable
 import numpy as np
 import polars as pl
 
+from irstats.result import Result
 from irstats.errors import InputError
 from irstats.scores import ScoreMatrix
 
@@ -69,7 +70,7 @@ def _conclusion(mean: np.ndarray, p: np.ndarray, alpha: float) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class TransformRobustness:
+class TransformRobustness(Result):
     """Conclusions on every system pair under every transformation, and how many change."""
 
     measure: str

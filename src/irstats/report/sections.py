@@ -262,7 +262,7 @@ def volatility(study: Study) -> Section:
                      f"and with condensed lists (unjudged documents removed). Pool depth d = {pool_depth} "
                      f"({how}). Above d the runs' documents are judged; past it the scores rest on fewer and "
                      "fewer judgments, and orderings that still move there are volatile."),
-                Table("volatility_summary", stats.summary, "Volatility statistics per measure and form"))
+                Table("volatility_summary", stats.summary(), "Volatility statistics per measure and form"))
     grid = trajectory_grid(result, measures)
     figure_path = save(grid.flat[0], study.figure_path("volatility_trajectories"), plot_data(grid))
     summary_axes = volatility_summary(stats, measures)

@@ -11,7 +11,6 @@ files irstats wrote there are replaced; anything else is refused before computin
 
 from __future__ import annotations
 
-import sys
 import time
 from datetime import datetime, timezone
 from pathlib import Path

@@ -27,6 +27,7 @@ from itertools import combinations
 import numpy as np
 import polars as pl
 
+from irstats.result import Result
 from irstats.errors import InputError
 from irstats.scores import ScoreMatrix
 from irstats.stats.resampling import warn_dropped_topics
@@ -35,7 +36,7 @@ DESIGNS = ("two-way", "one-way")
 
 
 @dataclass(frozen=True)
-class AnovaResult:
+class AnovaResult(Result):
     """One ANOVA table of one measure, with what follows from it (intervals, Tukey HSD)."""
 
     measure: str

@@ -8,7 +8,8 @@ from typing import Iterable, Mapping
 import numpy as np
 import polars as pl
 
-from irstats.random import generator, seed_label
+from irstats.result import Result
+from irstats.random import seed_label
 from irstats.errors import InputError, some
 from irstats.scores import ScoreMatrix, score_matrices
 from irstats.stats.corrections import CORRECTIONS, adjust
@@ -32,8 +33,8 @@ TEST_NAMES = {
 STRONG_FACTOR = 0.2
 
 
-@dataclass
-class Comparison:
+@dataclass(frozen=True)
+class Comparison(Result):
     """Systems compared with a baseline, per measure.
 
     ``frame`` has one row per (measure, system): ``measure, system, mean, delta`` (mean −
@@ -87,6 +88,11 @@ class Comparison:
         qualifier = "Tukey HSD" if self.test == "tukey" else f"{self.test}, unadjusted"
         lines.append(f"discriminative power (share of system pairs with p < {self.alpha:g}, {qualifier}): {powers}")
         return lines
+
+    def to_frame(self) -> pl.DataFrame:
+        """One row per measure and system: mean, Δ, p-values, marker, interval and d_z."""
+        return self.frame
+
 
 
 def _matrices(scores) -> dict[str, ScoreMatrix]:

@@ -35,6 +35,19 @@ def bonferroni(pvalues: ArrayLike) -> np.ndarray:
     return np.minimum(1.0, m * p)
 
 
+def _in_order(pvalues: ArrayLike, adjust_sorted) -> np.ndarray:
+    """Apply ``adjust_sorted(p_sorted, m)`` to the non-NaN p-values in ascending order (stable),
+    and put the results back in the input's order and shape; NaN stays NaN."""
+    p = _as_pvalues(pvalues)
+    flat = p.ravel()
+    out = np.full(flat.shape, np.nan)
+    keep = np.flatnonzero(~np.isnan(flat))
+    if keep.size:
+        order = keep[np.argsort(flat[keep], kind="stable")]
+        out[order] = adjust_sorted(flat[order], keep.size)
+    return out.reshape(p.shape)
+
+
 def holm(pvalues: ArrayLike) -> np.ndarray:
     """Holm's step-down adjusted p-values.
 
@@ -44,16 +57,7 @@ def holm(pvalues: ArrayLike) -> np.ndarray:
     >>> holm([0.01, 0.04, 0.03]).round(12).tolist()
     [0.03, 0.06, 0.06]
     """
-    p = _as_pvalues(pvalues)
-    flat = p.ravel()
-    out = np.full(flat.shape, np.nan)
-    keep = np.flatnonzero(~np.isnan(flat))
-    m = keep.size
-    if m:
-        order = keep[np.argsort(flat[keep], kind="stable")]
-        scaled = np.minimum(1.0, (m - np.arange(m)) * flat[order])
-        out[order] = np.maximum.accumulate(scaled)
-    return out.reshape(p.shape)
+    return _in_order(pvalues, lambda p, m: np.maximum.accumulate(np.minimum(1.0, (m - np.arange(m)) * p)))
 
 
 def benjamini_hochberg(pvalues: ArrayLike, dependent: bool = False) -> np.ndarray:
@@ -66,17 +70,12 @@ def benjamini_hochberg(pvalues: ArrayLike, dependent: bool = False) -> np.ndarra
     >>> benjamini_hochberg([0.01, 0.04, 0.03]).round(12).tolist()
     [0.03, 0.04, 0.04]
     """
-    p = _as_pvalues(pvalues)
-    flat = p.ravel()
-    out = np.full(flat.shape, np.nan)
-    keep = np.flatnonzero(~np.isnan(flat))
-    m = keep.size
-    if m:
-        order = keep[np.argsort(flat[keep], kind="stable")]
+    def step_up(p: np.ndarray, m: int) -> np.ndarray:
         c = np.sum(1.0 / np.arange(1, m + 1)) if dependent else 1.0
-        scaled = np.minimum(1.0, c * m * flat[order] / np.arange(1, m + 1))
-        out[order] = np.minimum.accumulate(scaled[::-1])[::-1]
-    return out.reshape(p.shape)
+        scaled = np.minimum(1.0, c * m * p / np.arange(1, m + 1))
+        return np.minimum.accumulate(scaled[::-1])[::-1]
+
+    return _in_order(pvalues, step_up)
 
 
 def benjamini_yekutieli(pvalues: ArrayLike) -> np.ndarray:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import polars as pl
 
+from irstats.result import Result
 from irstats.random import generator, seed_label
 from irstats.errors import InputError, warn
 from irstats.scores import ScoreMatrix
@@ -39,8 +40,8 @@ from irstats.stats.closed_form import (
 PAIRWISE_TESTS = ("paired_t", "wilcoxon", "sign", "bootstrap", "randomization", "tukey")
 
 
-@dataclass
-class PairwiseResult:
+@dataclass(frozen=True)
+class PairwiseResult(Result):
     """Every pair of systems compared by one test.
 
     Matrices are systems × systems, entry [i, j] comparing system i (as ``a``) with
@@ -88,7 +89,7 @@ class PairwiseResult:
         i, j = np.triu_indices(len(self.systems), 1)
         return float(self.significant(alpha)[i, j].sum() / self.n_pairs)
 
-    def table(self) -> pl.DataFrame:
+    def to_frame(self) -> pl.DataFrame:
         """One row per unordered pair (i < j in system order): ``system_a, system_b, delta,
         statistic, p_value, effect_size, n``."""
         i, j = np.triu_indices(len(self.systems), 1)
@@ -100,6 +101,10 @@ class PairwiseResult:
 
     def __repr__(self) -> str:
         return f"PairwiseResult({self.test!r}, {len(self.systems)} systems, {self.n_pairs} pairs)"
+
+    def table(self) -> pl.DataFrame:
+        """The same as :meth:`to_frame` (its earlier name)."""
+        return self.to_frame()
 
 
 def _as_matrix(scores) -> tuple[np.ndarray, tuple[str, ...], str | None, np.ndarray]:

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
+from irstats.result import Result
 from irstats.errors import InputError, some
 from irstats.scores import ScoreMatrix
 from irstats.stats.degenerate import degenerate_t, zero_spread
@@ -86,7 +87,7 @@ def _expected(x: np.ndarray) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class RiskResult:
+class RiskResult(Result):
     """Risk of every system of one measure against a baseline, and within the set.
 
     ``frame()`` rows: measure, system, baseline, alpha, urisk, trisk, zrisk, georisk (the

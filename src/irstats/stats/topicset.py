@@ -35,6 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
+from irstats.result import Result
 from irstats.errors import InputError
 from irstats.scores import ScoreMatrix
 
@@ -163,7 +164,7 @@ def _check(design, alpha, beta, min_diff, variance, n_systems) -> None:
 
 
 @dataclass(frozen=True)
-class TopicSetDesign:
+class TopicSetDesign(Result):
     """One design's answer: the topics needed, and what the collection at hand can detect."""
 
     measure: str

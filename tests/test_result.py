@@ -1,0 +1,107 @@
+"""Every experiment returns a frozen result with the same methods (issue 11, item 3):
+to_frame() (polars), to_pandas(), summary(), to_markdown(), to_latex() and a readable str()."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import polars as pl
+import pytest
+
+import irstats
+from irstats.aggregate import aggregate
+from irstats.demo import make_demo_collection
+from irstats.depth import simulate_pool, sweep, volatility
+from irstats.difficulty import topic_difficulty
+from irstats.meta.comparability import compare_collections, randomized_baseline
+from irstats.meta.predictive import predictive_curve, predictive_power
+from irstats.meta.robustness import factor_longevity, standardization_robustness
+from irstats.meta.splithalf import split_half
+from irstats.meta.transforms import transform_robustness
+from irstats.result import Result
+from irstats.stats import compare, pairwise
+from irstats.stats.anova import anova
+from irstats.stats.risk import risk
+from irstats.stats.topicset import design_topic_set
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    return make_demo_collection(tmp_path_factory.mktemp("results"), seed=2, n_topics=12, n_runs=8, n_docs=200,
+                                run_depth=60, pool_depth=10)
+
+
+@pytest.fixture(scope="module")
+def scores(demo):
+    return irstats.evaluate(demo.qrels, demo.runs, ["AP", "nDCG@10", "P@10"])
+
+
+def _results(demo, scores):
+    ap = scores["AP"]
+    systems = list(ap.systems)
+    pool = simulate_pool(demo.qrels, demo.runs, 10)
+    swept = sweep(pool, ["AP", "nDCG"], depths=[5, 10, 20])
+    return {
+        "aggregate": aggregate(ap, "egm"),
+        "difficulty": topic_difficulty(ap),
+        "pairwise": pairwise(ap),
+        "compare": compare(scores),
+        "split_half": split_half(ap, ["am", "egm"], n_splits=50, seed=0),
+        "predictive_power": predictive_power(scores, n_splits=40, seed=0),
+        "predictive_curve": predictive_curve(scores, sizes=[2, 4], n_splits=20, seed=0),
+        "robustness": standardization_robustness(ap, systems[:6], systems[6:], sizes=[3, 4], n_samples=20, seed=0),
+        "longevity": factor_longevity(ap, systems[:4], systems[4:]),
+        "baseline": randomized_baseline(ap, n_partitions=20, n_fp_partitions=20, seed=0),
+        "collections": compare_collections({"A": ap.subset(None, ap.topics[:6]), "B": ap.subset(None, ap.topics[6:])}),
+        "sweep": swept,
+        "volatility": volatility(swept, significance=False),
+        "risk": risk(ap, systems[0]),
+        "anova": anova(ap),
+        "topicset": design_topic_set(ap, min_diff=0.05),
+        "transforms": transform_robustness(ap),
+    }
+
+
+def test_every_experiment_result_has_the_same_methods(demo, scores):
+    import pandas as pd
+
+    for name, result in _results(demo, scores).items():
+        assert isinstance(result, Result), name
+        assert dataclasses.is_dataclass(result) and type(result).__dataclass_params__.frozen, name
+        field = dataclasses.fields(result)[0].name
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(result, field, None)
+        frame = result.to_frame()
+        assert isinstance(frame, pl.DataFrame) and frame.height > 0, name
+        pandas_frame = result.to_pandas()
+        assert isinstance(pandas_frame, pd.DataFrame) and list(pandas_frame.columns) == frame.columns, name
+        assert len(pandas_frame) == frame.height
+        summary = result.summary() if callable(result.summary) else None
+        assert isinstance(summary, pl.DataFrame), name
+        markdown = result.to_markdown()
+        table_lines = [line for line in markdown.splitlines() if line.startswith("|")]
+        assert len(table_lines) == summary.height + 2, name  # header, rule, one line per row
+        latex = result.to_latex()
+        assert r"\toprule" in latex and r"\bottomrule" in latex, name
+        text = str(result)
+        assert text.strip() and "Traceback" not in text, name
+
+
+def test_str_shows_title_and_every_column(demo, scores):
+    """The default str(): the title, then every column of summary() as a header."""
+    result = pairwise(scores["AP"])
+    text = str(result)
+    assert text.splitlines()[0].startswith(result.title)
+    header = text.splitlines()[1]
+    for column in result.summary().columns:
+        assert column in header
+
+
+def test_old_method_names_still_work(demo, scores):
+    ap = scores["AP"]
+    res = randomized_baseline(ap, n_partitions=10, n_fp_partitions=10, seed=0)
+    assert res.frame().equals(res.to_frame())
+    pw = pairwise(ap)
+    assert pw.table().equals(pw.to_frame())
+    assert np.isfinite(pw.to_frame()["p_value"].to_numpy()).any()
