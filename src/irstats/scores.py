@@ -180,7 +180,7 @@ def write_frame(frame: pl.DataFrame, path: str | os.PathLike | None, fmt: str) -
     """Write a frame as TSV, CSV, JSON (records) or Parquet; to a path, or return text."""
     if fmt == "parquet":
         if path is None:
-            raise InputError("Parquet output needs a file: give -o FILE")
+            raise InputError("Parquet output needs a file: give a path (-o FILE)")
         import io
 
         from irstats.io.output import write_bytes

@@ -161,7 +161,8 @@ def compare(scores: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix] | ScoreMat
     if correction not in CORRECTIONS:
         raise InputError(f"unknown correction {correction!r}; expected one of {', '.join(CORRECTIONS)}")
     if test == "tukey" and correction != "none":
-        raise InputError("Tukey HSD p-values are already familywise; use --correction none with --test tukey")
+        raise InputError("Tukey HSD p-values are already familywise; use correction='none' (--correction none) "
+                         "with test='tukey'")
     if not 0 < alpha < 1:
         raise InputError(f"alpha must lie strictly between 0 and 1, not {alpha!r}")
     matrices = _matrices(scores)
