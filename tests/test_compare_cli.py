@@ -169,3 +169,50 @@ def test_help_has_examples(capsys):
     code, out, _ = run_cli(["compare", "--help"], capsys)
     assert code == 0
     assert "Examples:" in out and "irstats compare scores.tsv" in out and "--baseline" in out
+
+
+def test_several_baselines_and_all_pairs_against_scipy(dl19_scores_for_pairs):
+    """compare_pairs: every pair's paired-t p equals scipy's; the correction runs over the
+    stated family (all pairs, or every system against each baseline once)."""
+    from scipy import stats as sps
+
+    from irstats.stats.compare import compare_pairs
+
+    ap = dl19_scores_for_pairs["AP"]
+    m = len(ap.systems)
+    everything = compare_pairs(ap, None, correction="bh")
+    assert everything.frame.height == m * (m - 1) // 2
+    assert everything.family.startswith(f"all {m * (m - 1) // 2} pairs")
+    p = everything.frame["p_value"].to_numpy()
+    np.testing.assert_allclose(everything.frame["p_adjusted"].to_numpy(), sps.false_discovery_control(p, method="bh"),
+                               rtol=1e-12)
+    for row in everything.frame.head(20).iter_rows(named=True):
+        a, b = ap.system(row["system_a"]), ap.system(row["system_b"])
+        assert row["p_value"] == pytest.approx(sps.ttest_rel(a, b).pvalue, rel=1e-9)
+        assert row["delta"] == pytest.approx(a.mean() - b.mean(), abs=1e-12)
+    two = compare_pairs(ap, [ap.systems[0], ap.systems[1]])
+    assert two.frame.height == (m - 1) + (m - 2)  # the two baselines are compared once
+    assert set(two.frame["system_b"]) == {ap.systems[0], ap.systems[1]}
+
+
+@pytest.fixture(scope="module")
+def dl19_scores_for_pairs(shared_data):
+    d = shared_data / "trec-dl-2019-passage"
+    return irstats.evaluate(d / "qrels.dl19-passage.txt", sorted((d / "runs").glob("*"))[:8], ["AP"])
+
+
+def test_cli_all_pairs_and_baselines(tmp_path, capsys):
+    path = tmp_path / "scores.tsv"
+    rng = np.random.default_rng(3)
+    values = rng.beta(2, 3, size=(4, 15))
+    lines = ["system\ttopic\tmeasure\tvalue"] + [f"s{i}\t{j}\tAP\t{values[i, j]:.4f}" for i in range(4)
+                                                 for j in range(15)]
+    path.write_text("\n".join(lines) + "\n")
+    code, out, err = run_cli(["compare", path, "--all-pairs", "--format", "tsv"], capsys)
+    assert code == 0, err
+    assert out.splitlines()[0].split("\t")[:6] == ["measure", "system_a", "system_b", "delta", "p_value", "p_adjusted"]
+    assert sum(1 for line in out.splitlines() if line.startswith("AP\t")) == 6
+    assert "family: all 6 pairs" in out
+    code, out, err = run_cli(["compare", path, "--baseline", "s0", "--baseline", "s1"], capsys)
+    assert code == 0, err
+    assert out.splitlines()[0].split()[-2:] == ["s0", "s1"] and "5 comparisons with 2 baseline(s)" in out

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import click
+import polars as pl
 
 from irstats.cli.common import scores_input
 from irstats.cli.main import cli
@@ -32,6 +33,8 @@ Examples:
   irstats compare scores.tsv --test tukey --format latex -o table.tex
   irstats compare --qrels qrels.txt --runs 'runs/*.gz' -m AP --format markdown
   irstats compare scores.tsv -m AP --interval bca --format tsv     # BCa intervals and d_z per system
+  irstats compare scores.tsv -m AP --baseline bm25 --baseline rm3 --correction bh   # two baselines
+  irstats compare scores.tsv -m nDCG@10 --all-pairs                # system × system matrix of Δ
 
 \b
 SCORES is a per-topic score file (irstats eval -q --format tsv) or trec_eval -q output.
@@ -104,12 +107,42 @@ def format_tsv(comp: Comparison) -> str:
     return text + "\n".join(lines) + "\n"
 
 
+def format_pairs(pairs, fmt: str) -> str:
+    """Several baselines or all pairs: per measure a system × system matrix of Δ with markers
+    (table, markdown, latex), or every pair's row (tsv); the legend states the family."""
+    if fmt == "tsv":
+        text = pairs.frame.write_csv(separator="\t", float_precision=None)
+        return text + "\n".join(f"# {line}" for line in pairs.legend()) + "\n"
+    blocks = []
+    for measure in pairs.measures:
+        rows = pairs.frame.filter(pl.col("measure") == measure)
+        cell = {}
+        for r in rows.iter_rows(named=True):
+            a, b = r["system_a"], r["system_b"]
+            cell[(a, b)] = f"{r['delta']:+.4f}{r['marker']}"
+            cell.setdefault((b, a), f"{-r['delta']:+.4f}{r['marker']}")  # the same comparison, read the other way
+        columns = list(pairs.baselines) if pairs.baselines is not None else list(pairs.systems)
+        table_rows = [[a, *(cell.get((a, b), "") for b in columns)] for a in pairs.systems]
+        header = [f"{measure}: row − column", *columns]
+        if fmt == "markdown":
+            blocks.append(markdown_table(header, table_rows, left=1))
+        elif fmt == "latex":
+            blocks.append(latex_table([latex_escape(h) for h in header], table_rows, left=1, escape_header=False))
+        else:
+            blocks.append(text_table(header, table_rows, left=1))
+    return "\n".join(blocks) + "\n" + "\n".join(pairs.legend()) + "\n"
+
+
 FORMATTERS = {"table": format_table, "markdown": format_markdown, "latex": format_latex, "tsv": format_tsv}
 
 
 @cli.command("compare", epilog=COMPARE_EPILOG)
 @scores_input
-@click.option("--baseline", metavar="NAME", help="System to compare with (default: the best by the first measure).")
+@click.option("--baseline", "baselines", multiple=True, metavar="NAME",
+              help="System to compare with (default: the best by the first measure); repeat for several "
+                   "baselines, whose comparisons are adjusted together.")
+@click.option("--all-pairs", is_flag=True, help="Compare every pair of systems: a system × system matrix of Δ "
+                                                 "with markers (tsv: every pair's Δ, p and adjusted p).")
 @click.option("--test", "test", default="paired_t", show_default=True, metavar="NAME",
               help=f"Significance test: {'|'.join(PAIRWISE_TESTS)}.")
 @click.option("--correction", default=None, metavar="NAME",
@@ -126,7 +159,8 @@ FORMATTERS = {"table": format_table, "markdown": format_markdown, "latex": forma
                    "t-interval, or a bootstrap percentile or BCa interval (B = --resamples, --seed).")
 @click.option("--confidence", default=0.95, show_default=True, type=float, help="Level of the intervals.")
 @click.option("-o", "--output", type=OutputFile(), help="Write to FILE, not stdout.")
-def compare_command(scores, baseline, test, correction, alpha, n_resamples, seed, interval, confidence, fmt, output):
+def compare_command(scores, baselines, all_pairs, test, correction, alpha, n_resamples, seed, interval, confidence,
+                    fmt, output):
     """Compare every system with a baseline: means, differences and significance per measure.
 
     Reads per-topic SCORES (or evaluates --qrels/--runs), tests each system against the
@@ -135,6 +169,16 @@ def compare_command(scores, baseline, test, correction, alpha, n_resamples, seed
     """
     if fmt not in FORMATTERS:
         raise InputError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
-    comp = compare(scores, baseline=baseline, test=test, correction=correction, alpha=alpha,
+    if all_pairs or len(baselines) > 1:
+        if all_pairs and baselines:
+            raise InputError("give --all-pairs or --baseline, not both")
+        from irstats.stats.compare import compare_pairs
+
+        pairs = compare_pairs(scores, None if all_pairs else list(baselines), test=test, correction=correction,
+                              alpha=alpha, n_resamples=n_resamples, seed=seed, interval=interval,
+                              confidence=confidence)
+        emit_text(format_pairs(pairs, fmt), output)
+        return
+    comp = compare(scores, baseline=baselines[0] if baselines else None, test=test, correction=correction, alpha=alpha,
                    n_resamples=n_resamples, seed=seed, interval=interval, confidence=confidence)
     emit_text(FORMATTERS[fmt](comp), output)

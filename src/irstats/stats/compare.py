@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping
+from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 import polars as pl
@@ -214,3 +214,140 @@ def compare(scores: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix] | ScoreMat
     return Comparison(frame, baseline, systems, measures, test, correction, alpha, n_resamples,
                       seed_label(seed), results, power, sig_pairs,
                       n_pairs, chosen)
+
+
+@dataclass(frozen=True)
+class PairComparison(Result):
+    """Chosen pairs of systems compared per measure: against several baselines, or all pairs.
+
+    ``frame`` has one row per (measure, pair): ``measure, system_a, system_b, delta`` (mean of
+    a − mean of b over the topics both have), ``p_value``, ``p_adjusted`` (``correction``
+    over the pairs of that measure: the family), ``significant``, ``marker``, ``delta_low``,
+    ``delta_high`` (the interval of the difference) and ``effect_size`` (d_z). ``family``
+    says which comparisons were adjusted together.
+    """
+
+    frame: pl.DataFrame
+    systems: tuple[str, ...]
+    measures: tuple[str, ...]
+    baselines: tuple[str, ...] | None  # None: all pairs
+    test: str
+    correction: str
+    alpha: float
+    family: str
+
+    @property
+    def title(self) -> str:
+        return "All pairs" if self.baselines is None else f"Against {', '.join(self.baselines)}"
+
+    def to_frame(self) -> pl.DataFrame:
+        return self.frame
+
+    def matrix(self, measure: str, value: str = "delta") -> pl.DataFrame:
+        """A system × system table of ``value`` (``delta``, ``p_value`` or ``p_adjusted``) for one
+        measure: row a, column b holds a − b (p-values symmetric); empty where not compared."""
+        rows = self.frame.filter(pl.col("measure") == measure)
+        cells = {(r["system_a"], r["system_b"]): r[value] for r in rows.iter_rows(named=True)}
+        sign = -1.0 if value == "delta" else 1.0
+        data = {"system": list(self.systems)}
+        for b in self.systems:
+            column = []
+            for a in self.systems:
+                if (a, b) in cells:
+                    column.append(cells[(a, b)])
+                elif (b, a) in cells:
+                    column.append(sign * cells[(b, a)] if cells[(b, a)] is not None else None)
+                else:
+                    column.append(None)
+            data[b] = column
+        return pl.DataFrame(data, schema={"system": pl.String, **{b: pl.Float64 for b in self.systems}})
+
+    def legend(self) -> list[str]:
+        corr = "not adjusted" if self.correction == "none" else f"{CORRECTION_NAMES[self.correction]}-adjusted"
+        return [f"test: {TEST_NAMES[self.test]}, two-sided; p-values {corr} over the family: {self.family}",
+                f"* adjusted p < {self.alpha:g}, † adjusted p < {self.alpha * STRONG_FACTOR:g}"]
+
+
+def compare_pairs(scores: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix] | ScoreMatrix,
+                  baselines: Sequence[str] | None = None, test: str = "paired_t", correction: str | None = None,
+                  alpha: float = 0.05, n_resamples: int = 10000, seed: int | np.random.Generator = 0,
+                  interval: str = "t", confidence: float = 0.95) -> PairComparison:
+    """Compare every system with each of several ``baselines`` — or, with ``baselines=None``,
+    every pair of systems — per measure, adjusting the p-values over that family.
+
+    Pairs are tested with :func:`irstats.stats.pairwise` (``test``); ``correction`` (default
+    Holm; none for Tukey, which is familywise already) runs over all pairs printed for a
+    measure, and the family is stated in the result (``family``, ``legend()``).
+    """
+    from irstats.stats.effects import INTERVAL_METHODS
+
+    if test not in PAIRWISE_TESTS:
+        raise InputError(f"unknown test {test!r}; expected one of {', '.join(PAIRWISE_TESTS)}")
+    correction = correction or ("none" if test == "tukey" else "holm")
+    if correction not in CORRECTIONS:
+        raise InputError(f"unknown correction {correction!r}; expected one of {', '.join(CORRECTIONS)}")
+    if interval not in ("t", *INTERVAL_METHODS):
+        raise InputError(f"unknown interval {interval!r}; expected one of t, {', '.join(INTERVAL_METHODS)}")
+    matrices = _matrices(scores)
+    if not matrices:
+        raise InputError("no scores to compare")
+    measures = tuple(matrices)
+    first = matrices[measures[0]]
+    order = np.argsort(-np.nan_to_num(first.means(), nan=-np.inf), kind="stable")
+    systems = tuple(first.systems[i] for i in order)
+    if baselines is not None:
+        baselines = tuple(dict.fromkeys(baselines))
+        for name, matrix in matrices.items():
+            unknown = [b for b in baselines if b not in matrix.systems]
+            if unknown:
+                raise InputError(f"unknown baseline {unknown[0]!r}: no such system for {name} "
+                                 f"(systems: {some(matrix.systems, limit=8, quote=False)})")
+    rows = []
+    family = ""
+    for name, matrix in matrices.items():
+        res = pairwise(matrix, test, n_resamples=n_resamples, seed=seed)
+        index = {s: k for k, s in enumerate(matrix.systems)}
+        present = [s for s in systems if s in index]
+        if baselines is None:
+            pairs = [(a, b) for i, a in enumerate(present) for b in present[i + 1:]]
+            family = f"all {len(pairs)} pairs of systems, per measure"
+        else:
+            pairs, seen = [], set()
+            for b in baselines:
+                for s in present:
+                    if s != b and frozenset((s, b)) not in seen:  # two baselines are compared once
+                        seen.add(frozenset((s, b)))
+                        pairs.append((s, b))
+            family = f"{len(pairs)} comparisons with {len(baselines)} baseline(s), per measure"
+        a_idx = np.array([index[a] for a, _ in pairs], dtype=np.int64)
+        b_idx = np.array([index[b] for _, b in pairs], dtype=np.int64)
+        p = res.p_value[a_idx, b_idx]
+        p_adj = adjust(p, correction)
+        low, high, effect = _pair_intervals(matrix, a_idx, b_idx, interval, confidence, n_resamples, seed)
+        for k, (a, b) in enumerate(pairs):
+            rows.append({"measure": name, "system_a": a, "system_b": b, "delta": float(res.delta[a_idx[k], b_idx[k]]),
+                         "p_value": float(p[k]), "p_adjusted": float(p_adj[k]),
+                         "significant": bool(p_adj[k] < alpha), "marker": marker(p_adj[k], alpha),
+                         "delta_low": float(low[k]), "delta_high": float(high[k]), "effect_size": float(effect[k])})
+    frame = pl.DataFrame(rows, schema={"measure": pl.String, "system_a": pl.String, "system_b": pl.String,
+                                       "delta": pl.Float64, "p_value": pl.Float64, "p_adjusted": pl.Float64,
+                                       "significant": pl.Boolean, "marker": pl.String, "delta_low": pl.Float64,
+                                       "delta_high": pl.Float64, "effect_size": pl.Float64})
+    return PairComparison(frame, systems, measures, baselines, test, correction, alpha, family)
+
+
+def _pair_intervals(matrix: ScoreMatrix, a: np.ndarray, b: np.ndarray, interval: str, confidence: float,
+                    n_resamples: int, seed) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The interval of each pair's mean difference (a − b) and its d_z."""
+    from irstats.stats.closed_form import paired_t_rows
+
+    differences = matrix.values[a] - matrix.values[b]
+    rows = paired_t_rows(differences, confidence=confidence)
+    low, high = rows.ci_low, rows.ci_high
+    if interval != "t" and len(a):
+        from irstats.stats.effects import bootstrap_mean_intervals
+
+        complete = ~np.isnan(matrix.values).any(axis=0)
+        boot = bootstrap_mean_intervals(differences[:, complete], n_resamples, confidence, interval, seed)
+        low, high = boot.low, boot.high
+    return low, high, rows.effect_size
