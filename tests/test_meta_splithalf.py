@@ -466,3 +466,17 @@ def test_paired_comparison_of_a_constant_difference_follows_the_degenerate_rule(
     expected = sps.ttest_1samp(delta, 0.0)
     t, p = significance_t(delta)
     assert t == pytest.approx(expected.statistic, rel=1e-12) and p == pytest.approx(expected.pvalue, rel=1e-9)
+
+
+def test_tau_density_equals_scipy_gaussian_kde():
+    """F1's density is scipy's Gaussian KDE with Scott's bandwidth (computed without scipy.stats)."""
+    from scipy.stats import gaussian_kde
+
+    from irstats.plots.meta import _kde
+
+    rng = np.random.default_rng(2)
+    for n in (2, 40, 2000):
+        values = rng.normal(0.6, 0.1, n)
+        grid = np.linspace(0.0, 1.0, 256)
+        expected = gaussian_kde(values, bw_method="scott")(grid)
+        np.testing.assert_allclose(_kde(values, grid), expected, rtol=1e-10, atol=1e-14 * expected.max())

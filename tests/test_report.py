@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import shutil
 
 import numpy as np
@@ -89,6 +91,13 @@ def test_system_means_table(built):
             assert (row["ci_low"], row["ci_high"]) == pytest.approx((interval.low, interval.high), abs=1e-12)
             if row["p_holm_vs_best"] is not None:
                 assert row["p_holm_vs_best"] == pytest.approx(p_adjusted[row["system"]], abs=1e-12)
+                best = matrix.system(rows["system"][0])
+                d = values - best
+                d = d[~np.isnan(d)]
+                sd = d.std(ddof=1)
+                # d_z; a constant difference follows METHODS §5.6's rule (0 when it is 0, else ±∞)
+                expected_dz = d.mean() / sd if sd > 0 else (0.0 if d.mean() == 0 else math.copysign(math.inf, d.mean()))
+                assert row["effect_size_vs_best"] == pytest.approx(expected_dz, abs=1e-12)
         residuals = rows["residual"].to_list()
         if measure.startswith("RBP("):
             resid = scores["RBPresid(p=0.8)"]
@@ -175,14 +184,30 @@ def test_renders_in_chromium(demo_report, tmp_path):
         images = page.eval_on_selector_all("figure img", "els => els.map(e => [e.complete, e.naturalWidth])")
         page.screenshot(path=str(tmp_path / "report.png"), full_page=False)
         browser.close()
-    assert anchors == ["collection", "systems", "aggregation", "standardization", "predictive", "volatility",
-                       "provenance"]
+    assert anchors == ["collection", "systems", "aggregation", "standardization", "predictive", "scale",
+                       "volatility", "provenance"]
     figures = sorted(p.stem for p in (report.out_dir / "figures").glob("*.png"))
     assert len(images) == len(figures) >= 7
     assert all(complete and width > 0 for complete, width in images)
     assert not errors
     assert all(url.startswith(("file:", "data:")) for url in requests)
     assert (tmp_path / "report.png").stat().st_size > 10_000
+
+
+def test_scale_robustness_table(built):
+    """Section 6 (seed 001): each measure's change counts equal the API's transform_robustness."""
+    from irstats.meta.transforms import transform_robustness
+
+    report, scores, _ = built
+    table = read_table(report, "scale_robustness")
+    for measure in MEASURES:
+        rows = table.filter(pl.col("measure") == measure)
+        try:
+            expected = transform_robustness(scores[measure])
+        except Exception:  # noqa: BLE001 - a measure without a logit: the report checks the others
+            expected = transform_robustness(scores[measure], ("raw", "log", "ranks", "standardized"))
+        assert rows["transform"].to_list() == expected.to_frame()["transform"].to_list()
+        assert rows["changed"].to_list() == expected.to_frame()["changed"].to_list()
 
 
 def test_volatility_table(built):

@@ -101,3 +101,11 @@ def test_cli(tmp_path, capsys):
     assert frame.columns == ["measure", "transform", "pairs", "significant", "changed", "change_rate", "reversed"]
     assert frame["transform"].to_list() == ["raw", "log", "logit", "ranks", "standardized"]
     assert (tmp_path / "t.png").stat().st_size > 0 and (tmp_path / "t.csv").exists()
+
+
+def test_ranks_equal_scipy_rankdata():
+    from irstats.meta.transforms import TRANSFORMS
+
+    rng = np.random.default_rng(5)
+    x = np.round(rng.random((9, 12)), 1)  # many ties
+    np.testing.assert_array_equal(TRANSFORMS["ranks"](x, 0.01), stats.rankdata(x, axis=0))

@@ -44,9 +44,14 @@ def _logit(x: np.ndarray, eps: float) -> np.ndarray:
 
 
 def _ranks(x: np.ndarray, eps: float) -> np.ndarray:
-    from scipy.stats import rankdata
-
-    return rankdata(x, axis=0)  # per topic (column), across systems
+    """Each system's rank on each topic (column), 1 = lowest, ties sharing their average rank
+    (as ``scipy.stats.rankdata(x, axis=0)``, without importing scipy.stats)."""
+    out = np.empty_like(x, dtype=np.float64)
+    for j in range(x.shape[1]):
+        _, inverse, counts = np.unique(x[:, j], return_inverse=True, return_counts=True)
+        first = np.cumsum(counts) - counts  # how many values lie below each distinct value
+        out[:, j] = (first + (counts + 1) / 2.0)[inverse]
+    return out
 
 
 def _standardized(x: np.ndarray, eps: float) -> np.ndarray:

@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 import polars as pl
 
-from irstats.errors import MeasureError
+from irstats.errors import InputError, MeasureError
 from irstats.measures import parse_measure
 from irstats.report.document import Figure, Note, Section, Table, Text
 from irstats.report.model import Study, command_line, environment
@@ -79,11 +79,12 @@ def systems(study: Study) -> Section:
                 "p_holm_vs_best": None if row["is_baseline"] else row["p_adjusted"],
                 "significant": "" if row["is_baseline"] else ("yes" if row["significant"] else "no"),
                 "residual": float(residual.means()[residual.systems.index(row["system"])]) if residual else None,
+                "effect_size_vs_best": None if row["is_baseline"] else row["effect_size"],
             })
     table = pl.DataFrame(rows, schema={"measure": pl.String, "system": pl.String, "mean": pl.Float64,
                                        "ci_low": pl.Float64, "ci_high": pl.Float64, "delta_to_best": pl.Float64,
                                        "p_holm_vs_best": pl.Float64, "significant": pl.String,
-                                       "residual": pl.Float64})
+                                       "residual": pl.Float64, "effect_size_vs_best": pl.Float64})
     from irstats.plots import save
     from irstats.plots.meta import figure_data, plot_score_heatmap, plot_system_means
 
@@ -96,7 +97,9 @@ def systems(study: Study) -> Section:
     section.add(Text(f"Per measure, systems sorted by mean with a 95% t-interval over topics. Each system is "
                      f"compared with the measure's best system by a two-sided {study.settings.test.replace('_', ' ')}"
                      f" test; p-values are Holm-adjusted over those comparisons (α = {study.settings.alpha:g}). "
-                     "For RBP the residual is the most the score could rise if unjudged documents were relevant."),
+                     "For RBP the residual is the most the score could rise if unjudged documents were relevant. "
+                     "The effect size is d_z, the mean difference to the best system in standard deviations of "
+                     "the per-topic differences."),
                 Table("system_means", table, "Means, 95% intervals and tests against the best system"),
                 Figure("system_means", means_path, f"{first.measure}: system means with 95% t-intervals"),
                 Figure("system_topic_heatmap", heat_path,
@@ -217,6 +220,36 @@ def predictive(study: Study) -> Section:
     return section
 
 
+def scale(study: Study) -> Section:
+    """6. Do the conclusions survive a change of scale? (seed 001: log, logit, ranks, Φ(z))."""
+    from irstats.meta.transforms import transform_robustness
+    from irstats.plots import save
+
+    results = []
+    for measure in study.measures:
+        matrix = study.scores[measure]
+        with _quiet_warnings():
+            try:
+                results.append(transform_robustness(matrix, alpha=study.settings.alpha))
+            except InputError:  # e.g. a measure outside [0, 1] has no logit: check the others
+                results.append(transform_robustness(matrix, ("raw", "log", "ranks", "standardized"),
+                                                    alpha=study.settings.alpha))
+    table = pl.concat([r.to_frame() for r in results])
+    ax = results[0].plot()
+    path = save(ax, study.figure_path("scale_robustness"), ax.irstats_data)
+    section = Section("6. Robustness to the scale", "scale")
+    section.add(Text("Robertson (seed 001): MAP and GMAP differ only in which part of the scale they emphasise, "
+                     "so a conclusion should hold under other monotone transformations of the per-topic scores. "
+                     "For every pair of systems, the paired t-test (α = "
+                     f"{study.settings.alpha:g}) on the raw scores is compared with the same test on log(x + 0.01), "
+                     "logit, per-topic ranks and standardized scores; 'changed' counts the pairs whose direction "
+                     "or significance differs from the raw scores', 'reversed' those whose direction flips with "
+                     "significance on one side."),
+                Table("scale_robustness", table, "Pairs whose conclusion changes under each transformation"),
+                Figure("scale_robustness", path, f"{results[0].measure}: share of pairs whose conclusion changes"))
+    return section
+
+
 @contextlib.contextmanager
 def _quiet_warnings():
     """Silence expected warnings (zero-variance topics, GM of zeros): the text states the rules."""
@@ -255,7 +288,7 @@ def volatility(study: Study) -> Section:
         pool_depth = max(1, int(np.median(complete_depth(judgments))))
     result = sweep_judgments(judgments, measures, pool_depth=pool_depth, options=options)
     stats = volatility_statistics(result, alpha=study.settings.alpha)
-    section = Section("6. Volatility over evaluation depth", "volatility")
+    section = Section("7. Volatility over evaluation depth", "volatility")
     how = ("given" if study.settings.pool_depth is not None else
            "estimated: on the median topic, every run's ranking is judged down to this depth")
     section.add(Text(f"Mean scores recomputed at every evaluation depth k, with unjudged documents as non-relevant "
@@ -294,7 +327,7 @@ def provenance(study: Study, command, seconds: float) -> Section:
         "seconds": f"{seconds:.1f}",
     }
     table = pl.DataFrame({"setting": list(settings), "value": list(settings.values())})
-    section = Section("7. How it was made", "provenance")
+    section = Section("8. How it was made", "provenance")
     section.add(Text(f"Command: `{command_line(command)}`"),
                 Table("provenance", table, "Settings, seeds and versions"))
     return section
@@ -306,5 +339,6 @@ STAGES = [
     ("aggregation", aggregation),
     ("standardization", standardization),
     ("predictive power", predictive),
+    ("scale", scale),
     ("volatility", volatility),
 ]
