@@ -67,10 +67,12 @@ def test_gm_trec_eval_epsilon_and_formats(table1_file, capsys, tmp_path):
     assert code == 0 and out.splitlines()[0] == "system,measure,method,value"
     s2 = [line for line in out.splitlines() if line.startswith("S2,")][0]
     assert round(float(s2.split(",")[-1]), 3) == 0.039
-    code, out, _ = run_cli(["aggregate", table1_file, "--method", "gm_trec_eval", "--epsilon", "0.01",
-                            "--format", "json"], capsys)
+    code, out, _ = run_cli(["aggregate", table1_file, "--method", "gm_trec_eval:0.01", "--format", "json"], capsys)
     rows = {r["system"]: r["value"] for r in json.loads(out)}
     assert round(rows["S2"], 3) == 0.157
+    # a shared --epsilon never moves gm_trec_eval's floor (issue 16): it is then an error to give it alone
+    code, _, err = run_cli(["aggregate", table1_file, "--method", "gm_trec_eval", "--epsilon", "0.01"], capsys)
+    assert code == 2 and "gm_trec_eval:FLOOR" in err and "no effect" in err
     code, out, _ = run_cli(["aggregate", table1_file], capsys)  # default: a table of am, egm, gm_trec_eval
     header = out.splitlines()[0].split()
     assert header == ["system", "AP:am", "AP:egm", "AP:gm_trec_eval"]

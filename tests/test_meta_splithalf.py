@@ -480,3 +480,20 @@ def test_tau_density_equals_scipy_gaussian_kde():
         grid = np.linspace(0.0, 1.0, 256)
         expected = gaussian_kde(values, bw_method="scott")(grid)
         np.testing.assert_allclose(_kde(values, grid), expected, rtol=1e-10, atol=1e-14 * expected.max())
+
+
+def test_shared_epsilon_leaves_gm_trec_eval_floor_alone():
+    """Issue 16's trap: --epsilon 0.01 sets εGM's ε only; GM_trec_eval keeps trec_eval's 1e-5
+    floor (seed 000's Table 3), so the shared ε equals giving egm its own ε."""
+    from irstats.meta.splithalf import parse_methods
+
+    assert parse_methods(["am", "egm", "gm_trec_eval"], epsilon=0.01) == \
+        parse_methods(["am", "egm:0.01", "gm_trec_eval"])
+    assert dict(parse_methods(["gm_trec_eval"], epsilon=0.01))["gm_trec_eval"] == 1e-5
+    assert dict(parse_methods(["gm_trec_eval:0.001"]))["gm_trec_eval"] == 0.001
+    rng = np.random.default_rng(4)
+    matrix = ScoreMatrix(rng.beta(1, 3, (10, 20)), tuple(f"s{i}" for i in range(10)),
+                         tuple(str(t) for t in range(20)), "AP")
+    shared = split_half(matrix, ["am", "egm", "gm_trec_eval"], epsilon=0.01, n_splits=50, seed=1)
+    own = split_half(matrix, ["am", "egm:0.01", "gm_trec_eval"], n_splits=50, seed=1)
+    np.testing.assert_array_equal(shared.values, own.values)

@@ -33,6 +33,7 @@ Example
 
 from __future__ import annotations
 
+import math
 import warnings
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Sequence
@@ -62,6 +63,12 @@ DEFAULT_EPSILON: dict[str, float | None] = {
     "am": None, "gm": None, "egm": 0.01, "gm_trec_eval": 1e-5, "hm": None, "ehm": 0.01,
     "median": None, "al": 0.01, "logit": 0.01,
 }
+
+#: Methods whose parameter is a floor, not an ε: trec_eval's gm_map floors scores at 1e-5. A
+#: shared ε (``epsilon=`` of :func:`aggregate_many`, ``--epsilon``) leaves the floor alone, so
+#: that "εGM with ε = 0.01 beside GM_trec_eval" means trec_eval's GM_trec_eval (seed 000);
+#: the floor changes only when asked for by that method (``gm_trec_eval:FLOOR``).
+FLOOR_METHODS = ("gm_trec_eval",)
 
 _ALIASES = {
     "mean": "am", "arithmetic": "am", "map": "am",
@@ -369,26 +376,65 @@ def check_complete(matrix: ScoreMatrix, source: str | None = None) -> None:
                      f"{others}; give skipna=True (--skipna) to aggregate each system over the topics it has", path=source)
 
 
+def parse_methods(methods: Iterable, epsilon: float | None = None) -> list[tuple[str, float | None]]:
+    """Method specs → [(canonical method, ε or None)].
+
+    A spec is a name (``"egm"``), ``"name:ε"`` (``"egm:0.1"``) or a tuple ``(name, ε)``.
+    ``epsilon`` (if given) is the ε of every method that takes one and has none of its own;
+    it never moves ``gm_trec_eval``'s floor (1e-5, trec_eval's gm_map), which only
+    ``"gm_trec_eval:FLOOR"`` changes (:data:`irstats.aggregate.FLOOR_METHODS`).
+    """
+    if isinstance(methods, str):
+        methods = [methods]
+
+    out: list[tuple[str, float | None]] = []
+    for spec in methods:
+        own = None
+        if isinstance(spec, str) and ":" in spec:
+            name, _, text = spec.partition(":")
+            try:
+                own = float(text)
+            except ValueError:
+                raise InputError(f"method {spec!r}: the part after ':' must be a number (ε)") from None
+        elif isinstance(spec, (tuple, list)):
+            name, own = spec[0], (None if spec[1] is None else float(spec[1]))
+        else:
+            name = spec
+        name = resolve_method(name)
+        default = DEFAULT_EPSILON[name]
+        if default is None:
+            eps = None
+        else:
+            shared = None if name in FLOOR_METHODS else epsilon
+            eps = float(own if own is not None else shared if shared is not None else default)
+            if not (eps >= 0 and math.isfinite(eps)):
+                raise InputError(f"epsilon must be a finite number >= 0, not {eps!r}")
+        if (name, eps) not in out:
+            out.append((name, eps))
+    if not out:
+        raise InputError("give at least one aggregation method")
+    return out
+
+
 def aggregate_many(scores: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix] | ScoreMatrix,
                    methods: Sequence[str] | str, epsilon: float | None = None, skipna: bool = False,
                    back_transform: bool = False) -> pl.DataFrame:
     """Aggregate several measures with several methods into one tidy frame.
 
     Returns a frame ``system, measure, method, value`` ordered by measure, then method (in
-    the order given), then system. ``epsilon`` (if given) is used by every method that takes
-    an ε (for ``gm_trec_eval``, the floor); otherwise each method's default applies.
+    the order given), then system. A method is a name or ``"name:ε"`` (:func:`parse_methods`);
+    ``epsilon`` (if given) is the ε of every method that takes one and has none of its own —
+    not the floor of ``gm_trec_eval`` (:data:`FLOOR_METHODS`).
 
     >>> aggregate_many(scores, ["am", "egm"])  # doctest: +SKIP
     """
     items = score_matrices(scores)
-    if isinstance(methods, str):
-        methods = [methods]
-    names = list(dict.fromkeys(resolve_method(m) for m in methods))
+    specs = parse_methods(methods, epsilon)
     frames = []
     for matrix in items:
-        for name in names:
+        for name, eps in specs:
             bt = back_transform and name in ("al", "logit")
-            frames.append(aggregate(matrix, name, epsilon=epsilon, skipna=skipna, back_transform=bt).to_frame())
+            frames.append(aggregate(matrix, name, epsilon=eps, skipna=skipna, back_transform=bt).to_frame())
     if not frames:
         return pl.DataFrame(schema={"system": pl.String, "measure": pl.String, "method": pl.String,
                                     "value": pl.Float64})

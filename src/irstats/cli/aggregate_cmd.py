@@ -10,6 +10,7 @@ import polars as pl
 
 from irstats.aggregate import (
     DEFAULT_EPSILON,
+    FLOOR_METHODS,
     METHODS,
     aggregate_many,
     check_complete,
@@ -30,10 +31,11 @@ Examples:
   irstats aggregate scores.tsv -m AP --method gm --method hm --method median
   irstats aggregate scores.tsv --method egm --method ehm --epsilon 0.1 --format tsv -o agg.tsv
   irstats aggregate --qrels qrels.txt --runs 'runs/*.gz' -m AP --method gm_trec_eval
+  irstats aggregate scores.tsv -m AP --method gm_trec_eval:0.01     # another floor than trec_eval's 1e-5
   irstats aggregate trec_eval_q_output.txt --method logit --back-transform
 
 \b
-Methods (METHODS.md §3; --epsilon sets every ε at once):
+Methods (METHODS.md §3; --epsilon sets every ε at once, not gm_trec_eval's floor):
 """ + "\n".join(f"  {name:<13} {text}" for name, text in METHODS.items()) + """
 
 \b
@@ -60,10 +62,11 @@ def format_table(frame: pl.DataFrame) -> str:
 
 @cli.command("aggregate", epilog=AGGREGATE_EPILOG)
 @scores_input
-@click.option("--method", "methods", multiple=True, metavar="NAME",
-              help=f"Aggregation method; repeat for several. Default: {', '.join(DEFAULT_METHODS)}.")
+@click.option("--method", "methods", multiple=True, metavar="NAME[:EPS]",
+              help=f"Aggregation method, NAME:EPS for its own ε (gm_trec_eval:FLOOR for its floor); repeat for "
+                   f"several. Default: {', '.join(DEFAULT_METHODS)}.")
 @click.option("--epsilon", metavar="E", default=None,
-              help="ε of egm, ehm, al and logit (default 0.01) and the floor of gm_trec_eval (default 1e-5).")
+              help="ε of egm, ehm, al and logit (default 0.01); gm_trec_eval keeps trec_eval's floor 1e-5.")
 @click.option("--skipna", is_flag=True,
               help="Aggregate each system over the topics it has scores for, instead of stopping.")
 @click.option("--back-transform", is_flag=True,
@@ -77,15 +80,17 @@ def aggregate_command(scores, methods, epsilon, skipna, back_transform, fmt, out
     SCORES is a score file (system topic measure value; TSV, CSV, JSON or Parquet) or
     trec_eval -q output; or give --qrels and --runs to evaluate first.
     """
-    names = [resolve_method(m) for m in (methods or DEFAULT_METHODS)]
+    methods = list(methods or DEFAULT_METHODS)
+    names = [resolve_method(m.split(":")[0]) for m in methods]
     eps = parse_epsilon(epsilon)
-    if eps is not None and all(DEFAULT_EPSILON[n] is None for n in names):
+    if eps is not None and all(DEFAULT_EPSILON[n] is None or n in FLOOR_METHODS for n in names):
         raise InputError(f"--epsilon has no effect on {', '.join(names)}; it applies to "
-                         f"{', '.join(n for n, e in DEFAULT_EPSILON.items() if e is not None)}")
+                         f"{', '.join(n for n, e in DEFAULT_EPSILON.items() if e is not None and n not in FLOOR_METHODS)}"
+                         "; gm_trec_eval's floor is set with --method gm_trec_eval:FLOOR")
     if not skipna:
         for matrix in scores.values():
             check_complete(matrix)
-    frame = aggregate_many(scores, names, epsilon=eps, skipna=skipna, back_transform=back_transform)
+    frame = aggregate_many(scores, methods, epsilon=eps, skipna=skipna, back_transform=back_transform)
     if fmt == "table":
         emit_text(format_table(frame), output)
     else:

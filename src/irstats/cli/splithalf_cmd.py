@@ -32,7 +32,8 @@ has one row per measure and method: measure method n mean sd q05 q25 q50 q75 q95
 then hard_easy and middle_rest (τ on the fixed difficulty splits, when AP — or the
 --difficulty-measure — is among the scores) and pct_zero pct_low (share of scores that
 are 0 and below 0.1). --method NAME:EPS gives one method its own ε; --epsilon sets the ε of
-every method that takes one (for gm_trec_eval, its floor), as in 'irstats aggregate'.
+every ε method (egm, ehm, al, logit), as in 'irstats aggregate' — never gm_trec_eval's floor
+(1e-5, trec_eval's gm_map), which only --method gm_trec_eval:FLOOR changes.
 
 \b
 Methods: """ + ", ".join(METHODS) + """.
@@ -45,7 +46,7 @@ Methods: """ + ", ".join(METHODS) + """.
 @click.option("--method", "methods", multiple=True, metavar="NAME[:EPS]",
               help=f"Aggregation method; repeat for several. Default: {', '.join(DEFAULT_METHODS)}.")
 @click.option("--epsilon", metavar="E", default=None,
-              help="ε of every method that takes one (egm, ehm default 0.01; gm_trec_eval floor default 1e-5).")
+              help="ε of every ε method (egm, ehm, al, logit; default 0.01); not gm_trec_eval's floor.")
 @click.option("-n", "--splits", "n_splits", type=int, default=10_000, show_default=True,
               help="Number of random halvings.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the halvings (PCG64).")

@@ -36,7 +36,7 @@ import numpy as np
 import polars as pl
 
 from irstats.result import Result
-from irstats.aggregate import DEFAULT_EPSILON, resolve_method
+from irstats.aggregate import DEFAULT_EPSILON, parse_methods, resolve_method
 from irstats.difficulty import topic_difficulty
 from irstats.errors import InputError
 from irstats.progress import Progress, _Silent, progress_bar
@@ -292,43 +292,6 @@ def _same_eps(a: float | None, b: float | None) -> bool:
     if a is None or b is None:
         return a is None and b is None
     return math.isclose(float(a), float(b), rel_tol=1e-12)
-
-
-def parse_methods(methods: Iterable, epsilon: float | None = None) -> list[tuple[str, float | None]]:
-    """Method specs → [(canonical method, ε or None)].
-
-    A spec is a name (``"egm"``), ``"name:ε"`` (``"egm:0.1"``) or a tuple ``(name, ε)``.
-    ``epsilon`` (if given) is the ε of every method that takes one and has none of its own
-    (for ``gm_trec_eval`` the floor, as in ``irstats aggregate``).
-    """
-    if isinstance(methods, str):
-        methods = [methods]
-    out: list[tuple[str, float | None]] = []
-    for spec in methods:
-        own = None
-        if isinstance(spec, str) and ":" in spec:
-            name, _, text = spec.partition(":")
-            try:
-                own = float(text)
-            except ValueError:
-                raise InputError(f"method {spec!r}: the part after ':' must be a number (ε)") from None
-        elif isinstance(spec, (tuple, list)):
-            name, own = spec[0], (None if spec[1] is None else float(spec[1]))
-        else:
-            name = spec
-        name = resolve_method(name)
-        default = DEFAULT_EPSILON[name]
-        if default is None:
-            eps = None
-        else:
-            eps = float(own if own is not None else epsilon if epsilon is not None else default)
-            if not (eps >= 0 and math.isfinite(eps)):
-                raise InputError(f"epsilon must be a finite number >= 0, not {eps!r}")
-        if (name, eps) not in out:
-            out.append((name, eps))
-    if not out:
-        raise InputError("give at least one aggregation method")
-    return out
 
 
 def low_score_share(matrix: ScoreMatrix, threshold: float = 0.1, low_inclusive: bool = False) -> LowScoreShare:
