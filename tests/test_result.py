@@ -105,3 +105,33 @@ def test_old_method_names_still_work(demo, scores):
     pw = pairwise(ap)
     assert pw.table().equals(pw.to_frame())
     assert np.isfinite(pw.to_frame()["p_value"].to_numpy()).any()
+
+
+def test_results_and_score_matrices_render_as_valid_html_in_notebooks(demo, scores):
+    from html.parser import HTMLParser
+
+    class Checker(HTMLParser):
+        """Fails on a closing tag that does not close the innermost open element."""
+
+        VOID = {"br", "hr", "img", "meta", "link", "input", "col"}
+
+        def __init__(self):
+            super().__init__()
+            self.stack: list[str] = []
+
+        def handle_starttag(self, tag, attrs):
+            if tag not in self.VOID:
+                self.stack.append(tag)
+
+        def handle_endtag(self, tag):
+            assert self.stack and self.stack[-1] == tag, (tag, self.stack[-5:])
+            self.stack.pop()
+
+    objects = [scores["AP"], pairwise(scores["AP"]), risk(scores["AP"], scores["AP"].systems[0])]
+    for obj in objects:
+        text = obj._repr_html_()
+        checker = Checker()
+        checker.feed(text)
+        checker.close()
+        assert checker.stack == [] and "<table" in text
+    assert scores["AP"].systems[0] in scores["AP"]._repr_html_()

@@ -7,7 +7,8 @@ smaller table, ``summary()``; everything else derives from those two:
 - ``to_pandas()`` — ``to_frame()`` as a pandas DataFrame (pandas is imported only here);
 - ``to_markdown()`` / ``to_latex()`` — ``summary()`` as a GitHub-flavoured Markdown or a
   booktabs LaTeX table (:mod:`irstats.render`);
-- ``str(result)`` — a title line and ``summary()`` as an aligned text table.
+- ``str(result)`` — a title line and ``summary()`` as an aligned text table;
+- in Jupyter, the title and ``summary()`` as an HTML table (``_repr_html_``).
 
 A result is frozen: what an experiment returned cannot be changed afterwards by mistake.
 """
@@ -57,6 +58,12 @@ class Result:
         from irstats.render import render
 
         return render(self.summary(), "table", title=self.title)
+
+    def _repr_html_(self) -> str:
+        """Jupyter shows a result as its title and :meth:`summary` as an HTML table."""
+        import html
+
+        return f"<div><p><b>{html.escape(self.title)}</b></p>{self.summary()._repr_html_()}</div>"
 
 
 __all__ = ["Result"]

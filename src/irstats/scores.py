@@ -92,6 +92,15 @@ class ScoreMatrix:
         }, schema={"system": pl.String, "topic": pl.String, "measure": pl.String, "value": pl.Float64})
         return frame.filter(pl.col("value").is_not_nan())
 
+    def _repr_html_(self) -> str:
+        """Jupyter shows a score matrix as its shape and each system's summary (mean, or sum
+        for the counts) as an HTML table."""
+        import html
+
+        head = (f"<p><b>{html.escape(self.measure)}</b>: {len(self.systems)} systems × {len(self.topics)} topics "
+                f"({'sum' if self.summary == 'sum' else 'mean'} per system)</p>")
+        return f"<div>{head}{self.summary_frame()._repr_html_()}</div>"
+
     def summary_frame(self) -> pl.DataFrame:
         """Frame ``system, measure, value`` of the per-system summaries."""
         return pl.DataFrame({"system": list(self.systems), "measure": [self.measure] * len(self.systems),
