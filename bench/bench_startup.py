@@ -98,6 +98,8 @@ def commands(scores: Path, splits: int) -> dict[str, list[str]]:
         "irstats --help": [py, "-m", "irstats", "--help"],
         "irstats eval (trec_eval test files)": [py, "-m", "irstats", "eval", str(SHARED / "qrels.test"),
                                                 str(SHARED / "results.test")],
+        "irstats trec_eval (trec_eval test files)": [py, "-m", "irstats", "trec_eval", str(SHARED / "qrels.test"),
+                                                     str(SHARED / "results.test")],
         f"irstats splithalf ({splits:,} × 4 methods, 100 × 50)": [py, "-m", "irstats", "splithalf", str(scores),
                                                                   "-m", "AP", *method_args, "-n", str(splits), "-q"],
     }

@@ -172,7 +172,7 @@ def test_trec_eval_minus_z_test(shared_data):
         # trec_eval's summary of z: the mean over topics (a sum for the num_* counts, as for raw counts)
         summary = np.sum(z.values[0]) if matrix.summary == "sum" else z.means()[0]
         assert round(summary, 4) == pytest.approx(expected[(name, "all")], abs=1e-9), name
-    assert checked == 3 * len(shared)
+    assert checked == 3 * len(scores)  # names of one measure (Rprec, Rprec_mult_1.00) are evaluated once
 
 
 def _toy() -> ScoreMatrix:
@@ -264,12 +264,15 @@ def test_factor_file_errors_name_file_and_line(tmp_path):
     good = "# ddof: 1\ntopic\tmeasure\tmean\tsd\tn\tddof\nt1\tAP\t0.2\t0.1\t5\t1\nt2\tAP\t0.3\t0.2\t5\t1\n"
     f = read_factors(_write(tmp_path / "good.tsv", good))
     assert f.topics == ("t1", "t2") and f.ddof == 1 and f.reference is None
+    # two names of one measure with the same factors (trec_eval's Rprec and Rprec_mult_1.00) are one entry
+    same = read_factors(_write(tmp_path / "same.tsv", good + "t1\tmap\t0.2\t0.1\t5\t1\n"))
+    assert same.topics == ("t1", "t2") and same.measures == ("AP", "AP")
     cases = {
         "number": (good.replace("0.3\t0.2", "0.3\tabc"), r"bad\.tsv:4: expected a finite number for sd, found 'abc'"),
         "fields": (good.replace("t2\tAP\t0.3\t0.2\t5\t1", "t2\tAP\t0.3"), r"bad\.tsv:4: expected 6 fields"),
         "negative": (good.replace("0.3\t0.2", "0.3\t-0.2"), r"bad\.tsv:4: a standard deviation cannot be negative"),
-        "duplicate": (good + "t1\tmap\t0.2\t0.1\t5\t1\n", r"bad\.tsv:5: factors for topic 't1', measure 'AP' are "
-                                                         "given twice"),
+        "duplicate": (good + "t1\tmap\t0.25\t0.1\t5\t1\n", r"bad\.tsv:5: factors for topic 't1', measure 'AP' are "
+                                                          "given twice, with different values"),
         "header": ("topic\tmeasure\tmean\n", r"bad\.tsv:1: the header lacks column\(s\) sd, n"),
         "count": (good.replace("\t5\t1\nt2", "\t5.5\t1\nt2"), r"bad\.tsv:3: expected a count"),
         "ddof": (good.replace("# ddof: 1", "# ddof: one"), r"bad\.tsv:1: expected a whole number for ddof"),

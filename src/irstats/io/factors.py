@@ -120,7 +120,11 @@ def _floats(frame: pl.DataFrame, column: str, path: str, allow_nan: bool = False
     return values.to_numpy().astype(np.float64)
 
 
-def _check_rows(frame: pl.DataFrame, mean: np.ndarray, sd: np.ndarray, measures: list[str], path: str) -> None:
+def _check_rows(frame: pl.DataFrame, mean: np.ndarray, sd: np.ndarray, measures: list[str],
+                path: str) -> np.ndarray:
+    """Check the rows; return which to keep. Two names of one measure (trec_eval's ``Rprec``
+    and ``Rprec_mult_1.00`` are both irstats' ``Rprec``) may repeat a topic's factors when the
+    values agree; different factors for one topic and measure are an error."""
     neg = np.flatnonzero(sd < 0)
     if neg.size:
         i = int(neg[0])
@@ -129,9 +133,14 @@ def _check_rows(frame: pl.DataFrame, mean: np.ndarray, sd: np.ndarray, measures:
     keys = pl.DataFrame({"topic": frame.get_column("topic"), "measure": measures})
     dup = (~keys.select(pl.struct("topic", "measure").is_first_distinct()).to_series()).to_numpy()
     if dup.any():
-        i = int(np.flatnonzero(dup)[0])
-        raise InputError(f"factors for topic {keys['topic'][i]!r}, measure {measures[i]!r} are given twice",
-                         path=path, line=int(frame["line"][i]))
+        first = {}
+        for i, key in enumerate(zip(keys["topic"].to_list(), measures)):
+            if key not in first:
+                first[key] = i
+            elif (mean[i], sd[i]) != (mean[first[key]], sd[first[key]]):
+                raise InputError(f"factors for topic {key[0]!r}, measure {key[1]!r} are given twice, with "
+                                 "different values", path=path, line=int(frame["line"][i]))
+    return ~dup
 
 
 def _canonical_names(raw: Iterable[str]) -> dict[str, str]:
@@ -188,7 +197,9 @@ def read_factors(path: str | os.PathLike) -> Factors:
     raw = frame.get_column("measure").to_list()
     mapping = _canonical_names(set(raw))
     measures = [mapping[m] for m in raw]
-    _check_rows(frame, mean, sd, measures, name)
+    keep = _check_rows(frame, mean, sd, measures, name)
+    frame, mean, sd, n_values = frame.filter(pl.Series(keep)), mean[keep], sd[keep], n_values.filter(pl.Series(keep))
+    measures = [m for m, k in zip(measures, keep) if k]
 
     def meta_value(key):
         return meta.get(key, (None, None))
@@ -242,7 +253,9 @@ def read_trec_eval_factors(path: str | os.PathLike) -> Factors:
     raw = frame.get_column("measure").to_list()
     mapping = _canonical_names(set(raw))
     measures = [mapping[m] for m in raw]
-    _check_rows(frame, mean, sd, measures, name)
+    keep = _check_rows(frame, mean, sd, measures, name)
+    frame, mean, sd = frame.filter(pl.Series(keep)), mean[keep], sd[keep]
+    measures = [m for m, k in zip(measures, keep) if k]
     return Factors(tuple(frame.get_column("topic").to_list()), tuple(measures), mean, sd,
                    np.full(len(measures), np.nan), None, None, {}, name, None)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from irstats.measures.common import LEVEL_PARAM, depth_axis, level_of, per_topic, safe_divide, shown, trec_cut
-from irstats.measures.registry import Family, RNormalisation, register
+from irstats.measures.registry import Family, Param, RNormalisation, register
 
 
 def relevant_terms(j, m, width: int) -> np.ndarray:
@@ -53,15 +53,26 @@ def _by_shown(j, m, depths):
 
 
 def r_precision(j, m) -> np.ndarray:
+    """Precision at rank c = ⌊mult·R + 0.9⌋ (trec_eval's Rprec_mult; c = R for mult = 1): C(c)/c,
+    0 when c = 0. Positions past the list hold no relevant document, so C(c) = C(min(c, K))."""
     level = level_of(j, m)
-    big_r = j.num_relevant(level)
+    cut = np.floor(m["mult"] * j.num_relevant(level).astype(np.float64) + 0.9).astype(np.int64)
     if j.depth == 0:
         return np.zeros(j.n_ret.shape)
-    # C(min(R, n)): positions past n hold no relevant document, so C(min(R, K)) is the same.
-    idx = np.clip(np.minimum(big_r, j.depth) - 1, 0, None)
+    idx = np.clip(np.minimum(cut, j.depth) - 1, 0, None)
     cum = j.cum_relevant(level)
     hits = np.take_along_axis(cum, np.broadcast_to(idx[None, :, None], (cum.shape[0], cum.shape[1], 1)), axis=2)[..., 0]
-    return safe_divide(np.where(big_r[None, :] > 0, hits, 0), big_r[None, :])
+    return safe_divide(np.where(cut[None, :] > 0, hits, 0), cut[None, :])
+
+
+MULT_PARAM = Param("mult", float, 1.0, help="the rank cut-off as a multiple of R (trec_eval Rprec_mult)",
+                   low=0, open_low=True)
+
+
+def _trec_rprec(m) -> str | None:
+    if m.get("rel") is not None:
+        return None
+    return "Rprec" if m["mult"] == 1.0 else f"Rprec_mult_{m['mult']:.2f}"
 
 
 def num_ret(j, m) -> np.ndarray:
@@ -85,9 +96,10 @@ register(Family("P", "Precision at k: relevant documents in the top k, divided b
                 r_normalisation=RNormalisation("nP", ideal=_ideal_precision), **_RELEVANT), aliases=("Precision",))
 register(Family("R", "Recall at k: relevant documents in the top k, divided by R.", normaliser=_by_r,
                 cutoff="required", trec_eval=lambda m: trec_cut("recall", m), **_RELEVANT), aliases=("Recall",))
-register(Family("Rprec", "R-precision: precision at rank R (every relevant document counts if the list is shorter).",
-                (LEVEL_PARAM,), kernel=r_precision, cutoff="none",
-                trec_eval=lambda m: trec_cut("Rprec", m, "Rprec")), aliases=("R-prec",))
+register(Family("Rprec", "R-precision: precision at rank R (every relevant document counts if the list is shorter); "
+                "Rprec(mult=x) at rank ⌊x·R + 0.9⌋ (trec_eval Rprec_mult).",
+                (MULT_PARAM, LEVEL_PARAM), kernel=r_precision, cutoff="none", trec_eval=_trec_rprec),
+         aliases=("R-prec",))
 register(Family("RR", "Reciprocal rank of the first relevant document (0 if none in the top k).",
                 terms=reciprocal_rank_terms, params=(LEVEL_PARAM,),
                 trec_eval=lambda m: "recip_rank" if m.cutoff is None and m.get("rel") is None else None),

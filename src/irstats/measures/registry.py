@@ -106,7 +106,8 @@ class Family:
     instead and cannot be swept.
 
     ``cutoff`` is ``"optional"``, ``"required"`` or ``"none"``; ``default_cutoff`` fills a
-    missing cut-off (ERR defaults to @20). ``summary`` says how a system's per-topic values
+    missing cut-off (ERR defaults to @20); ``cutoff_kind`` is ``"rank"`` (a depth k ≥ 1) or
+    ``"recall"`` (a recall level in [0, 1], as ``IPrec@0.5``; such a family gives a kernel). ``summary`` says how a system's per-topic values
     are summarised: ``"mean"`` or ``"sum"`` (the counts, as trec_eval does).
     ``trec_eval`` gives trec_eval's name for a measure, or None when trec_eval has none.
     ``r_normalisation`` relates a raw family to its R-normalised partner; ``residual`` names
@@ -123,6 +124,7 @@ class Family:
     kernel: Callable[["Judgments", "Measure"], "np.ndarray"] | None = None
     cutoff: str = "optional"
     default_cutoff: int | None = None
+    cutoff_kind: str = "rank"  # "rank": a whole number k >= 1; "recall": a recall level in [0, 1]
     summary: str = "mean"
     trec_eval: Callable[["Measure"], str | None] = field(default=lambda m: None)
     bounded: bool = True  # values lie in [0, 1]
@@ -186,7 +188,7 @@ class Measure:
 
     family: str
     params: tuple[tuple[str, Any], ...] = ()
-    cutoff: int | None = None
+    cutoff: int | float | None = None
 
     def __getitem__(self, key: str) -> Any:
         for name, value in self.params:
@@ -217,7 +219,7 @@ class Measure:
                 shown.append(f"{p.name}={_format_value(value)}")
         text = fam.name + (f"({','.join(shown)})" if shown else "")
         if self.cutoff is not None:
-            text += f"@{self.cutoff}"
+            text += f"@{_format_value(self.cutoff)}"
         return text
 
     def __repr__(self) -> str:
@@ -270,7 +272,7 @@ def _format_value(value: Any) -> str:
     return str(value)
 
 
-_NAME = re.compile(r"^(?P<family>[A-Za-z][A-Za-z0-9_]*?)(?:\((?P<params>[^()]*)\))?(?:@(?P<cutoff>\d+))?$")
+_NAME = re.compile(r"^(?P<family>[A-Za-z][A-Za-z0-9_]*?)(?:\((?P<params>[^()]*)\))?(?:@(?P<cutoff>[0-9.]+))?$")
 
 # trec_eval names (as printed, ``P_10``, and as given to -m, ``P.10``), in the order tried.
 _TREC_EVAL_ALIASES: list[tuple[re.Pattern, Callable[[re.Match], str]]] = [
@@ -290,6 +292,19 @@ _TREC_EVAL_ALIASES: list[tuple[re.Pattern, Callable[[re.Match], str]]] = [
     (re.compile(r"^rbp(?:\.p=([0-9.]+))?$"), lambda m: f"RBP(p={m[1] or '0.9'})"),
     (re.compile(r"^rbp_resid(?:\.p=([0-9.]+))?$"), lambda m: f"RBPresid(p={m[1] or '0.9'})"),
     (re.compile(r"^success[._](\d+)$"), lambda m: f"Success@{m[1]}"),
+    (re.compile(r"^iprec_at_recall[._]([0-9.]+)$"), lambda m: f"IPrec@{float(m[1]):g}"),
+    (re.compile(r"^11pt_avg$"), lambda m: "IPrecAvg"),
+    (re.compile(r"^binG$"), lambda m: "binG"),
+    (re.compile(r"^set_P$"), lambda m: "SetP"),
+    (re.compile(r"^set_recall$"), lambda m: "SetR"),
+    (re.compile(r"^set_relative_P$"), lambda m: "SetRelP"),
+    (re.compile(r"^set_map$"), lambda m: "SetAP"),
+    (re.compile(r"^set_F(?:[._]([0-9.]+))?$"), lambda m: f"SetF(beta={float(m[1] or 1):g})"),
+    (re.compile(r"^num_q$"), lambda m: "NumQ"),
+    (re.compile(r"^num_nonrel_judged_ret$"), lambda m: "NumNonrelJudgedRet"),
+    (re.compile(r"^relative_P[._](\d+)$"), lambda m: f"RelP@{m[1]}"),
+    (re.compile(r"^unj[._](\d+)$"), lambda m: f"Unj@{m[1]}"),
+    (re.compile(r"^Rprec_mult[._]([0-9.]+)$"), lambda m: f"Rprec(mult={float(m[1]):g})"),
 ]
 
 
@@ -347,7 +362,7 @@ def parse_measure(name: str | Measure, *, family_only: bool = False) -> Measure:
                 raise MeasureError(f"measure {name!r}: parameter {key_!r} is given twice")
             given.add(key_)
             values[key_] = _convert(spec, raw, name)
-    cutoff = int(match["cutoff"]) if match["cutoff"] else None
+    cutoff = _cutoff(match["cutoff"], family, name) if match["cutoff"] else None
     if family_only:
         if cutoff is not None:
             raise MeasureError(f"measure {name!r}: the depth k is supplied separately; give "
@@ -359,9 +374,24 @@ def parse_measure(name: str | Measure, *, family_only: bool = False) -> Measure:
         cutoff = family.default_cutoff
     if cutoff is None and family.cutoff == "required":
         raise MeasureError(f"measure {name!r}: {family.name} needs a cut-off, e.g. {family.name}@10")
-    if cutoff is not None and cutoff < 1:
+    if cutoff is not None and family.cutoff_kind == "rank" and cutoff < 1:
         raise MeasureError(f"measure {name!r}: the cut-off must be at least 1")
     return Measure(family.name, tuple(values.items()), cutoff)
+
+
+def _cutoff(text: str, family: Family, name) -> int | float:
+    """The cut-off after ``@``: a whole-number depth, or a recall level in [0, 1]."""
+    if family.cutoff_kind == "recall":
+        try:
+            level = float(text)
+        except ValueError:
+            level = float("nan")
+        if not 0.0 <= level <= 1.0:
+            raise MeasureError(f"measure {name!r}: {family.name}'s cut-off is a recall level in [0, 1]")
+        return level
+    if not text.isdigit():
+        raise MeasureError(f"measure {name!r}: the cut-off must be a whole number of documents")
+    return int(text)
 
 
 def _convert(spec: Param, raw: str, name: str) -> Any:
@@ -381,15 +411,17 @@ def _convert(spec: Param, raw: str, name: str) -> Any:
 
 
 # trec_eval's list form: ``P.5,10`` means P_5 and P_10 (also recall, map_cut, ndcg_cut, success).
-_TREC_EVAL_LIST = re.compile(r"^(P|recall|map_cut|ndcg_cut|success)\.(\d+(?:,\d+)+)$")
+_TREC_EVAL_LIST = re.compile(r"^(P|recall|map_cut|ndcg_cut|success|relative_P|unj)\.(\d+(?:,\d+)+)$")
 
 #: The measures of trec_eval's ``-m all_trec`` that irstats computes.
-ALL_TREC = ("NumRet", "NumRel", "NumRelRet", "AP", "Rprec", "Bpref", "RR",
-            *(f"P@{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)),
-            *(f"R@{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)),
-            "nDCG", *(f"nDCG@{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)),
-            *(f"AP@{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)),
-            *(f"Success@{k}" for k in (1, 5, 10)), "RBP(p=0.9)", "RBPresid(p=0.9)")
+_CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+ALL_TREC = ("NumQ", "NumRet", "NumRel", "NumRelRet", "AP", "Rprec", "Bpref", "RR",
+            *(f"IPrec@{k / 10:g}" for k in range(11)), *(f"P@{k}" for k in _CUTS), *(f"R@{k}" for k in _CUTS),
+            *(f"Rprec(mult={m / 10:g})" for m in range(2, 21, 2) if m != 10),  # mult=1 is Rprec
+            "binG", "nDCG", *(f"nDCG@{k}" for k in _CUTS), *(f"AP@{k}" for k in _CUTS),
+            *(f"RelP@{k}" for k in _CUTS), *(f"Success@{k}" for k in (1, 5, 10)),
+            "SetP", "SetRelP", "SetR", "SetAP", "SetF(beta=1)", "NumNonrelJudgedRet",
+            "IPrecAvg", "RBP(p=0.9)", "RBPresid(p=0.9)", *(f"Unj@{k}" for k in (5, 10, 20)))
 
 
 def expand_measures(names) -> list[str]:

@@ -1,0 +1,111 @@
+"""``irstats trec_eval``: trec_eval 10's command line, and its output byte for byte.
+
+``alias trec_eval='irstats trec_eval'``: the options are trec_eval's, parsed as its
+getopt_long does (options and the two file names in any order; ``-l2`` and ``-l 2`` alike;
+``-m`` repeated), and the printed lines are trec_eval's. Exit codes follow trec_eval: 1 for
+a bad option or measure, 2 for a file it cannot read, 4 for a qrels topic without results
+(unless -c).
+"""
+
+from __future__ import annotations
+
+import getopt
+import sys
+
+import click
+
+from irstats.cli.main import cli
+from irstats.errors import InputError
+
+USAGE = """Usage: irstats trec_eval [-h] [-q] [-m measure[.params]] [-c] [-n] [-l <num>] [-M <num>] [-J]
+                         [-R trec_qrels] [-T trec_results] [-v] trec_rel_file trec_top_file
+
+trec_eval 10's command line, computed by irstats; the output is trec_eval's, byte for byte.
+
+  -q          print the measures of every topic, then the summary ('all')
+  -m MEASURE  a trec_eval measure, e.g. map, P.5,10, ndcg_cut.10, iprec_at_recall..2,.8;
+              or a nickname: official (default), all_trec, set. Repeatable.
+  -c          average over every qrels topic (a topic without results scores 0)
+  -n          no summary lines
+  -l NUM      relevance level: grade >= NUM is relevant (default 1)
+  -M NUM      evaluate the first NUM documents per topic (default: all)
+  -J          judged documents only (unjudged ones removed from the ranking)
+  -R, -T      input formats: only trec_qrels and trec_results are read
+  -v          print the version
+Example:
+  alias trec_eval='irstats trec_eval'
+  trec_eval -q -m all_trec qrels.txt run.txt
+Measures irstats does not compute yet (relstring, infAP, utility, G, ndcg_rel, Rndcg, the
+preference and judgment-group measures) are refused with a clear message.
+"""
+
+SHORT_OPTIONS = "hvqm:cl:nD:JN:M:R:T:oZ:"
+
+
+def _number(option: str, text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise InputError(f"option {option} takes a whole number, not {text!r}") from None
+
+
+@cli.command("trec_eval", context_settings={"ignore_unknown_options": True, "allow_extra_args": True,
+                                             "help_option_names": []}, add_help_option=False)
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def trec_eval_command(args):
+    """trec_eval 10's command line and output (alias trec_eval='irstats trec_eval')."""
+    from irstats.trec_eval.output import TopicWithoutResults, trec_eval_output
+
+    if "--help" in args:
+        click.echo(USAGE, nl=False)
+        return
+    try:
+        options, operands = getopt.gnu_getopt(list(args), SHORT_OPTIONS)
+    except getopt.GetoptError as exc:
+        click.echo(f"irstats trec_eval: {exc.msg}\n{USAGE}", err=True, nl=False)
+        sys.exit(1)
+    settings = {"measures": [], "per_topic": False, "summary": True, "complete": False, "rel_level": 1,
+                "depth": None, "judged_only": False}
+    for option, value in options:
+        if option == "-h":
+            click.echo(USAGE, nl=False)
+            return
+        if option == "-v":
+            click.echo("trec_eval version 10.0 (irstats)", err=True)
+            return
+        if option == "-q":
+            settings["per_topic"] = True
+        elif option == "-m":
+            settings["measures"].append(value)
+        elif option == "-c":
+            settings["complete"] = True
+        elif option == "-n":
+            settings["summary"] = False
+        elif option == "-l":
+            settings["rel_level"] = _number("-l", value)
+        elif option == "-M":
+            settings["depth"] = _number("-M", value)
+        elif option == "-J":
+            settings["judged_only"] = True
+        elif option == "-R" and value != "trec_qrels" or option == "-T" and value != "trec_results":
+            raise InputError(f"input format {value!r} ({option}) is not read by irstats trec_eval yet; "
+                             "trec_qrels and trec_results are")
+        elif option in ("-Z", "-N"):
+            raise InputError(f"option {option} is not supported by irstats trec_eval yet")
+        # -D (debug) and -o (obsolete) change nothing in the output
+    if len(operands) != 2:
+        click.echo(USAGE, err=True, nl=False)
+        sys.exit(1)
+    from irstats.trec_eval.table import requested
+
+    try:
+        requested(settings["measures"])
+    except InputError as exc:  # trec_eval: "illegal measure", exit 1
+        click.echo(f"trec_eval: {exc.message}", err=True)
+        sys.exit(1)
+    try:
+        text = trec_eval_output(operands[0], operands[1], settings.pop("measures"), **settings)
+    except TopicWithoutResults as exc:
+        click.echo(f"trec_eval: {exc.message}", err=True)
+        sys.exit(4)
+    sys.stdout.write(text)

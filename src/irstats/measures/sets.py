@@ -1,0 +1,132 @@
+"""trec_eval's set and count measures, and its other rank-cut measures (METHODS.md §2; trec_eval
+10's m_set_P.c, m_set_recall.c, m_set_rel_P.c, m_set_map.c, m_set_F.c, m_num_q.c,
+m_num_nonrel_judged_ret.c, m_rel_P.c, m_unjudged.c).
+
+Set measures look at the whole retrieved list as a set (n documents, C of them relevant, R
+relevant in the qrels); every undefined ratio (n = 0, R = 0) is 0, as in trec_eval.
+
+- SetP = C/n (set_P), SetR = C/R (set_recall), SetRelP = C/min(n, R) (set_relative_P),
+  SetAP = C²/(n·R) (set_map), SetF(beta) = (β + 1)·P·R/(β·P + R) with P = C/n, R = C/R —
+  trec_eval's β weights precision linearly, not as β² (set_F; 0 when C = 0);
+- NumQ = 1 per evaluated topic, summed (num_q); NumNonrelJudgedRet = judged non-relevant
+  documents retrieved, summed (num_nonrel_judged_ret);
+- RelP@k = C(k)/min(k, R) (relative_P_k; 0 when R = 0); Unj@k = unjudged documents in the
+  top k, divided by k — ranks past the list count as judged (unj_k).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from irstats.measures.binary import relevant_terms
+from irstats.measures.common import LEVEL_PARAM, accumulate, depth_axis, level_of, per_topic, safe_divide
+from irstats.measures.registry import Family, Param, register
+
+BETA_PARAM = Param("beta", float, 1.0, always_shown=True, help="weight of precision against recall (trec_eval: not squared)",
+                   low=0)
+
+
+def _retrieved_relevant(j, m) -> np.ndarray:
+    """C over the whole list, (S, T)."""
+    return accumulate(j, ("relevant", level_of(j, m)), lambda width: relevant_terms(j, m, width), None)[:, :, 0]
+
+
+def _sizes(j, m) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """C, n and R, each broadcast to (S, T)."""
+    c = _retrieved_relevant(j, m)
+    n = j.n_ret.astype(np.float64)
+    r = np.broadcast_to(j.num_relevant(level_of(j, m))[None, :].astype(np.float64), c.shape)
+    return c, n, r
+
+
+def set_precision(j, m) -> np.ndarray:
+    c, n, _ = _sizes(j, m)
+    return safe_divide(c, n)
+
+
+def set_recall(j, m) -> np.ndarray:
+    c, _, r = _sizes(j, m)
+    return safe_divide(c, r)
+
+
+def set_relative_precision(j, m) -> np.ndarray:
+    c, n, r = _sizes(j, m)
+    return safe_divide(c, np.minimum(n, r))
+
+
+def set_average_precision(j, m) -> np.ndarray:
+    c, n, r = _sizes(j, m)
+    return safe_divide(c * c, n * r)
+
+
+def set_f(j, m) -> np.ndarray:
+    c, n, r = _sizes(j, m)
+    p, rec, beta = safe_divide(c, n), safe_divide(c, r), m["beta"]
+    return np.where(c > 0, safe_divide((beta + 1.0) * p * rec, beta * p + rec), 0.0)
+
+
+def num_q(j, m) -> np.ndarray:
+    return np.ones(j.n_ret.shape)
+
+
+def judged_nonrelevant_terms(j, m, width: int) -> np.ndarray:
+    return j.head(j.judged, width) & ~j.head(j.relevant(level_of(j, m)), width)
+
+
+def unjudged_terms(j, m, width: int) -> np.ndarray:
+    return j.head(j.unjudged, width)
+
+
+def _by_min_k_r(j, m, depths):
+    return np.minimum(depth_axis(depths), per_topic(j.num_relevant(level_of(j, m))))
+
+
+def _by_k(j, m, depths):
+    return depth_axis(depths)
+
+
+def _set(name: str, description: str, kernel, trec: str, params=(LEVEL_PARAM,)) -> None:
+    register(Family(name, description, params, kernel=kernel, cutoff="none",
+                    trec_eval=lambda m: trec if m.get("rel") is None else None))
+
+
+_set("SetP", "Set precision: relevant retrieved / retrieved (trec_eval set_P).", set_precision, "set_P")
+_set("SetR", "Set recall: relevant retrieved / relevant (trec_eval set_recall).", set_recall, "set_recall")
+_set("SetRelP", "Relative set precision: relevant retrieved / min(retrieved, relevant) (set_relative_P).",
+     set_relative_precision, "set_relative_P")
+_set("SetAP", "Set AP: (relevant retrieved)² / (retrieved · relevant) (trec_eval set_map).", set_average_precision,
+     "set_map")
+register(Family("SetF", "Set F: (β + 1)·P·R/(β·P + R) over the retrieved set (trec_eval set_F, β not squared).",
+                (BETA_PARAM, LEVEL_PARAM), kernel=set_f, cutoff="none",
+                trec_eval=lambda m: None if m.get("rel") is not None else
+                ("set_F" if m["beta"] == 1.0 else f"set_F.{m['beta']:g}")))
+register(Family("NumQ", "Number of topics evaluated (1 per topic, summed: trec_eval num_q).", kernel=num_q,
+                cutoff="none", summary="sum", bounded=False, trec_eval=lambda m: "num_q"))
+register(Family("NumNonrelJudgedRet", "Judged non-relevant documents retrieved (trec_eval num_nonrel_judged_ret).",
+                (LEVEL_PARAM,), terms=judged_nonrelevant_terms, cutoff="none", summary="sum", bounded=False,
+                trec_eval=lambda m: "num_nonrel_judged_ret" if m.get("rel") is None else None))
+register(Family("RelP", "Relative precision at k: relevant in the top k / min(k, R) (trec_eval relative_P_k).",
+                (LEVEL_PARAM,), terms=relevant_terms, shares_terms=lambda j, m: ("relevant", level_of(j, m)),
+                normaliser=_by_min_k_r, cutoff="required",
+                trec_eval=lambda m: f"relative_P_{m.cutoff}" if m.get("rel") is None else None))
+register(Family("Unj", "Unjudged at k: unjudged documents in the top k / k; ranks past the list count as judged "
+                "(trec_eval unj_k).", terms=unjudged_terms, shares_terms=lambda j, m: "unjudged",
+                normaliser=_by_k, cutoff="required", trec_eval=lambda m: f"unj_{m.cutoff}"))
+
+
+def bin_g_terms(j, m, width: int) -> np.ndarray:
+    """1/log2(2 + non-relevant documents ranked above) at each relevant rank, else 0 (binG)."""
+    level = level_of(j, m)
+    rel = j.head(j.relevant(level), width)
+    nonrel_above = j.ranks[:width] - j.head(j.cum_relevant(level), width)  # i − C(i): non-relevant in ranks ≤ i
+    return np.where(rel, 1.0 / np.log2(2.0 + nonrel_above), 0.0)
+
+
+def _by_num_relevant(j, m, depths):
+    return per_topic(j.num_relevant(level_of(j, m)))
+
+
+register(Family("binG", "Binary G: relevant documents' 1/log2(2 + non-relevant ranked above), summed and divided "
+                "by R (trec_eval binG, experimental).", (LEVEL_PARAM,), terms=bin_g_terms,
+                normaliser=_by_num_relevant, trec_eval=lambda m: "binG" if m.cutoff is None and m.get("rel") is None
+                else None), aliases=("BinG",))

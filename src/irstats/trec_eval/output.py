@@ -1,0 +1,101 @@
+"""trec_eval's output, computed by irstats: the lines ``trec_eval`` prints, byte for byte.
+
+Per topic (``-q``), in the qrels' topic order (bytewise, as trec_eval sorts them), every
+requested measure in trec_eval's table order prints ``%-22s\\t%s\\t%6.4f`` (``%ld`` for the
+counts); then the ``all`` lines: the mean over the evaluated topics, the sum for the counts,
+``num_q``, trec_eval's geometric means (``gm_map``, ``gm_bpref``, floored at 1e-5) and
+``runid``.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+from irstats.errors import InputError, IrstatsWarning
+from irstats.trec_eval.table import MIN_GEO_MEAN, TrecEvalMeasure, requested
+
+
+class TopicWithoutResults(InputError):
+    """trec_eval's exit 4: a qrels topic has no results and -c was not given."""
+
+
+def _line(name: str, topic: str, value, kind: str) -> str:
+    if kind == "long":
+        return f"{name:<22}\t{topic}\t{int(value)}\n"
+    return f"{name:<22}\t{topic}\t{value:6.4f}\n"
+
+
+def trec_eval_output(qrels, results, measures: list[str], *, per_topic: bool = False, summary: bool = True,
+                     complete: bool = False, rel_level: int = 1, depth: int | None = None,
+                     judged_only: bool = False) -> str:
+    """What ``trec_eval [-q] [-n] [-c] [-l L] [-M M] [-J] -m … qrels results`` prints."""
+    import irstats
+    from irstats.io.trec import read_qrels
+    from irstats.meta.splits import bytewise_sorted
+
+    marked = requested(measures)
+    wanted: dict[str, None] = {}
+    for measure, params in marked:
+        for printed, name in measure.values(params):
+            if name is None and measure.kind != "runid":
+                raise InputError(f"trec_eval measure '{measure.name}' is not computed by irstats yet")
+            if name is not None:
+                wanted[irstats.canonical_name(name)] = None
+    wanted.setdefault("NumQ", None)
+    qrels_topics = bytewise_sorted(read_qrels(qrels).get_column("topic").unique().to_list())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", IrstatsWarning)  # trec_eval says nothing about them either
+        scores = irstats.evaluate(qrels, results, list(wanted), depth=depth, rel_level=rel_level,
+                                  complete=complete, judged_only=judged_only, trec_eval_compat=True)
+    any_matrix = scores["NumQ"]
+    if len(any_matrix.systems) != 1:
+        raise InputError("a trec_eval results file holds one run")
+    evaluated = set(any_matrix.topics)
+    missing = [t for t in qrels_topics if t not in evaluated]
+    if missing and not complete:
+        raise TopicWithoutResults(f"result qid '{missing[0]}' not found in qrels")
+    topics = [t for t in qrels_topics if t in evaluated]
+    out: list[str] = []
+    if per_topic:
+        for topic in topics:
+            for measure, params in marked:
+                if measure.kind not in ("float", "long"):
+                    continue
+                for printed, name in measure.values(params):
+                    matrix = scores[irstats.canonical_name(name)]
+                    out.append(_line(printed, topic, matrix.values[0, matrix.topics.index(topic)], measure.kind))
+    if summary:
+        for measure, params in marked:
+            out.extend(_summary_lines(measure, params, scores, any_matrix.systems[0], topics))
+    return "".join(out)
+
+
+def _summary_lines(measure: TrecEvalMeasure, params, scores, run_id: str, topics: list[str]) -> list[str]:
+    import irstats
+
+    num_queries = len(topics)
+    if measure.kind == "runid":
+        return [f"{'runid':<22}\tall\t{run_id}\n"]
+    if measure.kind == "num_q":
+        return [f"{'num_q':<22}\tall\t{len(topics)}\n"]
+    lines = []
+    for printed, name in measure.values(params):
+        matrix = scores[irstats.canonical_name(name)]
+        values = [float(matrix.values[0, matrix.topics.index(t)]) for t in topics]
+        if measure.kind == "gm":
+            values = [math.log(max(v, MIN_GEO_MEAN)) for v in values]
+        total = 0.0
+        for v in values:  # added in topic order, as trec_eval accumulates (no pairwise summation)
+            total += v
+        if measure.kind == "gm":
+            value = math.exp(total / num_queries)
+        elif measure.kind == "long":
+            value = total
+        else:
+            value = total / num_queries
+        lines.append(_line(printed, "all", value, measure.kind))
+    return lines
+
+
+__all__ = ["TopicWithoutResults", "trec_eval_output"]

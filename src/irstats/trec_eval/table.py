@@ -1,0 +1,159 @@
+"""trec_eval 10's measure table (measures.c): names in print order, parameters, nicknames,
+and the irstats measure behind every printed value.
+
+A trec_eval measure is asked for with ``-m name`` or ``-m name.params`` (``P.5,10``,
+``iprec_at_recall..1,.5``, ``set_F.0.5``, ``rbp.p=0.8``); a parameter list expands into
+one printed value per parameter (``P_5``, ``P_10``). Each entry knows how to print its
+names (``P_5``, ``iprec_at_recall_0.10``, ``Rprec_mult_0.20``) and which canonical irstats
+measure computes each value. Kinds: ``float`` (``%6.4f``), ``long`` (``%ld``: counts,
+summed over topics), and the summary-only ``runid``, ``num_q`` and ``gm`` (trec_eval's
+geometric mean of per-topic values, floored at 1e-5).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from irstats.errors import InputError
+
+#: trec_eval's MIN_GEO_MEAN: the floor of gm_map and gm_bpref.
+MIN_GEO_MEAN = 1e-5
+
+_CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+
+
+@dataclass(frozen=True)
+class TrecEvalMeasure:
+    """One measure of trec_eval's table.
+
+    ``param_kind``: ``"none"``, ``"longs"`` (whole-number cut-offs), ``"floats"`` (recall
+    levels, R multiples) or ``"float"`` (one number: set_F's β, rbp's p). ``values(params)``
+    gives, in print order, ``(printed name, canonical irstats measure)`` pairs.
+    """
+
+    name: str
+    kind: str
+    param_kind: str = "none"
+    defaults: tuple = ()
+    printed: Callable[[object], str] | None = None  # one parameter → printed name
+    measure: Callable[[object], str] | None = None  # one parameter → irstats measure
+
+    def values(self, params: tuple | None = None) -> list[tuple[str, str | None]]:
+        params = self.defaults if params is None else params
+        if self.param_kind == "none":
+            return [(self.name, self.measure(None) if self.measure else None)]
+        if self.param_kind == "float":
+            value = params[0] if params else None
+            name = self.name if value is None or value == self.defaults[0] else self.printed(value)
+            return [(name, self.measure(value if value is not None else self.defaults[0]))]
+        return [(self.printed(p), self.measure(p)) for p in params]
+
+    def parse(self, text: str) -> tuple:
+        """The parameters of ``-m name.text``, as trec_eval reads them."""
+        if self.param_kind == "none":
+            raise InputError(f"trec_eval measure {self.name} takes no parameters")
+        parts = [p for p in text.split(",")]
+        try:
+            if self.param_kind == "longs":
+                values = tuple(sorted({int(p) for p in parts}))
+                if any(v <= 0 for v in values):
+                    raise ValueError
+                return values
+            if self.param_kind == "floats":
+                return tuple(sorted({float(p) for p in parts}))
+            if self.param_kind == "float":
+                key, _, value = text.rpartition("=")
+                return (float(value),)
+        except ValueError:
+            pass
+        raise InputError(f"illegal parameters {text!r} for trec_eval measure {self.name}")
+
+
+def _single(name: str, kind: str, measure: str | None) -> TrecEvalMeasure:
+    return TrecEvalMeasure(name, kind, measure=(lambda _: measure) if measure else None)
+
+
+def _cutoffs(name: str, measure: str, defaults=_CUTS) -> TrecEvalMeasure:
+    return TrecEvalMeasure(name, "float", "longs", tuple(defaults), lambda k: f"{name}_{k}",
+                           lambda k: f"{measure}@{k}")
+
+
+#: trec_eval 10's measures in its print order (measures.c te_trec_measures[]). ``measure``
+#: None: not computed by irstats yet (asking for it is a clear error).
+TABLE: tuple[TrecEvalMeasure, ...] = (
+    _single("runid", "runid", None),
+    _single("num_q", "num_q", "NumQ"),
+    _single("num_ret", "long", "NumRet"),
+    _single("num_rel", "long", "NumRel"),
+    _single("num_rel_ret", "long", "NumRelRet"),
+    _single("map", "float", "AP"),
+    _single("gm_map", "gm", "AP"),
+    _single("Rprec", "float", "Rprec"),
+    _single("bpref", "float", "Bpref"),
+    _single("recip_rank", "float", "RR"),
+    TrecEvalMeasure("iprec_at_recall", "float", "floats", tuple(k / 10 for k in range(11)),
+                    lambda r: f"iprec_at_recall_{r:.2f}", lambda r: f"IPrec@{r:g}"),
+    _cutoffs("P", "P"),
+    _single("relstring", "string", None),
+    _cutoffs("recall", "R"),
+    _single("infAP", "float", None),
+    _single("gm_bpref", "gm", "Bpref"),
+    TrecEvalMeasure("Rprec_mult", "float", "floats", tuple(k / 10 for k in range(2, 21, 2)),
+                    lambda x: f"Rprec_mult_{x:.2f}", lambda x: f"Rprec(mult={x:g})"),
+    _single("utility", "float", None),
+    _single("11pt_avg", "float", "IPrecAvg"),
+    _single("binG", "float", "binG"),
+    _single("G", "float", None),
+    _single("ndcg", "float", "nDCG"),
+    _single("ndcg_rel", "float", None),
+    _single("Rndcg", "float", None),
+    _cutoffs("ndcg_cut", "nDCG"),
+    _cutoffs("map_cut", "AP"),
+    _cutoffs("relative_P", "RelP"),
+    _cutoffs("success", "Success", (1, 5, 10)),
+    _single("set_P", "float", "SetP"),
+    _single("set_relative_P", "float", "SetRelP"),
+    _single("set_recall", "float", "SetR"),
+    _single("set_map", "float", "SetAP"),
+    TrecEvalMeasure("set_F", "float", "float", (1.0,), lambda b: "set_F", lambda b: f"SetF(beta={b:g})"),
+    _single("num_nonrel_judged_ret", "long", "NumNonrelJudgedRet"),
+    TrecEvalMeasure("rbp", "float", "float", (0.9,), lambda p: "rbp", lambda p: f"RBP(p={p:g})"),
+    TrecEvalMeasure("rbp_resid", "float", "float", (0.9,), lambda p: "rbp_resid", lambda p: f"RBPresid(p={p:g})"),
+    _cutoffs("unj", "Unj", (5, 10, 20)),
+)
+
+BY_NAME = {m.name: m for m in TABLE}
+
+#: trec_eval's nicknames (measures.c).
+NICKNAMES: dict[str, tuple[str, ...]] = {
+    "official": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+                 "recip_rank", "iprec_at_recall", "P"),
+    "all_trec": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+                 "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "unj", "rbp", "rbp_resid", "infAP",
+                 "gm_bpref", "utility", "11pt_avg", "ndcg", "relative_P", "Rprec_mult", "success", "map_cut",
+                 "ndcg_cut", "ndcg_rel", "Rndcg", "binG", "G", "set_P", "set_recall", "set_relative_P",
+                 "set_map", "set_F", "num_nonrel_judged_ret"),
+    "set": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall",
+            "set_relative_P", "set_map", "set_F"),
+}
+
+
+def requested(specs: list[str]) -> list[tuple[TrecEvalMeasure, tuple | None]]:
+    """``-m`` arguments → the marked measures in trec_eval's print order, with parameters
+    (None: the defaults). A later ``-m name.params`` for the same measure replaces earlier
+    parameters, as trec_eval does."""
+    marked: dict[str, tuple | None] = {}
+    for spec in specs or ["official"]:
+        name, dot, params = spec.partition(".")
+        if name in NICKNAMES and not dot:
+            for member in NICKNAMES[name]:
+                marked.setdefault(member, None)
+            continue
+        if name not in BY_NAME:
+            raise InputError(f"illegal measure '{spec}'")
+        marked[name] = BY_NAME[name].parse(params) if dot else marked.get(name)
+    return [(m, marked[m.name]) for m in TABLE if m.name in marked]
+
+
+__all__ = ["BY_NAME", "MIN_GEO_MEAN", "NICKNAMES", "TABLE", "TrecEvalMeasure", "requested"]
