@@ -78,3 +78,84 @@ register(Family("DCG", "Discounted cumulative gain, gain/log2(rank+1).", (GAIN_P
 register(Family("nDCG", "DCG divided by the DCG of the ideal ranking of all judged documents.", (GAIN_PARAM,),
                 terms=gain_terms, shares_terms=_same_terms, normaliser=_by_ideal_dcg, trec_eval=_trec_ndcg),
          aliases=("NDCG",))
+
+
+# ----------------------------------------------------------------------------- trec_eval's
+# experimental nDCG variants (m_ndcg_rel.c, m_Rndcg.c), with trec_eval's default gains
+# (gain = relevance grade). D(i) is the run's DCG to rank i, I(i) the ideal DCG to rank i
+# (capped at L, the number of positively graded qrels documents), n the list's length.
+
+
+def _run_and_ideal(j, m):
+    """D at every rank (S, T, K), I at every rank 1..L (T, L) and L per topic."""
+    from irstats.measures.common import accumulate
+
+    width = j.depth
+    running = accumulate(j, ("discounted gain", "lin"),
+                         lambda w: gain_function("lin")(j.head(j.grades, w)) * (1.0 / np.log2(j.ranks[:w] + 1.0)),
+                         np.arange(1, width + 1) if width else None)
+    ideal = j.qrels.ideal_gains("lin", gain_function("lin"))
+    ideal_running = np.cumsum(ideal / np.log2(np.arange(2, ideal.shape[1] + 2, dtype=np.float64)), axis=1)
+    length = (ideal > 0).sum(axis=1)
+    return running, ideal_running, length
+
+
+def ndcg_rel(j, m) -> np.ndarray:
+    """nDCG averaged over the relevant documents: at each positive-gain document retrieved at
+    rank i, D(i)/I(min(i, L)); each relevant document not retrieved contributes D(n)/I(L);
+    the sum is divided by L (trec_eval ndcg_rel)."""
+    out = np.zeros(j.n_ret.shape)
+    if j.depth == 0:
+        return out
+    running, ideal_running, length = _run_and_ideal(j, m)
+    ranks = np.arange(1, j.depth + 1)
+    positive = j.positive_grades() > 0  # (S, T, K): retrieved documents with positive gain
+    cap = np.minimum(ranks[None, :], np.maximum(length, 1)[:, None])  # (T, K)
+    ideal_at = np.take_along_axis(ideal_running, cap - 1, axis=1)  # (T, K)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ratios = np.where(positive, running / ideal_at[None, :, :], 0.0)
+    found = positive.sum(axis=2)
+    n = j.n_ret
+    final_d = np.take_along_axis(running, np.clip(n, 1, j.depth)[:, :, None] - 1, axis=2)[:, :, 0]
+    final_d = np.where(n > 0, final_d, 0.0)
+    ideal_all = ideal_running[np.arange(len(length)), np.maximum(length, 1) - 1]  # I(L)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        total = ratios.sum(axis=2) + (length[None, :] - found) * final_d / ideal_all[None, :]
+        value = total / length[None, :]
+    return np.where((length[None, :] > 0) & (total > 0), value, 0.0)
+
+
+def r_ndcg(j, m) -> np.ndarray:
+    """nDCG averaged at the R levels: D(min(b, n))/I(b) at every boundary b where the ideal
+    gain drops (the cumulative counts of the positive grades, highest first), and D(n)/I(L)
+    once more when the list runs on past L + 1 (trec_eval Rndcg)."""
+    out = np.zeros(j.n_ret.shape)
+    if j.depth == 0:
+        return out
+    running, ideal_running, length = _run_and_ideal(j, m)
+    ideal = j.qrels.ideal_gains("lin", gain_function("lin"))
+    n = j.n_ret
+    for t in range(ideal.shape[0]):
+        big_l = int(length[t])
+        if big_l == 0:
+            continue  # trec_eval divides 0 by 0 here; irstats gives 0, as for every undefined ratio
+        gains = ideal[t, :big_l]
+        boundaries = np.flatnonzero(np.append(gains[1:] != gains[:-1], True)) + 1  # ranks where the gain drops
+        ideal_at = ideal_running[t, boundaries - 1]
+        cut = np.minimum(boundaries[None, :], n[:, t][:, None])  # (S, B)
+        d = np.where(cut >= 1, np.take_along_axis(running[:, t, :], np.clip(cut, 1, j.depth) - 1, axis=1), 0.0)
+        points = d / ideal_at[None, :]
+        count = np.full(n.shape[0], len(boundaries), dtype=np.float64)
+        total = points.sum(axis=1)
+        longer = n[:, t] >= big_l + 2
+        final_d = np.take_along_axis(running[:, t, :], np.clip(n[:, t], 1, j.depth)[:, None] - 1, axis=1)[:, 0]
+        total = total + np.where(longer, final_d / ideal_running[t, big_l - 1], 0.0)
+        count = count + longer
+        out[:, t] = total / count
+    return out
+
+
+register(Family("nDCG_rel", "nDCG averaged over the relevant documents (trec_eval ndcg_rel, experimental).",
+                kernel=ndcg_rel, cutoff="none", trec_eval=lambda m: "ndcg_rel"))
+register(Family("RnDCG", "nDCG averaged at the R levels of the graded qrels (trec_eval Rndcg, experimental).",
+                kernel=r_ndcg, cutoff="none", trec_eval=lambda m: "Rndcg"))
