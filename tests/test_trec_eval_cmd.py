@@ -21,7 +21,7 @@ from tests.conftest import run_cli
 #: rescales per topic in trec_eval: tests/test_conformance_trec_eval.py pins that down).
 SUPPORTED = ["official", "recall", "unj", "rbp_resid", "gm_bpref", "11pt_avg", "ndcg", "relative_P", "Rprec_mult",
              "success", "map_cut", "ndcg_cut", "binG", "set_P", "set_recall", "set_relative_P", "set_map", "set_F",
-             "num_nonrel_judged_ret", "ndcg_rel", "Rndcg"]
+             "num_nonrel_judged_ret", "ndcg_rel", "Rndcg", "G"]
 OFFICIAL = {"runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
             "iprec_at_recall", "P"}
 

@@ -35,7 +35,7 @@ trec_eval 10's command line, computed by irstats; the output is trec_eval's, byt
 Example:
   alias trec_eval='irstats trec_eval'
   trec_eval -q -m all_trec qrels.txt run.txt
-Measures irstats does not compute yet (relstring, infAP, utility, G, the
+Measures irstats does not compute yet (relstring, infAP, utility, the
 preference and judgment-group measures) are refused with a clear message.
 """
 

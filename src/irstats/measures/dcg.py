@@ -159,3 +159,27 @@ register(Family("nDCG_rel", "nDCG averaged over the relevant documents (trec_eva
                 kernel=ndcg_rel, cutoff="none", trec_eval=lambda m: "ndcg_rel"))
 register(Family("RnDCG", "nDCG averaged at the R levels of the graded qrels (trec_eval Rndcg, experimental).",
                 kernel=r_ndcg, cutoff="none", trec_eval=lambda m: "Rndcg"))
+
+
+def g_terms(j, m, width: int) -> np.ndarray:
+    """trec_eval's G: gain_i / log2(2 + Σ_{k≤i} max(g*_k, 1) − Σ_{k≤i} gain_k) at each rank with
+    a gain, where g* is the ideal ranking's gain at rank k (0 past it): a document's credit
+    shrinks with how far the run's gain so far lags the ideal's (m_G.c)."""
+    gains = gain_function("lin")(j.head(j.grades, width))
+    ideal = j.qrels.ideal_gains("lin", gain_function("lin"))
+    padded = np.zeros((ideal.shape[0], width))
+    span = min(width, ideal.shape[1])
+    padded[:, :span] = ideal[:, :span]
+    cost = np.cumsum(np.maximum(padded, 1.0), axis=1)  # (T, width)
+    so_far = np.cumsum(gains, axis=2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(gains != 0, gains / np.log2(2.0 + cost[None, :, :] - so_far), 0.0)
+
+
+def _by_total_ideal_gain(j, m, depths):
+    return per_topic(j.qrels.ideal_gains("lin", gain_function("lin")).sum(axis=1))
+
+
+register(Family("G", "Normalized gain G: each document's gain over log2(2 + the ideal's lead in cumulative gain), "
+                "summed and divided by the total ideal gain (trec_eval G, experimental).", terms=g_terms,
+                normaliser=_by_total_ideal_gain, trec_eval=lambda m: "G" if m.cutoff is None else None))

@@ -104,7 +104,7 @@ TABLE: tuple[TrecEvalMeasure, ...] = (
     _single("utility", "float", None),
     _single("11pt_avg", "float", "IPrecAvg"),
     _single("binG", "float", "binG"),
-    _single("G", "float", None),
+    _single("G", "float", "G"),
     _single("ndcg", "float", "nDCG"),
     _single("ndcg_rel", "float", "nDCG_rel"),
     _single("Rndcg", "float", "RnDCG"),
