@@ -27,7 +27,7 @@ def test_canonical_names_print_back_identically(name):
     ("map", "AP"), ("map_cut_10", "AP@10"), ("map_cut.10", "AP@10"), ("P_10", "P@10"), ("P.10", "P@10"),
     ("P10", "P@10"), ("recall_1000", "R@1000"), ("recip_rank", "RR"), ("R-prec", "Rprec"), ("bpref", "Bpref"),
     ("ndcg", "nDCG"), ("ndcg_cut_10", "nDCG@10"), ("num_ret", "NumRet"), ("num_rel", "NumRel"),
-    ("num_rel_ret", "NumRelRet"), ("rbp", "RBP(p=0.9)"), ("rbp.p=0.8", "RBP(p=0.8)"),
+    ("num_rel_ret", "NumRelRet"), ("rbp", "RBP(p=0.9,scale=topic)"), ("rbp.p=0.8", "RBP(p=0.8,scale=topic)"),
     ("rbp_resid.p=0.5", "RBPresid(p=0.5)"), ("success_5", "Success@5"),
     ("RBP", "RBP(p=0.8)"), ("Q", "Q(beta=1)"), ("ERR", "ERR@20"), ("MAP", "AP"), ("NDCG@10", "nDCG@10"),
     ("RBP(rel=1,p=0.8)", "RBP(p=0.8,rel=1)"), ("RBP(p=0.80)", "RBP(p=0.8)"),
@@ -38,8 +38,8 @@ def test_aliases(alias, canonical):
 
 @pytest.mark.parametrize("canonical, trec", [
     ("AP", "map"), ("AP@10", "map_cut_10"), ("P@10", "P_10"), ("R@100", "recall_100"), ("RR", "recip_rank"),
-    ("nDCG", "ndcg"), ("nDCG@10", "ndcg_cut_10"), ("Bpref", "bpref"), ("RBP(p=0.9)", "rbp"),
-    ("RBP(p=0.8)", "rbp.p=0.8"), ("NumRet", "num_ret"), ("ERR@20", None), ("P(rel=2)@10", None),
+    ("nDCG", "ndcg"), ("nDCG@10", "ndcg_cut_10"), ("Bpref", "bpref"), ("RBP(p=0.9,scale=topic)", "rbp"),
+    ("RBP(p=0.8,scale=topic)", "rbp.p=0.8"), ("RBP(p=0.9)", None), ("NumRet", "num_ret"), ("ERR@20", None), ("P(rel=2)@10", None),
     ("nDCG(gain=exp)@10", None),
 ])
 def test_trec_eval_names(canonical, trec):

@@ -1,8 +1,11 @@
 """The judgments tensor: the grade of the document at every rank of every run and topic.
 
 ``grades[s, t, r]`` is the qrels grade of the document that system ``s`` ranks at position
-``r`` (0-based) for topic ``t``, ``UNJUDGED`` (−1) when the document has no qrels line (or a
-negative grade, trec_eval's pool-unjudged), and ``PADDING`` (−2) past the end of the list.
+``r`` (0-based) for topic ``t``, ``UNJUDGED`` (−1) when the document has no qrels line,
+``POOL_UNJUDGED`` (−3) when its qrels grade is negative (trec_eval: in the pool but not
+judged, as sampled qrels for infAP mark it), and ``PADDING`` (−2) past the end of the list.
+Both kinds of unjudged document count as unjudged everywhere; only infAP and trec_eval's
+relstring tell them apart.
 Every measure kernel works on this one tensor plus per-topic facts from the qrels (R, N,
 ideal gain vectors), vectorised over systems and topics (DESIGN.md).
 """
@@ -20,6 +23,7 @@ from irstats.errors import InputError, warn
 
 UNJUDGED = -1
 PADDING = -2
+POOL_UNJUDGED = -3
 
 
 @dataclass
@@ -118,7 +122,12 @@ class Judgments:
     @cached_property
     def unjudged(self) -> np.ndarray:
         """Mask of ranked documents without a qrels grade (padding past the list is not one)."""
-        return self.grades == UNJUDGED
+        return (self.grades == UNJUDGED) | (self.grades == POOL_UNJUDGED)
+
+    @cached_property
+    def pool_unjudged(self) -> np.ndarray:
+        """Mask of ranked documents whose qrels grade is negative (in the pool, not judged)."""
+        return self.grades == POOL_UNJUDGED
 
     def relevant(self, level: int | None = None) -> np.ndarray:
         """Mask of ranked documents with grade >= level (the run's ℓ by default)."""
@@ -221,7 +230,8 @@ def build_judgments(collection: Collection, runset: RunSet, options: EvalOptions
     rel = frame.get_column("rel").to_numpy()  # float, NaN for unjudged
     grade = np.nan_to_num(rel[rows], nan=UNJUDGED).astype(np.int64)
     if options.negative_rel == "unjudged":
-        grade[grade < 0] = UNJUDGED
+        # a negative grade is a qrels line (in the pool) left unjudged: its own code
+        grade[(grade < 0) & ~np.isnan(rel[rows])] = POOL_UNJUDGED
     else:
         judged = ~np.isnan(rel[rows])
         grade = np.where(judged, np.maximum(grade, 0), UNJUDGED)

@@ -35,8 +35,9 @@ trec_eval 10's command line, computed by irstats; the output is trec_eval's, byt
 Example:
   alias trec_eval='irstats trec_eval'
   trec_eval -q -m all_trec qrels.txt run.txt
-Measures irstats does not compute yet (relstring, infAP, utility, the
-preference and judgment-group measures) are refused with a clear message.
+  -N NUM      the number of documents in the collection (utility's d term)
+Not yet: the preference and judgment-group measures (-R prefs|qrels_prefs|qrels_jg) and -Z;
+they are refused with a clear message.
 """
 
 SHORT_OPTIONS = "hvqm:cl:nD:JN:M:R:T:oZ:"
@@ -65,7 +66,7 @@ def trec_eval_command(args):
         click.echo(f"irstats trec_eval: {exc.msg}\n{USAGE}", err=True, nl=False)
         sys.exit(1)
     settings = {"measures": [], "per_topic": False, "summary": True, "complete": False, "rel_level": 1,
-                "depth": None, "judged_only": False}
+                "depth": None, "judged_only": False, "num_docs": 0}
     for option, value in options:
         if option == "-h":
             click.echo(USAGE, nl=False)
@@ -90,8 +91,10 @@ def trec_eval_command(args):
         elif option == "-R" and value != "trec_qrels" or option == "-T" and value != "trec_results":
             raise InputError(f"input format {value!r} ({option}) is not read by irstats trec_eval yet; "
                              "trec_qrels and trec_results are")
-        elif option in ("-Z", "-N"):
-            raise InputError(f"option {option} is not supported by irstats trec_eval yet")
+        elif option == "-N":
+            settings["num_docs"] = _number("-N", value)
+        elif option == "-Z":
+            raise InputError("option -Z is not supported by irstats trec_eval yet")
         # -D (debug) and -o (obsolete) change nothing in the output
     if len(operands) != 2:
         click.echo(USAGE, err=True, nl=False)
@@ -99,7 +102,7 @@ def trec_eval_command(args):
     from irstats.trec_eval.table import requested
 
     try:
-        requested(settings["measures"])
+        requested(settings["measures"], settings["num_docs"])
     except InputError as exc:  # trec_eval: "illegal measure", exit 1
         click.echo(f"trec_eval: {exc.message}", err=True)
         sys.exit(1)

@@ -34,7 +34,7 @@ from irstats.collection import Collection, EvalOptions, RunSet, whole_number
 from irstats.errors import InputError, warn
 from irstats.evaluate import Evaluator
 from irstats.io.trec import read_names  # noqa: F401 - kept importable from here
-from irstats.judgments import UNJUDGED, Judgments, grade_dtype, qrels_index
+from irstats.judgments import POOL_UNJUDGED, UNJUDGED, Judgments, grade_dtype, qrels_index
 
 _NEVER = np.iinfo(np.int64).max  # first_rank of a qrels line no contributing run retrieves
 
@@ -80,7 +80,7 @@ def complete_depth(judgments: Judgments, systems: Iterable[str] | None = None) -
     """
     rows = _system_rows(judgments.systems, systems)
     grades = judgments.grades[rows]
-    unjudged = grades == UNJUDGED
+    unjudged = (grades == UNJUDGED) | (grades == POOL_UNJUDGED)
     first = np.where(unjudged.any(axis=2), np.argmax(unjudged, axis=2), judgments.depth)
     first = np.where(judgments.present[rows], first, judgments.depth)
     if first.shape[0] == 0:
@@ -177,11 +177,11 @@ class PoolSimulation:
 
     # ------------------------------------------------------------------ judgments
     def _line_grades(self) -> np.ndarray:
-        """The grade of every original qrels line as the engine reads it (−1: pool-unjudged)."""
+        """The grade of every original qrels line as the engine reads it (−3: pool-unjudged)."""
         rel = self.collection.qrels.get_column("rel").to_numpy().astype(np.int64)
         if self.options.negative_rel == "nonrel":
             return np.maximum(rel, 0)
-        return np.where(rel < 0, UNJUDGED, rel)
+        return np.where(rel < 0, POOL_UNJUDGED, rel)
 
     def _judgments(self, keep: np.ndarray | None, collection: Collection) -> Judgments:
         lines = self.ranked.lines

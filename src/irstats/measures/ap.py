@@ -42,3 +42,32 @@ register(Family("AP_min", "AP@k normalised by min(k, R) (Observed Volatility, Eq
 register(Family("SP", "Sum of precisions at the relevant ranks (un-normalised AP, R·AP).", bounded=False,
                 r_normalisation=RNormalisation("AP", ideal=lambda raw, r, depth: r), **_SUM_OF_PRECISIONS),
          aliases=("SumP",))
+
+
+#: trec_eval's INFAP_EPSILON.
+INFAP_EPSILON = 1e-5
+
+
+def inferred_ap_terms(j, m, width: int) -> np.ndarray:
+    """infAP's term at each judged relevant rank i (1-based; Yilmaz & Aslam, CIKM 2006, as
+    trec_eval's m_infap.c): 1 at rank 1, else 1/i + ((i−1)/i)·(p/(i−1))·((c + ε)/(c + q + 2ε)),
+    with c relevant and q judged non-relevant documents above, p = c + q + pool-unjudged ones
+    above (documents not in the qrels are skipped)."""
+    level = level_of(j, m)
+    rel = j.head(j.relevant(level), width)
+    judged_nonrel = j.head(j.judged, width) & ~rel
+    pool_unjudged = j.head(j.pool_unjudged, width)
+    c = j.head(j.cum_relevant(level), width) - rel  # relevant above
+    q = np.cumsum(judged_nonrel, axis=2, dtype=np.int64) - judged_nonrel  # judged non-relevant above
+    u = np.cumsum(pool_unjudged, axis=2, dtype=np.int64) - pool_unjudged  # pool-unjudged above
+    rank = j.ranks[:width]
+    above = rank - 1.0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        later = 1.0 / rank + (above / rank) * ((c + q + u) / above) * ((c + INFAP_EPSILON) / (c + q + 2 * INFAP_EPSILON))
+    return np.where(rel, np.where(rank == 1.0, 1.0, later), 0.0)
+
+
+register(Family("infAP", "Inferred AP from sampled judgments (Yilmaz & Aslam 2006; trec_eval infAP): AP estimated "
+                "from the judged documents; qrels lines with a negative grade are in the pool but unjudged.",
+                (LEVEL_PARAM,), terms=inferred_ap_terms, normaliser=_by_r, cutoff="none",
+                trec_eval=lambda m: "infAP" if m.get("rel") is None else None), aliases=("InfAP",))

@@ -16,8 +16,26 @@ def _weights(p: float, width: int) -> np.ndarray:
     return (1.0 - p) * np.power(p, np.arange(width, dtype=np.float64))
 
 
+SCALE_PARAM = Param("scale", str, "collection", choices=("collection", "topic"),
+                    help="graded gains as grade/g_max with the collection's top grade, or with each topic's "
+                         "(trec_eval's rbp)")
+
+
+def _topic_top_grades(j) -> np.ndarray:
+    """Each topic's top qrels grade (0 when none is positive), shaped (1, T, 1)."""
+    def compute():
+        top = np.zeros(j.qrels.n_topics)
+        np.maximum.at(top, j.qrels.topic_index, np.maximum(j.qrels.rel, 0))
+        return top[None, :, None]
+
+    return j.memo("topic top grades", compute)
+
+
 def rbp_terms(j, m, width: int) -> np.ndarray:
-    if m["rel"] is None:
+    if m["rel"] is None and m["scale"] == "topic":
+        # trec_eval's rbp: each topic's gains divided by its own top grade when that is above 1
+        gains = np.maximum(j.head(j.grades, width), 0) / np.maximum(_topic_top_grades(j), 1.0)
+    elif m["rel"] is None:
         # Graded: clip(grade, 0, g_max)/g_max with the collection-wide g_max.
         g_max = max(j.qrels.g_max, 1)
         gains = np.clip(j.head(j.grades, width), 0, g_max) / g_max
@@ -46,8 +64,8 @@ def _add_tail(j, m, inside, depths):
 
 
 def _trec_rbp(m) -> str | None:
-    # trec_eval rescales graded gains per topic; for grades {0, 1} (and {0, 1, 2}) it agrees.
-    if m.cutoff is not None or m["rel"] not in (None, 1):
+    # trec_eval's rbp divides graded gains by each topic's top grade: scale=topic.
+    if m.cutoff is not None or m["rel"] is not None or m["scale"] != "topic":
         return None
     return f"rbp.p={m['p']:g}" if m["p"] != 0.9 else "rbp"
 
@@ -72,7 +90,7 @@ def _graded(raw) -> str | None:
 
 
 register(Family("RBP", "Rank-biased precision (1−p)Σ g_i p^(i−1); graded gain grade/g_max unless rel= is given.",
-                (P_PARAM, LEVEL_PARAM), terms=rbp_terms, trec_eval=_trec_rbp, residual="RBPresid",
+                (P_PARAM, LEVEL_PARAM, SCALE_PARAM), terms=rbp_terms, trec_eval=_trec_rbp, residual="RBPresid",
                 r_normalisation=RNormalisation("nRBP", ideal=_ideal_rbp, objection=_graded)))
 register(Family("RBPresid", "RBP residual: the most RBP could rise if every unjudged document and every rank "
                 "past the list were relevant.", (P_PARAM,), terms=residual_terms, finish=_add_tail,

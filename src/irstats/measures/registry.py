@@ -289,13 +289,15 @@ _TREC_EVAL_ALIASES: list[tuple[re.Pattern, Callable[[re.Match], str]]] = [
     (re.compile(r"^num_ret$"), lambda m: "NumRet"),
     (re.compile(r"^num_rel$"), lambda m: "NumRel"),
     (re.compile(r"^num_rel_ret$"), lambda m: "NumRelRet"),
-    (re.compile(r"^rbp(?:\.p=([0-9.]+))?$"), lambda m: f"RBP(p={m[1] or '0.9'})"),
+    (re.compile(r"^rbp(?:\.p=([0-9.]+))?$"), lambda m: f"RBP(p={m[1] or '0.9'},scale=topic)"),
     (re.compile(r"^rbp_resid(?:\.p=([0-9.]+))?$"), lambda m: f"RBPresid(p={m[1] or '0.9'})"),
     (re.compile(r"^success[._](\d+)$"), lambda m: f"Success@{m[1]}"),
     (re.compile(r"^iprec_at_recall[._]([0-9.]+)$"), lambda m: f"IPrec@{float(m[1]):g}"),
     (re.compile(r"^11pt_avg$"), lambda m: "IPrecAvg"),
     (re.compile(r"^binG$"), lambda m: "binG"),
     (re.compile(r"^G$"), lambda m: "G"),
+    (re.compile(r"^infAP$"), lambda m: "infAP"),
+    (re.compile(r"^utility$"), lambda m: "Utility"),
     (re.compile(r"^ndcg_rel$"), lambda m: "nDCG_rel"),
     (re.compile(r"^Rndcg$"), lambda m: "RnDCG"),
     (re.compile(r"^set_P$"), lambda m: "SetP"),
@@ -421,10 +423,10 @@ _CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 ALL_TREC = ("NumQ", "NumRet", "NumRel", "NumRelRet", "AP", "Rprec", "Bpref", "RR",
             *(f"IPrec@{k / 10:g}" for k in range(11)), *(f"P@{k}" for k in _CUTS), *(f"R@{k}" for k in _CUTS),
             *(f"Rprec(mult={m / 10:g})" for m in range(2, 21, 2) if m != 10),  # mult=1 is Rprec
-            "binG", "G", "nDCG", "nDCG_rel", "RnDCG", *(f"nDCG@{k}" for k in _CUTS), *(f"AP@{k}" for k in _CUTS),
+            "binG", "G", "infAP", "Utility(a=1,b=-1,c=0,d=0)", "nDCG", "nDCG_rel", "RnDCG", *(f"nDCG@{k}" for k in _CUTS), *(f"AP@{k}" for k in _CUTS),
             *(f"RelP@{k}" for k in _CUTS), *(f"Success@{k}" for k in (1, 5, 10)),
             "SetP", "SetRelP", "SetR", "SetAP", "SetF(beta=1)", "NumNonrelJudgedRet",
-            "IPrecAvg", "RBP(p=0.9)", "RBPresid(p=0.9)", *(f"Unj@{k}" for k in (5, 10, 20)))
+            "IPrecAvg", "RBP(p=0.9,scale=topic)", "RBPresid(p=0.9)", *(f"Unj@{k}" for k in (5, 10, 20)))
 
 
 def expand_measures(names) -> list[str]:

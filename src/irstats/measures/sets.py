@@ -130,3 +130,23 @@ register(Family("binG", "Binary G: relevant documents' 1/log2(2 + non-relevant r
                 "by R (trec_eval binG, experimental).", (LEVEL_PARAM,), terms=bin_g_terms,
                 normaliser=_by_num_relevant, trec_eval=lambda m: "binG" if m.cutoff is None and m.get("rel") is None
                 else None), aliases=("BinG",))
+
+
+def utility(j, m) -> np.ndarray:
+    """a·C + b·(n − C) + c·(R − C) + d·(N + C − n − R): the relevant retrieved, non-relevant
+    retrieved, relevant missed and non-relevant not retrieved, weighted (trec_eval utility;
+    N = ``docs``, the collection's size, trec_eval's -N)."""
+    c, n, r = _sizes(j, m)
+    return m["a"] * c + m["b"] * (n - c) + m["c"] * (r - c) + m["d"] * (m["docs"] + c - n - r)
+
+
+register(Family("Utility", "Linear utility a·C + b·(n − C) + c·(R − C) + d·(N + C − n − R) of the retrieved set "
+                "(trec_eval utility; N = docs, its -N).",
+                (Param("a", float, 1.0, always_shown=True, help="weight of a relevant document retrieved"),
+                 Param("b", float, -1.0, always_shown=True, help="weight of a non-relevant document retrieved"),
+                 Param("c", float, 0.0, always_shown=True, help="weight of a relevant document missed"),
+                 Param("d", float, 0.0, always_shown=True, help="weight of a non-relevant document not retrieved"),
+                 Param("docs", int, 0, help="the number of documents in the collection (trec_eval -N)", low=0),
+                 LEVEL_PARAM),
+                kernel=utility, cutoff="none", bounded=False,
+                trec_eval=lambda m: "utility" if m.get("rel") is None else None))

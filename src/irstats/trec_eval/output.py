@@ -28,17 +28,18 @@ def _line(name: str, topic: str, value, kind: str) -> str:
 
 def trec_eval_output(qrels, results, measures: list[str], *, per_topic: bool = False, summary: bool = True,
                      complete: bool = False, rel_level: int = 1, depth: int | None = None,
-                     judged_only: bool = False) -> str:
-    """What ``trec_eval [-q] [-n] [-c] [-l L] [-M M] [-J] -m … qrels results`` prints."""
+                     judged_only: bool = False, num_docs: int = 0) -> str:
+    """What ``trec_eval [-q] [-n] [-c] [-l L] [-M M] [-J] [-N N] -m … qrels results`` prints
+    (``num_docs``: -N, the collection's size, which only utility's d term uses)."""
     import irstats
     from irstats.io.trec import read_qrels
     from irstats.meta.splits import bytewise_sorted
 
-    marked = requested(measures)
+    marked = requested(measures, num_docs)
     wanted: dict[str, None] = {}
     for measure, params in marked:
         for printed, name in measure.values(params):
-            if name is None and measure.kind != "runid":
+            if name is None and measure.kind not in ("runid", "string"):
                 raise InputError(f"trec_eval measure '{measure.name}' is not computed by irstats yet")
             if name is not None:
                 wanted[irstats.canonical_name(name)] = None
@@ -56,10 +57,16 @@ def trec_eval_output(qrels, results, measures: list[str], *, per_topic: bool = F
     if missing and not complete:
         raise TopicWithoutResults(f"result qid '{missing[0]}' not found in qrels")
     topics = [t for t in qrels_topics if t in evaluated]
+    strings = _relstrings(qrels, results, marked, dict(depth=depth, rel_level=rel_level, complete=complete,
+                                                       judged_only=judged_only)) if per_topic else {}
     out: list[str] = []
     if per_topic:
         for topic in topics:
             for measure, params in marked:
+                if measure.kind == "string":
+                    printed = measure.name if params is None else measure.printed(params[0])
+                    out.append(f"{printed:<22}\t{topic}\t'{strings[topic]}'\n")
+                    continue
                 if measure.kind not in ("float", "long"):
                     continue
                 for printed, name in measure.values(params):
@@ -71,12 +78,36 @@ def trec_eval_output(qrels, results, measures: list[str], *, per_topic: bool = F
     return "".join(out)
 
 
+def _relstrings(qrels, results, marked, options) -> dict[str, str]:
+    """trec_eval's relstring per topic: the raw grade of each of the first N documents ('>' above
+    9), '-' for a document not in the qrels and '.' for one in the pool but unjudged."""
+    chosen = [params for measure, params in marked if measure.kind == "string"]
+    if not chosen:
+        return {}
+    length = (chosen[0] or (10,))[0]
+    from irstats.evaluate import Evaluator
+    from irstats.judgments import POOL_UNJUDGED, UNJUDGED
+
+    judgments = Evaluator(qrels, **options).judgments(results)
+    out = {}
+    for t, topic in enumerate(judgments.topics):
+        n = min(int(judgments.n_ret[0, t]), int(length))
+        chars = []
+        for grade in judgments.grades[0, t, :n].tolist():
+            chars.append(">" if grade > 9 else str(grade) if grade >= 0 else
+                         "-" if grade == UNJUDGED else "." if grade == POOL_UNJUDGED else "<")
+        out[topic] = "".join(chars)
+    return out
+
+
 def _summary_lines(measure: TrecEvalMeasure, params, scores, run_id: str, topics: list[str]) -> list[str]:
     import irstats
 
     num_queries = len(topics)
     if measure.kind == "runid":
         return [f"{'runid':<22}\tall\t{run_id}\n"]
+    if measure.kind == "string":
+        return []  # trec_eval prints relstring for single topics only
     if measure.kind == "num_q":
         return [f"{'num_q':<22}\tall\t{len(topics)}\n"]
     lines = []

@@ -43,6 +43,8 @@ class TrecEvalMeasure:
         params = self.defaults if params is None else params
         if self.param_kind == "none":
             return [(self.name, self.measure(None) if self.measure else None)]
+        if self.param_kind == "floats_one":  # several numbers, one value (utility's a, b, c, d)
+            return [(self.printed(params), self.measure(params))]
         if self.param_kind == "float":
             value = params[0] if params else None
             name = self.name if value is None or value == self.defaults[0] else self.printed(value)
@@ -62,6 +64,11 @@ class TrecEvalMeasure:
                 return values
             if self.param_kind == "floats":
                 return tuple(sorted({float(p) for p in parts}))
+            if self.param_kind == "floats_one":
+                values = tuple(float(p) for p in parts)
+                if len(values) != len(self.defaults):
+                    raise ValueError
+                return values
             if self.param_kind == "float":
                 key, _, value = text.rpartition("=")
                 return (float(value),)
@@ -95,13 +102,14 @@ TABLE: tuple[TrecEvalMeasure, ...] = (
     TrecEvalMeasure("iprec_at_recall", "float", "floats", tuple(k / 10 for k in range(11)),
                     lambda r: f"iprec_at_recall_{r:.2f}", lambda r: f"IPrec@{r:g}"),
     _cutoffs("P", "P"),
-    _single("relstring", "string", None),
+    TrecEvalMeasure("relstring", "string", "longs", (10,), lambda n: f"relstring_{n}", lambda n: None),
     _cutoffs("recall", "R"),
-    _single("infAP", "float", None),
+    _single("infAP", "float", "infAP"),
     _single("gm_bpref", "gm", "Bpref"),
     TrecEvalMeasure("Rprec_mult", "float", "floats", tuple(k / 10 for k in range(2, 21, 2)),
                     lambda x: f"Rprec_mult_{x:.2f}", lambda x: f"Rprec(mult={x:g})"),
-    _single("utility", "float", None),
+    TrecEvalMeasure("utility", "float", "floats_one", (1.0, -1.0, 0.0, 0.0), lambda p: "utility",
+                    lambda p: f"Utility(a={p[0]:g},b={p[1]:g},c={p[2]:g},d={p[3]:g})"),
     _single("11pt_avg", "float", "IPrecAvg"),
     _single("binG", "float", "binG"),
     _single("G", "float", "G"),
@@ -118,7 +126,7 @@ TABLE: tuple[TrecEvalMeasure, ...] = (
     _single("set_map", "float", "SetAP"),
     TrecEvalMeasure("set_F", "float", "float", (1.0,), lambda b: "set_F", lambda b: f"SetF(beta={b:g})"),
     _single("num_nonrel_judged_ret", "long", "NumNonrelJudgedRet"),
-    TrecEvalMeasure("rbp", "float", "float", (0.9,), lambda p: "rbp", lambda p: f"RBP(p={p:g})"),
+    TrecEvalMeasure("rbp", "float", "float", (0.9,), lambda p: "rbp", lambda p: f"RBP(p={p:g},scale=topic)"),
     TrecEvalMeasure("rbp_resid", "float", "float", (0.9,), lambda p: "rbp_resid", lambda p: f"RBPresid(p={p:g})"),
     _cutoffs("unj", "Unj", (5, 10, 20)),
 )
@@ -139,10 +147,10 @@ NICKNAMES: dict[str, tuple[str, ...]] = {
 }
 
 
-def requested(specs: list[str]) -> list[tuple[TrecEvalMeasure, tuple | None]]:
+def requested(specs: list[str], num_docs: int = 0) -> list[tuple[TrecEvalMeasure, tuple | None]]:
     """``-m`` arguments → the marked measures in trec_eval's print order, with parameters
     (None: the defaults). A later ``-m name.params`` for the same measure replaces earlier
-    parameters, as trec_eval does."""
+    parameters, as trec_eval does. ``num_docs`` (-N) goes to utility's d term."""
     marked: dict[str, tuple | None] = {}
     for spec in specs or ["official"]:
         name, dot, params = spec.partition(".")
@@ -153,7 +161,18 @@ def requested(specs: list[str]) -> list[tuple[TrecEvalMeasure, tuple | None]]:
         if name not in BY_NAME:
             raise InputError(f"illegal measure '{spec}'")
         marked[name] = BY_NAME[name].parse(params) if dot else marked.get(name)
-    return [(m, marked[m.name]) for m in TABLE if m.name in marked]
+    out = [(m, marked[m.name]) for m in TABLE if m.name in marked]
+    if num_docs:
+        out = [(_with_docs(m, num_docs) if m.name == "utility" else m, p) for m, p in out]
+    return out
+
+
+def _with_docs(measure: TrecEvalMeasure, num_docs: int) -> TrecEvalMeasure:
+    """utility with the collection's size N for its d·(N + C − n − R) term."""
+    from dataclasses import replace
+
+    build = measure.measure
+    return replace(measure, measure=lambda p: build(p)[:-1] + f",docs={int(num_docs)})")
 
 
 __all__ = ["BY_NAME", "MIN_GEO_MEAN", "NICKNAMES", "TABLE", "TrecEvalMeasure", "requested"]
