@@ -119,3 +119,10 @@ def test_utility_with_collection_size(te):
         name, topic, value = line.split()
         c, n, r = counts[topic]["num_rel_ret"], counts[topic]["num_ret"], counts[topic]["num_rel"]
         assert float(value) == pytest.approx(c - (n - c) + (1000 + c - n - r))
+
+
+def test_zscores_byte_for_byte(te):
+    """trec_eval -q -m all_trec -Z zscores_file qrels.test results.test > out.test.aqZ"""
+    code, out = _run(["-q", "-m", "all_trec", "-Z", te / "zscores_file", te / "qrels.test", te / "results.test"])
+    assert code == 0
+    assert out == (te / "out.test.aqZ").read_text()

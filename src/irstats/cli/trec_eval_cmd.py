@@ -36,8 +36,9 @@ Example:
   alias trec_eval='irstats trec_eval'
   trec_eval -q -m all_trec qrels.txt run.txt
   -N NUM      the number of documents in the collection (utility's d term)
-Not yet: the preference and judgment-group measures (-R prefs|qrels_prefs|qrels_jg) and -Z;
-they are refused with a clear message.
+  -Z FILE     print z-scores: each topic's value standardized by FILE's 'qid measure mean sd'
+Not yet: the preference and judgment-group measures (-R prefs|qrels_prefs|qrels_jg); they are
+refused with a clear message.
 """
 
 SHORT_OPTIONS = "hvqm:cl:nD:JN:M:R:T:oZ:"
@@ -66,7 +67,7 @@ def trec_eval_command(args):
         click.echo(f"irstats trec_eval: {exc.msg}\n{USAGE}", err=True, nl=False)
         sys.exit(1)
     settings = {"measures": [], "per_topic": False, "summary": True, "complete": False, "rel_level": 1,
-                "depth": None, "judged_only": False, "num_docs": 0}
+                "depth": None, "judged_only": False, "num_docs": 0, "zscores": None}
     for option, value in options:
         if option == "-h":
             click.echo(USAGE, nl=False)
@@ -94,7 +95,7 @@ def trec_eval_command(args):
         elif option == "-N":
             settings["num_docs"] = _number("-N", value)
         elif option == "-Z":
-            raise InputError("option -Z is not supported by irstats trec_eval yet")
+            settings["zscores"] = value
         # -D (debug) and -o (obsolete) change nothing in the output
     if len(operands) != 2:
         click.echo(USAGE, err=True, nl=False)

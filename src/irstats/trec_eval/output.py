@@ -20,17 +20,55 @@ class TopicWithoutResults(InputError):
     """trec_eval's exit 4: a qrels topic has no results and -c was not given."""
 
 
-def _line(name: str, topic: str, value, kind: str) -> str:
+#: trec_eval's MISSING_ZSCORE_VALUE: a value -Z has no mean and sd for.
+MISSING_ZSCORE = -1000000.0
+
+
+def _line(name: str, topic: str, value, kind: str, zscores=None) -> str:
+    if zscores is not None:  # every value is a z-score then, printed as a float with a Z
+        return f"Z{name:<22}\t{topic}\t{value:6.4f}\n"
     if kind == "long":
         return f"{name:<22}\t{topic}\t{int(value)}\n"
     return f"{name:<22}\t{topic}\t{value:6.4f}\n"
 
 
+def read_zscores(path) -> dict[tuple[str, str], tuple[float, float]]:
+    """trec_eval's -Z file: ``qid measure mean stddev`` per line → {(qid, measure): (mean, sd)}."""
+    from irstats.io.trec import read_lines
+
+    out = {}
+    for number, text in enumerate(read_lines(path).to_list(), start=1):
+        fields = (text or "").split()
+        if not fields:
+            continue
+        try:
+            if len(fields) != 4:
+                raise ValueError
+            out[(fields[0], fields[1])] = (float(fields[2]), float(fields[3]))
+        except ValueError:
+            raise InputError("expected 'qid measure mean stddev'", path=str(path), line=number) from None
+    return out
+
+
+def _z(zscores, topic: str, name: str, value: float) -> float:
+    """trec_eval's te_convert_to_zscore: (v − mean)/sd; 0 for v = mean when sd = 0; else missing."""
+    found = zscores.get((topic, name))
+    if found is None:
+        return MISSING_ZSCORE
+    mean, sd = found
+    if sd:
+        return (value - mean) / sd
+    return 0.0 if value == mean else MISSING_ZSCORE
+
+
 def trec_eval_output(qrels, results, measures: list[str], *, per_topic: bool = False, summary: bool = True,
                      complete: bool = False, rel_level: int = 1, depth: int | None = None,
-                     judged_only: bool = False, num_docs: int = 0) -> str:
+                     judged_only: bool = False, num_docs: int = 0, zscores=None) -> str:
     """What ``trec_eval [-q] [-n] [-c] [-l L] [-M M] [-J] [-N N] -m … qrels results`` prints
-    (``num_docs``: -N, the collection's size, which only utility's d term uses)."""
+    (``num_docs``: -N, the collection's size, which only utility's d term uses; ``zscores``:
+    -Z, a file of per-topic means and sds turning every value into a z-score)."""
+    if zscores is not None and not isinstance(zscores, dict):
+        zscores = read_zscores(zscores)
     import irstats
     from irstats.io.trec import read_qrels
     from irstats.meta.splits import bytewise_sorted
@@ -71,10 +109,13 @@ def trec_eval_output(qrels, results, measures: list[str], *, per_topic: bool = F
                     continue
                 for printed, name in measure.values(params):
                     matrix = scores[irstats.canonical_name(name)]
-                    out.append(_line(printed, topic, matrix.values[0, matrix.topics.index(topic)], measure.kind))
+                    value = float(matrix.values[0, matrix.topics.index(topic)])
+                    if zscores is not None:
+                        value = _z(zscores, topic, printed, value)
+                    out.append(_line(printed, topic, value, measure.kind, zscores))
     if summary:
         for measure, params in marked:
-            out.extend(_summary_lines(measure, params, scores, any_matrix.systems[0], topics))
+            out.extend(_summary_lines(measure, params, scores, any_matrix.systems[0], topics, zscores))
     return "".join(out)
 
 
@@ -100,7 +141,8 @@ def _relstrings(qrels, results, marked, options) -> dict[str, str]:
     return out
 
 
-def _summary_lines(measure: TrecEvalMeasure, params, scores, run_id: str, topics: list[str]) -> list[str]:
+def _summary_lines(measure: TrecEvalMeasure, params, scores, run_id: str, topics: list[str],
+                   zscores=None) -> list[str]:
     import irstats
 
     num_queries = len(topics)
@@ -109,13 +151,15 @@ def _summary_lines(measure: TrecEvalMeasure, params, scores, run_id: str, topics
     if measure.kind == "string":
         return []  # trec_eval prints relstring for single topics only
     if measure.kind == "num_q":
-        return [f"{'num_q':<22}\tall\t{len(topics)}\n"]
+        return [_line("num_q", "all", len(topics), "long", zscores)]
     lines = []
     for printed, name in measure.values(params):
         matrix = scores[irstats.canonical_name(name)]
         values = [float(matrix.values[0, matrix.topics.index(t)]) for t in topics]
-        if measure.kind == "gm":
+        if measure.kind == "gm":  # trec_eval's per-topic gm value is log(max(v, 1e-5))
             values = [math.log(max(v, MIN_GEO_MEAN)) for v in values]
+        if zscores is not None:
+            values = [_z(zscores, t, printed, v) for t, v in zip(topics, values)]
         total = 0.0
         for v in values:  # added in topic order, as trec_eval accumulates (no pairwise summation)
             total += v
@@ -125,7 +169,7 @@ def _summary_lines(measure: TrecEvalMeasure, params, scores, run_id: str, topics
             value = total
         else:
             value = total / num_queries
-        lines.append(_line(printed, "all", value, measure.kind))
+        lines.append(_line(printed, "all", value, measure.kind, zscores))
     return lines
 
 
