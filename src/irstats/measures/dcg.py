@@ -13,7 +13,10 @@ from irstats.measures.common import per_topic
 from irstats.errors import MeasureError
 from irstats.measures.registry import Family, Param, RNormalisation, register
 
-GAIN_PARAM = Param("gain", str, "lin", choices=("lin", "exp"), help="lin: gain = grade (trec_eval); exp: 2^grade − 1")
+GAIN_PARAM = Param("gain", str, "lin", choices=("lin", "exp"),
+                   help="a map of grades to gains such as 1:3;2:9 (other grades keep gain = grade, as trec_eval's "
+                        "ndcg.1=3,2=9)",
+                   pattern=r"-?\d+:-?\d+(\.\d*)?(;-?\d+:-?\d+(\.\d*)?)*")
 
 
 #: 2^g − 1 is infinite in float64 from this grade on.
@@ -21,10 +24,23 @@ EXP_GAIN_LIMIT = 1024
 
 
 def gain_function(kind: str):
-    """Map grades to gains; unjudged, 0 and negative grades give 0."""
+    """Map grades to gains; unjudged and padding give 0. ``lin``: the grade (0 for negative
+    grades); ``exp``: 2^grade − 1; a map ``"1:3;2:9"``: those grades get those gains and every
+    other grade ≥ 0 keeps gain = grade (trec_eval's gain maps: gains may be 0 or negative)."""
     if kind == "exp":
         return _exp_gain
-    return lambda grades: np.maximum(grades, 0).astype(np.float64)
+    if kind == "lin":
+        return lambda grades: np.maximum(grades, 0).astype(np.float64)
+    table = {int(level): float(gain) for level, gain in (item.split(":") for item in kind.split(";"))}
+
+    def mapped(grades: np.ndarray) -> np.ndarray:
+        grades = np.asarray(grades)
+        out = np.where(grades >= 0, grades, 0).astype(np.float64)
+        for level, gain in table.items():
+            out = np.where(grades == level, gain, out)
+        return out
+
+    return mapped
 
 
 def _exp_gain(grades: np.ndarray) -> np.ndarray:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from irstats.measures.common import LEVEL_PARAM, level_of
-from irstats.measures.registry import Family, register
+from irstats.measures.registry import Family, Param, register
 
 ELEVEN_POINTS = tuple(k / 10 for k in range(11))
 
@@ -57,8 +57,13 @@ def interpolated_precision(j, m) -> np.ndarray:
     return _at_levels(j, m, (m.cutoff,))[:, :, 0]
 
 
+LEVELS_PARAM = Param("levels", str, "", help="recall levels such as 0.25;0.5;0.75 (default the 11 points)",
+                     pattern=r"(0|1|0?\.\d+|1\.0*|0\.\d*)(;(0|1|0?\.\d+|1\.0*|0\.\d*))*")
+
+
 def eleven_point_average(j, m) -> np.ndarray:
-    return _at_levels(j, m, ELEVEN_POINTS).mean(axis=2)
+    levels = tuple(float(v) for v in m["levels"].split(";")) if m["levels"] else ELEVEN_POINTS
+    return _at_levels(j, m, levels).mean(axis=2)
 
 
 register(Family("IPrec", "Interpolated precision at recall level r: the best precision at or after the rank where "
@@ -66,5 +71,5 @@ register(Family("IPrec", "Interpolated precision at recall level r: the best pre
                 kernel=interpolated_precision, cutoff="required", cutoff_kind="recall",
                 trec_eval=lambda m: f"iprec_at_recall_{m.cutoff:.2f}" if m.get("rel") is None else None))
 register(Family("IPrecAvg", "11-point interpolated average precision: IPrec at recall 0, 0.1, …, 1, averaged "
-                "(trec_eval 11pt_avg).", (LEVEL_PARAM,), kernel=eleven_point_average, cutoff="none",
+                "(trec_eval 11pt_avg; levels= for others).", (LEVELS_PARAM, LEVEL_PARAM), kernel=eleven_point_average, cutoff="none",
                 trec_eval=lambda m: "11pt_avg" if m.get("rel") is None else None))

@@ -31,6 +31,7 @@ class Param:
     default: Any = None
     always_shown: bool = False
     choices: tuple = ()
+    pattern: str | None = None  # a str value must match this (full match) when it is not one of the choices
     help: str = ""
     low: float | None = None  # the smallest allowed value (None: no bound)
     high: float | None = None  # the largest allowed value
@@ -39,6 +40,10 @@ class Param:
 
     def check(self, value: Any) -> str | None:
         """Why ``value`` is not allowed, or None when it is (NaN never is)."""
+        if self.pattern is not None and self.kind is str:
+            if value in self.choices or re.fullmatch(self.pattern, value):
+                return None
+            return f"must be one of {', '.join(map(str, self.choices))}, or {self.help}"
         if self.choices and value not in self.choices:
             return f"must be one of {', '.join(map(str, self.choices))}"
         if self.kind in (int, float):

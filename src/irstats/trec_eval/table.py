@@ -40,11 +40,14 @@ class TrecEvalMeasure:
     measure: Callable[[object], str] | None = None  # one parameter → irstats measure
 
     def values(self, params: tuple | None = None) -> list[tuple[str, str | None]]:
+        if self.param_kind in ("floats_one", "gain_map", "levels_one"):  # one value, named by its parameters
+            if params is None:
+                return [(self.name, self.measure(self.defaults))]
+            raw, values = params
+            return [(self.printed(raw), self.measure(values))]
         params = self.defaults if params is None else params
         if self.param_kind == "none":
             return [(self.name, self.measure(None) if self.measure else None)]
-        if self.param_kind == "floats_one":  # several numbers, one value (utility's a, b, c, d)
-            return [(self.printed(params), self.measure(params))]
         if self.param_kind == "float":
             value = params[0] if params else None
             name = self.name if value is None or value == self.defaults[0] else self.printed(value)
@@ -58,7 +61,7 @@ class TrecEvalMeasure:
         parts = [p for p in text.split(",")]
         try:
             if self.param_kind == "longs":
-                values = tuple(sorted({int(p) for p in parts}))
+                values = tuple(sorted({_atol(p) for p in parts}))
                 if any(v <= 0 for v in values):
                     raise ValueError
                 return values
@@ -68,13 +71,30 @@ class TrecEvalMeasure:
                 values = tuple(float(p) for p in parts)
                 if len(values) != len(self.defaults):
                     raise ValueError
-                return values
+                return (text, values)
+            if self.param_kind == "levels_one":
+                return (text, tuple(float(p) for p in parts))
+            if self.param_kind == "gain_map":  # 1=3,2=9,4=4.5 → irstats' gain=1:3;2:9;4:4.5
+                pairs = [p.split("=") for p in parts]
+                if any(len(p) != 2 for p in pairs):
+                    raise ValueError
+                return (text, ";".join(f"{int(k)}:{float(v):g}" for k, v in pairs))
             if self.param_kind == "float":
                 key, _, value = text.rpartition("=")
                 return (float(value),)
         except ValueError:
             pass
         raise InputError(f"illegal parameters {text!r} for trec_eval measure {self.name}")
+
+
+def _atol(text: str) -> int:
+    """C's atol: the leading whole number of ``text`` ("23.4" → 23)."""
+    import re
+
+    match = re.match(r"\s*[+-]?\d+", text)
+    if not match:
+        raise ValueError(text)
+    return int(match.group(0))
 
 
 def _single(name: str, kind: str, measure: str | None) -> TrecEvalMeasure:
@@ -108,12 +128,14 @@ TABLE: tuple[TrecEvalMeasure, ...] = (
     _single("gm_bpref", "gm", "Bpref"),
     TrecEvalMeasure("Rprec_mult", "float", "floats", tuple(k / 10 for k in range(2, 21, 2)),
                     lambda x: f"Rprec_mult_{x:.2f}", lambda x: f"Rprec(mult={x:g})"),
-    TrecEvalMeasure("utility", "float", "floats_one", (1.0, -1.0, 0.0, 0.0), lambda p: "utility",
+    TrecEvalMeasure("utility", "float", "floats_one", (1.0, -1.0, 0.0, 0.0), lambda raw: f"utility_{raw}",
                     lambda p: f"Utility(a={p[0]:g},b={p[1]:g},c={p[2]:g},d={p[3]:g})"),
-    _single("11pt_avg", "float", "IPrecAvg"),
+    TrecEvalMeasure("11pt_avg", "float", "levels_one", (), lambda raw: f"11pt_avg_{raw}",
+                    lambda levels: f"IPrecAvg(levels={';'.join(f'{v:g}' for v in levels)})" if levels else "IPrecAvg"),
     _single("binG", "float", "binG"),
     _single("G", "float", "G"),
-    _single("ndcg", "float", "nDCG"),
+    TrecEvalMeasure("ndcg", "float", "gain_map", (), lambda raw: f"ndcg_{raw}", lambda gains: f"nDCG(gain={gains})"
+                    if gains else "nDCG"),
     _single("ndcg_rel", "float", "nDCG_rel"),
     _single("Rndcg", "float", "RnDCG"),
     _cutoffs("ndcg_cut", "nDCG"),
