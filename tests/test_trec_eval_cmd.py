@@ -38,10 +38,12 @@ def te(shared_data):
     (["-q", "-miprec_at_recall..10,.20,.25,.75,.50", "-m", "P.5,7,3", "-m", "recall.20,2000", "-m",
       "Rprec_mult.5.0,0.2,0.35", "-mutility.2,-1,0,0", "-m", "11pt_avg..25,.5,.75", "-mndcg.1=3,2=9,4=4.5",
       "-mndcg_cut.10,20,23.4", "-msuccess.2,5,20"], "qrels.test", "results.test", "out.test.meas_params"),
+    (["-m", "qrels_jg", "-q", "-R", "qrels_jg"], "qrels.123", "results.test", "out.test.qrels_jg"),
+    (["-m", "qrels_jg", "-q", "-R", "qrels_jg"], "qrels.comments.123", "results.test", "out.test.qrels_jg"),
 ])
 def test_quicktest_commands_byte_for_byte(te, options, qrels, run, expected):
-    """The commands of trec_eval's quicktest-commands.txt (all but the -R prefs|qrels_jg ones),
-    run as `irstats trec_eval …`."""
+    """The commands of trec_eval's quicktest-commands.txt (all but the three -R prefs|qrels_prefs
+    ones), run as `irstats trec_eval …`."""
     code, out = _run([*options, te / qrels, te / run])
     assert code == 0
     assert out == (te / expected).read_text()

@@ -37,8 +37,8 @@ Example:
   trec_eval -q -m all_trec qrels.txt run.txt
   -N NUM      the number of documents in the collection (utility's d term)
   -Z FILE     print z-scores: each topic's value standardized by FILE's 'qid measure mean sd'
-Not yet: the preference and judgment-group measures (-R prefs|qrels_prefs|qrels_jg); they are
-refused with a clear message.
+  -R qrels_jg judgment-group qrels (qid jg docno rel): the *_avgjg measures average over groups
+Not yet: the preference measures (-R prefs|qrels_prefs); they are refused with a clear message.
 """
 
 SHORT_OPTIONS = "hvqm:cl:nD:JN:M:R:T:oZ:"
@@ -67,7 +67,7 @@ def trec_eval_command(args):
         click.echo(f"irstats trec_eval: {exc.msg}\n{USAGE}", err=True, nl=False)
         sys.exit(1)
     settings = {"measures": [], "per_topic": False, "summary": True, "complete": False, "rel_level": 1,
-                "depth": None, "judged_only": False, "num_docs": 0, "zscores": None}
+                "depth": None, "judged_only": False, "num_docs": 0, "zscores": None, "rel_format": "trec_qrels"}
     for option, value in options:
         if option == "-h":
             click.echo(USAGE, nl=False)
@@ -89,9 +89,11 @@ def trec_eval_command(args):
             settings["depth"] = _number("-M", value)
         elif option == "-J":
             settings["judged_only"] = True
-        elif option == "-R" and value != "trec_qrels" or option == "-T" and value != "trec_results":
+        elif option == "-R" and value not in ("trec_qrels", "qrels_jg") or option == "-T" and value != "trec_results":
             raise InputError(f"input format {value!r} ({option}) is not read by irstats trec_eval yet; "
-                             "trec_qrels and trec_results are")
+                             "trec_qrels, qrels_jg and trec_results are")
+        elif option == "-R":
+            settings["rel_format"] = value
         elif option == "-N":
             settings["num_docs"] = _number("-N", value)
         elif option == "-Z":

@@ -63,7 +63,8 @@ def _z(zscores, topic: str, name: str, value: float) -> float:
 
 def trec_eval_output(qrels, results, measures: list[str], *, per_topic: bool = False, summary: bool = True,
                      complete: bool = False, rel_level: int = 1, depth: int | None = None,
-                     judged_only: bool = False, num_docs: int = 0, zscores=None) -> str:
+                     judged_only: bool = False, num_docs: int = 0, zscores=None,
+                     rel_format: str = "trec_qrels") -> str:
     """What ``trec_eval [-q] [-n] [-c] [-l L] [-M M] [-J] [-N N] -m … qrels results`` prints
     (``num_docs``: -N, the collection's size, which only utility's d term uses; ``zscores``:
     -Z, a file of per-topic means and sds turning every value into a z-score)."""
@@ -82,11 +83,18 @@ def trec_eval_output(qrels, results, measures: list[str], *, per_topic: bool = F
             if name is not None:
                 wanted[irstats.canonical_name(name)] = None
     wanted.setdefault("NumQ", None)
-    qrels_topics = bytewise_sorted(read_qrels(qrels).get_column("topic").unique().to_list())
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", IrstatsWarning)  # trec_eval says nothing about them either
-        scores = irstats.evaluate(qrels, results, list(wanted), depth=depth, rel_level=rel_level,
-                                  complete=complete, judged_only=judged_only, trec_eval_compat=True)
+    options = dict(depth=depth, rel_level=rel_level, complete=complete, judged_only=judged_only)
+    if rel_format == "qrels_jg":
+        from irstats.trec_eval.jg import averaged_over_groups, read_qrels_jg
+
+        groups = read_qrels_jg(qrels)
+        qrels_topics = bytewise_sorted({t for f in groups.values() for t in f.get_column("topic").to_list()})
+        scores = averaged_over_groups(groups, results, list(wanted), **options)
+    else:
+        qrels_topics = bytewise_sorted(read_qrels(qrels).get_column("topic").unique().to_list())
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", IrstatsWarning)  # trec_eval says nothing about them either
+            scores = irstats.evaluate(qrels, results, list(wanted), trec_eval_compat=True, **options)
     any_matrix = scores["NumQ"]
     if len(any_matrix.systems) != 1:
         raise InputError("a trec_eval results file holds one run")

@@ -148,6 +148,11 @@ TABLE: tuple[TrecEvalMeasure, ...] = (
     _single("set_map", "float", "SetAP"),
     TrecEvalMeasure("set_F", "float", "float", (1.0,), lambda b: "set_F", lambda b: f"SetF(beta={b:g})"),
     _single("num_nonrel_judged_ret", "long", "NumNonrelJudgedRet"),
+    # -R qrels_jg: each averaged over the judgment groups (irstats.trec_eval.jg)
+    _single("map_avgjg", "float", "AP"),
+    _cutoffs("P_avgjg", "P"),
+    TrecEvalMeasure("Rprec_mult_avgjg", "float", "floats", tuple(k / 10 for k in range(2, 21, 2)),
+                    lambda x: f"Rprec_mult_avgjg_{x:.2f}", lambda x: f"Rprec(mult={x:g})"),
     TrecEvalMeasure("rbp", "float", "float", (0.9,), lambda p: "rbp", lambda p: f"RBP(p={p:g},scale=topic)"),
     TrecEvalMeasure("rbp_resid", "float", "float", (0.9,), lambda p: "rbp_resid", lambda p: f"RBPresid(p={p:g})"),
     _cutoffs("unj", "Unj", (5, 10, 20)),
@@ -166,6 +171,7 @@ NICKNAMES: dict[str, tuple[str, ...]] = {
                  "set_map", "set_F", "num_nonrel_judged_ret"),
     "set": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall",
             "set_relative_P", "set_map", "set_F"),
+    "qrels_jg": ("runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg"),
 }
 
 
