@@ -4,8 +4,9 @@ Data: shared/data/trec-dl-2019-passage (43 judged topics, grades 0–3, all 37 o
 
 1. Per topic, every run, relevance levels 1 and 2: irstats with ``score_dtype="float32"``
    (pytrec_eval compiles trec_eval 9.x, which stores scores as C floats; METHODS.md §1.4)
-   agrees with pytrec_eval to 1e-6 on map, P_10, recip_rank, Rprec, bpref, ndcg, ndcg_cut_10
-   and recall_1000, and evaluates exactly the topics pytrec_eval evaluates.
+   agrees with pytrec_eval to 1e-6 on map, P_10, recip_rank, Rprec, bpref, ndcg, ndcg_cut_10,
+   recall_1000 and trec_eval's set, utility, gain, infAP, relative_P, Rprec_mult and count
+   measures (PYTREC_MEASURES), and evaluates exactly the topics pytrec_eval evaluates.
 2. NIST's published summaries (``nist_official_summaries.json``: level 1;
    ``nist_official_summaries_passages_eval.json``: grade 1 non-relevant, i.e. level 2) are
    reproduced to 4 decimals by irstats' means with the default float64 scores.
@@ -32,8 +33,16 @@ N_RUNS = 37
 N_TOPICS = 43
 
 # trec_eval names as pytrec_eval prints them, and as its RelevanceEvaluator takes them.
-PYTREC_MEASURES = ("map", "P_10", "recip_rank", "Rprec", "bpref", "ndcg", "ndcg_cut_10", "recall_1000")
-PYTREC_REQUEST = {"map", "P.10", "recip_rank", "Rprec", "bpref", "ndcg", "ndcg_cut.10", "recall.1000"}
+PYTREC_MEASURES = ("map", "P_10", "recip_rank", "Rprec", "bpref", "ndcg", "ndcg_cut_10", "recall_1000",
+                   "set_P", "set_recall", "set_relative_P", "set_map", "set_F", "relative_P_10", "Rprec_mult_0.20",
+                   "Rprec_mult_2.00", "utility", "binG", "G", "ndcg_rel", "Rndcg", "infAP", "num_nonrel_judged_ret",
+                   "success_5")
+PYTREC_REQUEST = {"map", "P.10", "recip_rank", "Rprec", "bpref", "ndcg", "ndcg_cut.10", "recall.1000",
+                  "set_P", "set_recall", "set_relative_P", "set_map", "set_F", "relative_P", "Rprec_mult", "utility",
+                  "binG", "G", "ndcg_rel", "Rndcg", "infAP", "num_nonrel_judged_ret", "success"}
+# Not compared with pytrec_eval: iprec_at_recall and 11pt_avg, whose recall cut-offs trec_eval
+# 9.x (pytrec_eval) computes as (long)(r·R + 0.9) and trec_eval 10 as lround(r·R); irstats
+# follows trec_eval 10 and is checked against its outputs (tests/test_trec_eval_cmd.py).
 
 SUMMARY_FILES = {1: "nist_official_summaries.json", 2: "nist_official_summaries_passages_eval.json"}
 
@@ -132,13 +141,13 @@ def test_per_topic_agreement_with_pytrec_eval(level, pytrec_results, irstats_flo
         assert evaluated == set(per_topic), f"{tag}: irstats evaluates other topics than pytrec_eval"
         for topic, values in per_topic.items():
             for measure in PYTREC_MEASURES:
-                matrix = scores[trec_eval_alias(measure)]
+                matrix = scores[irstats.canonical_name(trec_eval_alias(measure))]
                 got = matrix.values[row, matrix.topics.index(topic)]
                 compared += 1
                 if not abs(got - values[measure]) <= PER_TOPIC_TOL:
                     mismatches.append(f"{tag} {topic} {measure}: pytrec_eval {values[measure]!r}, irstats {got!r}")
     assert not mismatches, f"level {level}: {len(mismatches)} of {compared} differ:\n" + "\n".join(mismatches[:50])
-    # 37 runs × 43 topics × 8 measures, less the topics a run lacks (none here).
+    # 37 runs × 43 topics × every measure, less the topics a run lacks (none here).
     assert compared >= N_RUNS * N_TOPICS * len(PYTREC_MEASURES), compared
 
 
