@@ -1,0 +1,147 @@
+"""Agreement between two sets of relevance labels on the same (topic, docno) pairs — e.g. LLM
+labels against human ones (METHODS.md §5.7).
+
+On the pairs both qrels judge (negative grades, "unjudged", are left out):
+
+- Cohen's κ, unweighted, linear and quadratic: κ = 1 − Σ w·O / Σ w·E over the confusion
+  matrix O (shares) and the chance matrix E (products of the marginals), with weights
+  w_ij = [i ≠ j], |i − j| or (i − j)² over the grades' positions in the sorted union of
+  grades (as scikit-learn's ``cohen_kappa_score``);
+- Krippendorff's α, nominal, ordinal and interval, for two coders and no missing values:
+  α = 1 − D_o/D_e from the coincidence matrix (the confusion matrix plus its transpose), with
+  the nominal, ordinal (marginal-rank) and interval (squared grade difference) metrics (as
+  the ``krippendorff`` package);
+- intervals: percentile bootstrap over topics (topics resampled with replacement, the
+  statistics recomputed from the resampled topics' pairs; ``seed`` as everywhere).
+
+Every statistic is computed from per-topic confusion matrices, so a bootstrap resample is a
+weighted sum of them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+
+from irstats.errors import InputError
+from irstats.random import generator, seed_label
+from irstats.result import Result
+
+STATISTICS = ("pairs", "cohen_kappa", "cohen_kappa_linear", "cohen_kappa_quadratic", "krippendorff_alpha_nominal",
+              "krippendorff_alpha_ordinal", "krippendorff_alpha_interval")
+
+
+def _kappa(counts: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """κ of confusion matrices (…, k, k) under ``weights`` (k, k); NaN when undefined."""
+    total = counts.sum(axis=(-2, -1), keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        observed = counts / total
+        expected = observed.sum(axis=-1, keepdims=True) * observed.sum(axis=-2, keepdims=True)
+        return 1.0 - (weights * observed).sum(axis=(-2, -1)) / (weights * expected).sum(axis=(-2, -1))
+
+
+def _alpha(counts: np.ndarray, delta2: np.ndarray) -> np.ndarray:
+    """Krippendorff's α of two coders from confusion matrices (…, k, k) and δ² (…, k, k)."""
+    coincidence = counts + np.swapaxes(counts, -1, -2)
+    n_c = coincidence.sum(axis=-1)
+    n = n_c.sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        observed = (coincidence * delta2).sum(axis=(-2, -1)) / n
+        expected = (n_c[..., :, None] * n_c[..., None, :] * delta2).sum(axis=(-2, -1)) / (n * (n - 1))
+        return 1.0 - observed / expected
+
+
+def _ordinal_delta2(counts: np.ndarray) -> np.ndarray:
+    """Krippendorff's ordinal metric from the marginal frequencies of each matrix (…, k, k)."""
+    n_g = (counts + np.swapaxes(counts, -1, -2)).sum(axis=-1)  # (…, k)
+    cum = np.cumsum(n_g, axis=-1)
+    k = n_g.shape[-1]
+    i, j = np.meshgrid(np.arange(k), np.arange(k), indexing="ij")
+    low, high = np.minimum(i, j), np.maximum(i, j)
+    # Σ_{g=low}^{high} n_g − (n_low + n_high)/2
+    between = cum[..., high] - np.where(low > 0, cum[..., np.maximum(low - 1, 0)], 0.0)
+    return (between - (n_g[..., low] + n_g[..., high]) / 2.0) ** 2
+
+
+def _statistics(counts: np.ndarray, grades: np.ndarray) -> np.ndarray:
+    """The STATISTICS of confusion matrices (…, k, k): (…, 7)."""
+    k = len(grades)
+    i, j = np.meshgrid(np.arange(k), np.arange(k), indexing="ij")
+    unweighted, linear, quadratic = (i != j).astype(float), np.abs(i - j).astype(float), ((i - j) ** 2).astype(float)
+    nominal = (i != j).astype(float)
+    interval = (grades[:, None] - grades[None, :]).astype(float) ** 2
+    return np.stack([counts.sum(axis=(-2, -1)), _kappa(counts, unweighted), _kappa(counts, linear),
+                     _kappa(counts, quadratic), _alpha(counts, nominal), _alpha(counts, _ordinal_delta2(counts)),
+                     _alpha(counts, interval)], axis=-1)
+
+
+@dataclass(frozen=True)
+class LabelAgreement(Result):
+    """Agreement of two qrels on their shared pairs: statistics with bootstrap intervals, the
+    confusion matrix by grade and per-topic κ."""
+
+    statistics: pl.DataFrame  # statistic value ci_low ci_high
+    confusion: pl.DataFrame  # grade_a, then one column per grade of B
+    per_topic: pl.DataFrame  # topic pairs cohen_kappa
+    n_resamples: int
+    confidence: float
+    seed: int | str | None
+
+    @property
+    def title(self) -> str:
+        return (f"Agreement between two qrels ({int(self.statistics['value'][0])} shared pairs; "
+                f"{100 * self.confidence:g}% bootstrap intervals over topics, B = {self.n_resamples})")
+
+    def to_frame(self) -> pl.DataFrame:
+        return self.statistics
+
+
+def _shared_pairs(qrels_a, qrels_b) -> pl.DataFrame:
+    from irstats.io.trec import read_qrels
+
+    a = read_qrels(qrels_a).filter(pl.col("rel") >= 0)
+    b = read_qrels(qrels_b).filter(pl.col("rel") >= 0)
+    shared = a.join(b, on=["topic", "docno"], how="inner", suffix="_b")
+    if shared.height == 0:
+        raise InputError("the two qrels share no judged (topic, docno) pair")
+    return shared
+
+
+def label_agreement(qrels_a, qrels_b, *, n_resamples: int = 1000, confidence: float = 0.95,
+                    seed=0) -> LabelAgreement:
+    """Cohen's κ (three weightings) and Krippendorff's α (three levels) of two qrels on the
+    pairs both judge, with percentile bootstrap intervals over topics."""
+    if not 0 < confidence < 1:
+        raise InputError(f"confidence must be between 0 and 1; got {confidence!r}")
+    if int(n_resamples) < 1:
+        raise InputError(f"n_resamples must be at least 1; got {n_resamples!r}")
+    shared = _shared_pairs(qrels_a, qrels_b)
+    grades = np.array(sorted(set(shared["rel"].to_list()) | set(shared["rel_b"].to_list())), dtype=np.int64)
+    k = len(grades)
+    position = {g: i for i, g in enumerate(grades.tolist())}
+    topics, topic_index = np.unique(shared["topic"].to_numpy(), return_inverse=True)
+    counts = np.zeros((len(topics), k, k))
+    np.add.at(counts, (topic_index, [position[g] for g in shared["rel"].to_list()],
+                       [position[g] for g in shared["rel_b"].to_list()]), 1.0)
+    point = _statistics(counts.sum(axis=0), grades)
+    rng = generator(seed)
+    draws = rng.integers(0, len(topics), (int(n_resamples), len(topics)))
+    multiplicity = np.zeros((int(n_resamples), len(topics)))
+    np.add.at(multiplicity, (np.repeat(np.arange(int(n_resamples)), len(topics)), draws.ravel()), 1.0)
+    resampled = _statistics(np.einsum("bt,tij->bij", multiplicity, counts), grades)
+    tail = (1 - confidence) / 2
+    with np.errstate(invalid="ignore"):
+        low = np.nanquantile(resampled, tail, axis=0)
+        high = np.nanquantile(resampled, 1 - tail, axis=0)
+    statistics = pl.DataFrame({"statistic": list(STATISTICS), "value": point, "ci_low": low, "ci_high": high})
+    total = counts.sum(axis=0)
+    confusion = pl.DataFrame({"grade_a": grades, **{f"b={g}": total[:, i] for i, g in enumerate(grades.tolist())}})
+    per_topic_kappa = _kappa(counts, (np.arange(k)[:, None] != np.arange(k)[None, :]).astype(float))
+    per_topic = pl.DataFrame({"topic": topics.astype(str), "pairs": counts.sum(axis=(1, 2)).astype(np.int64),
+                              "cohen_kappa": per_topic_kappa})
+    return LabelAgreement(statistics, confusion, per_topic, int(n_resamples), float(confidence), seed_label(seed))
+
+
+__all__ = ["LabelAgreement", "STATISTICS", "label_agreement"]

@@ -1,0 +1,84 @@
+"""Agreement between two qrels (METHODS.md §5.7) against scikit-learn's cohen_kappa_score and
+the krippendorff package, on random labels, systematically perturbed labels and DL 2019."""
+
+from __future__ import annotations
+
+import krippendorff
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.metrics import cohen_kappa_score
+
+from irstats.agreement import label_agreement
+from irstats.errors import InputError
+from tests.conftest import run_cli
+
+
+def _frames(topics, a, b):
+    docs = [f"d{i}" for i in range(len(a))]
+    return (pl.DataFrame({"topic": topics, "docno": docs, "rel": a}),
+            pl.DataFrame({"topic": topics, "docno": docs, "rel": b}))
+
+
+def _check(a, b, result):
+    values = dict(zip(result.statistics["statistic"], result.statistics["value"]))
+    assert values["pairs"] == len(a)
+    for name, weights in (("cohen_kappa", None), ("cohen_kappa_linear", "linear"),
+                          ("cohen_kappa_quadratic", "quadratic")):
+        expected = cohen_kappa_score(a, b, weights=weights)
+        assert values[name] == pytest.approx(expected, abs=1e-12, nan_ok=True), name
+    for level in ("nominal", "ordinal", "interval"):
+        expected = krippendorff.alpha(reliability_data=[a, b], level_of_measurement=level)
+        assert values[f"krippendorff_alpha_{level}"] == pytest.approx(expected, abs=1e-12), level
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10**6), st.floats(0.0, 0.9), st.integers(2, 5))
+def test_kappa_and_alpha_equal_the_reference_packages(seed, agree, grades):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(20, 120))
+    a = rng.integers(0, grades, n)
+    b = np.where(rng.random(n) < agree, a, rng.integers(0, grades, n))
+    b = np.where(rng.random(n) < 0.2, np.minimum(b + 1, grades - 1), b)  # a systematic upward drift
+    if len(set(a.tolist()) | set(b.tolist())) < 2:
+        return
+    topics = [str(t) for t in rng.integers(0, 6, n)]
+    _check(a.tolist(), b.tolist(), label_agreement(*_frames(topics, a.tolist(), b.tolist()), n_resamples=20))
+
+
+def test_dl19_qrels_against_a_seeded_perturbation(shared_data, tmp_path):
+    qrels = shared_data / "trec-dl-2019-passage" / "qrels.dl19-passage.txt"
+    frame = pl.read_csv(qrels, separator=" ", has_header=False, new_columns=["topic", "iter", "docno", "rel"],
+                        schema_overrides={"topic": pl.String, "docno": pl.String})
+    rng = np.random.default_rng(7)
+    rel = frame["rel"].to_numpy()
+    noisy = np.where(rng.random(len(rel)) < 0.25, np.clip(rel + rng.choice([-1, 1], len(rel)), 0, 3), rel)
+    other = tmp_path / "perturbed.qrels"
+    frame.with_columns(pl.Series("rel", noisy)).write_csv(other, separator=" ", include_header=False)
+    result = label_agreement(qrels, other, n_resamples=200, seed=3)
+    _check(rel.tolist(), noisy.tolist(), result)
+    stats = result.statistics
+    assert (stats["ci_low"] <= stats["value"]).all() and (stats["value"] <= stats["ci_high"]).all()
+    again = label_agreement(qrels, other, n_resamples=200, seed=3)
+    assert again.statistics.equals(stats)  # the same seed, the same intervals
+    assert result.per_topic.height == 43
+
+
+def test_errors_and_cli(tmp_path, capsys):
+    a = tmp_path / "a.qrels"
+    b = tmp_path / "b.qrels"
+    a.write_text("1 0 d1 1\n1 0 d2 0\n2 0 d3 2\n2 0 d4 1\n")
+    b.write_text("1 0 d1 1\n1 0 d2 1\n2 0 d3 2\n2 0 d4 0\n")
+    code, out, err = run_cli(["agreement", a, b, "--format", "tsv", "-n", "50"], capsys)
+    assert code == 0, err
+    frame = pl.read_csv(out.encode(), separator="\t")
+    assert frame.columns == ["statistic", "value", "ci_low", "ci_high"]
+    assert frame["value"][1] == pytest.approx(cohen_kappa_score([1, 0, 2, 1], [1, 1, 2, 0]))
+    c = tmp_path / "c.qrels"
+    c.write_text("9 0 x 1\n")
+    with pytest.raises(InputError, match="share no judged"):
+        label_agreement(a, c)
+    code, out, err = run_cli(["agreement", a, c], capsys)
+    assert code == 2 and "Traceback" not in err
