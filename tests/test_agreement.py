@@ -82,3 +82,53 @@ def test_errors_and_cli(tmp_path, capsys):
         label_agreement(a, c)
     code, out, err = run_cli(["agreement", a, c], capsys)
     assert code == 2 and "Traceback" not in err
+
+
+def test_conclusion_agreement_against_scipy_and_plain_loops(shared_data):
+    """τ-b = scipy's kendalltau of the system means; τ_AP by a direct loop; top-1; and the
+    share of pairs whose scipy ttest_rel significance and direction agree."""
+    import math
+
+    import irstats
+    from scipy import stats as sps
+
+    from irstats.agreement import conclusion_agreement
+
+    d = shared_data / "trec-dl-2019-passage"
+    runs = sorted((d / "runs").glob("*"))[:12]
+    frame = pl.read_csv(d / "qrels.dl19-passage.txt", separator=" ", has_header=False,
+                        new_columns=["topic", "iter", "docno", "rel"],
+                        schema_overrides={"topic": pl.String, "docno": pl.String})
+    rng = np.random.default_rng(5)
+    rel = frame["rel"].to_numpy()
+    noisy = np.where(rng.random(len(rel)) < 0.3, np.clip(rel + rng.choice([-1, 1], len(rel)), 0, 3), rel)
+    a = irstats.evaluate(d / "qrels.dl19-passage.txt", runs, ["AP"])["AP"]
+    b = irstats.evaluate(frame.select("topic", "docno").with_columns(pl.Series("rel", noisy)), runs, ["AP"])["AP"]
+    result = conclusion_agreement({"AP": a}, {"AP": b}, n_resamples=50, seed=1)
+    got = dict(zip(result.statistics["statistic"], result.statistics["value"]))
+    ma, mb = a.values.mean(axis=1), b.values.mean(axis=1)
+    assert got["kendall_tau_b"] == pytest.approx(sps.kendalltau(ma, mb).statistic, abs=1e-12)
+    assert got["pearson_r"] == pytest.approx(sps.pearsonr(ma, mb).statistic, abs=1e-12)
+    assert got["top1_same"] == float(np.argmax(ma) == np.argmax(mb))
+
+    def tau_ap(x, y):  # Yilmaz et al.: y's ordering judged against x's, both directions averaged
+        def one(x, y):
+            order = sorted(range(len(x)), key=lambda i: -x[i])
+            total = 0.0
+            for pos in range(1, len(order)):
+                item = order[pos]
+                total += sum(1 for above in order[:pos] if y[above] > y[item]) / pos
+            return 2 * total / (len(x) - 1) - 1
+        return (one(x, y) + one(y, x)) / 2
+
+    assert got["tau_ap"] == pytest.approx(tau_ap(ma.tolist(), mb.tolist()), abs=1e-12)
+    agree = []
+    for i in range(len(ma)):
+        for j in range(i + 1, len(ma)):
+            def verdict(x):
+                test = sps.ttest_rel(x[i], x[j])
+                return 0 if not test.pvalue < 0.05 else int(math.copysign(1, np.mean(x[i] - x[j])))
+            agree.append(verdict(a.values) == verdict(b.values))
+    assert got["significant_pairs_agree"] == pytest.approx(np.mean(agree), abs=1e-12)
+    for row in result.statistics.iter_rows(named=True):
+        assert row["ci_low"] <= row["value"] + 1e-12 or row["statistic"] == "top1_same"

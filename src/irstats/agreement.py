@@ -144,4 +144,115 @@ def label_agreement(qrels_a, qrels_b, *, n_resamples: int = 1000, confidence: fl
     return LabelAgreement(statistics, confusion, per_topic, int(n_resamples), float(confidence), seed_label(seed))
 
 
-__all__ = ["LabelAgreement", "STATISTICS", "label_agreement"]
+
+
+# --------------------------------------------------------------------------- conclusions
+
+CONCLUSION_STATISTICS = ("kendall_tau_b", "tau_ap", "pearson_r", "top1_same", "significant_pairs_agree")
+
+
+def _pair_conclusions(x: np.ndarray, alpha: float) -> np.ndarray:
+    """Per system pair (i < j): +1 (i significantly better, paired t at alpha), −1, or 0, for
+    every leading index of x (…, systems, topics)."""
+    from irstats.stats.closed_form import paired_t_rows
+
+    s = x.shape[-2]
+    i, j = np.triu_indices(s, 1)
+    d = x[..., i, :] - x[..., j, :]
+    rows = paired_t_rows(d.reshape(-1, d.shape[-1]))
+    sign = np.sign(rows.mean) * (rows.p_value < alpha)
+    return sign.reshape(d.shape[:-1])
+
+
+def _conclusion_statistics(a: np.ndarray, b: np.ndarray, alpha: float) -> np.ndarray:
+    """CONCLUSION_STATISTICS of score matrices a (…, S, T_a) and b (…, S, T_b): (…, 5)."""
+    from irstats.meta.correlation import kendall_tau_b, pearson, tau_ap
+
+    mean_a, mean_b = a.mean(axis=-1), b.mean(axis=-1)
+    tau = kendall_tau_b(mean_a, mean_b)
+    ap = np.array([tau_ap(x, y, warn_ties=False) for x, y in zip(mean_a.reshape(-1, mean_a.shape[-1]),
+                                                                 mean_b.reshape(-1, mean_b.shape[-1]))])
+    top = (np.argmax(mean_a, axis=-1) == np.argmax(mean_b, axis=-1)).astype(float)
+    agree = (_pair_conclusions(a, alpha) == _pair_conclusions(b, alpha)).mean(axis=-1)
+    return np.stack([tau, ap.reshape(tau.shape), pearson(mean_a, mean_b), top, agree], axis=-1)
+
+
+@dataclass(frozen=True)
+class ConclusionAgreement(Result):
+    """Do two collections (or two qrels over the same runs) order the systems alike? Per
+    measure: τ-b, τ_AP and Pearson's r of the system means, whether the best system is the
+    same, and the share of system pairs whose paired-t significance and direction agree; with
+    percentile bootstrap intervals over topics."""
+
+    statistics: pl.DataFrame  # measure statistic value ci_low ci_high
+    systems: tuple[str, ...]
+    all_topics: bool
+    n_resamples: int
+    confidence: float
+    alpha: float
+
+    @property
+    def title(self) -> str:
+        topics = "each collection's own topics" if self.all_topics else "the topics both share"
+        return (f"Agreement of conclusions ({len(self.systems)} systems, {topics}; "
+                f"{100 * self.confidence:g}% bootstrap intervals)")
+
+    def to_frame(self) -> pl.DataFrame:
+        return self.statistics
+
+
+def conclusion_agreement(scores_a, scores_b, measures=None, *, all_topics: bool = False, alpha: float = 0.05,
+                         n_resamples: int = 1000, confidence: float = 0.95, seed=0) -> ConclusionAgreement:
+    """How far the system orderings and significance conclusions under two score sets agree.
+
+    ``scores_a``/``scores_b``: ScoreMatrix mappings (e.g. from ``irstats.evaluate`` with two
+    qrels over the same runs, or two score files). Systems both have are compared; topics:
+    those both have, or with ``all_topics`` each set's own (necessary when they differ, as
+    for an LLM-judged and a human-judged topic set). Topics with a missing score for some
+    system are left out.
+    """
+    from irstats.scores import score_matrices
+
+    a_all = {m.measure: m for m in score_matrices(scores_a)}
+    b_all = {m.measure: m for m in score_matrices(scores_b)}
+    names = list(measures) if measures else [m for m in a_all if m in b_all]
+    if not names:
+        raise InputError("the two score sets share no measure")
+    rng = generator(seed)
+    rows = []
+    systems: tuple[str, ...] = ()
+    for name in names:
+        if name not in a_all or name not in b_all:
+            raise InputError(f"measure {name!r} is not in both score sets")
+        a, b = a_all[name], b_all[name]
+        systems = tuple(s for s in a.systems if s in set(b.systems))
+        if len(systems) < 2:
+            raise InputError(f"{name}: the two score sets share {len(systems)} system(s); at least 2 are needed")
+        xa = a.values[[a.systems.index(s) for s in systems]]
+        xb = b.values[[b.systems.index(s) for s in systems]]
+        if not all_topics:
+            shared = [t for t in a.topics if t in set(b.topics)]
+            if len(shared) < 2:
+                raise InputError(f"{name}: the two score sets share {len(shared)} topic(s); use all_topics for "
+                                 "collections over different topics")
+            xa = xa[:, [a.topics.index(t) for t in shared]]
+            xb = xb[:, [b.topics.index(t) for t in shared]]
+        xa = xa[:, ~np.isnan(xa).any(axis=0)]
+        xb = xb[:, ~np.isnan(xb).any(axis=0)]
+        point = _conclusion_statistics(xa, xb, alpha)
+        boot = np.empty((int(n_resamples), len(CONCLUSION_STATISTICS)))
+        for r in range(int(n_resamples)):
+            ia = rng.integers(0, xa.shape[1], xa.shape[1])
+            ib = ia if (not all_topics and xa.shape[1] == xb.shape[1]) else rng.integers(0, xb.shape[1], xb.shape[1])
+            boot[r] = _conclusion_statistics(xa[:, ia], xb[:, ib], alpha)
+        tail = (1 - confidence) / 2
+        with np.errstate(invalid="ignore"):
+            low, high = np.nanquantile(boot, tail, axis=0), np.nanquantile(boot, 1 - tail, axis=0)
+        rows += [{"measure": name, "statistic": s, "value": float(point[k]), "ci_low": float(low[k]),
+                  "ci_high": float(high[k])} for k, s in enumerate(CONCLUSION_STATISTICS)]
+    return ConclusionAgreement(pl.DataFrame(rows), systems, bool(all_topics), int(n_resamples), float(confidence),
+                               float(alpha))
+
+
+__all__ = ["CONCLUSION_STATISTICS", "ConclusionAgreement", "LabelAgreement", "STATISTICS", "conclusion_agreement",
+           "label_agreement"]

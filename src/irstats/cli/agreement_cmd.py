@@ -1,8 +1,10 @@
-"""``irstats agreement``: how far two sets of relevance labels agree (METHODS.md §5.7)."""
+"""``irstats agreement``: how far two sets of relevance labels, and the conclusions they lead
+to, agree (METHODS.md §5.7)."""
 
 from __future__ import annotations
 
 import click
+import polars as pl
 
 from irstats.cli.main import cli
 from irstats.cli.output import FORMATS, OutputFile, emit_frame
@@ -11,23 +13,35 @@ AGREEMENT_EPILOG = """
 \b
 Examples:
   irstats agreement human.qrels llm.qrels                     # κ and α with 95% intervals
-  irstats agreement human.qrels llm.qrels --format tsv -o agreement.tsv
   irstats agreement human.qrels llm.qrels --per-topic          # κ of every topic
   irstats agreement human.qrels llm.qrels --confusion          # pairs by grade (rows: A)
+  irstats agreement --scores human.tsv llm.tsv -m nDCG@10 --format tsv
+  irstats agreement --scores t1.tsv t2.tsv -m AP --all-topics  # collections over different topics
+  irstats agreement human.qrels llm.qrels --runs runs/ -m AP -m nDCG@10   # labels and conclusions
 
 \b
-On the (topic, docno) pairs both qrels judge (negative grades left out): Cohen's κ
+Labels, on the (topic, docno) pairs both qrels judge (negative grades left out): Cohen's κ
 unweighted, linear and quadratic (as scikit-learn) and Krippendorff's α nominal, ordinal
-and interval (as the krippendorff package), with percentile bootstrap intervals over topics.
-Columns (tsv/csv/json): statistic value ci_low ci_high.
+and interval (as the krippendorff package); columns statistic value ci_low ci_high.
+Conclusions, from two score sets over the same systems (--scores, or the runs evaluated
+under both qrels): Kendall's τ-b, τ_AP and Pearson's r of the system means, top1_same, and
+significant_pairs_agree (the share of system pairs whose paired-t significance at --alpha
+and direction agree); columns measure statistic value ci_low ci_high. Intervals: percentile
+bootstrap over topics (--resamples, --seed).
 """
 
 
 @cli.command("agreement", epilog=AGREEMENT_EPILOG)
-@click.argument("qrels_a", type=click.Path(dir_okay=False))
-@click.argument("qrels_b", type=click.Path(dir_okay=False))
-@click.option("--per-topic", is_flag=True, help="Print κ per topic (topic pairs cohen_kappa) instead.")
-@click.option("--confusion", is_flag=True, help="Print the confusion matrix by grade instead.")
+@click.argument("qrels", nargs=-1, type=click.Path(dir_okay=False))
+@click.option("--scores", "scores", nargs=2, type=click.Path(), default=None, metavar="A B",
+              help="Two score files (or folders of trec_eval -q output) to compare the conclusions of.")
+@click.option("--runs", multiple=True, help="Runs to evaluate under both QRELS (files, directories or globs).")
+@click.option("-m", "--measure", "measures", multiple=True, metavar="NAME",
+              help="Measure(s) for the conclusions (default: every shared one; AP with --runs).")
+@click.option("--all-topics", is_flag=True, help="Each score set on its own topics (needed when they differ).")
+@click.option("--alpha", default=0.05, show_default=True, type=float, help="Level of the paired t-tests.")
+@click.option("--per-topic", is_flag=True, help="Labels: print κ per topic (topic pairs cohen_kappa) instead.")
+@click.option("--confusion", is_flag=True, help="Labels: print the confusion matrix by grade instead.")
 @click.option("-n", "--resamples", "n_resamples", default=1000, show_default=True, type=int,
               help="Bootstrap resamples of the topics for the intervals.")
 @click.option("--confidence", default=0.95, show_default=True, type=float, help="Level of the intervals.")
@@ -35,17 +49,42 @@ Columns (tsv/csv/json): statistic value ci_low ci_high.
 @click.option("--format", "fmt", default="table", show_default=True, type=click.Choice(FORMATS),
               help="table (aligned text), tsv, csv or json.")
 @click.option("-o", "--output", type=OutputFile(), help="Write to FILE, not stdout.")
-def agreement_command(qrels_a, qrels_b, per_topic, confusion, n_resamples, confidence, seed, fmt, output):
-    """Agreement of two qrels on the pairs both judge: Cohen's κ and Krippendorff's α."""
-    from irstats.agreement import label_agreement
+def agreement_command(qrels, scores, runs, measures, all_topics, alpha, per_topic, confusion, n_resamples,
+                      confidence, seed, fmt, output):
+    """Agreement of two qrels (Cohen's κ, Krippendorff's α) and of the conclusions they lead to."""
+    from irstats.agreement import conclusion_agreement, label_agreement
     from irstats.errors import InputError
 
     if per_topic and confusion:
         raise InputError("give --per-topic or --confusion, not both")
-    result = label_agreement(qrels_a, qrels_b, n_resamples=n_resamples, confidence=confidence, seed=seed)
+    boot = dict(n_resamples=n_resamples, confidence=confidence, seed=seed)
+    if scores:
+        if qrels:
+            raise InputError("give two QRELS files or --scores A B, not both")
+        from irstats.cli.common import load_scores
+
+        a, b = (load_scores(path, None, (), measures) for path in scores)
+        result = conclusion_agreement(a, b, list(measures) or None, all_topics=all_topics, alpha=alpha, **boot)
+        emit_frame(result.to_frame(), fmt, output, table_text=str(result) + "\n")
+        return
+    if len(qrels) != 2:
+        raise InputError("give two QRELS files (or --scores A B)")
+    labels = label_agreement(qrels[0], qrels[1], **boot)
     if per_topic:
-        emit_frame(result.per_topic, fmt, output)
-    elif confusion:
-        emit_frame(result.confusion, fmt, output)
-    else:
-        emit_frame(result.statistics, fmt, output, table_text=str(result) + "\n")
+        emit_frame(labels.per_topic, fmt, output)
+        return
+    if confusion:
+        emit_frame(labels.confusion, fmt, output)
+        return
+    if not runs:
+        emit_frame(labels.statistics, fmt, output, table_text=str(labels) + "\n")
+        return
+    import irstats
+
+    names = list(measures) or ["AP"]
+    a = irstats.evaluate(qrels[0], list(runs), names)
+    b = irstats.evaluate(qrels[1], list(runs), names)
+    conclusions = conclusion_agreement(a, b, None, all_topics=all_topics, alpha=alpha, **boot)
+    frame = pl.concat([labels.statistics.with_columns(pl.lit("labels").alias("measure")).select(
+        "measure", "statistic", "value", "ci_low", "ci_high"), conclusions.to_frame()])
+    emit_frame(frame, fmt, output, table_text=str(labels) + "\n" + str(conclusions) + "\n")
