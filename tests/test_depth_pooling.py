@@ -17,7 +17,7 @@ import pytest
 
 from irstats.collection import Collection, EvalOptions, RunSet
 from irstats.demo import make_demo_collection
-from irstats.depth import complete_depth, simulate_pool, sweep
+from irstats.depth import complete_depth, given_pool, judged_depth, simulate_pool, sweep
 from irstats.errors import InputError
 from irstats.judgments import build_judgments
 
@@ -117,6 +117,33 @@ def test_complete_depth_equals_plain_loop(demo, pooled_names, ranked):
     # without a pool depth, d is the smallest complete depth
     auto = simulate_pool(demo.qrels, demo.runs, None, pooled_names)
     assert auto.pool_depth == int(pool.complete_depth().min())
+
+
+def test_judged_depth_equals_plain_loop(demo, pooled_names, ranked):
+    """d for the qrels as given: per run the depth judged on every topic, median over runs."""
+    qrels = read_qrels(demo.qrels)
+    pool = given_pool(demo.qrels, demo.runs, None, pooled_names)
+    width = pool.original_judgments().depth
+    per_run = {}
+    for name in ranked:
+        limits = []
+        for topic, docs in ranked[name].items():
+            if topic not in qrels or not docs:
+                continue
+            unjudged = [i for i, doc in enumerate(docs) if qrels[topic].get(doc, -1) < 0]
+            limits.append(unjudged[0] if unjudged else width)
+        per_run[name] = min(limits, default=width)
+    expected = max(1, int(np.floor(np.median([per_run[n] for n in pooled_names]))))
+    assert pool.pool_depth == expected >= POOL_DEPTH
+    # unpooled runs judged to shallow depths do not pull d down while half the runs were pooled
+    unpooled = [n for n in ranked if n not in pooled_names]
+    assert min(per_run[n] for n in unpooled) < POOL_DEPTH
+    mixed = pooled_names + unpooled[: len(pooled_names) - 1]
+    assert judged_depth(pool.original_judgments(), mixed) >= POOL_DEPTH
+    # the qrels as given: nothing dropped, the judgments are the engine's on the real qrels
+    assert pool.in_pool.all() and as_set(pool.qrels) == as_set(Collection.load(demo.qrels).qrels)
+    engine = build_judgments(Collection.load(demo.qrels), RunSet.load(demo.runs), EvalOptions(judged_only=False))
+    assert np.array_equal(pool.judgments().grades, engine.grades)
 
 
 def test_judgments_equal_engine_on_simulated_qrels(demo, pooled_names, tmp_path):

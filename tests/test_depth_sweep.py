@@ -207,7 +207,7 @@ def test_swept_measure_names():
 
 def test_depth_sweep_one_call_and_errors(demo):
     data, pool, _ = demo
-    result = depth_sweep(data.qrels, data.runs, ["AP_min"], pool_depth=20, contributing=pool.contributing,
+    result = depth_sweep(data.qrels, data.runs, ["AP_min"], pool_depth=20, simulate=True, contributing=pool.contributing,
                          depths=[1, 30])
     np.testing.assert_array_equal(result.series("AP_min", "condensed"),
                                   sweep(pool, ["AP_min"], [1, 30]).series("AP_min", "condensed"))

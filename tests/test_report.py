@@ -213,7 +213,7 @@ def test_scale_robustness_table(built):
 def test_volatility_table(built):
     report, _, options = built
     from irstats.collection import Collection, EvalOptions, RunSet
-    from irstats.depth import complete_depth, sweep_judgments, volatility
+    from irstats.depth import judged_depth, sweep_judgments, volatility
     from irstats.judgments import build_judgments
     from irstats.report.sections import swept_measures
 
@@ -221,7 +221,7 @@ def test_volatility_table(built):
     study_options = EvalOptions(**options)
     qrels, runs = report_inputs[report.out_dir]
     judgments = build_judgments(Collection.load(qrels), RunSet.load(runs), study_options)
-    depth = max(1, int(np.median(complete_depth(judgments))))
+    depth = judged_depth(judgments)
     expected = volatility(sweep_judgments(judgments, swept_measures(MEASURES), pool_depth=depth,
                                           options=study_options)).summary()
     assert table.columns == expected.columns

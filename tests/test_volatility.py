@@ -229,7 +229,7 @@ def test_cli_contract(demo_sweep, capsys, tmp_path):
     names.write_text("# contributing runs\n" + "\n".join(pooled) + "\n")
     traj = tmp_path / "traj.tsv"
     plot = tmp_path / "f12.png"
-    code, out, err = run_cli(["volatility", demo.qrels, *demo.runs, "--pool-depth", 10, "--contributing", names,
+    code, out, err = run_cli(["volatility", demo.qrels, *demo.runs, "--simulate-pool", 10, "--contributing", names,
                               "-m", "AP_min", "-m", "RBP", "-m", "Q(beta=1,norm=min)", "--depths", "1,2,5,10,50,150",
                               "-o", traj, "--plot", plot, "--quiet"], capsys)
     assert code == 0, err
@@ -255,9 +255,38 @@ def test_cli_contract(demo_sweep, capsys, tmp_path):
     summary = pl.read_csv(out.encode(), separator="\t")
     assert summary.columns == list(SUMMARY_COLUMNS)
     assert summary["form"].to_list() == ["judged-as-nonrel"]
-    assert "pool depth d = 10" in err  # the note on stderr
+    assert "qrels as given" in err and "pool depth d = 10 (given)" in err  # the note on stderr
+
+    code, out, err = run_cli(["volatility", demo.qrels, *demo.runs, "--pool-depth", 10, "--simulate-pool", 20,
+                              "-m", "ERR"], capsys)
+    assert code == 2 and "disagree" in err and "Traceback" not in err
 
     code, out, err = run_cli(["volatility", demo.qrels, *demo.runs, "-m", "nDCG@10"], capsys)
     assert code == 2 and "without '@k'" in err and "Traceback" not in err
     code, out, _ = run_cli(["volatility", "--help"], capsys)
     assert code == 0 and "Examples:" in out and "system  measure  form  depth  value" in out
+
+
+def test_defaults_use_the_qrels_as_given(shared_data, capsys, tmp_path):
+    """Issue 16: by default nothing is simulated, so depth k is exactly ``irstats eval -M k``
+    (the swept nDCG at k is the engine's nDCG@k, trec_eval's ndcg_cut_k); d is the runs'
+    judged depth (DL 2019 was pooled to depth 10, TREC DL 2019 overview)."""
+    import irstats
+
+    folder = shared_data / "trec-dl-2019-passage"
+    qrels, runs = folder / "qrels.dl19-passage.txt", folder / "runs"
+    traj = tmp_path / "traj.tsv"
+    code, out, err = run_cli(["volatility", qrels, runs, "-m", "AP", "-m", "nDCG", "-m", "RBP", "--condensed", "no",
+                              "--depths", "10,100", "-o", traj, "-n", 10], capsys)
+    assert code == 0, err
+    assert "qrels as given (9260 lines); pool depth d = 10 (the contributing runs' judged depth)" in err
+    frame = pl.read_csv(traj, separator="\t")
+    for k in (10, 100):
+        names = {"AP": "AP", "nDCG": f"nDCG@{k}", "RBP(p=0.8)": "RBP(p=0.8)"}
+        scores = irstats.evaluate(qrels, runs, list(names.values()), depth=k)
+        for measure, name in names.items():
+            engine = dict(zip(scores[name].systems, scores[name].means()))
+            rows = frame.filter((pl.col("depth") == k) & (pl.col("measure") == measure))
+            assert rows.height == 37
+            for system, value in rows.select("system", "value").iter_rows():
+                assert value == pytest.approx(engine[system], abs=1e-12), (system, measure, k)

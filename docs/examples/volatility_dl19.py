@@ -20,7 +20,7 @@ and refreshes the table in ``docs/volatility.md`` between its ``statistics`` mar
 
 The same through the command line:
 
-    irstats volatility QRELS RUNS/*.run.gz --pool-depth 10 -o trajectories.tsv --plot f12.png
+    irstats volatility QRELS RUNS/*.run.gz --simulate-pool 10 -o trajectories.tsv --plot f12.png
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ import click
 from irstats.cli.common import eval_options
 from irstats.cli.main import cli
 from irstats.cli.output import OutputFile, emit_text
-from irstats.depth.pooling import simulate_pool
+from irstats.depth.pooling import given_pool, simulate_pool
 from irstats.depth.sweep import DEFAULT_SWEEP_MEASURES, UNJUDGED_FORMS, sweep
 from irstats.depth.volatility import volatility
 from irstats.errors import InputError
@@ -24,21 +24,24 @@ _CONDENSED = {"both": UNJUDGED_FORMS, "yes": ("condensed",), "no": ("judged-as-n
 VOLATILITY_EPILOG = f"""
 \b
 Examples:
-  irstats volatility qrels.txt runs/ --pool-depth 10
-  irstats volatility qrels.txt runs/*.gz --pool-depth 100 --contributing pooled.txt -m AP_min -m "RBP(p=0.8)"
+  irstats volatility qrels.txt runs/
   irstats volatility qrels.txt runs/ --pool-depth 10 --depths all -o trajectories.tsv --plot f12.png
-  irstats volatility qrels.txt runs/ --pool-depth 20 --depths 1,5,10,20,100,1000 --condensed no --format tsv
+  irstats volatility qrels.txt runs/*.gz --simulate-pool 20 --contributing pooled.txt -m AP_min -m "RBP(p=0.8)"
+  irstats volatility qrels.txt runs/ --depths 1,5,10,20,100,1000 --condensed no --format tsv
 
 \b
 What it does (METHODS.md §5.5, *Observed Volatility*):
-  1. simulates the pool: the qrels lines of documents that some contributing run
-     (default: every RUN; --contributing: a file of run names, one per line) ranks
-     at depth <= d; everything else becomes unjudged. Without --pool-depth, d is the
-     depth to which every contributing run is judged on every topic.
+  1. takes the qrels as given, so the score at depth k is exactly `irstats eval -M k`.
+     The pool depth d, which the statistics and figures mark, is --pool-depth, or else
+     the judged depth of the contributing runs (default: every RUN; --contributing: a
+     file of run names, one per line): the median over runs of the depth to which each
+     is judged on every topic, so a run that was not pooled does not pull d down.
+     --simulate-pool d instead simulates a depth-d pool: only the qrels lines of
+     documents some contributing run ranks at depth <= d are kept (METHODS §5.5).
   2. scores every RUN at every depth k of the grid (default: 1..20, 25, 30, 40, 50,
      60, 80, 100, 120, 150, 200, 250, 300, 400, 500, 600, 800, 1000, and d; 'all' =
-     1..M), unjudged documents as non-relevant and condensed (-J) against the
-     simulated qrels, all depths from one judgments tensor;
+     1..M), unjudged documents as non-relevant and condensed (-J), all depths from
+     one judgments tensor;
   3. prints one row per measure and form of volatility statistics.
 
 \b
@@ -55,6 +58,16 @@ value the system's mean over topics. The format follows the suffix (.tsv, .csv,
 """
 
 
+def _pool_note(pool, depth_given: bool) -> str:
+    """One line on stderr: which qrels are swept and where d comes from."""
+    how = "given" if depth_given else "the contributing runs' judged depth"
+    runs = f"{len(pool.contributing)} of {len(pool.systems)} runs contributing"
+    if not pool.simulated:
+        return f"qrels as given ({len(pool.first_rank)} lines); pool depth d = {pool.pool_depth} ({how}); {runs}"
+    return (f"simulated pool of depth d = {pool.pool_depth}; {runs}; it keeps {int(pool.in_pool.sum())} of "
+            f"{len(pool.first_rank)} qrels lines")
+
+
 def _format_for(path: str) -> str:
     suffix = Path(path).suffix.lower().lstrip(".")
     return {"csv": "csv", "json": "json", "parquet": "parquet", "pq": "parquet"}.get(suffix, "tsv")
@@ -64,7 +77,9 @@ def _format_for(path: str) -> str:
 @click.argument("qrels", metavar="QRELS")
 @click.argument("runs", nargs=-1, required=True, metavar="RUN...")
 @click.option("--pool-depth", "pool_depth", type=int, default=None, metavar="d",
-              help="Pool depth d to simulate (default: the depth to which every contributing run is judged).")
+              help="Depth d the qrels were pooled to (default: the contributing runs' judged depth).")
+@click.option("--simulate-pool", "simulate_depth", type=int, default=None, metavar="d",
+              help="Simulate a depth-d pool of the contributing runs instead of using the qrels as given.")
 @click.option("--contributing", type=click.Path(exists=True, dir_okay=False), metavar="NAMES_FILE",
               help="File of the run names that fed the pool, one per line (default: every RUN).")
 @click.option("--depths", default=None, metavar="K,K,...|all",
@@ -89,14 +104,14 @@ def _format_for(path: str) -> str:
 @click.option("--format", "fmt", type=click.Choice(STAT_FORMATS), default="table", show_default=True,
               help="Format of the statistics printed on stdout.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bars or notes on stderr.")
-def volatility_command(qrels, runs, pool_depth, contributing, depths, measures, condensed, test, alpha, n_resamples,
+def volatility_command(qrels, runs, pool_depth, simulate_depth, contributing, depths, measures, condensed, test, alpha, n_resamples,
                        seed, options, plot_path, output, by_depth_path, fmt, quiet):
     """Volatility over evaluation depth: scores of RUN files at depths k up to and past the pool depth.
 
-    Simulates a depth-d pool of the contributing runs over QRELS, scores every RUN at
-    every depth of the grid in both forms, and prints, per measure and form, how far the
-    system ordering moves: τ_b with the deepest ordering, swaps, crossings, total
-    variation, discrimination and how many significant findings at k = d are overturned.
+    Scores every RUN against QRELS (as given, or a simulated depth-d pool) at every depth
+    of the grid in both forms, and prints, per measure and form, how far the system
+    ordering moves: τ_b with the deepest ordering, swaps, crossings, total variation,
+    discrimination and how many significant findings at k = d are overturned.
     """
     if test not in PAIRWISE_TESTS:
         raise InputError(f"unknown test {test!r}; expected one of {', '.join(PAIRWISE_TESTS)}")
@@ -104,12 +119,15 @@ def volatility_command(qrels, runs, pool_depth, contributing, depths, measures, 
     names = read_names(contributing) if contributing else None
     if options.depth is None:
         raise InputError("volatility needs a finite evaluation depth: give -M N (default 1000)")
-    pool = simulate_pool(qrels, list(runs), pool_depth, names, **options.as_dict())
+    if simulate_depth is not None and pool_depth is not None and simulate_depth != pool_depth:
+        raise InputError(f"--pool-depth {pool_depth} and --simulate-pool {simulate_depth} disagree; "
+                         "give one (--simulate-pool d also sets d)")
+    if simulate_depth is not None:
+        pool = simulate_pool(qrels, list(runs), simulate_depth, names, **options.as_dict())
+    else:
+        pool = given_pool(qrels, list(runs), pool_depth, names, **options.as_dict())
     if not quiet:
-        how = "given" if pool_depth is not None else "the contributing runs' complete depth"
-        click.echo(f"irstats: pool depth d = {pool.pool_depth} ({how}); {len(pool.contributing)} of "
-                   f"{len(pool.systems)} runs contributing; the simulated pool keeps {int(pool.in_pool.sum())} of "
-                   f"{len(pool.first_rank)} qrels lines", err=True)
+        click.echo(f"irstats: {_pool_note(pool, pool_depth is not None or simulate_depth is not None)}", err=True)
     result = sweep(pool, list(measures) or DEFAULT_SWEEP_MEASURES, depths, forms=_CONDENSED[condensed],
                    progress=show)
     stats = volatility(result, test=test, alpha=alpha, n_resamples=n_resamples, seed=seed, progress=show)

@@ -16,7 +16,7 @@ axis::
 :mod:`irstats.plots.volatility`, the command line is ``irstats volatility``.
 """
 
-from irstats.depth.pooling import PoolSimulation, complete_depth, simulate_pool
+from irstats.depth.pooling import PoolSimulation, complete_depth, given_pool, judged_depth, simulate_pool
 from irstats.depth.sweep import (
     DEFAULT_SWEEP_MEASURES,
     UNJUDGED_FORMS,
@@ -46,6 +46,6 @@ from irstats.depth.volatility import (
 __all__ = [
     "DEFAULT_SWEEP_MEASURES", "UNJUDGED_FORMS", "DepthSweep", "PoolSimulation", "SweptMeasure", "Volatility", "complete_depth",
     "condense", "crossings", "default_depths", "depth_sweep", "direction_changes", "discrimination_ratio",
-    "overturn_rates", "pairwise_p_values", "parse_swept_measure", "simulate_pool", "swaps", "sweep", "sweep_judgments",
+    "given_pool", "judged_depth", "overturn_rates", "pairwise_p_values", "parse_swept_measure", "simulate_pool", "swaps", "sweep", "sweep_judgments",
     "tau_consecutive", "tau_reference", "total_variation", "volatility",
 ]

@@ -88,6 +88,23 @@ def complete_depth(judgments: Judgments, systems: Iterable[str] | None = None) -
     return first.min(axis=0).astype(np.int64)
 
 
+def judged_depth(judgments: Judgments, systems: Iterable[str] | None = None) -> int:
+    """The depth the qrels judge the given runs to, robust to runs that were not pooled.
+
+    Per run, the depth to which it is judged on every topic it covers (the minimum over
+    topics of its own :func:`complete_depth`); then the median over runs, rounded down, at
+    least 1. [CHOICE] The minimum over *runs* (what :func:`complete_depth` gives) is 1 as
+    soon as one run was barely judged (a late or unpooled submission), which is what a
+    depth-d pool would never show; the median needs half the runs to have been pooled.
+    On TREC DL 2019 (pool depth 10) this gives 10.
+    """
+    rows = _system_rows(judgments.systems, systems)
+    if not rows:
+        return 1
+    per_run = [int(complete_depth(judgments, [judgments.systems[r]]).min(initial=judgments.depth)) for r in rows]
+    return max(1, int(np.floor(np.median(per_run))))
+
+
 def _system_rows(names: Sequence[str], wanted: Iterable[str] | None) -> list[int]:
     if wanted is None:
         return list(range(len(names)))
@@ -116,6 +133,7 @@ class PoolSimulation:
     options: EvalOptions
     ranked: RankedLines
     first_rank: np.ndarray  # per original qrels line: shallowest contributing rank (1-based), or _NEVER
+    simulated: bool = True  # False: the qrels as given, d only marks the judged depth
     _cache: dict = field(default_factory=dict, repr=False)
 
     # ------------------------------------------------------------------ the simulated qrels
@@ -126,7 +144,9 @@ class PoolSimulation:
 
     @property
     def in_pool(self) -> np.ndarray:
-        """Boolean mask over the original qrels lines: kept by the simulated pool."""
+        """Boolean mask over the original qrels lines: kept by the simulated pool (all, when not simulated)."""
+        if not self.simulated:
+            return np.ones(len(self.first_rank), dtype=bool)
         return self.first_rank <= self.pool_depth
 
     @property
@@ -141,7 +161,9 @@ class PoolSimulation:
 
     @property
     def simulated_collection(self) -> Collection:
-        """The simulated qrels as a :class:`~irstats.collection.Collection`."""
+        """The simulated qrels as a :class:`~irstats.collection.Collection` (the original if not simulated)."""
+        if not self.simulated:
+            return self.collection
         if "collection" not in self._cache:
             self._cache["collection"] = Collection.load(self.qrels)
         return self._cache["collection"]
@@ -173,7 +195,7 @@ class PoolSimulation:
         """The same runs and contributors pooled to another depth (nothing is read again)."""
         check_pool_depth(pool_depth, self.options)
         return PoolSimulation(int(pool_depth), self.contributing, self.collection, self.options, self.ranked,
-                              self.first_rank)
+                              self.first_rank, self.simulated)
 
     # ------------------------------------------------------------------ judgments
     def _line_grades(self) -> np.ndarray:
@@ -209,6 +231,8 @@ class PoolSimulation:
         simulation's options (``judged_only=False``); condensed lists come from
         :func:`irstats.depth.sweep.condense`.
         """
+        if not self.simulated:
+            return self.original_judgments()
         key = ("judgments", self.pool_depth)
         if key not in self._cache:
             self._cache[key] = self._judgments(self.in_pool, self.simulated_collection)
@@ -226,7 +250,8 @@ class PoolSimulation:
 
         R_k = relevant (grade ≥ ``level``, default the options' ℓ) qrels documents that
         some contributing run ranks in its top min(k, d) (METHODS.md §2.3); R_0 = 0 and
-        R_k = R_d for k ≥ d. All depths from one histogram and one cumulative sum.
+        R_k = R_d for k ≥ d. With the qrels as given (not simulated), every relevant line
+        is in the pool at d, so R_d = R. All depths from one histogram and one cumulative sum.
         """
         level = self.options.rel_level if level is None else int(level)
         depths = np.asarray(depths, dtype=np.int64)
@@ -239,7 +264,8 @@ class PoolSimulation:
             line_topic = self.collection.qrels.get_column("topic").replace_strict(
                 index, default=-1, return_dtype=pl.Int64).to_numpy()
             hit = (rel >= max(level, 0)) & self.in_pool & (line_topic >= 0)
-            counts = np.bincount(line_topic[hit] * (d + 1) + self.first_rank[hit],
+            first = np.minimum(self.first_rank, d)  # given qrels: lines first met past d count at d
+            counts = np.bincount(line_topic[hit] * (d + 1) + first[hit],
                                  minlength=len(topics) * (d + 1)).reshape(len(topics), d + 1)
             self._cache[key] = np.cumsum(counts, axis=1)  # column k: R_k for k = 0..d
         table = self._cache[key]
@@ -250,6 +276,9 @@ class PoolSimulation:
         return complete_depth(self.original_judgments(), self.contributing if systems is None else systems)
 
     def __repr__(self) -> str:
+        if not self.simulated:
+            return (f"PoolSimulation(qrels as given, judged depth {self.pool_depth}, {len(self.contributing)} of "
+                    f"{len(self.systems)} runs contributing, {len(self.first_rank)} qrels lines)")
         return (f"PoolSimulation(depth {self.pool_depth}, {len(self.contributing)} of {len(self.systems)} runs "
                 f"contributing, {int(self.in_pool.sum())} of {len(self.first_rank)} qrels lines kept)")
 
@@ -312,6 +341,34 @@ def simulate_pool(qrels, runs, pool_depth: int | None = None, contributing: Iter
     if pool_depth is None:
         d_t = pool.complete_depth()
         pool_depth = max(int(d_t.min(initial=ranked.depth)), 1)
+    check_pool_depth(pool_depth, opts)
+    return pool.at_depth(int(pool_depth))
+
+
+def given_pool(qrels, runs, pool_depth: int | None = None, contributing: Iterable[str] | None = None,
+               **options) -> PoolSimulation:
+    """The qrels as given, as a pool of judged depth ``pool_depth`` (nothing is dropped).
+
+    What ``irstats volatility`` sweeps by default: the scores at depth k are exactly the
+    engine's at ``-M k`` on the real qrels. ``pool_depth`` (d) only marks the judging depth
+    for the statistics and figures; None = :func:`judged_depth` of the contributing runs
+    (default every run). Arguments as :func:`simulate_pool`.
+
+    >>> pool = given_pool("qrels.txt", "runs/")   # doctest: +SKIP
+    >>> pool.pool_depth                           # doctest: +SKIP
+    10
+    """
+    opts = dataclasses.replace(EvalOptions(**options), judged_only=False)
+    collection = _as_collection(qrels, opts)
+    ranked = ranked_lines(collection, _as_runset(runs), opts)
+    rows = _system_rows(ranked.systems, contributing)
+    if not rows:
+        raise InputError("no contributing runs given")
+    names = tuple(ranked.systems[i] for i in rows)
+    first = _first_ranks(ranked.lines[rows], collection.qrels.height)
+    pool = PoolSimulation(1, names, collection, opts, ranked, first, simulated=False)
+    if pool_depth is None:
+        pool_depth = judged_depth(pool.original_judgments(), names)
     check_pool_depth(pool_depth, opts)
     return pool.at_depth(int(pool_depth))
 

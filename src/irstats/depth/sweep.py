@@ -372,17 +372,20 @@ def _no_run(name: str, names: Sequence[str]) -> int:
 
 def depth_sweep(qrels, runs, measures: Iterable[str | SweptMeasure] = DEFAULT_SWEEP_MEASURES, *,
                 pool_depth: int | None = None, contributing: Iterable[str] | None = None, depths=None,
-                forms: Sequence[str] = UNJUDGED_FORMS, per_topic: bool = True, progress: Progress = False,
-                **options) -> DepthSweep:
-    """Simulate the pool and sweep: qrels and runs to trajectories in one call.
+                simulate: bool = False, forms: Sequence[str] = UNJUDGED_FORMS, per_topic: bool = True,
+                progress: Progress = False, **options) -> DepthSweep:
+    """Sweep qrels and runs to trajectories in one call.
 
-    ``pool_depth``/``contributing``/``options`` as :func:`irstats.depth.simulate_pool`,
-    the rest as :func:`sweep`.
+    By default the qrels are used as given (:func:`irstats.depth.given_pool`: the value
+    at depth k is the engine's at ``-M k``) and ``pool_depth`` only marks the judged depth
+    d; ``simulate=True`` simulates a depth-d pool of the contributing runs
+    (:func:`irstats.depth.simulate_pool`). ``contributing``/``options`` as those, the rest
+    as :func:`sweep`.
 
     >>> result = depth_sweep("qrels.txt", "runs/", ["AP_min", "RBP(p=0.8)"], pool_depth=10)  # doctest: +SKIP
     >>> result.to_frame()                                                                    # doctest: +SKIP
     """
-    from irstats.depth.pooling import simulate_pool
+    from irstats.depth.pooling import given_pool, simulate_pool
 
-    pool = simulate_pool(qrels, runs, pool_depth, contributing, **options)
+    pool = (simulate_pool if simulate else given_pool)(qrels, runs, pool_depth, contributing, **options)
     return sweep(pool, measures, depths, forms=forms, per_topic=per_topic, progress=progress)

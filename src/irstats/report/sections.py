@@ -274,7 +274,7 @@ def swept_measures(measures) -> list[str]:
 def volatility(study: Study) -> Section:
     """6. Scores and orderings over evaluation depth, against the (simulated) pool depth."""
     from irstats.collection import EvalOptions
-    from irstats.depth import complete_depth, sweep_judgments
+    from irstats.depth import judged_depth, sweep_judgments
     from irstats.depth import volatility as volatility_statistics
     from irstats.plots import save
     from irstats.plots.volatility import plot_data, trajectory_grid, volatility_summary
@@ -285,12 +285,12 @@ def volatility(study: Study) -> Section:
     judgments = study.judgments
     pool_depth = study.settings.pool_depth
     if pool_depth is None:
-        pool_depth = max(1, int(np.median(complete_depth(judgments))))
+        pool_depth = judged_depth(judgments)
     result = sweep_judgments(judgments, measures, pool_depth=pool_depth, options=options)
     stats = volatility_statistics(result, alpha=study.settings.alpha)
     section = Section("7. Volatility over evaluation depth", "volatility")
     how = ("given" if study.settings.pool_depth is not None else
-           "estimated: on the median topic, every run's ranking is judged down to this depth")
+           "estimated: the median run is judged down to this depth on every topic")
     section.add(Text(f"Mean scores recomputed at every evaluation depth k, with unjudged documents as non-relevant "
                      f"and with condensed lists (unjudged documents removed). Pool depth d = {pool_depth} "
                      f"({how}). Above d the runs' documents are judged; past it the scores rest on fewer and "
