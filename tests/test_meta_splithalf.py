@@ -497,3 +497,26 @@ def test_shared_epsilon_leaves_gm_trec_eval_floor_alone():
     shared = split_half(matrix, ["am", "egm", "gm_trec_eval"], epsilon=0.01, n_splits=50, seed=1)
     own = split_half(matrix, ["am", "egm:0.01", "gm_trec_eval"], n_splits=50, seed=1)
     np.testing.assert_array_equal(shared.values, own.values)
+
+
+def test_bounded_densities_reflect_and_integrate_to_one():
+    """Issue 16: densities stay inside the measure's range (reflection at the bounds)."""
+    from scipy.stats import gaussian_kde
+
+    from irstats.plots.meta import _kde, score_density_data
+    from irstats.scores import ScoreMatrix
+
+    rng = np.random.default_rng(4)
+    values = np.clip(rng.beta(0.6, 3.0, 500), 0, 1)  # piles up near 0, as AP does
+    grid = np.linspace(0.0, 1.0, 4001)
+    kde = gaussian_kde(values, bw_method="scott")
+    expected = kde(grid) + kde(-grid) + kde(2.0 - grid)
+    got = _kde(values, grid, 0.0, 1.0)
+    np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-14 * expected.max())
+    assert np.trapezoid(got, grid) == pytest.approx(1.0, abs=1e-3)
+    # an unbounded KDE of the same values loses mass below 0: what the figures used to show
+    assert np.trapezoid(kde(grid), grid) < 0.95
+    matrix = ScoreMatrix(values.reshape(20, 25), [f"s{i}" for i in range(20)], [f"t{j}" for j in range(25)], "AP")
+    data = score_density_data(matrix)
+    assert data["score"].min() >= 0.0 and data["score"].max() <= 1.0
+    assert np.trapezoid(data["density"].to_numpy(), data["score"].to_numpy()) == pytest.approx(1.0, abs=0.02)

@@ -61,12 +61,15 @@ def variant_name(variant) -> str:
     return f"{name}-{variant.measure}{eps}"
 
 
-def _kde(values: np.ndarray, grid: np.ndarray) -> np.ndarray:
+def _kde(values: np.ndarray, grid: np.ndarray, low: float | None = None, high: float | None = None) -> np.ndarray:
     """Gaussian KDE with Scott's bandwidth on ``grid``; NaN when the values are (nearly) constant.
 
     The same density as ``scipy.stats.gaussian_kde(values, bw_method="scott")(grid)`` — a
     Gaussian of variance h² = var(values, ddof=1)·n^(−2/5) at each value — computed with
-    numpy, so that drawing a figure does not import scipy.stats (half a second).
+    numpy, so that drawing a figure does not import scipy.stats (half a second). With
+    bounds (a measure in [0, 1], τ in [−1, 1]) the kernel mass that would fall outside is
+    reflected back in (f(x) + f(2·low − x) + f(2·high − x)), so the curve integrates to 1
+    over the measure's range instead of showing impossible values past its ends.
     """
     values = values[np.isfinite(values)]
     n = values.size
@@ -75,10 +78,12 @@ def _kde(values: np.ndarray, grid: np.ndarray) -> np.ndarray:
     h2 = values.var(ddof=1) * n ** (-2.0 / 5.0)
     if not h2 > 0:
         return np.full(grid.shape, np.nan)
-    out = np.empty(grid.shape)
-    for start in range(0, grid.size, 64):  # 64 grid points × n values at a time
-        d = grid[start:start + 64, None] - values[None, :]
-        out[start:start + 64] = np.exp(-0.5 * d * d / h2).sum(axis=1)
+    points = [grid] + ([2.0 * low - grid] if low is not None else []) + ([2.0 * high - grid] if high is not None else [])
+    out = np.zeros(grid.shape)
+    for x in points:
+        for start in range(0, grid.size, 64):  # 64 grid points × n values at a time
+            d = x[start:start + 64, None] - values[None, :]
+            out[start:start + 64] += np.exp(-0.5 * d * d / h2).sum(axis=1)
     return out / (n * np.sqrt(2.0 * np.pi * h2))
 
 
@@ -110,7 +115,7 @@ def tau_density_data(result, variants: Sequence | None = None, points: int = 256
         frames.append(pl.DataFrame({
             "variant": [variant_name(v)] * points, "measure": [v.measure] * points, "method": [v.method] * points,
             "epsilon": [np.nan if v.epsilon is None else v.epsilon] * points, "value": grid,
-            "density": _kde(result.values[i], grid), "mean": [float(means[i])] * points,
+            "density": _kde(result.values[i], grid, -1.0, 1.0), "mean": [float(means[i])] * points,
         }))
     return pl.concat(frames) if frames else pl.DataFrame()
 
@@ -188,10 +193,30 @@ def score_density_data(matrices: Mapping[str, ScoreMatrix] | Sequence[ScoreMatri
     """F3 data: ``series score density`` — KDE of every (system, topic) score of each matrix."""
     items = _labelled(matrices)
     values = [m.values[~np.isnan(m.values)].ravel() for _, m in items]
-    grid = _grid(values, points)
-    frames = [pl.DataFrame({"series": [label] * points, "score": grid, "density": _kde(v, grid)})
+    unit = all(_in_unit_interval(m) for _, m in items)
+    low, high = (0.0, 1.0) if unit else (None, None)
+    grid = _grid(values, points, low, high)
+    frames = [pl.DataFrame({"series": [label] * points, "score": grid, "density": _kde(v, grid, low, high)})
               for (label, _), v in zip(items, values)]
     return pl.concat(frames) if frames else pl.DataFrame()
+
+
+def _in_unit_interval(matrix: ScoreMatrix) -> bool:
+    """Whether the matrix's measure is declared to lie in [0, 1] (standardized scores Φ(z) do too)."""
+    from irstats.errors import MeasureError
+    from irstats.measures import parse_measure
+
+    name = matrix.measure
+    if name.startswith("std(") and name.endswith(")"):  # standardized: Φ(z)
+        name = name[4:-1]
+        if not name:
+            return False
+    try:
+        bounded = parse_measure(name).definition.bounded
+    except MeasureError:
+        return False
+    values = matrix.values[np.isfinite(matrix.values)]
+    return bool(bounded and ((values >= 0) & (values <= 1)).all())
 
 
 def plot_score_density(matrices, ax=None, points: int = 256):
