@@ -105,6 +105,51 @@ def test_system_means_table(built):
             assert residuals == pytest.approx([expected[s] for s in rows["system"]], abs=1e-12)
 
 
+def test_leaderboard(built):
+    """Issue 16: the report opens with systems × measures, mean [95% interval] and † for a
+    significant loss to the best system — checked against scipy and statsmodels directly."""
+    from scipy import stats as sps
+    from statsmodels.stats.multitest import multipletests
+
+    report, scores, _ = built
+    table = read_table(report, "leaderboard")
+    first = scores[MEASURES[0]]
+    assert table["system"].to_list() == sorted(first.systems, key=lambda s: -np.nanmean(first.system(s)))
+    for measure in MEASURES:
+        matrix = scores[measure]
+        means = {s: np.nanmean(matrix.system(s)) for s in matrix.systems}
+        best = max(means, key=means.get)
+        others = [s for s in matrix.systems if s != best]
+        p = [sps.ttest_rel(matrix.system(s), matrix.system(best), nan_policy="omit").pvalue for s in others]
+        worse = dict(zip(others, multipletests(np.nan_to_num(p, nan=1.0), alpha=0.05, method="holm")[0]))
+        for row in table.iter_rows(named=True):
+            values = matrix.system(row["system"])
+            values = values[~np.isnan(values)]
+            assert row[measure] == pytest.approx(values.mean(), abs=1e-12)
+            if values.std() > 0:
+                low, high = sps.t.interval(0.95, len(values) - 1, loc=values.mean(), scale=sps.sem(values))
+                assert (row[f"{measure} ci_low"], row[f"{measure} ci_high"]) == pytest.approx((low, high), abs=1e-10)
+            expected = "best" if row["system"] == best else ("worse" if worse[row["system"]]
+                                                              else "not significantly different")
+            assert row[f"{measure} vs best"] == expected, (measure, row["system"])
+    tex = (report.out_dir / "tables" / "leaderboard.tex").read_text()
+    assert "\\toprule" in tex and "\\bottomrule" in tex and "$^{\\dagger}$" in tex
+    html = (report.out_dir / "index.html").read_text()
+    assert html.index('id="leaderboard"') < html.index('id="collection"')
+    assert "<sup>†</sup>" in html
+
+
+def test_every_table_as_latex_and_figure_as_pdf(built):
+    report, _, _ = built
+    for name in report.tables:
+        tex = (report.out_dir / "tables" / f"{name}.tex").read_text()
+        assert tex.startswith("\\begin{table}") and "\\midrule" in tex and tex.rstrip().endswith("\\end{table}")
+    pngs = sorted((report.out_dir / "figures").glob("*.png"))
+    assert pngs
+    for png in pngs:
+        assert png.with_suffix(".pdf").read_bytes().startswith(b"%PDF")
+
+
 def test_standardization_tables(built):
     report, scores, _ = built
     factors = fit_factors({m: scores[m] for m in MEASURES})
@@ -181,11 +226,20 @@ def test_renders_in_chromium(demo_report, tmp_path):
         page.goto(html.as_uri())
         page.wait_for_load_state("load")
         anchors = page.eval_on_selector_all("section", "els => els.map(e => e.id)")
+        leaderboard_visible = page.locator('table[data-name="leaderboard"]').is_visible()
+        page_width = page.evaluate("document.documentElement.scrollWidth")
+        viewport_width = page.evaluate("window.innerWidth")
+        table_right = page.eval_on_selector_all(
+            "main table", "els => els.map(e => Math.min(e.getBoundingClientRect().right,"
+            " e.parentElement.getBoundingClientRect().right))")
         images = page.eval_on_selector_all("figure img", "els => els.map(e => [e.complete, e.naturalWidth])")
         page.screenshot(path=str(tmp_path / "report.png"), full_page=False)
         browser.close()
-    assert anchors == ["collection", "systems", "aggregation", "standardization", "predictive", "scale",
-                       "volatility", "provenance"]
+    assert anchors == ["leaderboard", "collection", "systems", "aggregation", "standardization", "predictive",
+                       "scale", "volatility", "provenance"]
+    assert leaderboard_visible  # open on the page, not folded away
+    assert page_width <= viewport_width  # no table makes the page scroll sideways: wide ones scroll inside it
+    assert max(table_right) <= viewport_width
     figures = sorted(p.stem for p in (report.out_dir / "figures").glob("*.png"))
     assert len(images) == len(figures) >= 7
     assert all(complete and width > 0 for complete, width in images)

@@ -25,11 +25,13 @@ def new_axes(ax=None, figsize=(6.4, 4.0)):
     return ax
 
 
-def save(ax_or_fig, path: str | os.PathLike, data: pl.DataFrame | None = None, dpi: int = 150) -> Path:
+def save(ax_or_fig, path: str | os.PathLike, data: pl.DataFrame | None = None, dpi: int = 150,
+         also: tuple[str, ...] = ()) -> Path:
     """Write the figure to ``path`` (PNG, SVG or PDF by suffix) and ``data`` as CSV beside it.
 
     The CSV has the image's name with ``.csv``: the numbers behind the picture, so a figure
-    can be re-drawn or checked without re-running the experiment.
+    can be re-drawn or checked without re-running the experiment. ``also`` names more
+    suffixes to write the same figure to (the report writes ``(".pdf",)`` beside each PNG).
     """
     import io
 
@@ -38,10 +40,11 @@ def save(ax_or_fig, path: str | os.PathLike, data: pl.DataFrame | None = None, d
     fig = getattr(ax_or_fig, "figure", ax_or_fig)
     path = Path(path)
     try:
-        fmt = figure_format(path)
-        buffer = io.BytesIO()  # rendered in memory, then written atomically: a failure leaves no partial file
-        fig.savefig(buffer, dpi=dpi, format=fmt)
-        write_bytes(path, buffer.getvalue())
+        for target in (path, *(path.with_suffix(suffix) for suffix in also)):
+            fmt = figure_format(target)
+            buffer = io.BytesIO()  # rendered in memory, then written atomically: a failure leaves no partial file
+            fig.savefig(buffer, dpi=dpi, format=fmt)
+            write_bytes(target, buffer.getvalue())
         if data is not None:
             write_text(path.with_suffix(".csv"), data.write_csv())
     finally:

@@ -31,12 +31,26 @@ class Note:
 
 @dataclass
 class Table:
-    """A table: written to ``tables/<name>.tsv`` and shown with numbers rounded to ``digits``."""
+    """A table: written to ``tables/<name>.tsv`` and ``tables/<name>.tex`` and shown with
+    numbers rounded to ``digits``.
+
+    ``display`` is what the page shows when it differs from the data (e.g. "mean [low, high]"
+    text cells); the TSV always holds ``frame``. With ``markers``, a text cell ``value^m``
+    shows ``m`` as a superscript (HTML ``<sup>``, LaTeX ``$^{m}$``). ``fold=False`` keeps a
+    long table open on the page.
+    """
 
     name: str
     frame: pl.DataFrame
     caption: str = ""
     digits: int = 4
+    display: pl.DataFrame | None = None
+    markers: bool = False
+    fold: bool = True
+
+    @property
+    def shown(self) -> pl.DataFrame:
+        return self.frame if self.display is None else self.display
 
 
 @dataclass
@@ -46,6 +60,11 @@ class Figure:
     name: str
     path: Path
     caption: str = ""
+
+    @property
+    def pdf(self) -> Path:
+        """The same figure as PDF (vector, for a paper), written beside the PNG."""
+        return self.path.with_suffix(".pdf")
 
 
 @dataclass
@@ -69,23 +88,64 @@ def _cell(value, digits: int) -> str:
     return str(value)
 
 
+def numbered(sections: list[Section]) -> list[tuple[str, Section]]:
+    """Each section with its heading, numbered in document order ("1. The collection")."""
+    return [(f"{i}. {section.title}", section) for i, section in enumerate(sections, start=1)]
+
+
 def write_tables(sections: list[Section], out_dir: Path) -> None:
-    """Write every table of the document as ``tables/<name>.tsv``."""
+    """Write every table of the document as ``tables/<name>.tsv`` and ``tables/<name>.tex``."""
     from irstats.io.output import write_text
 
     (out_dir / "tables").mkdir(parents=True, exist_ok=True)
     for section in sections:
         for block in section.blocks:
             if isinstance(block, Table):
-                write_text(out_dir / "tables" / f"{block.name}.tsv", block.frame.write_csv(separator="\t"))
+                write_text(out_dir / "tables" / f"{block.name}.tsv", block.frame.write_csv(separator="\t"),
+                           fsync=False)
+                write_text(out_dir / "tables" / f"{block.name}.tex", latex_table(block), fsync=False)
+
+
+# Characters LaTeX treats specially, and the few non-ASCII symbols the report's tables use.
+_LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
+          "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "τ": r"$\tau$", "ε": r"$\varepsilon$",
+          "φ": r"$\phi$", "Δ": r"$\Delta$", "≥": r"$\geq$", "≤": r"$\leq$", "−": "-", "†": r"$\dagger$",
+          "‡": r"$\ddagger$", "α": r"$\alpha$", "κ": r"$\kappa$", "Φ": r"$\Phi$"}
+
+
+def _latex_text(text: str) -> str:
+    return "".join(_LATEX.get(ch, ch) for ch in text)
+
+
+def _latex_cell(value, table: Table) -> str:
+    text = _cell(value, table.digits)
+    if table.markers and "^" in text:
+        body, mark = text.rsplit("^", 1)
+        return f"{_latex_text(body)}$^{{{_latex_text(mark).strip('$')}}}$"
+    return _latex_text(text)
+
+
+def latex_table(table: Table) -> str:
+    """The table as a LaTeX ``table`` float with booktabs rules (``\\usepackage{booktabs}``)."""
+    frame = table.shown
+    numeric = [dtype.is_numeric() for dtype in frame.dtypes]
+    spec = "".join("r" if n else "l" for n in numeric)
+    lines = [r"\begin{table}[t]", r"\centering", rf"\begin{{tabular}}{{{spec}}}", r"\toprule",
+             " & ".join(_latex_text(c) for c in frame.columns) + r" \\", r"\midrule"]
+    lines += [" & ".join(_latex_cell(v, table) for v in row) + r" \\" for row in frame.iter_rows()]
+    lines += [r"\bottomrule", r"\end{tabular}"]
+    if table.caption:
+        lines.append(rf"\caption{{{_latex_text(table.caption)}}}")
+    lines += [rf"\label{{tab:{table.name.replace('_', '-')}}}", r"\end{table}", ""]
+    return "\n".join(lines)
 
 
 def render_markdown(title: str, sections: list[Section], out_dir: Path) -> str:
     """The document as Markdown; figure paths are relative to ``out_dir``."""
     lines = [f"# {title}", ""]
-    lines += [f"- [{s.title}](#{s.anchor})" for s in sections] + [""]
-    for section in sections:
-        lines += [f'<a id="{section.anchor}"></a>', "", f"## {section.title}", ""]
+    lines += [f"- [{heading}](#{s.anchor})" for heading, s in numbered(sections)] + [""]
+    for heading, section in numbered(sections):
+        lines += [f'<a id="{section.anchor}"></a>', "", f"## {heading}", ""]
         for block in section.blocks:
             if isinstance(block, Text):
                 lines += [block.text, ""]
@@ -99,16 +159,27 @@ def render_markdown(title: str, sections: list[Section], out_dir: Path) -> str:
                 rel = block.path.relative_to(out_dir)
                 lines += [f"![{block.caption or block.name}]({rel.as_posix()})", ""]
                 if block.caption:
-                    lines += [f"*{block.caption}* (data: `{rel.with_suffix('.csv').as_posix()}`)", ""]
+                    lines += [f"*{block.caption}* (data: `{rel.with_suffix('.csv').as_posix()}`, "
+                              f"PDF: `{rel.with_suffix('.pdf').as_posix()}`)", ""]
     return "\n".join(lines)
 
 
 def _markdown_table(table: Table) -> list[str]:
-    header = "| " + " | ".join(table.frame.columns) + " |"
-    rule = "|" + "|".join("---" for _ in table.frame.columns) + "|"
-    rows = ["| " + " | ".join(_cell(v, table.digits).replace("|", "\\|") for v in row) + " |"
-            for row in table.frame.iter_rows()]
+    frame = table.shown
+    header = "| " + " | ".join(frame.columns) + " |"
+    rule = "|" + "|".join("---" for _ in frame.columns) + "|"
+    rows = ["| " + " | ".join(_marked(_cell(v, table.digits).replace("|", "\\|"), table, str)
+                              for v in row) + " |"
+            for row in frame.iter_rows()]
     return [header, rule, *rows]
+
+
+def _marked(text: str, table: Table, escape) -> str:
+    """``value^m`` as ``value<sup>m</sup>`` in a table with markers; other text escaped as given."""
+    if table.markers and "^" in text:
+        body, mark = text.rsplit("^", 1)
+        return f"{escape(body)}<sup>{escape(mark)}</sup>"
+    return escape(text)
 
 
 _STYLE = """
@@ -123,7 +194,7 @@ td:first-child,th:first-child{text-align:left}
 .note{background:#fff8c5;border-left:4px solid #d4a72c;padding:.5rem .8rem;margin:.8rem 0}
 figure{margin:1rem 0 1.5rem;background:#fff;border:1px solid #d0d7de;padding:.5rem}
 figure img{max-width:100%;height:auto;display:block}figcaption{font-size:.85rem;color:#57606a}
-.scroll{overflow-x:auto}code{background:#eef1f4;padding:0 .2rem;border-radius:3px}
+.scroll{overflow-x:auto;max-width:100%}code{background:#eef1f4;padding:0 .2rem;border-radius:3px}sup{line-height:0}
 """
 
 
@@ -133,10 +204,11 @@ def render_html(title: str, subtitle: str, sections: list[Section]) -> str:
              '<meta name="viewport" content="width=device-width, initial-scale=1">',
              f"<title>{html.escape(title)}</title><style>{_STYLE}</style></head><body><main>",
              f"<h1>{html.escape(title)}</h1><p class=\"caption\">{html.escape(subtitle)}</p>",
-             "<nav><ul>" + "".join(f'<li><a href="#{s.anchor}">{html.escape(s.title)}</a></li>' for s in sections)
+             "<nav><ul>" + "".join(f'<li><a href="#{s.anchor}">{html.escape(heading)}</a></li>'
+                                   for heading, s in numbered(sections))
              + "</ul></nav>"]
-    for section in sections:
-        parts.append(f'<section id="{section.anchor}"><h2>{html.escape(section.title)}</h2>')
+    for heading, section in numbered(sections):
+        parts.append(f'<section id="{section.anchor}"><h2>{html.escape(heading)}</h2>')
         for block in section.blocks:
             if isinstance(block, Text):
                 parts.append(f"<p>{_inline(block.text)}</p>")
@@ -161,15 +233,16 @@ def _inline(text: str) -> str:
 
 
 def _html_table(table: Table) -> str:
-    head = "".join(f"<th>{html.escape(c)}</th>" for c in table.frame.columns)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(_cell(v, table.digits))}</td>" for v in row) + "</tr>"
-                   for row in table.frame.iter_rows())
+    frame = table.shown
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in frame.columns)
+    body = "".join("<tr>" + "".join(f"<td>{_marked(_cell(v, table.digits), table, html.escape)}</td>" for v in row)
+                   + "</tr>" for row in frame.iter_rows())
     caption = (f'{_inline(table.caption)} (<code>tables/{html.escape(table.name)}.tsv</code>)'
                if table.caption else f"<code>tables/{html.escape(table.name)}.tsv</code>")
     grid = (f'<div class="scroll"><table data-name="{html.escape(table.name)}"><thead><tr>{head}</tr>'
             f"</thead><tbody>{body}</tbody></table></div>")
-    if table.frame.height > LONG_TABLE:  # long tables fold away (no script: <details>)
-        return f"<details><summary>{caption}, {table.frame.height} rows</summary>{grid}</details>"
+    if table.fold and frame.height > LONG_TABLE:  # long tables fold away (no script: <details>)
+        return f"<details><summary>{caption}, {frame.height} rows</summary>{grid}</details>"
     return f'<p class="caption">{caption}</p>{grid}'
 
 

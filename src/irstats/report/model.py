@@ -69,6 +69,12 @@ class Study:
         path.parent.mkdir(parents=True, exist_ok=True)
         return path
 
+    def save_figure(self, ax, name: str, data) -> Path:
+        """Save a figure as ``figures/<name>.png`` (shown) and ``.pdf`` (for a paper), data as CSV."""
+        from irstats.plots import save
+
+        return save(ax, self.figure_path(name), data, also=(".pdf",))
+
 
 @dataclass
 class ReportResult:

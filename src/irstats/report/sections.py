@@ -43,7 +43,7 @@ def collection(study: Study) -> Section:
                            "retrieved per topic": study.scores["NumRet"].values.mean(axis=1)
                            if not np.isnan(study.scores["NumRet"].values).any()
                            else np.nanmean(study.scores["NumRet"].values, axis=1)})
-    section = Section("1. The collection", "collection")
+    section = Section("The collection", "collection")
     section.add(Text(f"Relevance: grade ≥ {level}. Judged share of a run's top k: the share of its first "
                      "min(k, n) documents that are judged (n: the documents it retrieved for the topic), averaged "
                      "over topics."),
@@ -85,15 +85,14 @@ def systems(study: Study) -> Section:
                                        "ci_low": pl.Float64, "ci_high": pl.Float64, "delta_to_best": pl.Float64,
                                        "p_holm_vs_best": pl.Float64, "significant": pl.String,
                                        "residual": pl.Float64, "effect_size_vs_best": pl.Float64})
-    from irstats.plots import save
     from irstats.plots.meta import figure_data, plot_score_heatmap, plot_system_means
 
     first = study.scores[study.measures[0]]
     means_ax = plot_system_means(first)
-    means_path = save(means_ax, study.figure_path("system_means"), figure_data(means_ax))
+    means_path = study.save_figure(means_ax, "system_means", figure_data(means_ax))
     heat_ax = plot_score_heatmap(first)
-    heat_path = save(heat_ax, study.figure_path("system_topic_heatmap"), figure_data(heat_ax))
-    section = Section("2. Systems", "systems")
+    heat_path = study.save_figure(heat_ax, "system_topic_heatmap", figure_data(heat_ax))
+    section = Section("Systems", "systems")
     section.add(Text(f"Per measure, systems sorted by mean with a 95% t-interval over topics. Each system is "
                      f"compared with the measure's best system by a two-sided {study.settings.test.replace('_', ' ')}"
                      f" test; p-values are Holm-adjusted over those comparisons (α = {study.settings.alpha:g}). "
@@ -124,15 +123,14 @@ def standardization(study: Study) -> Section:
             rows.append({"measure": measure, "system": system, "mean": raw[i], "std_mean": std[i],
                          "rank": raw_rank[i], "std_rank": std_rank[i]})
     means = pl.DataFrame(rows).sort(["measure", "std_mean"], descending=[False, True])
-    from irstats.plots import save
     from irstats.plots.meta import figure_data, plot_score_density
 
     first = study.measures[0]
     density_ax = plot_score_density({first: matrices[first], f"std({first})": apply_factors(matrices[first], factors)})
-    density_path = save(density_ax, study.figure_path("score_densities"), figure_data(density_ax))
+    density_path = study.save_figure(density_ax, "score_densities", figure_data(density_ax))
     who = ("all systems" if study.settings.reference is None
            else f"{len(study.settings.reference)} reference systems")
-    section = Section("4. Standardization", "standardization")
+    section = Section("Standardization", "standardization")
     section.add(Text(f"Per topic and measure, scores are standardized as z = (x − mean)/sd over {who} and mapped "
                      "through the normal CDF (std(M) = Φ(z)); a system's standardized score is the mean of "
                      "std(M) over topics. The factors are in `factors.tsv` (reusable with "
@@ -158,7 +156,6 @@ def aggregation(study: Study) -> Section:
     """3. AM, εGM, GM_trec_eval, median and standardized AM, their split-half consistency."""
     from irstats.aggregate import aggregate
     from irstats.meta.splithalf import split_half
-    from irstats.plots import save
     from irstats.plots.meta import figure_data, plot_tau_density
     from irstats.standardize import standardized_name
 
@@ -180,8 +177,8 @@ def aggregation(study: Study) -> Section:
                             n_splits=study.settings.splits, seed=study.settings.seed)
     consistency = result.summary()
     density_ax = plot_tau_density(result, [v for v in result.variants if v.measure == study.measures[0]])
-    density_path = save(density_ax, study.figure_path("split_half_tau"), figure_data(density_ax))
-    section = Section("3. Aggregation", "aggregation")
+    density_path = study.save_figure(density_ax, "split_half_tau", figure_data(density_ax))
+    section = Section("Aggregation", "aggregation")
     section.add(Text(f"Each system's per-topic scores aggregated by the arithmetic mean (am), the ε-adjusted "
                      f"geometric mean (egm, ε = {eps:g}), trec_eval's GM (gm_trec_eval: scores floored at 1e-5) "
                      "and the median, and the AM of standardized scores (std_am). Split-half consistency: over "
@@ -199,7 +196,6 @@ def aggregation(study: Study) -> Section:
 def predictive(study: Study) -> Section:
     """5. Predictive power φ between the chosen measures (seed 002)."""
     from irstats.meta.predictive import predictive_power
-    from irstats.plots import save
     from irstats.plots.meta import figure_data, plot_phi_heatmap
 
     by = "AP" if "AP" in study.measures else study.measures[0]
@@ -208,8 +204,8 @@ def predictive(study: Study) -> Section:
         result = predictive_power(matrices, list(study.measures), by=by, n_splits=study.settings.predictive_splits,
                                   seed=study.settings.seed)
     heat_ax = plot_phi_heatmap(result)
-    heat_path = save(heat_ax, study.figure_path("predictive_power"), figure_data(heat_ax))
-    section = Section("5. Predictive power", "predictive")
+    heat_path = study.save_figure(heat_ax, "predictive_power", figure_data(heat_ax))
+    section = Section("Predictive power", "predictive")
     section.add(Text(f"φ(A, B): over {result.n_splits} random halvings of the topics, the mean Kendall's τ between "
                      "the ordering of systems by measure A on one half and by measure B on the other, averaged "
                      f"over both orientations (seed 002). Systems: the top {result.top:.0%} by {by}. The diagonal "
@@ -223,7 +219,6 @@ def predictive(study: Study) -> Section:
 def scale(study: Study) -> Section:
     """6. Do the conclusions survive a change of scale? (seed 001: log, logit, ranks, Φ(z))."""
     from irstats.meta.transforms import transform_robustness
-    from irstats.plots import save
 
     results = []
     for measure in study.measures:
@@ -236,8 +231,8 @@ def scale(study: Study) -> Section:
                                                     alpha=study.settings.alpha))
     table = pl.concat([r.to_frame() for r in results])
     ax = results[0].plot()
-    path = save(ax, study.figure_path("scale_robustness"), ax.irstats_data)
-    section = Section("6. Robustness to the scale", "scale")
+    path = study.save_figure(ax, "scale_robustness", ax.irstats_data)
+    section = Section("Robustness to the scale", "scale")
     section.add(Text("Robertson (seed 001): MAP and GMAP differ only in which part of the scale they emphasise, "
                      "so a conclusion should hold under other monotone transformations of the per-topic scores. "
                      "For every pair of systems, the paired t-test (α = "
@@ -276,7 +271,6 @@ def volatility(study: Study) -> Section:
     from irstats.collection import EvalOptions
     from irstats.depth import judged_depth, sweep_judgments
     from irstats.depth import volatility as volatility_statistics
-    from irstats.plots import save
     from irstats.plots.volatility import plot_data, trajectory_grid, volatility_summary
 
     measures = swept_measures(study.measures)
@@ -288,7 +282,7 @@ def volatility(study: Study) -> Section:
         pool_depth = judged_depth(judgments)
     result = sweep_judgments(judgments, measures, pool_depth=pool_depth, options=options)
     stats = volatility_statistics(result, alpha=study.settings.alpha)
-    section = Section("7. Volatility over evaluation depth", "volatility")
+    section = Section("Volatility over evaluation depth", "volatility")
     how = ("given" if study.settings.pool_depth is not None else
            "estimated: the median run is judged down to this depth on every topic")
     section.add(Text(f"Mean scores recomputed at every evaluation depth k, with unjudged documents as non-relevant "
@@ -297,9 +291,9 @@ def volatility(study: Study) -> Section:
                      "fewer judgments, and orderings that still move there are volatile."),
                 Table("volatility_summary", stats.summary(), "Volatility statistics per measure and form"))
     grid = trajectory_grid(result, measures)
-    figure_path = save(grid.flat[0], study.figure_path("volatility_trajectories"), plot_data(grid))
+    figure_path = study.save_figure(grid.flat[0], "volatility_trajectories", plot_data(grid))
     summary_axes = volatility_summary(stats, measures)
-    summary_path = save(summary_axes[0], study.figure_path("volatility_summary"), plot_data(summary_axes))
+    summary_path = study.save_figure(summary_axes[0], "volatility_summary", plot_data(summary_axes))
     section.add(Figure("volatility_trajectories", figure_path,
                        "System means against depth k (log); dark lines: best, quartile and worst systems at the "
                        "largest k; red dashed line: pool depth d"),
@@ -327,10 +321,73 @@ def provenance(study: Study, command, seconds: float) -> Section:
         "seconds": f"{seconds:.1f}",
     }
     table = pl.DataFrame({"setting": list(settings), "value": list(settings.values())})
-    section = Section("8. How it was made", "provenance")
+    section = Section("How it was made", "provenance")
     section.add(Text(f"Command: `{command_line(command)}`"),
                 Table("provenance", table, "Settings, seeds and versions"))
     return section
+
+
+#: Marks a mean significantly below the measure's best system (Holm-adjusted), in the leaderboard.
+WORSE_THAN_BEST = "†"
+
+
+def leaderboard(study: Study, built: list[Section]) -> Section:
+    """The opening section: systems × measures (mean, 95% interval, † when significantly below
+    the best) and what the study found, read from the tables and warnings the other sections
+    made — it computes nothing of its own, so it cannot disagree with them."""
+    tables = {b.name: b.frame for section in built for b in section.blocks if isinstance(b, Table)}
+    means = tables["system_means"]
+    first = study.measures[0]
+    order = means.filter(pl.col("measure") == first).sort("mean", descending=True)["system"].to_list()
+    data: dict[str, list] = {"system": order}
+    shown: dict[str, list] = {"system": order}
+    for measure in study.measures:
+        rows = {r["system"]: r for r in means.filter(pl.col("measure") == measure).iter_rows(named=True)}
+        data[measure] = [rows[s]["mean"] for s in order]
+        data[f"{measure} ci_low"] = [rows[s]["ci_low"] for s in order]
+        data[f"{measure} ci_high"] = [rows[s]["ci_high"] for s in order]
+        data[f"{measure} vs best"] = [_versus_best(rows[s]) for s in order]
+        shown[measure] = [f"{rows[s]['mean']:.3f} [{rows[s]['ci_low']:.3f}, {rows[s]['ci_high']:.3f}]"
+                          + (f"^{WORSE_THAN_BEST}" if rows[s]["significant"] == "yes" else "") for s in order]
+    section = Section("Leaderboard and findings", "leaderboard")
+    section.add(Text(_findings(study, means, tables.get("split_half"))))
+    section.add(Table("leaderboard", pl.DataFrame(data), f"Systems by {first}: mean [95% t-interval] per measure; "
+                      f"{WORSE_THAN_BEST} significantly below the measure's best system ({study.settings.test}, "
+                      f"Holm, α = {study.settings.alpha:g})", display=pl.DataFrame(shown), markers=True, fold=False))
+    warnings_seen = list(dict.fromkeys(b.text for s in built for b in s.blocks if isinstance(b, Note)))
+    if warnings_seen:
+        section.add(Text(f"{len(warnings_seen)} warning(s), each repeated in its section:"),
+                    *(Note(text) for text in warnings_seen))
+    else:
+        section.add(Text("No warnings were raised."))
+    return section
+
+
+def _versus_best(row: dict) -> str:
+    if row["significant"] == "":
+        return "best"
+    return "worse" if row["significant"] == "yes" else "not significantly different"
+
+
+def _findings(study: Study, means: pl.DataFrame, split_half: pl.DataFrame | None) -> str:
+    """Two or three sentences: the best system and how many it beats, the least and most
+    consistent measure/aggregation by split-half τ."""
+    sentences = []
+    for measure in study.measures:
+        rows = means.filter(pl.col("measure") == measure)
+        best = rows.filter(pl.col("significant") == "")["system"].to_list()
+        beaten = rows.filter(pl.col("significant") == "yes").height
+        if best:
+            sentences.append(f"{measure}: {best[0]} is best and significantly better than {beaten} of "
+                             f"{rows.height - 1} other systems")
+    text = "Best systems — " + "; ".join(sentences) + "."
+    if split_half is not None and split_half.height:
+        ranked = split_half.sort("mean")
+        low, high = ranked.row(0, named=True), ranked.row(-1, named=True)
+        text += (f" Least consistent over random halves of the topics: {low['measure']} aggregated by "
+                 f"{low['method']} (mean split-half τ {low['mean']:.3f}); most consistent: {high['measure']} by "
+                 f"{high['method']} ({high['mean']:.3f}).")
+    return text
 
 
 STAGES = [

@@ -74,6 +74,7 @@ def build_report(qrels, runs, out_dir, measures: Sequence[str] | None = None, re
                 raise IrstatsError(f"report stage {name!r} failed: {type(exc).__name__}: {exc}") from exc
             bar.update(1)
         bar.set_description("write")
+        built.insert(0, sections.leaderboard(study, built))
         built.append(sections.provenance(study, command, time.perf_counter() - started))
         title = "irstats evaluation study"
         subtitle = (f"{len(scores[chosen[0]].systems)} runs, {len(scores[chosen[0]].topics)} topics, qrels "
