@@ -54,6 +54,17 @@ class Evaluator:
         groups = [g for g in groups if g]
         if not groups:
             return
+        from irstats.ingest import compiled_judgments
+
+        first = compiled_judgments(self.collection, runset, self.options, groups[0])
+        if first is not None:
+            # The compiled path reads each run on its own (two at a time): nothing to overlap.
+            yield groups[0], first
+            for batch in groups[1:]:
+                judged = compiled_judgments(self.collection, runset, self.options, batch)
+                yield batch, (judged if judged is not None
+                              else build_judgments(self.collection, runset, self.options, systems=batch))
+            return
         topics = self.collection.topic_keys
         with ThreadPoolExecutor(max_workers=1) as pool:
             # Reading (polars, which releases the GIL) overlaps with judging and scoring the batch

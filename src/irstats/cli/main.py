@@ -111,7 +111,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "trec_eval": ("irstats.cli.trec_eval_cmd:trec_eval_command",
                   "trec_eval 10's command line and output (alias trec_eval='irstats trec_eval')."),
     "agreement": ("irstats.cli.agreement_cmd:agreement_command",
-                  "Agreement of two qrels on the pairs both judge: Cohen's κ and Krippendorff's α."),
+                  "Agreement of two qrels (Cohen's κ, Krippendorff's α) and of the conclusions they lead to."),
     "aggregate": ("irstats.cli.aggregate_cmd:aggregate_command",
                   "Aggregate per-topic SCORES into one value per system and measure."),
     "standardize": ("irstats.cli.standardize_cmd:standardize_group",

@@ -1,0 +1,120 @@
+"""The compiled fast path from run files to the judgments tensor.
+
+:func:`compiled_judgments` hands each run file's bytes to ``irstats._ingest`` (C, built by
+pip from ``src/irstats/_ingest.c``), which parses, looks up grades in a hash table of the
+qrels and sorts each topic in trec_eval's order, without the GIL, so two runs are read on
+two cores and no run is ever held as a DataFrame. The result is the same tensor
+:func:`irstats.judgments.build_judgments` makes (the tests hold the two equal).
+
+It is only a fast path. It returns None — and the engine reads the batch with the
+polars/careful readers, which apply every rule and name the file and line of any problem —
+whenever the extension is missing, an option asks for something other than trec_eval's
+defaults (rank or file order, keeping the first of repeated documents), a run is not a
+plain file, or the C code meets anything it does not take as it is (comments, a wrong
+field count, a tag that changes, a score that is not a plain decimal, a repeated
+document, no topic in common with the qrels ...).
+"""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from irstats.errors import warn
+
+if TYPE_CHECKING:
+    from irstats.collection import Collection, EvalOptions, RunSet
+    from irstats.judgments import Judgments
+
+try:
+    from irstats import _ingest
+except ImportError:  # no C compiler at install time: the Python readers do all the work
+    _ingest = None
+
+#: Set to False to always use the Python readers (tests compare the two paths).
+ENABLED = os.environ.get("IRSTATS_NO_EXTENSION", "") == ""
+
+
+def available() -> bool:
+    """Whether the compiled path is built and enabled."""
+    return _ingest is not None and ENABLED
+
+
+def _eligible(runset: "RunSet", systems: list[int], options: "EvalOptions") -> bool:
+    if not available() or options.order != "score" or options.on_duplicate != "error":
+        return False
+    # plain files only: DataFrames and files already re-read carefully keep their path
+    return all(runset.parts[i].frame is None and runset.parts[i].separator is not None for i in systems)
+
+
+def _table(collection: "Collection", options: "EvalOptions"):
+    """The qrels as a C hash table, with the engine's grade codes (cached on the collection)."""
+    from irstats.judgments import POOL_UNJUDGED
+
+    key = ("ingest_table", options.negative_rel)
+    if key not in collection.cache:
+        try:
+            topics = [t.encode("latin-1") for t in collection.topic_keys]
+            docnos = [d.encode("latin-1") for d in collection.qrels.get_column("docno").to_list()]
+        except UnicodeEncodeError:  # ids from a DataFrame that no file byte can match: the Python path
+            collection.cache[key] = None
+            return None
+        index = {t: i for i, t in enumerate(collection.topic_keys)}
+        line_topic = [index[t] for t in collection.qrels.get_column("topic").to_list()]
+        rel = collection.qrels.get_column("rel").to_numpy().astype(np.int64)
+        codes = np.where(rel < 0, POOL_UNJUDGED, rel) if options.negative_rel == "unjudged" else np.maximum(rel, 0)
+        try:
+            collection.cache[key] = _ingest.QrelsTable(topics, line_topic, docnos, codes.tolist())
+        except ValueError:  # e.g. a pair judged twice: the Python path resolves or reports it
+            collection.cache[key] = None
+    return collection.cache[key]
+
+
+def _rank_file(table, source: str, tag: bytes, options: "EvalOptions"):
+    from irstats.io.trec import read_bytes
+
+    depth = -1 if options.depth is None else int(options.depth)
+    return table.rank(read_bytes(source), tag, depth, bool(options.judged_only), options.score_dtype == "float32")
+
+
+def compiled_judgments(collection: "Collection", runset: "RunSet", options: "EvalOptions",
+                       systems: list[int]) -> "Judgments | None":
+    """The judgments tensor of the runs ``systems`` by the compiled path, or None (see the module)."""
+    from irstats.judgments import PADDING, Judgments, grade_dtype, qrels_index
+
+    if not _eligible(runset, systems, options):
+        return None
+    table = _table(collection, options)
+    if table is None:
+        return None
+    try:
+        tags = [runset.parts[i].tag.encode("latin-1") for i in systems]
+    except UnicodeEncodeError:
+        return None
+    n_top = len(collection.topic_keys)
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        ranked = list(pool.map(lambda k: _rank_file(table, runset.parts[systems[k]].source, tags[k], options),
+                               range(len(systems))))
+    if any(r is None for r in ranked):
+        return None
+    n_sys = len(systems)
+    n_lines = np.stack([np.frombuffer(r[0], dtype=np.int64) for r in ranked]).reshape(n_sys, n_top)
+    n_ret = np.stack([np.frombuffer(r[1], dtype=np.int64) for r in ranked]).reshape(n_sys, n_top)
+    width = max(int(n_ret.max(initial=0)), 1)
+    grades = np.full((n_sys, n_top, width), PADDING, dtype=grade_dtype(collection.g_max))
+    for s, (_, _, codes, outside) in enumerate(ranked):
+        kept = n_ret[s]
+        if kept.sum():
+            topic = np.repeat(np.arange(n_top), kept)
+            starts = np.cumsum(kept) - kept
+            position = np.arange(int(kept.sum())) - np.repeat(starts, kept)
+            grades[s, topic, position] = np.frombuffer(codes, dtype=np.int64)
+        if outside:
+            warn(f"run {runset.names[systems[s]]!r}: {len(outside)} topic(s) not in the qrels are ignored")
+    present = np.ones((n_sys, n_top), dtype=bool) if options.complete else n_lines > 0
+    facts = qrels_index(collection, options).facts
+    return Judgments(grades, n_ret, present, tuple(runset.names[i] for i in systems), collection.topics, facts,
+                     options.rel_level, options.trec_eval_compat)
