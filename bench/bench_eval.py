@@ -544,7 +544,8 @@ def main(argv: list[str] | None = None) -> None:
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
-    ap.add_argument("--workload", default="wide", choices=["wide", "tall", "dl19"])
+    ap.add_argument("--workload", default="wide", choices=["wide", "tall", "dl19", "marco"])
+    ap.add_argument("--runs", type=int, metavar="N", help="only the first N runs (e.g. 25, for memory against runs)")
     ap.add_argument("--repeat", type=int, default=5, help="trials per tool; the median is reported (default 5)")
     ap.add_argument("--tools", nargs="+", default=ALL_TOOLS, choices=ALL_TOOLS, metavar="TOOL",
                     help=f"tools to measure (default: all): {' '.join(ALL_TOOLS)}")
@@ -560,6 +561,8 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
 
     qrels, runs = locate(args.workload, args.workloads_dir)
+    if args.runs:
+        runs = runs[: args.runs]
     tools = [t for t in ALL_TOOLS if t in args.tools]
     if args.trec_eval and not (os.path.isfile(args.trec_eval) and os.access(args.trec_eval, os.X_OK)):
         print(f"warning: --trec-eval {args.trec_eval} is not an executable file", file=sys.stderr)

@@ -9,6 +9,7 @@ Workloads
 ---------
 ``wide``  100 runs x    50 topics x 1,000 docs per topic  (5,000,000 run lines)
 ``tall``   20 runs x 5,000 topics x   100 docs per topic  (10,000,000 run lines)
+``marco``   1 run  x 6,980 topics x 1,000 docs per topic  (6,980,000 run lines: MS MARCO dev)
 
 The model
 ---------
@@ -26,7 +27,7 @@ The model
 
 Usage::
 
-    python bench/make_workload.py                      # both workloads -> bench/workloads/
+    python bench/make_workload.py                      # every workload -> bench/workloads/
     python bench/make_workload.py /tmp/wl --workloads wide --seed 7
 """
 
@@ -60,6 +61,8 @@ class Spec:
 WORKLOADS = {
     "wide": Spec("wide", runs=100, topics=50, docs=1000, universe_factor=2, first_topic=401),
     "tall": Spec("tall", runs=20, topics=5000, docs=100, universe_factor=3, first_topic=100001),
+    # one run at the MS MARCO dev scale (6,980 queries, 1,000 passages each)
+    "marco": Spec("marco", runs=1, topics=6980, docs=1000, universe_factor=2, first_topic=1000001),
 }
 
 

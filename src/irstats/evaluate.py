@@ -48,23 +48,29 @@ class Evaluator:
     def batches(self, runs, systems: Sequence[int] | None = None) -> Iterator[tuple[list[int], Judgments]]:
         """``(batch, judgments)`` for consecutive batches of the runs (``systems``: a subset,
         by position). ``runs`` is anything :meth:`RunSet.load` takes, or a RunSet."""
+        from irstats.ingest import COMPILED_BATCH_BYTES, compiled_judgments
+
         runset = runs if isinstance(runs, RunSet) else RunSet.load(runs)
         chosen = None if systems is None else set(systems)
-        groups = [[i for i in g if chosen is None or i in chosen] for g in runset.batches(BATCH_BYTES)]
-        groups = [g for g in groups if g]
+
+        def grouped(max_bytes: int) -> list[list[int]]:
+            groups = [[i for i in g if chosen is None or i in chosen] for g in runset.batches(max_bytes)]
+            return [g for g in groups if g]
+
+        groups = grouped(COMPILED_BATCH_BYTES)
         if not groups:
             return
-        from irstats.ingest import compiled_judgments
-
         first = compiled_judgments(self.collection, runset, self.options, groups[0])
         if first is not None:
-            # The compiled path reads each run on its own (two at a time): nothing to overlap.
+            # The compiled path reads each run on its own (two at a time): nothing to overlap,
+            # and small batches keep the measure kernels' temporaries small.
             yield groups[0], first
             for batch in groups[1:]:
                 judged = compiled_judgments(self.collection, runset, self.options, batch)
                 yield batch, (judged if judged is not None
                               else build_judgments(self.collection, runset, self.options, systems=batch))
             return
+        groups = grouped(BATCH_BYTES)
         topics = self.collection.topic_keys
         with ThreadPoolExecutor(max_workers=1) as pool:
             # Reading (polars, which releases the GIL) overlaps with judging and scoring the batch

@@ -34,6 +34,10 @@ try:
 except ImportError:  # no C compiler at install time: the Python readers do all the work
     _ingest = None
 
+#: Run text per batch on the compiled path: the tensor and the kernels' temporaries of a
+#: batch are what the memory peak is made of, and below this size batching costs no speed.
+COMPILED_BATCH_BYTES = 8 << 20
+
 #: Set to False to always use the Python readers (tests compare the two paths).
 ENABLED = os.environ.get("IRSTATS_NO_EXTENSION", "") == ""
 
