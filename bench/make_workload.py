@@ -84,7 +84,8 @@ def generate(spec: Spec, out_dir: Path, seed: int) -> dict:
         old.unlink()
 
     # ---- collection: docnos unique across the whole collection, latent relevance ----
-    docids = rng.choice(10_000_000, size=T * U, replace=False).reshape(T, U).astype(np.int64)
+    population = 10_000_000 if T * U <= 5_000_000 else 100_000_000  # marco: 14 M candidates
+    docids = rng.choice(population, size=T * U, replace=False).reshape(T, U).astype(np.int64)
     z = rng.standard_normal((T, U)).astype(np.float32)
     difficulty = rng.normal(2.0, 0.5, size=T).astype(np.float32)  # c_t: higher = fewer relevant
 

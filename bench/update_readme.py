@@ -68,7 +68,14 @@ def main(paths: list[str]) -> None:
         if result.get("benchmark") == "startup":
             _replace(HERE / "README.md", startup_table(result), STARTUP_START, STARTUP_END)
             print("bench/README.md start-up table updated")
-    results = {r["workload"]: r for r in loaded if "workload" in r}
+    # several runs of one workload (wide with --runs 25 and with all 100): the largest is the
+    # workload's table, the others give the memory-against-runs line
+    by_workload: dict[str, list[dict]] = {}
+    for r in loaded:
+        if "workload" in r:
+            by_workload.setdefault(r["workload"], []).append(r)
+    results = {name: max(rs, key=lambda r: r["runs"]) for name, rs in by_workload.items()}
+    smaller = {name: [r for r in rs if r is not results[name]] for name, rs in by_workload.items()}
     if not results:
         return
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
@@ -84,18 +91,26 @@ def main(paths: list[str]) -> None:
         if tool in wide:
             s = wide[tool]
             lines.append(f"| {label} | {s['eval_s']:.2f} | {s['peak_rss_mib']:.0f} | {s['eval_s'] / ir['eval_s']:.2f}× |")
-    for name in ("tall", "dl19"):
+    for small in smaller.get("wide", []):
+        s = _by_tool(small).get("irstats")
+        if s:
+            lines += ["", f"Peak memory against the number of runs (irstats, `wide`): {small['runs']} runs "
+                          f"{s['peak_rss_mib']:.0f} MiB, {results['wide']['runs']} runs {ir['peak_rss_mib']:.0f} MiB "
+                          f"({ir['peak_rss_mib'] / s['peak_rss_mib']:.2f}×)."]
+    for name, what in (("marco", "one run, 6,980 topics × 1,000 documents"), ("tall", None), ("dl19", None)):
         if name in results:
             t = _by_tool(results[name])
-            parts = ", ".join(f"{tool} {t[tool]['eval_s']:.2f} s" for tool in ("irstats", "pytrec_eval", "trec_eval",
-                                                                                 "ranx") if tool in t)
-            lines += ["", f"`{name}` ({results[name]['runs']} runs): {parts}."]
+            base = t.get("irstats")
+            parts = ", ".join(f"{tool} {t[tool]['eval_s']:.2f} s"
+                              + (f" ({t[tool]['eval_s'] / base['eval_s']:.1f}×)" if base and tool != "irstats" else "")
+                              for tool in ("irstats", "pytrec_eval", "trec_eval", "ir_measures", "ranx") if tool in t)
+            lines += ["", f"`{name}` ({what or str(results[name]['runs']) + ' runs'}): {parts}."]
     _replace(ROOT / "README.md", "\n".join(lines))
 
     blocks = [f"Measured on {date.today()} at commit {commit}, one workload after the other, with "
               "`python bench/bench_eval.py --workload W --repeat R --markdown --json FILE` and written here by "
               "`python bench/update_readme.py`."]
-    for name, result in results.items():
+    for name, result in [(n, r) for n, rs in by_workload.items() for r in sorted(rs, key=lambda r: -r["runs"])]:
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
             print_table(result["summary"], True, "load-polars")

@@ -82,6 +82,19 @@ def test_errors_and_cli(tmp_path, capsys):
         label_agreement(a, c)
     code, out, err = run_cli(["agreement", a, c], capsys)
     assert code == 2 and "Traceback" not in err
+    code, out, err = run_cli(["agreement", a, b, "--plot", tmp_path / "g.png"], capsys)
+    assert code == 2 and "--runs" in err
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    for name, docs in {"r1": ["d1", "d2", "d3", "d4"], "r2": ["d2", "d1", "d4", "d3"], "r3": ["d4", "d3", "d2", "d1"]}.items():
+        (runs / name).write_text("".join(f"{t} Q0 {d} {k} {10 - k} {name}\n" for t in (1, 2)
+                                         for k, d in enumerate(docs, 1)))
+    code, out, err = run_cli(["agreement", a, b, "--runs", runs, "-m", "P@1", "-n", "20", "--plot", tmp_path / "g.png",
+                              "--gains", tmp_path / "g.tsv"], capsys)
+    assert code == 0, err
+    gains = pl.read_csv(tmp_path / "g.tsv", separator="\t")
+    assert gains.columns == ["measure", "system", "mean_a", "mean_b", "rank_a", "rank_b", "rank_gain"]
+    assert (tmp_path / "g.png").stat().st_size > 0 and (tmp_path / "g.csv").exists()
 
 
 def test_conclusion_agreement_against_scipy_and_plain_loops(shared_data):
@@ -132,3 +145,13 @@ def test_conclusion_agreement_against_scipy_and_plain_loops(shared_data):
     assert got["significant_pairs_agree"] == pytest.approx(np.mean(agree), abs=1e-12)
     for row in result.statistics.iter_rows(named=True):
         assert row["ci_low"] <= row["value"] + 1e-12 or row["statistic"] == "top1_same"
+    # which systems gain or lose: ranks as scipy's rankdata (competition ranking of −mean)
+    gains = result.gains("AP")
+    rank_a = dict(zip(a.systems, sps.rankdata(-ma, method="min")))
+    rank_b = dict(zip(b.systems, sps.rankdata(-mb, method="min")))
+    for row in gains.iter_rows(named=True):
+        assert (row["rank_a"], row["rank_b"]) == (rank_a[row["system"]], rank_b[row["system"]])
+        assert row["rank_gain"] == rank_a[row["system"]] - rank_b[row["system"]]
+    assert gains["rank_gain"].to_list() == sorted(gains["rank_gain"].to_list(), reverse=True)
+    ax = result.plot()
+    assert len(ax.lines) == len(a.systems) and ax.irstats_data.height == len(a.systems)

@@ -334,3 +334,52 @@ def test_predictive_table(built):
     assert got["measure"].to_list() == list(expected.measures)
     for j, measure in enumerate(expected.measures):
         np.testing.assert_allclose(got[measure].to_numpy(), expected.phi[:, j], rtol=0, atol=1e-12)
+
+
+def test_agreement_section_with_a_second_qrels(tmp_path):
+    """report --qrels-b: label and conclusion agreement tables equal the agreement API; a
+    second qrels over other topics gives conclusions only (each qrels on its own topics)."""
+    from irstats.agreement import conclusion_agreement, label_agreement
+
+    demo = make_demo_collection(tmp_path / "collection", seed=5)
+    lines = demo.qrels.read_text().splitlines()
+    rng = np.random.default_rng(3)
+    noisy = []
+    for line in lines:
+        topic, it, doc, rel = line.split()
+        rel = int(rel)
+        if rng.random() < 0.25:
+            rel = max(0, rel + int(rng.choice([-1, 1])))
+        noisy.append(f"{topic} {it} {doc} {rel}")
+    qrels_b = tmp_path / "b.qrels"
+    qrels_b.write_text("\n".join(noisy) + "\n")
+    report = build_report(demo.qrels, demo.runs, tmp_path / "report", quick=True, progress=False, qrels_b=qrels_b,
+                          measures=["AP", "P@10"])
+    labels = label_agreement(demo.qrels, qrels_b, n_resamples=200, seed=0)
+    table = read_table(report, "agreement_labels")
+    np.testing.assert_allclose(table["value"].to_numpy(), labels.statistics["value"].to_numpy(), atol=1e-12)
+    a = irstats.evaluate(demo.qrels, demo.runs, ["AP", "P@10"])
+    b = irstats.evaluate(qrels_b, demo.runs, ["AP", "P@10"])
+    conclusions = conclusion_agreement(a, b, ["AP", "P@10"], n_resamples=200, seed=0)
+    table = read_table(report, "agreement_conclusions")
+    np.testing.assert_allclose(table["value"].to_numpy(), conclusions.statistics["value"].to_numpy(), atol=1e-12)
+    np.testing.assert_allclose(table["ci_low"].to_numpy(), conclusions.statistics["ci_low"].to_numpy(), atol=1e-12)
+    assert read_table(report, "agreement_gains")["rank_gain"].to_list() == conclusions.gains()["rank_gain"].to_list()
+    assert (report.out_dir / "figures" / "agreement_gains.pdf").exists()
+    assert 'id="agreement"' in report.html.read_text()
+
+    # two collections of the same runs over different topics (as an LLM-judged topic set
+    # beside a human-judged one): no shared pair, conclusions on each qrels' own topics
+    topics = sorted({line.split()[0] for line in lines})
+    first, second = set(topics[::2]), set(topics[1::2])
+    qrels_1, qrels_2 = tmp_path / "one.qrels", tmp_path / "two.qrels"
+    qrels_1.write_text("\n".join(x for x in lines if x.split()[0] in first) + "\n")
+    qrels_2.write_text("\n".join(x for x in noisy if x.split()[0] in second) + "\n")
+    report = build_report(qrels_1, demo.runs, tmp_path / "report2", quick=True, progress=False, qrels_b=qrels_2,
+                          measures=["AP"])
+    assert "agreement_labels" not in report.tables and "Labels are not compared" in report.markdown.read_text()
+    expected = conclusion_agreement(irstats.evaluate(qrels_1, demo.runs, ["AP"]),
+                                    irstats.evaluate(qrels_2, demo.runs, ["AP"]), ["AP"], all_topics=True,
+                                    n_resamples=200, seed=0)
+    np.testing.assert_allclose(read_table(report, "agreement_conclusions")["value"].to_numpy(),
+                               expected.statistics["value"].to_numpy(), atol=1e-12)

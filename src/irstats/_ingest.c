@@ -47,6 +47,13 @@ static inline uint64_t mix_topic(uint64_t h, int64_t topic) {
 
 /* ------------------------------------------------------------------ the qrels table */
 
+/* A slot holds the (topic, docno) key's hash next to its line, so a lookup that misses —
+ * most documents of a run are unjudged — touches one cache line and no id bytes. */
+typedef struct {
+    uint64_t key;
+    int64_t line;
+} Slot;
+
 typedef struct {
     PyObject_HEAD
     /* topics: open addressing over topic ids */
@@ -63,15 +70,14 @@ typedef struct {
     Py_ssize_t *doc_len;
     int64_t *doc_topic;
     int64_t *doc_code;
-    uint64_t *doc_hash;
-    int64_t *doc_slot; /* -1 empty, else line index */
+    Slot *doc_slot; /* line -1: empty */
     uint64_t doc_mask;
 } QrelsTable;
 
 static void qrels_dealloc(QrelsTable *self) {
     free(self->topic_blob); free(self->topic_off); free(self->topic_len); free(self->topic_slot);
     free(self->doc_blob); free(self->doc_off); free(self->doc_len); free(self->doc_topic);
-    free(self->doc_code); free(self->doc_hash); free(self->doc_slot);
+    free(self->doc_code); free(self->doc_slot);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -122,11 +128,13 @@ static inline int64_t find_doc(const QrelsTable *q, int64_t topic, const char *s
     uint64_t key = mix_topic(hash, topic);
     uint64_t h = key & q->doc_mask;
     for (;;) {
-        int64_t i = q->doc_slot[h];
-        if (i < 0) return -1;
-        if (q->doc_hash[i] == key && q->doc_topic[i] == topic && q->doc_len[i] == n
-            && memcmp(q->doc_blob + q->doc_off[i], s, n) == 0)
-            return i;
+        const Slot *slot = &q->doc_slot[h];
+        if (slot->line < 0) return -1;
+        if (slot->key == key) {
+            int64_t i = slot->line; /* confirm on the bytes: a hash collision never mislabels */
+            if (q->doc_topic[i] == topic && q->doc_len[i] == n && memcmp(q->doc_blob + q->doc_off[i], s, n) == 0)
+                return i;
+        }
         h = (h + 1) & q->doc_mask;
     }
 }
@@ -159,12 +167,11 @@ static int qrels_init(QrelsTable *self, PyObject *args, PyObject *kwds) {
     if (pack_bytes(docnos, &self->doc_blob, &self->doc_off, &self->doc_len) < 0) return -1;
     self->doc_topic = malloc(sizeof(int64_t) * (n ? n : 1));
     self->doc_code = malloc(sizeof(int64_t) * (n ? n : 1));
-    self->doc_hash = malloc(sizeof(uint64_t) * (n ? n : 1));
     size = table_size(n);
     self->doc_mask = size - 1;
-    self->doc_slot = malloc(sizeof(int64_t) * size);
-    if (!self->doc_topic || !self->doc_code || !self->doc_hash || !self->doc_slot) { PyErr_NoMemory(); return -1; }
-    for (uint64_t i = 0; i < size; i++) self->doc_slot[i] = -1;
+    self->doc_slot = malloc(sizeof(Slot) * size);
+    if (!self->doc_topic || !self->doc_code || !self->doc_slot) { PyErr_NoMemory(); return -1; }
+    for (uint64_t i = 0; i < size; i++) self->doc_slot[i].line = -1;
     for (Py_ssize_t i = 0; i < n; i++) {
         int64_t topic = PyLong_AsLongLong(PyList_GET_ITEM(line_topic, i));
         int64_t code = PyLong_AsLongLong(PyList_GET_ITEM(codes, i));
@@ -181,10 +188,11 @@ static int qrels_init(QrelsTable *self, PyObject *args, PyObject *kwds) {
         }
         self->doc_topic[i] = topic;
         self->doc_code[i] = code;
-        self->doc_hash[i] = mix_topic(hash_bytes(s, k), topic);
-        uint64_t h = self->doc_hash[i] & self->doc_mask;
-        while (self->doc_slot[h] >= 0) h = (h + 1) & self->doc_mask;
-        self->doc_slot[h] = i;
+        uint64_t key = mix_topic(hash_bytes(s, k), topic);
+        uint64_t h = key & self->doc_mask;
+        while (self->doc_slot[h].line >= 0) h = (h + 1) & self->doc_mask;
+        self->doc_slot[h].key = key;
+        self->doc_slot[h].line = i;
     }
     return 0;
 }
@@ -303,6 +311,13 @@ typedef struct {
     int no_memory;
 } Job;
 
+#define LOOKAHEAD 8
+
+static inline void look_up(const QrelsTable *q, Entry *e) {
+    int64_t line = find_doc(q, e->topic, e->doc, e->len, e->hash);
+    e->code = line < 0 ? UNJUDGED : q->doc_code[line];
+}
+
 static inline int same_bytes(const char *a, Py_ssize_t na, const char *b, Py_ssize_t nb) {
     return na == nb && memcmp(a, b, na) == 0;
 }
@@ -393,31 +408,47 @@ static int ingest(Job *job) {
         e->len = (int32_t)flen[2];
         e->topic = (int32_t)tidx;
         e->hash = hash_bytes(field[2], flen[2]);
-        int64_t line = find_doc(q, tidx, field[2], flen[2], e->hash);
-        e->code = line < 0 ? UNJUDGED : q->doc_code[line];
+        /* The slot of this line is fetched while earlier lines are looked up: the qrels table
+         * is larger than the caches, and the lookup's memory latency is the parse's cost. */
+        __builtin_prefetch(&q->doc_slot[mix_topic(e->hash, tidx) & q->doc_mask]);
+        if (n > LOOKAHEAD) look_up(q, &entries[n - 1 - LOOKAHEAD]);
     }
+    for (Py_ssize_t i = n > LOOKAHEAD ? n - LOOKAHEAD : 0; ok && i < n; i++) look_up(q, &entries[i]);
     if (ok && n == 0) ok = 0; /* no qrels topic at all: the careful reader says which */
 
     Entry *grouped = NULL;
     Py_ssize_t *start = NULL;
     uint64_t *seen = NULL;
     if (ok) {
-        /* Group the lines by topic (a counting sort keeps file order within a topic). */
+        /* Group the lines by topic. Runs are nearly always written topic by topic: then each
+         * topic's lines are one block already and only its offset is noted; otherwise a
+         * counting sort (which keeps file order within a topic) copies them into place. */
         Py_ssize_t T = q->n_topics;
         start = calloc(T + 1, sizeof(Py_ssize_t));
-        grouped = malloc(sizeof(Entry) * (n ? n : 1));
         job->grades = malloc(sizeof(int64_t) * (n ? n : 1));
-        if (!start || !grouped || !job->grades) { job->no_memory = 1; ok = 0; }
-        if (ok) {
-            for (Py_ssize_t i = 0; i < n; i++) job->n_lines[entries[i].topic]++;
-            for (Py_ssize_t t = 0; t < T; t++) start[t + 1] = start[t] + job->n_lines[t];
+        if (!start || !job->grades) { job->no_memory = 1; ok = 0; }
+        Py_ssize_t blocks = 0, topics_seen = 0;
+        for (Py_ssize_t i = 0; ok && i < n; i++) {
+            if (job->n_lines[entries[i].topic]++ == 0) topics_seen++;
+            if (i == 0 || entries[i].topic != entries[i - 1].topic) {
+                blocks++;
+                start[entries[i].topic] = i;
+            }
+        }
+        if (ok && blocks == topics_seen) {
+            grouped = entries; /* contiguous: start[t] is where topic t's block begins */
+            entries = NULL;
+        } else if (ok) {
+            grouped = malloc(sizeof(Entry) * (n ? n : 1));
             Py_ssize_t *fill = malloc(sizeof(Py_ssize_t) * (T ? T : 1));
-            if (!fill) { job->no_memory = 1; ok = 0; }
+            if (!grouped || !fill) { job->no_memory = 1; ok = 0; }
             else {
+                start[0] = 0;
+                for (Py_ssize_t t = 0; t < T; t++) start[t + 1] = start[t] + job->n_lines[t];
                 memcpy(fill, start, sizeof(Py_ssize_t) * T);
                 for (Py_ssize_t i = 0; i < n; i++) grouped[fill[entries[i].topic]++] = entries[i];
-                free(fill);
             }
+            free(fill);
         }
         Py_ssize_t widest = 0;
         for (Py_ssize_t t = 0; ok && t < T; t++)

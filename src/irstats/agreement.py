@@ -190,6 +190,23 @@ class ConclusionAgreement(Result):
     n_resamples: int
     confidence: float
     alpha: float
+    changes: pl.DataFrame  # measure system mean_a mean_b rank_a rank_b rank_gain
+
+    def gains(self, measure: str | None = None) -> pl.DataFrame:
+        """Per system, its mean and rank (1 = best) under A and B and ``rank_gain`` =
+        rank_a − rank_b (> 0: placed higher under B), largest gains first."""
+        frame = self.changes if measure is None else self.changes.filter(pl.col("measure") == measure)
+        if frame.height == 0:
+            raise InputError(f"no measure {measure!r}; measures: {', '.join(self.changes['measure'].unique())}")
+        return frame.sort(["measure", "rank_gain", "rank_b"], descending=[False, True, False])
+
+    def plot(self, measure: str | None = None, ax=None, labels: tuple[str, str] = ("A", "B")):
+        """Which systems gain or lose most under B: each system's rank under A and under B,
+        joined by a line (a slope chart), the largest movers labelled. Returns the Axes."""
+        from irstats.plots.agreement import plot_rank_changes
+
+        name = measure or self.changes["measure"][0]
+        return plot_rank_changes(self.gains(name), ax=ax, labels=labels)
 
     @property
     def title(self) -> str:
@@ -220,6 +237,7 @@ def conclusion_agreement(scores_a, scores_b, measures=None, *, all_topics: bool 
         raise InputError("the two score sets share no measure")
     rng = generator(seed)
     rows = []
+    changes = []
     systems: tuple[str, ...] = ()
     for name in names:
         if name not in a_all or name not in b_all:
@@ -240,6 +258,11 @@ def conclusion_agreement(scores_a, scores_b, measures=None, *, all_topics: bool 
         xa = xa[:, ~np.isnan(xa).any(axis=0)]
         xb = xb[:, ~np.isnan(xb).any(axis=0)]
         point = _conclusion_statistics(xa, xb, alpha)
+        mean_a, mean_b = xa.mean(axis=1), xb.mean(axis=1)
+        rank_a, rank_b = _ranks(mean_a), _ranks(mean_b)
+        changes.append(pl.DataFrame({"measure": [name] * len(systems), "system": list(systems), "mean_a": mean_a,
+                                     "mean_b": mean_b, "rank_a": rank_a, "rank_b": rank_b,
+                                     "rank_gain": rank_a - rank_b}))
         boot = np.empty((int(n_resamples), len(CONCLUSION_STATISTICS)))
         for r in range(int(n_resamples)):
             ia = rng.integers(0, xa.shape[1], xa.shape[1])
@@ -251,7 +274,12 @@ def conclusion_agreement(scores_a, scores_b, measures=None, *, all_topics: bool 
         rows += [{"measure": name, "statistic": s, "value": float(point[k]), "ci_low": float(low[k]),
                   "ci_high": float(high[k])} for k, s in enumerate(CONCLUSION_STATISTICS)]
     return ConclusionAgreement(pl.DataFrame(rows), systems, bool(all_topics), int(n_resamples), float(confidence),
-                               float(alpha))
+                               float(alpha), pl.concat(changes))
+
+
+def _ranks(means: np.ndarray) -> np.ndarray:
+    """1 = best; equal means share the best of their ranks (competition ranking)."""
+    return np.array([int((means > m).sum()) + 1 for m in means], dtype=np.int64)
 
 
 __all__ = ["CONCLUSION_STATISTICS", "ConclusionAgreement", "LabelAgreement", "STATISTICS", "conclusion_agreement",

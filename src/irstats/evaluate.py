@@ -48,29 +48,23 @@ class Evaluator:
     def batches(self, runs, systems: Sequence[int] | None = None) -> Iterator[tuple[list[int], Judgments]]:
         """``(batch, judgments)`` for consecutive batches of the runs (``systems``: a subset,
         by position). ``runs`` is anything :meth:`RunSet.load` takes, or a RunSet."""
-        from irstats.ingest import COMPILED_BATCH_BYTES, compiled_judgments
+        from irstats.ingest import compiled_batches, compiled_judgments
 
         runset = runs if isinstance(runs, RunSet) else RunSet.load(runs)
         chosen = None if systems is None else set(systems)
 
-        def grouped(max_bytes: int) -> list[list[int]]:
-            groups = [[i for i in g if chosen is None or i in chosen] for g in runset.batches(max_bytes)]
+        def keep(groups: list[list[int]]) -> list[list[int]]:
+            groups = [[i for i in g if chosen is None or i in chosen] for g in groups]
             return [g for g in groups if g]
 
-        groups = grouped(COMPILED_BATCH_BYTES)
+        groups = keep(compiled_batches(runset))
         if not groups:
             return
         first = compiled_judgments(self.collection, runset, self.options, groups[0])
         if first is not None:
-            # The compiled path reads each run on its own (two at a time): nothing to overlap,
-            # and small batches keep the measure kernels' temporaries small.
-            yield groups[0], first
-            for batch in groups[1:]:
-                judged = compiled_judgments(self.collection, runset, self.options, batch)
-                yield batch, (judged if judged is not None
-                              else build_judgments(self.collection, runset, self.options, systems=batch))
+            yield from self._compiled_batches(runset, groups, first)
             return
-        groups = grouped(BATCH_BYTES)
+        groups = keep(runset.batches(BATCH_BYTES))
         topics = self.collection.topic_keys
         with ThreadPoolExecutor(max_workers=1) as pool:
             # Reading (polars, which releases the GIL) overlaps with judging and scoring the batch
@@ -82,6 +76,26 @@ class Evaluator:
                     pending = pool.submit(stack_runs, runset, groups[i + 1], topics, self.options)
                 yield batch, build_judgments(self.collection, runset, self.options, systems=batch, stacked=stacked)
                 del stacked
+
+    def _compiled_batches(self, runset: RunSet, groups: list[list[int]],
+                          first: Judgments) -> Iterator[tuple[list[int], Judgments]]:
+        """The compiled path's batches: the next batch is ranked in C (no GIL) while this one
+        is scored (numpy); a batch the C code declines is read by the Python readers."""
+        from irstats.ingest import compiled_judgments
+
+        def judged(batch: list[int]) -> Judgments:
+            result = compiled_judgments(self.collection, runset, self.options, batch)
+            return result if result is not None else build_judgments(self.collection, runset, self.options,
+                                                                     systems=batch)
+
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            pending = pool.submit(judged, groups[1]) if len(groups) > 1 else None
+            yield groups[0], first
+            for i, batch in enumerate(groups[1:], start=1):
+                current = pending.result()
+                pending = pool.submit(judged, groups[i + 1]) if i + 1 < len(groups) else None
+                yield batch, current
+                del current
 
     def judgments(self, runs, systems: Sequence[int] | None = None) -> Judgments:
         """The judgments tensor of all the runs (or of ``systems``, in that order)."""

@@ -38,6 +38,24 @@ except ImportError:  # no C compiler at install time: the Python readers do all 
 #: batch are what the memory peak is made of, and below this size batching costs no speed.
 COMPILED_BATCH_BYTES = 8 << 20
 
+#: Runs ranked at once: one per core.
+PARALLEL_RUNS = 2
+
+
+def compiled_batches(runset: "RunSet", max_bytes: int = COMPILED_BATCH_BYTES) -> list[list[int]]:
+    """Consecutive groups of runs for the compiled path: about ``max_bytes`` of text, and at
+    least :data:`PARALLEL_RUNS` runs each (so that both cores rank one, however big the runs)."""
+    groups: list[list[int]] = [[]]
+    total = 0
+    for i, part in enumerate(runset.parts):
+        if len(groups[-1]) >= PARALLEL_RUNS and total + part.size > max_bytes:
+            groups.append([])
+            total = 0
+        groups[-1].append(i)
+        total += part.size
+    return groups
+
+
 #: Set to False to always use the Python readers (tests compare the two paths).
 ENABLED = os.environ.get("IRSTATS_NO_EXTENSION", "") == ""
 
@@ -99,7 +117,7 @@ def compiled_judgments(collection: "Collection", runset: "RunSet", options: "Eva
     except UnicodeEncodeError:
         return None
     n_top = len(collection.topic_keys)
-    with ThreadPoolExecutor(max_workers=2) as pool:
+    with ThreadPoolExecutor(max_workers=PARALLEL_RUNS) as pool:
         ranked = list(pool.map(lambda k: _rank_file(table, runset.parts[systems[k]].source, tags[k], options),
                                range(len(systems))))
     if any(r is None for r in ranked):

@@ -18,6 +18,7 @@ Examples:
   irstats agreement --scores human.tsv llm.tsv -m nDCG@10 --format tsv
   irstats agreement --scores t1.tsv t2.tsv -m AP --all-topics  # collections over different topics
   irstats agreement human.qrels llm.qrels --runs runs/ -m AP -m nDCG@10   # labels and conclusions
+  irstats agreement human.qrels llm.qrels --runs runs/ -m nDCG@10 --plot gains.png --gains gains.tsv
 
 \b
 Labels, on the (topic, docno) pairs both qrels judge (negative grades left out): Cohen's κ
@@ -49,8 +50,13 @@ bootstrap over topics (--resamples, --seed).
 @click.option("--format", "fmt", default="table", show_default=True, type=click.Choice(FORMATS),
               help="table (aligned text), tsv, csv or json.")
 @click.option("-o", "--output", type=OutputFile(), help="Write to FILE, not stdout.")
+@click.option("--plot", "plot_path", type=OutputFile(figure=True), metavar="FILE",
+              help="Conclusions: draw which systems gain or lose rank under B (first measure) to FILE.")
+@click.option("--gains", "gains_path", type=OutputFile(), metavar="FILE",
+              help="Conclusions: write every system's mean and rank under A and B (measure system mean_a "
+                   "mean_b rank_a rank_b rank_gain) to FILE (TSV).")
 def agreement_command(qrels, scores, runs, measures, all_topics, alpha, per_topic, confusion, n_resamples,
-                      confidence, seed, fmt, output):
+                      confidence, seed, fmt, output, plot_path, gains_path):
     """Agreement of two qrels (Cohen's κ, Krippendorff's α) and of the conclusions they lead to."""
     from irstats.agreement import conclusion_agreement, label_agreement
     from irstats.errors import InputError
@@ -65,8 +71,11 @@ def agreement_command(qrels, scores, runs, measures, all_topics, alpha, per_topi
 
         a, b = (load_scores(path, None, (), measures) for path in scores)
         result = conclusion_agreement(a, b, list(measures) or None, all_topics=all_topics, alpha=alpha, **boot)
+        _write_gains(result, plot_path, gains_path)
         emit_frame(result.to_frame(), fmt, output, table_text=str(result) + "\n")
         return
+    if (plot_path or gains_path) and not runs:
+        raise InputError("--plot and --gains need conclusions: give --runs, or --scores A B")
     if len(qrels) != 2:
         raise InputError("give two QRELS files (or --scores A B)")
     labels = label_agreement(qrels[0], qrels[1], **boot)
@@ -85,6 +94,19 @@ def agreement_command(qrels, scores, runs, measures, all_topics, alpha, per_topi
     a = irstats.evaluate(qrels[0], list(runs), names)
     b = irstats.evaluate(qrels[1], list(runs), names)
     conclusions = conclusion_agreement(a, b, None, all_topics=all_topics, alpha=alpha, **boot)
+    _write_gains(conclusions, plot_path, gains_path)
     frame = pl.concat([labels.statistics.with_columns(pl.lit("labels").alias("measure")).select(
         "measure", "statistic", "value", "ci_low", "ci_high"), conclusions.to_frame()])
     emit_frame(frame, fmt, output, table_text=str(labels) + "\n" + str(conclusions) + "\n")
+
+
+def _write_gains(result, plot_path, gains_path) -> None:
+    if gains_path:
+        from irstats.scores import write_frame
+
+        write_frame(result.gains(), gains_path, "tsv")
+    if plot_path:
+        from irstats.plots import save
+
+        ax = result.plot()
+        save(ax, plot_path, ax.irstats_data)

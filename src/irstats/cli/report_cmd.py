@@ -34,24 +34,28 @@ as OUT/tables/*.tsv, and the standardization factors as OUT/factors.tsv.
 @click.option("--reference", type=click.Path(exists=True, dir_okay=False),
               help="File naming the systems to fit standardization on, one per line (default: all).")
 @click.option("--pool-depth", type=int, help="Depth the qrels were pooled to, for the volatility section.")
+@click.option("--qrels-b", type=click.Path(dir_okay=False),
+              help="A second qrels (e.g. LLM labels): adds a section on label and conclusion agreement.")
 @eval_options
 @click.option("--quick", is_flag=True, help="Fewer resamples: a first look in seconds.")
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed of every random procedure.")
 @click.option("-o", "--out", "out_dir", required=True, type=OutputFolder(),
               help="Output folder: new, empty, or an earlier report (only the files irstats wrote are replaced).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-def report_command(qrels, runs, measures, reference, pool_depth, options, quick, seed, out_dir, quiet):
+def report_command(qrels, runs, measures, reference, pool_depth, qrels_b, options, quick, seed, out_dir, quiet):
     """Write a complete evaluation study of RUNS against QRELS: HTML and Markdown.
 
-    Sections: the collection (judged shares), systems (means, 95% intervals, tests against
-    the best), aggregation (and its split-half consistency), standardization, predictive
-    power between measures, volatility over evaluation depth, and how it was made.
+    Sections: the leaderboard and findings, the collection (judged shares), systems (means,
+    95% intervals, tests against the best), agreement with --qrels-b (if given),
+    aggregation (and its split-half consistency), standardization, predictive power between
+    measures, robustness to the scale, volatility over evaluation depth, and how it was made.
     """
     names = None
     if reference:
         names = [line.strip() for line in Path(reference).read_text().splitlines()
                  if line.strip() and not line.startswith("#")]
     result = build_report(qrels, list(runs), out_dir, measures=list(measures) or None, reference=names,
-                          quick=quick, seed=seed, pool_depth=pool_depth, progress=False if quiet else None,
+                          quick=quick, seed=seed, pool_depth=pool_depth, qrels_b=qrels_b,
+                          progress=False if quiet else None,
                           command=sys.argv[1:] if sys.argv[0].endswith("irstats") else None, **options.as_dict())
     click.echo(f"Report written in {result.seconds:.1f} s: {result.html} (and {result.markdown})")

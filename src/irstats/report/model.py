@@ -36,6 +36,7 @@ class StudySettings:
     alpha: float = 0.05
     epsilon: float = 0.01
     pool_depth: int | None = None
+    qrels_b: str | None = None  # a second qrels (e.g. LLM labels): the agreement section
     options: dict = field(default_factory=dict)
 
     @property
@@ -85,7 +86,7 @@ class ReportResult:
     seconds: float
 
 
-SectionBuilder = Callable[[Study], Section]
+SectionBuilder = Callable[[Study], "Section | None"]  # None: the section does not apply
 
 
 def command_line(argv: Sequence[str] | None) -> str:

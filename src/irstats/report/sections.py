@@ -106,6 +106,46 @@ def systems(study: Study) -> Section:
     return section
 
 
+def agreement(study: Study) -> Section | None:
+    """How far a second qrels (``--qrels-b``) agrees: its labels on the pairs both judge,
+    and the system orderings and significance conclusions it leads to (METHODS.md §5.7)."""
+    qrels_b = study.settings.qrels_b
+    if qrels_b is None:
+        return None
+    import irstats
+    from irstats.agreement import conclusion_agreement, label_agreement
+
+    section = Section("Agreement with a second qrels", "agreement")
+    boot = dict(n_resamples=200 if study.settings.quick else 1000, seed=study.settings.seed)
+    text = (f"qrels A: `{study.qrels_path}`; qrels B: `{qrels_b}`. Intervals: percentile bootstrap over topics. ")
+    try:
+        labels = label_agreement(study.qrels_path, qrels_b, **boot)
+    except InputError as exc:  # e.g. different topics: no shared pair, only conclusions
+        labels = None
+        text += f"Labels are not compared: {exc}. "
+    b_scores = irstats.evaluate(qrels_b, study.runs, list(study.measures), **study.settings.options)
+    a_scores = {m: study.scores[m] for m in study.measures}
+    shared = set(a_scores[study.measures[0]].topics) & set(b_scores[study.measures[0]].topics)
+    all_topics = len(shared) < 2
+    conclusions = conclusion_agreement(a_scores, b_scores, list(study.measures), all_topics=all_topics,
+                                       alpha=study.settings.alpha, **boot)
+    text += ("The conclusions are compared on " + ("each qrels' own topics (they share fewer than two)."
+                                                   if all_topics else f"the {len(shared)} topics both judge."))
+    section.add(Text(text + " Cohen's κ and Krippendorff's α measure label agreement beyond chance; "
+                     "τ-b, τ_AP and r compare the system orderings by mean; significant_pairs_agree is the share "
+                     f"of system pairs whose paired-t conclusion (α = {study.settings.alpha:g}) and direction agree."))
+    if labels is not None:
+        section.add(Table("agreement_labels", labels.statistics, "Label agreement on the pairs both qrels judge"),
+                    Table("agreement_confusion", labels.confusion, "Pairs by grade (rows: A, columns: B)", digits=0))
+    section.add(Table("agreement_conclusions", conclusions.to_frame(), "Agreement of the conclusions, per measure"),
+                Table("agreement_gains", conclusions.gains(), "Each system's mean and rank under A and B "
+                      "(rank_gain > 0: placed higher under B)"))
+    ax = conclusions.plot(study.measures[0])
+    path = study.save_figure(ax, "agreement_gains", ax.irstats_data)
+    section.add(Figure("agreement_gains", path, f"{study.measures[0]}: which systems gain or lose rank under B"))
+    return section
+
+
 def standardization(study: Study) -> Section:
     """4. Factors (written to factors.tsv), standardized means, rank changes."""
     matrices = {m: study.scores[m] for m in study.measures}
@@ -307,6 +347,7 @@ def provenance(study: Study, command, seconds: float) -> Section:
     s = study.settings
     settings = {
         "qrels": study.qrels_path,
+        **({"qrels B": s.qrels_b} if s.qrels_b else {}),
         "runs": ", ".join(map(str, study.runs)),
         "measures": ", ".join(s.measures),
         "reference systems": "all" if s.reference is None else ", ".join(s.reference),
@@ -393,6 +434,7 @@ def _findings(study: Study, means: pl.DataFrame, split_half: pl.DataFrame | None
 STAGES = [
     ("collection", collection),
     ("systems", systems),
+    ("agreement", agreement),
     ("aggregation", aggregation),
     ("standardization", standardization),
     ("predictive power", predictive),

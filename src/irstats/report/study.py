@@ -30,7 +30,7 @@ from irstats.report.model import (DEFAULT_REPORT_MEASURES, SUPPORT_MEASURES, Rep
 
 def build_report(qrels, runs, out_dir, measures: Sequence[str] | None = None, reference: Sequence[str] | None = None,
                  quick: bool = False, seed: int = 0, pool_depth: int | None = None, progress: Progress = None,
-                 command: Sequence[str] | None = None, **options) -> ReportResult:
+                 command: Sequence[str] | None = None, qrels_b=None, **options) -> ReportResult:
     """Evaluate ``runs`` against ``qrels`` and write the study report to ``out_dir``.
 
     Writes ``index.html`` (self-contained), ``report.md`` with ``figures/*.png`` (each with
@@ -38,13 +38,15 @@ def build_report(qrels, runs, out_dir, measures: Sequence[str] | None = None, re
     standardization factors). ``measures`` default to AP, nDCG@10, P@10, RR and RBP(p=0.8);
     ``reference`` names the systems standardization is fitted on (default: all);
     ``quick`` uses fewer resamples; ``pool_depth`` is the judging depth for the volatility
-    section (default: estimated from the runs' judged shares). ``options`` go to
-    :func:`irstats.evaluate`.
+    section (default: the runs' judged depth); ``qrels_b``, a second qrels over the same
+    topics or others (e.g. LLM labels), adds a section on how far its labels and the
+    conclusions they lead to agree with ``qrels``'. ``options`` go to :func:`irstats.evaluate`.
     """
     started = time.perf_counter()
     chosen = tuple(dict.fromkeys(canonical_name(m) for m in (measures or DEFAULT_REPORT_MEASURES)))
     settings = StudySettings(measures=chosen, reference=tuple(reference) if reference else None, quick=quick,
-                             seed=seed, pool_depth=pool_depth, options=EvalOptions(**options).as_dict())
+                             seed=seed, pool_depth=pool_depth, options=EvalOptions(**options).as_dict(),
+                             qrels_b=None if qrels_b is None else str(qrels_b))
     if pool_depth is not None:  # checked before anything is computed or written
         from irstats.depth.pooling import check_pool_depth
 
@@ -65,7 +67,9 @@ def build_report(qrels, runs, out_dir, measures: Sequence[str] | None = None, re
         for name, builder in stages:
             bar.set_description(name)
             try:
-                built.append(_with_warnings_as_notes(builder, study))
+                section = _with_warnings_as_notes(builder, study)
+                if section is not None:
+                    built.append(section)
             except IrstatsError:
                 raise
             except OSError as exc:  # the machine (a full disk…), not the stage
@@ -88,7 +92,7 @@ def build_report(qrels, runs, out_dir, measures: Sequence[str] | None = None, re
                         time.perf_counter() - started)
 
 
-def _with_warnings_as_notes(builder: SectionBuilder, study: Study) -> Section:
+def _with_warnings_as_notes(builder: SectionBuilder, study: Study) -> Section | None:
     """Run a section builder; irstats' warnings become notes at the end of that section.
 
     A report is read later and elsewhere: what the computation warned about (zero-variance
@@ -101,6 +105,8 @@ def _with_warnings_as_notes(builder: SectionBuilder, study: Study) -> Section:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", IrstatsWarning)
         section = builder(study)
+    if section is None:
+        return None
     messages = list(dict.fromkeys(str(w.message) for w in caught if issubclass(w.category, IrstatsWarning)))
     for message in messages:
         section.add(Note(message))
