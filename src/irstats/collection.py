@@ -263,9 +263,24 @@ def _open_file(path: Path) -> RunPart:
         raise InputError("empty file", path=name)
     separator = fast_separator(head)
     if separator is None:
+        tag = first_tag(head)
+        if tag and _compiled_path():
+            # The compiled reader takes any run of whitespace: try it first. If it declines the
+            # file, RunPart.lazy sees that no single separator fits and reads it carefully.
+            return RunPart(tag, name, size, ANY_WHITESPACE)
         tag, frame = read_run_file(path)
         return RunPart(tag, name, size, frame=frame)
     return RunPart(first_tag(head), name, size, separator)
+
+
+#: RunPart.separator of a file in no single-separator layout, left to the compiled reader.
+ANY_WHITESPACE = "whitespace"
+
+
+def _compiled_path() -> bool:
+    from irstats.ingest import available
+
+    return available()
 
 
 def _unique_names(parts: list[RunPart]) -> list[str]:

@@ -105,7 +105,7 @@ def _rank_file(table, source: str, tag: bytes, options: "EvalOptions"):
 def compiled_judgments(collection: "Collection", runset: "RunSet", options: "EvalOptions",
                        systems: list[int]) -> "Judgments | None":
     """The judgments tensor of the runs ``systems`` by the compiled path, or None (see the module)."""
-    from irstats.judgments import PADDING, Judgments, grade_dtype, qrels_index
+    from irstats.judgments import PADDING, Judgments, grade_dtype, qrels_facts
 
     if not _eligible(runset, systems, options):
         return None
@@ -137,6 +137,6 @@ def compiled_judgments(collection: "Collection", runset: "RunSet", options: "Eva
         if outside:
             warn(f"run {runset.names[systems[s]]!r}: {len(outside)} topic(s) not in the qrels are ignored")
     present = np.ones((n_sys, n_top), dtype=bool) if options.complete else n_lines > 0
-    facts = qrels_index(collection, options).facts
+    facts = qrels_facts(collection, options)
     return Judgments(grades, n_ret, present, tuple(runset.names[i] for i in systems), collection.topics, facts,
                      options.rel_level, options.trec_eval_compat)
