@@ -201,7 +201,11 @@ class RunSet:
 
     @classmethod
     def load(cls, runs) -> "RunSet":
-        """Runs from paths, a directory, a glob, a DataFrame or a {name: DataFrame} dict."""
+        """Runs from paths, a directory, a glob, a DataFrame or a {name: DataFrame} dict, or
+        any shape of :mod:`irstats.io.shapes` (pytrec_eval dicts, ranx Runs, records)."""
+        from irstats.io.shapes import run_shape
+
+        runs = run_shape(runs)
         parts: list[RunPart] = []
         if isinstance(runs, dict):
             for name, frame in runs.items():

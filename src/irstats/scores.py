@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Iterable, Mapping
 
 import numpy as np
@@ -91,6 +92,16 @@ class ScoreMatrix:
             "value": self.values.ravel(),
         }, schema={"system": pl.String, "topic": pl.String, "measure": pl.String, "value": pl.Float64})
         return frame.filter(pl.col("value").is_not_nan())
+
+    def to_pandas(self):
+        """:meth:`to_frame` as a pandas DataFrame (pandas must be installed)."""
+        return self.to_frame().to_pandas()
+
+    def to_jsonl(self, path: str | os.PathLike) -> Path:
+        """Write the per-topic scores as JSON lines ``{"run_id", "topic_id", "measure", "value"}``
+        (the TREC AutoJudge layout), atomically; topics not evaluated are left out."""
+        write_frame(self.to_frame(), path, "jsonl")
+        return Path(path)
 
     def _repr_html_(self) -> str:
         """Jupyter shows a score matrix as its shape and each system's summary (mean, or sum
@@ -182,7 +193,10 @@ def scores_to_frame(matrices: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix],
     return pl.concat(frames)
 
 
-FORMATS = ("tsv", "csv", "json", "parquet")
+FORMATS = ("tsv", "csv", "json", "jsonl", "parquet")
+
+#: Column names of JSON-lines score output, as TREC AutoJudge and ir_measures' tools read them.
+JSONL_NAMES = {"system": "run_id", "topic": "topic_id"}
 
 
 def write_frame(frame: pl.DataFrame, path: str | os.PathLike | None, fmt: str) -> str | None:
@@ -202,6 +216,9 @@ def write_frame(frame: pl.DataFrame, path: str | os.PathLike | None, fmt: str) -
         text = frame.write_csv(separator="\t" if fmt == "tsv" else ",", float_precision=None)
     elif fmt == "json":
         text = json.dumps(frame.to_dicts(), indent=1, allow_nan=True) + "\n"
+    elif fmt == "jsonl":  # one record per line: run_id topic_id measure value
+        renamed = frame.rename({k: v for k, v in JSONL_NAMES.items() if k in frame.columns})
+        text = "".join(json.dumps(row, allow_nan=True) + "\n" for row in renamed.iter_rows(named=True))
     else:
         raise InputError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
     if path is None:

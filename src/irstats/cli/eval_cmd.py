@@ -26,6 +26,7 @@ Examples:
   irstats eval qrels.txt 'runs/*.gz' -m map -m P.5,10 -l 2          # trec_eval names work too
   irstats eval qrels.txt runs/ -m AP --per-topic --format tsv -o scores.tsv
   irstats eval qrels.txt run.txt -m all_trec -q --format trec_eval  # drop-in trec_eval output
+  irstats eval qrels.txt runs/ -m nDCG@10 -q --format jsonl -o scores.jsonl  # run_id topic_id measure value
 
 \b
 Measures (canonical names; trec_eval's in brackets):
@@ -45,7 +46,7 @@ Measures (canonical names; trec_eval's in brackets):
               help=f"Measure to compute; repeat for several. Default: {', '.join(DEFAULT_MEASURES)}.")
 @eval_options
 @click.option("-q", "--per-topic", is_flag=True, help="Print one value per system, topic and measure (trec_eval -q).")
-@click.option("--format", "fmt", type=click.Choice(["table", "tsv", "csv", "json", "parquet", "trec_eval"]),
+@click.option("--format", "fmt", type=click.Choice(["table", "tsv", "csv", "json", "jsonl", "parquet", "trec_eval"]),
               default="table", show_default=True, help="Output format.")
 @click.option("-o", "--output", type=OutputFile(), help="Write to FILE, not stdout.")
 def eval_command(qrels, runs, measures, options, per_topic, fmt, output):

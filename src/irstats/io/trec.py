@@ -300,7 +300,11 @@ def read_qrels(source, *, on_duplicate: str = "error") -> pl.DataFrame:
     """Read qrels from a path (plain or gzip), several paths, or a DataFrame.
 
     Several files are concatenated; a (topic, docno) pair judged in two files is a duplicate.
+    pytrec_eval/ranx/ir_datasets shapes are accepted too (:mod:`irstats.io.shapes`).
     """
+    from irstats.io.shapes import qrels_shape
+
+    source = qrels_shape(source)
     if _is_frame(source):
         return qrels_from_frame(source)
     paths = expand_paths(source)

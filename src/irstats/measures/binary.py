@@ -106,8 +106,9 @@ register(Family("RR", "Reciprocal rank of the first relevant document (0 if none
          aliases=("MRR",))
 register(Family("Success", "1 if a relevant document is in the top k, else 0.", terms=first_relevant_terms,
                 cutoff="required", trec_eval=lambda m: trec_cut("success", m), **_FIRST))
-register(Family("Judged", "Share of the top min(k, n) documents that are judged (ir_measures' Judged@k).",
-                terms=judged_terms, shares_terms=lambda j, m: ("judged",), normaliser=_by_shown, cutoff="required"))
+register(Family("Judged", "Share of the top min(k, n) documents that are judged (ir_measures' Judged@k); "
+                "without k, of all n retrieved documents (ir_measures' Judged).",
+                terms=judged_terms, shares_terms=lambda j, m: ("judged",), normaliser=_by_shown))
 register(Family("NumRet", "Number of documents retrieved (after depth and condensation).", kernel=num_ret,
                 cutoff="none", summary="sum", bounded=False, trec_eval=lambda m: "num_ret"))
 register(Family("NumRel", "Number of relevant documents in the qrels (R).", (LEVEL_PARAM,), kernel=num_rel,

@@ -1,0 +1,145 @@
+"""irstats as an ir_measures provider, so ``ir_measures.calc_aggregate``, ``iter_calc`` and
+PyTerrier's ``pt.Experiment`` can evaluate with irstats' engine.
+
+    pip install "irstats[ir_measures]"
+
+    import ir_measures
+    import irstats.integrations.ir_measures as irstats_provider
+
+    irstats_provider.register()              # ir_measures.irstats, and first in the default pipeline
+    ir_measures.calc_aggregate([ir_measures.AP, ir_measures.nDCG@10], qrels, run)
+    ir_measures.irstats.calc_aggregate([ir_measures.P@10], qrels, run)   # this provider only
+
+Supported: every ir_measures measure irstats computes the same way — P, R, AP, nDCG (log2
+discount, the qrels' grades as gains), RR, Rprec, Bpref, Success, SetP (also
+``relative=True``), SetR, SetF, SetAP, infAP, IPrec, NumRet (with ``rel``: relevant
+retrieved), NumRel, NumQ and Judged — with their ``cutoff``, ``rel`` (the relevance level)
+and ``judged_only`` (condensed lists, trec_eval -J) parameters. Anything else is declined,
+and ir_measures' pipeline hands it to the next provider.
+
+Like pytrec_eval (ir_measures' default provider), the whole ranking is evaluated (no -M
+1000 cut) by default; give ``depth=1000`` for trec_eval's default, ``score_dtype="float32"``
+to break score ties exactly as pytrec_eval does.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+try:
+    import ir_measures
+    from ir_measures import Metric, providers
+except ImportError as exc:  # pragma: no cover - the optional extra is missing
+    raise ImportError("the ir_measures provider needs ir_measures: pip install \"irstats[ir_measures]\"") from exc
+
+from irstats.errors import MeasureError
+
+NAME = "irstats"
+#: ir_measures measure names irstats computes identically (see :func:`irstats_name`).
+FAMILIES = ("P", "R", "AP", "nDCG", "RR", "Rprec", "Bpref", "Success", "SetP", "SetR", "SetF", "SetAP", "infAP",
+            "IPrec", "NumRet", "NumRel", "NumQ", "Judged")
+
+
+def irstats_name(measure) -> str | None:
+    """The irstats measure that computes this ir_measures measure, or None.
+
+    ``judged_only`` is not part of the name: it is an evaluation option (trec_eval -J).
+    """
+    name = measure.NAME
+    if name not in FAMILIES:
+        return None
+    params = dict(measure.params)
+    cutoff = params.pop("cutoff", None)
+    params.pop("judged_only", None)
+    if name == "nDCG":
+        if params.pop("dcg", "log2") != "log2" or "gains" in params:
+            return None  # other discounts and custom gain maps: not declared identical here
+    if name == "SetP" and params.pop("relative", False):
+        name = "SetRelP"
+    if name == "NumRet" and "rel" in params:
+        name = "NumRelRet"
+    if name == "IPrec":
+        cutoff = params.pop("recall", None)
+        if cutoff is None:
+            return None
+    text = ",".join(f"{key}={value:g}" if isinstance(value, float) else f"{key}={value}"
+                    for key, value in sorted(params.items()))
+    full = name + (f"({text})" if text else "") + (f"@{cutoff:g}" if isinstance(cutoff, float) else
+                                                   f"@{cutoff}" if cutoff is not None else "")
+    from irstats.measures import parse_measure
+
+    try:
+        return str(parse_measure(full))  # canonical, as the ScoreMatrix is named
+    except MeasureError:
+        return None
+
+
+class IrstatsProvider(providers.Provider):
+    """irstats' evaluation engine (trec_eval 10's rules) behind ir_measures' interface."""
+
+    NAME = NAME
+    SUPPORTED_MEASURES: list = []  # supports() decides by irstats' own parser
+
+    def __init__(self, **options: Any):
+        super().__init__()
+        self.options = {"depth": None, **options}
+
+    def supports(self, measure) -> bool:
+        measure.validate_params()
+        return irstats_name(measure) is not None
+
+    def initialize(self) -> None:
+        import irstats  # noqa: F401 - always available: this module is part of irstats
+
+    def _evaluator(self, measures, qrels):
+        from irstats.collection import Collection
+
+        frame = ir_measures.util.QrelsConverter(qrels).as_pd_dataframe()
+        collection = Collection.load(frame[["query_id", "doc_id", "relevance"]])
+        return IrstatsEvaluator(list(measures), collection, self.options)
+
+
+class IrstatsEvaluator(providers.Evaluator):
+    def __init__(self, measures, collection, options: dict):
+        super().__init__(measures, set(collection.topics))
+        self.collection = collection
+        self.options = options
+        self.names = {m: irstats_name(m) for m in measures}
+
+    def _iter_calc(self, run) -> Iterator[Metric]:
+        import numpy as np
+
+        from irstats.evaluate import Evaluator
+
+        frame = ir_measures.util.RunConverter(run).as_pd_dataframe()[["query_id", "doc_id", "score"]]
+        by_mode: dict[bool, list] = {}
+        for measure in self.measures:
+            by_mode.setdefault(bool(measure.params.get("judged_only", False)), []).append(measure)
+        for judged_only, measures in by_mode.items():
+            evaluator = Evaluator(self.collection, judged_only=judged_only, **self.options)
+            scores = evaluator.score({"run": frame}, sorted({self.names[m] for m in measures}))
+            for measure in measures:
+                matrix = scores[self.names[measure]]
+                values = matrix.values[0]
+                for topic, value in zip(matrix.topics, values):
+                    if not np.isnan(value):
+                        yield Metric(query_id=topic, measure=measure, value=float(value))
+
+
+def register(default: bool = True, **options: Any) -> IrstatsProvider:
+    """Register irstats with ir_measures: as ``ir_measures.irstats`` (and in
+    ``ir_measures.providers.registry``) and, with ``default``, first in ir_measures' default
+    pipeline, so ``ir_measures.calc_aggregate`` (and PyTerrier) use it for every measure it
+    supports. ``options`` are :class:`irstats.collection.EvalOptions` fields. Calling it
+    again replaces the earlier registration."""
+    provider = IrstatsProvider(**options)
+    providers.register(provider)
+    ir_measures.irstats = provider
+    pipeline = ir_measures.DefaultPipeline.providers
+    pipeline[:] = [p for p in pipeline if getattr(p, "NAME", None) != NAME]
+    if default:
+        pipeline.insert(0, provider)
+    return provider
+
+
+__all__ = ["IrstatsProvider", "irstats_name", "register"]
