@@ -186,12 +186,41 @@ def test_failed_stage_leaves_no_report(tmp_path, monkeypatch, demo_report):
     def broken(study):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(sections, "STAGES", [("collection", sections.collection), ("broken", broken)])
+    # systems draws figures (their PDFs in a child process) before the broken stage fails
+    monkeypatch.setattr(sections, "STAGES", [("collection", sections.collection), ("systems", sections.systems),
+                                             ("broken", broken)])
     target = tmp_path / "out"
     with pytest.raises(IrstatsError, match="broken"):
         build_report(qrels, runs, target, quick=True, progress=False)
     assert not target.exists()
     assert not list(tmp_path.glob(".out.partial-*"))
+    _assert_no_child_left()
+
+
+def _assert_no_child_left():
+    import os
+
+    try:
+        os.waitpid(-1, os.WNOHANG)
+    except ChildProcessError:
+        return  # no child at all: every PDF writer was reaped
+    raise AssertionError("a PDF-writing child process was left behind")
+
+
+def test_a_figure_that_cannot_be_written_fails_the_report(tmp_path, monkeypatch, demo_report):
+    qrels, runs, _ = demo_report
+    from irstats.report import model, sections
+
+    def no_pdf(figure, path):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(model, "_write_pdf", no_pdf)  # the forked child inherits it
+    monkeypatch.setattr(sections, "STAGES", [("systems", sections.systems)])
+    target = tmp_path / "out"
+    with pytest.raises(IrstatsError, match="could not write the figure"):
+        build_report(qrels, runs, target, quick=True, progress=False)
+    assert not target.exists() and not list(tmp_path.glob(".out.partial-*"))
+    _assert_no_child_left()
 
 
 def test_cli_report(tmp_path, demo_report, capsys):

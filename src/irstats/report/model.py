@@ -70,11 +70,92 @@ class Study:
         path.parent.mkdir(parents=True, exist_ok=True)
         return path
 
+    pdfs: "BackgroundPdfs | None" = None
+
     def save_figure(self, ax, name: str, data) -> Path:
-        """Save a figure as ``figures/<name>.png`` (shown) and ``.pdf`` (for a paper), data as CSV."""
+        """Save a figure as ``figures/<name>.png`` (shown) and ``.pdf`` (for a paper), data as CSV.
+
+        The PDF is drawn by :class:`BackgroundPdfs` on the other core while the report goes on."""
         from irstats.plots import save
 
-        return save(ax, self.figure_path(name), data, also=(".pdf",))
+        path = self.figure_path(name)
+        if self.pdfs is None:
+            return save(ax, path, data, also=(".pdf",))
+        self.pdfs.submit(ax.figure, path.with_suffix(".pdf"))
+        return save(ax, path, data)
+
+
+class BackgroundPdfs:
+    """Draw each figure's PDF in a forked child process while the report goes on.
+
+    Drawing every figure a second time, as PDF, is a good part of the report's time while
+    the second core sits idle. A child made by ``fork`` holds the finished figure already (no
+    pickling, no imports), writes the PDF atomically and leaves by ``os._exit`` — never
+    through the parent's clean-up code. One child at a time; :meth:`wait` raises if a child
+    failed, and the report waits for every PDF before it is committed (also when a stage
+    fails). Without ``fork`` (Windows) the PDF is drawn in place.
+    """
+
+    def __init__(self) -> None:
+        self._child: tuple[int, Path] | None = None
+
+    def submit(self, figure, path: Path) -> None:
+        import os
+
+        self.wait()
+        if not hasattr(os, "fork"):
+            _write_pdf(figure, path)
+            return
+        import signal
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)  # 3.12+: fork in a threaded process
+            pid = os.fork()
+        if pid == 0:  # the child: draw, write, leave, whatever happens
+            code = 1
+            try:
+                for sig in (signal.SIGINT, signal.SIGTERM):
+                    signal.signal(sig, signal.SIG_DFL)
+                _write_pdf(figure, path)
+                code = 0
+            finally:
+                os._exit(code)
+        self._child = (pid, path)
+
+    def __enter__(self) -> "BackgroundPdfs":
+        return self
+
+    def __exit__(self, kind, value, traceback) -> None:
+        if kind is not None:  # the report failed: reap the child, whatever it did
+            try:
+                self.wait()
+            except Exception:  # noqa: BLE001 - the report's own error is the one to show
+                pass
+
+    def wait(self) -> None:
+        """Wait for the running child; raise if it could not write its PDF."""
+        import os
+
+        if self._child is None:
+            return
+        pid, path = self._child
+        self._child = None
+        _, status = os.waitpid(pid, 0)
+        if os.waitstatus_to_exitcode(status) != 0:
+            from irstats.errors import IrstatsError
+
+            raise IrstatsError(f"could not write the figure {path.name}")
+
+
+def _write_pdf(figure, path: Path) -> None:
+    import io
+
+    from irstats.io.output import write_bytes
+
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="pdf")
+    write_bytes(path, buffer.getvalue(), fsync=False)
 
 
 @dataclass

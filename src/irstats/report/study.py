@@ -24,8 +24,8 @@ from irstats.measures import canonical_name
 from irstats.progress import Progress, progress_bar
 from irstats.report import sections
 from irstats.report.document import Figure, Note, Section, Table, Text, render_html, render_markdown, write_tables
-from irstats.report.model import (DEFAULT_REPORT_MEASURES, SUPPORT_MEASURES, ReportResult, SectionBuilder, Study,
-                                  StudySettings, command_line, environment)
+from irstats.report.model import (DEFAULT_REPORT_MEASURES, SUPPORT_MEASURES, BackgroundPdfs, ReportResult,
+                                  SectionBuilder, Study, StudySettings, command_line, environment)
 
 
 def build_report(qrels, runs, out_dir, measures: Sequence[str] | None = None, reference: Sequence[str] | None = None,
@@ -61,22 +61,12 @@ def build_report(qrels, runs, out_dir, measures: Sequence[str] | None = None, re
         evaluator = Evaluator(qrels, **options)
         judgments = evaluator.judgments(run_list)
         scores = evaluator.score_judgments(judgments, wanted)
-        study = Study(str(qrels), evaluator.collection, scores, settings, scratch, list(run_list), judgments)
+        pdfs = BackgroundPdfs()
+        study = Study(str(qrels), evaluator.collection, scores, settings, scratch, list(run_list), judgments, pdfs)
         bar.update(1)
-        built: list[Section] = []
-        for name, builder in stages:
-            bar.set_description(name)
-            try:
-                section = _with_warnings_as_notes(builder, study)
-                if section is not None:
-                    built.append(section)
-            except IrstatsError:
-                raise
-            except OSError as exc:  # the machine (a full disk…), not the stage
-                raise ResourceError.from_os_error(exc, out_dir) from exc
-            except Exception as exc:  # noqa: BLE001 - name the stage that failed, never a traceback
-                raise IrstatsError(f"report stage {name!r} failed: {type(exc).__name__}: {exc}") from exc
-            bar.update(1)
+        with pdfs:  # a failing stage still reaps the child before the scratch folder goes
+            built = _build_sections(study, stages, bar, out_dir)
+            pdfs.wait()  # every PDF is written before the report is committed
         bar.set_description("write")
         built.insert(0, sections.leaderboard(study, built))
         built.append(sections.provenance(study, command, time.perf_counter() - started))
@@ -90,6 +80,25 @@ def build_report(qrels, runs, out_dir, measures: Sequence[str] | None = None, re
     tables = {b.name: b.frame for s in built for b in s.blocks if isinstance(b, Table)}
     return ReportResult(out_dir, out_dir / "index.html", out_dir / "report.md", tables,
                         time.perf_counter() - started)
+
+
+def _build_sections(study: Study, stages: list[tuple[str, SectionBuilder]], bar, out_dir) -> list[Section]:
+    """Every stage's section, in order; a failing stage raises one line naming it."""
+    built: list[Section] = []
+    for name, builder in stages:
+        bar.set_description(name)
+        try:
+            section = _with_warnings_as_notes(builder, study)
+            if section is not None:
+                built.append(section)
+        except IrstatsError:
+            raise
+        except OSError as exc:  # the machine (a full disk…), not the stage
+            raise ResourceError.from_os_error(exc, out_dir) from exc
+        except Exception as exc:  # noqa: BLE001 - name the stage that failed, never a traceback
+            raise IrstatsError(f"report stage {name!r} failed: {type(exc).__name__}: {exc}") from exc
+        bar.update(1)
+    return built
 
 
 def _with_warnings_as_notes(builder: SectionBuilder, study: Study) -> Section | None:
