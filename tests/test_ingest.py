@@ -157,7 +157,7 @@ def test_generated_runs_equal_python_path(tmp_path_factory, monkeypatch, data, o
 
 def rank(text: str, tag="t"):
     """The C ranking of one run against the qrels ``1 0 a 1`` / ``1 0 b 0``."""
-    table = ingest._ingest.QrelsTable([b"1"], [0, 0], [b"a", b"b"], [1, 0])
+    table = ingest._ingest.QrelsTable([b"1"], np.array([0, 0]), b"a\nb", np.array([1, 0]))
     return table.rank(text.encode("latin-1"), tag.encode(), 1000, False, False)
 
 
@@ -210,3 +210,17 @@ def test_gzip_and_many_runs_in_two_threads(tmp_path, monkeypatch):
     used, compiled, python = both_paths(tmp_path / "q", runs, monkeypatch)
     assert used is not None
     assert_same(compiled, python)
+
+
+def test_qrels_table_checks_its_input():
+    table = ingest._ingest.QrelsTable
+    with pytest.raises(ValueError, match="more ids"):
+        table([b"1"], np.array([0]), b"a\nb", np.array([1]))
+    with pytest.raises(ValueError, match="one id per line"):
+        table([b"1"], np.array([0, 0]), b"a\n\nb", np.array([1, 0]))
+    with pytest.raises(ValueError, match="twice"):
+        table([b"1"], np.array([0, 0]), b"a\na", np.array([1, 0]))
+    with pytest.raises(ValueError, match="out of range"):
+        table([b"1"], np.array([3]), b"a", np.array([1]))
+    with pytest.raises(ValueError, match="differ in length"):
+        table([b"1"], np.array([0, 0]), b"a\nb", np.array([1]))

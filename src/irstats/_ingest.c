@@ -139,17 +139,61 @@ static inline int64_t find_doc(const QrelsTable *q, int64_t topic, const char *s
     }
 }
 
-/* QrelsTable(topics: list[bytes], line_topic: list[int], docnos: list[bytes], codes: list[int]) */
-static int qrels_init(QrelsTable *self, PyObject *args, PyObject *kwds) {
-    PyObject *topics, *line_topic, *docnos, *codes;
-    if (!PyArg_ParseTuple(args, "O!O!O!O!", &PyList_Type, &topics, &PyList_Type, &line_topic, &PyList_Type,
-                          &docnos, &PyList_Type, &codes))
-        return -1;
-    Py_ssize_t n = PyList_GET_SIZE(docnos);
-    if (PyList_GET_SIZE(line_topic) != n || PyList_GET_SIZE(codes) != n) {
-        PyErr_SetString(PyExc_ValueError, "line_topic, docnos and codes differ in length");
+static int build_table(QrelsTable *self, PyObject *topics, const int64_t *line_topic, const char *docnos,
+                       Py_ssize_t docnos_size, const int64_t *codes, Py_ssize_t n);
+
+/* Split a blob of '\n'-separated ids (each line one id, none empty) into offsets and lengths. */
+static int split_blob(const char *data, Py_ssize_t size, Py_ssize_t n, char **blob, Py_ssize_t **off,
+                      Py_ssize_t **len) {
+    *blob = malloc(size ? size : 1);
+    *off = malloc(sizeof(Py_ssize_t) * (n ? n : 1));
+    *len = malloc(sizeof(Py_ssize_t) * (n ? n : 1));
+    if (!*blob || !*off || !*len) { PyErr_NoMemory(); return -1; }
+    memcpy(*blob, data, size);
+    Py_ssize_t at = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        const char *end = at <= size ? memchr(*blob + at, '\n', size - at) : NULL;
+        Py_ssize_t stop = end ? end - *blob : size;
+        if (stop == at || (end == NULL && i != n - 1)) {
+            PyErr_SetString(PyExc_ValueError, "the docno blob does not hold one id per line");
+            return -1;
+        }
+        (*off)[i] = at;
+        (*len)[i] = stop - at;
+        at = stop + 1;
+    }
+    if (at < size) {
+        PyErr_SetString(PyExc_ValueError, "the docno blob holds more ids than lines");
         return -1;
     }
+    return 0;
+}
+
+/* QrelsTable(topics: list[bytes], line_topic: int64 buffer, docnos: bytes ('\n'-separated),
+ *            codes: int64 buffer) */
+static int qrels_init(QrelsTable *self, PyObject *args, PyObject *kwds) {
+    (void)kwds;
+    PyObject *topics;
+    Py_buffer line_topic_buf, docnos_buf, codes_buf;
+    if (!PyArg_ParseTuple(args, "O!y*y*y*", &PyList_Type, &topics, &line_topic_buf, &docnos_buf, &codes_buf))
+        return -1;
+    int status = -1;
+    Py_ssize_t n = line_topic_buf.len / (Py_ssize_t)sizeof(int64_t);
+    const int64_t *line_topic = line_topic_buf.buf, *codes = codes_buf.buf;
+    if (codes_buf.len != line_topic_buf.len || line_topic_buf.len % (Py_ssize_t)sizeof(int64_t)) {
+        PyErr_SetString(PyExc_ValueError, "line_topic and codes differ in length");
+        goto done;
+    }
+    status = build_table(self, topics, line_topic, docnos_buf.buf, docnos_buf.len, codes, n);
+done:
+    PyBuffer_Release(&line_topic_buf);
+    PyBuffer_Release(&docnos_buf);
+    PyBuffer_Release(&codes_buf);
+    return status;
+}
+
+static int build_table(QrelsTable *self, PyObject *topics, const int64_t *line_topic, const char *docnos,
+                       Py_ssize_t docnos_size, const int64_t *codes, Py_ssize_t n) {
     self->n_topics = PyList_GET_SIZE(topics);
     if (pack_bytes(topics, &self->topic_blob, &self->topic_off, &self->topic_len) < 0) return -1;
     uint64_t size = table_size(self->n_topics);
@@ -164,7 +208,7 @@ static int qrels_init(QrelsTable *self, PyObject *args, PyObject *kwds) {
     }
 
     self->n_lines = n;
-    if (pack_bytes(docnos, &self->doc_blob, &self->doc_off, &self->doc_len) < 0) return -1;
+    if (split_blob(docnos, docnos_size, n, &self->doc_blob, &self->doc_off, &self->doc_len) < 0) return -1;
     self->doc_topic = malloc(sizeof(int64_t) * (n ? n : 1));
     self->doc_code = malloc(sizeof(int64_t) * (n ? n : 1));
     size = table_size(n);
@@ -173,9 +217,8 @@ static int qrels_init(QrelsTable *self, PyObject *args, PyObject *kwds) {
     if (!self->doc_topic || !self->doc_code || !self->doc_slot) { PyErr_NoMemory(); return -1; }
     for (uint64_t i = 0; i < size; i++) self->doc_slot[i].line = -1;
     for (Py_ssize_t i = 0; i < n; i++) {
-        int64_t topic = PyLong_AsLongLong(PyList_GET_ITEM(line_topic, i));
-        int64_t code = PyLong_AsLongLong(PyList_GET_ITEM(codes, i));
-        if (PyErr_Occurred()) return -1;
+        int64_t topic = line_topic[i];
+        int64_t code = codes[i];
         if (topic < 0 || topic >= self->n_topics) {
             PyErr_SetString(PyExc_ValueError, "qrels topic index out of range");
             return -1;

@@ -76,20 +76,22 @@ def _table(collection: "Collection", options: "EvalOptions"):
     """The qrels as a C hash table, with the engine's grade codes (cached on the collection)."""
     from irstats.judgments import POOL_UNJUDGED
 
+    from irstats.judgments import _qrels_columns
+
     key = ("ingest_table", options.negative_rel)
     if key not in collection.cache:
         try:
             topics = [t.encode("latin-1") for t in collection.topic_keys]
-            docnos = [d.encode("latin-1") for d in collection.qrels.get_column("docno").to_list()]
+            # one '\n'-joined blob (ids hold no whitespace): no Python object per qrels line
+            docnos = collection.qrels.get_column("docno").str.join("\n").item().encode("latin-1")
         except UnicodeEncodeError:  # ids from a DataFrame that no file byte can match: the Python path
             collection.cache[key] = None
             return None
-        index = {t: i for i, t in enumerate(collection.topic_keys)}
-        line_topic = [index[t] for t in collection.qrels.get_column("topic").to_list()]
-        rel = collection.qrels.get_column("rel").to_numpy().astype(np.int64)
-        codes = np.where(rel < 0, POOL_UNJUDGED, rel) if options.negative_rel == "unjudged" else np.maximum(rel, 0)
+        tidx, rel = _qrels_columns(collection, options)  # rel already as the options read it
+        line_topic = np.ascontiguousarray(tidx.to_numpy(), dtype=np.int64)
+        codes = np.ascontiguousarray(np.where(rel < 0, POOL_UNJUDGED, rel), dtype=np.int64)
         try:
-            collection.cache[key] = _ingest.QrelsTable(topics, line_topic, docnos, codes.tolist())
+            collection.cache[key] = _ingest.QrelsTable(topics, line_topic, docnos, codes)
         except ValueError:  # e.g. a pair judged twice: the Python path resolves or reports it
             collection.cache[key] = None
     return collection.cache[key]
