@@ -49,10 +49,24 @@ def _two_samples(x: ArrayLike, y: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     return x, y
 
 
-def cohens_d(x: ArrayLike, y: ArrayLike) -> float:
-    """(x̄ − ȳ)/s_p with the pooled standard deviation (ddof = 1 in each sample)."""
+#: How Cohen's d pools the two samples' variance: "df" divides the pooled sum of squares by
+#: n_x + n_y − 2 (the usual form, Sakai's Eq. 5.6); "n" by n_x + n_y (Sakai's Eq. 5.8, the
+#: form of his book's Cohen's d).
+COHEN_POOLING = ("df", "n")
+
+
+def cohens_d(x: ArrayLike, y: ArrayLike, pooling: str = "df") -> float:
+    """(x̄ − ȳ)/s_p with the pooled standard deviation: s_p² = (S_x + S_y)/(n_x + n_y − 2)
+    (``pooling="df"``) or (S_x + S_y)/(n_x + n_y) (``pooling="n"``, Sakai's Eq. 5.8), with
+    S the sums of squared deviations."""
+    if pooling not in COHEN_POOLING:
+        raise InputError(f"pooling must be one of {', '.join(COHEN_POOLING)}; got {pooling!r}")
     x, y = _two_samples(x, y)
-    sp = _pooled_sd(x, y)
+    if pooling == "n":
+        squares = ((x - x.mean()) ** 2).sum() + ((y - y.mean()) ** 2).sum()
+        sp = float(np.sqrt(squares / (x.size + y.size)))
+    else:
+        sp = _pooled_sd(x, y)
     return float((x.mean() - y.mean()) / sp) if sp > 0 else float("nan")
 
 
