@@ -11,14 +11,17 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from ir_measures import INSQ, INST, SDCG
+from ir_measures import BPM, INSQ, INST, NERR8, NERR9, NERR10, NERR11, SDCG
 
 import irstats
 
 PAIRS = [(INST(T=1, max_rel=3), "INST(T=1,max_rel=3)"), (INST(T=2, max_rel=3), "INST(T=2,max_rel=3)"),
          (INSQ(T=1, max_rel=3), "INSQ(T=1,max_rel=3)"), (INSQ(T=3, max_rel=3), "INSQ(T=3,max_rel=3)"),
          (SDCG(max_rel=3)@5, "SDCG(max_rel=3)@5"), (SDCG(max_rel=3)@10, "SDCG(max_rel=3)@10"),
-         (INST(T=1, min_rel=1, max_rel=3), "INST(T=1,min_rel=1,max_rel=3)")]
+         (INST(T=1, min_rel=1, max_rel=3), "INST(T=1,min_rel=1,max_rel=3)"),
+         (BPM(T=1, max_rel=3)@10, "BPM(T=1,max_rel=3)@10"), (BPM(T=2, max_rel=3)@20, "BPM(T=2,max_rel=3)@20"),
+         (NERR8(max_rel=3)@10, "NERR8(max_rel=3)@10"), (NERR9(max_rel=3)@10, "NERR9(max_rel=3)@10"),
+         (NERR10(p=0.8, max_rel=3), "NERR10(p=0.8,max_rel=3)"), (NERR11(T=2, max_rel=3), "NERR11(T=2,max_rel=3)")]
 
 
 def _scores_descend_in_file_order(path) -> bool:

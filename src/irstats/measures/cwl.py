@@ -1,5 +1,5 @@
 """C/W/L measures as cwl_eval computes them (Moffat et al.; Azzopardi, Thomas & Moffat,
-SIGIR 2019): INST, INSQ and SDCG@k.
+SIGIR 2019): INST, INSQ, SDCG@k, BPM@k and NERR8@k–NERR11.
 
 In the C/W/L framework a user reading down a ranking continues from rank i to i + 1 with
 probability C(i); the weight of rank i is W(i) = Π_{j<i} C(j) / Σ_k Π_{j<k} C(j) and the
@@ -13,7 +13,10 @@ measure is the expected utility per document, Σ_i W(i)·g(i). As cwl_eval (and 
 - INST: C(i) = ((i + T + T_i − 1)/(i + T + T_i))², T_i = T − Σ_{j≤i} g(j);
   INSQ: C(i) = ((i + 2T − 1)/(i + 2T))²;
   SDCG@k: C(i) = log(i + 1)/log(i + 2) for i < k, 0 from k on (scaled DCG, discount
-  1/log2(i + 1) over the top k, normalised to sum to 1).
+  1/log2(i + 1) over the top k, normalised to sum to 1);
+  BPM(T)@k: C(i) = 1 while Σ_{j≤i} g(j) < T and i < k, else 0;
+  NERR8@k: C(i) = 1 − g(i) for i < k; NERR9@k: C(i) = i/(i + 1)·(1 − g(i)) for i < k;
+  NERR10(p): C(i) = p·(1 − g(i)); NERR11(T): INSQ's C(i)·(1 − g(i)).
 
 ``max_rel`` defaults to the collection's top grade (ir_measures requires it: give it, e.g.
 ``INST(T=1,max_rel=3)``, to match a fixed scale).
@@ -81,6 +84,42 @@ def insq(j, m) -> np.ndarray:
     return expected_utility(np.broadcast_to(continuation, gains.shape), gains)
 
 
+def _continue_unless_satisfied(j, m, base) -> np.ndarray:
+    """NERR: the continuation ``base`` (…, n) times 1 − g(i) — a relevant document satisfies."""
+    gains = cwl_gains(j, m)
+    return expected_utility(base * (1.0 - gains), gains)
+
+
+def nerr8(j, m) -> np.ndarray:
+    n, k = int(m["max_n"]), int(m.cutoff)
+    return _continue_unless_satisfied(j, m, (_ranks(n) < k).astype(np.float64))
+
+
+def nerr9(j, m) -> np.ndarray:
+    n, k = int(m["max_n"]), int(m.cutoff)
+    i = _ranks(n)
+    return _continue_unless_satisfied(j, m, np.where(i < k, i / (i + 1.0), 0.0))
+
+
+def nerr10(j, m) -> np.ndarray:
+    return _continue_unless_satisfied(j, m, np.full(int(m["max_n"]), float(m["p"])))
+
+
+def nerr11(j, m) -> np.ndarray:
+    i = _ranks(int(m["max_n"]))
+    t = float(m["T"])
+    return _continue_unless_satisfied(j, m, ((i + 2.0 * t - 1.0) / (i + 2.0 * t)) ** 2)
+
+
+def bpm(j, m) -> np.ndarray:
+    """Bejewelled player model (static): go on while the gain so far is below T and fewer than
+    K = k documents (unit costs) have been read."""
+    gains = cwl_gains(j, m)
+    i = _ranks(gains.shape[2])
+    continuation = ((np.cumsum(gains, axis=-1) < float(m["T"])) & (i < int(m.cutoff))).astype(np.float64)
+    return expected_utility(continuation, gains)
+
+
 def sdcg(j, m) -> np.ndarray:
     gains = cwl_gains(j, m)
     k = int(m.cutoff)
@@ -93,5 +132,16 @@ register(Family("INST", "C/W/L INST (Moffat et al. 2015): expected gain per docu
                 "as cwl_eval.", (T_PARAM, *_SCALE), kernel=inst, cutoff="none"))
 register(Family("INSQ", "C/W/L INSQ (Moffat et al. 2012): INST's continuation without the gain still wanted; "
                 "as cwl_eval.", (T_PARAM, *_SCALE), kernel=insq, cutoff="none"))
+P_PARAM = Param("p", float, 0.9, always_shown=True, help="persistence (NERR10)", low=0, high=1, open_high=True)
+register(Family("BPM", "C/W/L bejewelled player model (static, Zhang et al. 2017): reads until T gain or k "
+                "documents; as cwl_eval.", (T_PARAM, *_SCALE), kernel=bpm, cutoff="required"))
+register(Family("NERR8", "C/W/L NERR (Azzopardi et al. 2021, Eq. 8): ERR-like, truncated at k; as cwl_eval.",
+                _SCALE, kernel=nerr8, cutoff="required"))
+register(Family("NERR9", "C/W/L NERR (Eq. 9): ERR-like with a rank-based continuation, truncated at k; as "
+                "cwl_eval.", _SCALE, kernel=nerr9, cutoff="required"))
+register(Family("NERR10", "C/W/L NERR (Eq. 10): ERR-like with persistence p, full depth; as cwl_eval.",
+                (P_PARAM, *_SCALE), kernel=nerr10, cutoff="none"))
+register(Family("NERR11", "C/W/L NERR (Eq. 11): ERR-like with INSQ's continuation, full depth; as cwl_eval.",
+                (T_PARAM, *_SCALE), kernel=nerr11, cutoff="none"))
 register(Family("SDCG", "C/W/L scaled DCG@k: DCG's discount over the top k as a distribution of attention; "
                 "as cwl_eval.", _SCALE, kernel=sdcg, cutoff="required"))
