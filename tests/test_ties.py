@@ -347,3 +347,35 @@ def test_rbp_eval_tie_averaged_vectors(rbp_dir, tmp_path, name):
     assert not mismatches, f"{name}: {len(mismatches)} differ:\n" + "\n".join(mismatches)
     assert compared >= 18, compared
     print(f"{name}: {compared} values equal to irstats' expectation, {by_rule} follow rbp_eval's crossing rule")
+
+
+@settings(max_examples=15, deadline=None)
+@given(tied_collections())
+def test_depth_sweep_carries_the_tie_groups(data):
+    """The depth sweep (and its condensed lists) of a tied tensor equals ``evaluate`` with
+    ``ties="expected"`` at every depth (``judged_only`` for the condensed form)."""
+    from irstats.collection import EvalOptions
+    from irstats.depth import sweep_judgments
+    from irstats.evaluate import Evaluator
+
+    qrels, run = data
+    q, r = _frames(qrels, run)
+    options = EvalOptions(ties="expected", depth=None)
+    judgments = Evaluator(q, options).judgments(r)
+    result = sweep_judgments(judgments, ["AP", "P", "nDCG", "RBP(p=0.8)"], depths=[1, 2, 3, 5], options=options)
+    for (measure, form), values in result.per_topic.items():
+        for i, k in enumerate(result.depths):
+            name = str(irstats.parse_measure(f"{measure}@{k}"))
+            want = irstats.evaluate(q, r, [name], ties="expected", depth=None,
+                                    judged_only=form == "condensed")[name]
+            assert np.allclose(values[:, :, i], want.values, atol=1e-12, rtol=0, equal_nan=True), (name, form)
+
+
+def test_pool_simulation_refuses_expected_ties(tmp_path):
+    from irstats.depth.pooling import ranked_lines
+    from irstats.collection import Collection, EvalOptions, RunSet
+
+    (tmp_path / "q").write_text("1 0 a 1\n")
+    (tmp_path / "r").write_text("1 Q0 a 1 2 t\n")
+    with pytest.raises(InputError, match="ties='expected' cannot simulate a judging pool"):
+        ranked_lines(Collection.load(tmp_path / "q"), RunSet.load(tmp_path / "r"), EvalOptions(ties="expected"))
