@@ -379,3 +379,30 @@ def test_pool_simulation_refuses_expected_ties(tmp_path):
     (tmp_path / "r").write_text("1 Q0 a 1 2 t\n")
     with pytest.raises(InputError, match="ties='expected' cannot simulate a judging pool"):
         ranked_lines(Collection.load(tmp_path / "q"), RunSet.load(tmp_path / "r"), EvalOptions(ties="expected"))
+
+
+def test_batches_keep_the_tie_groups(tmp_path, monkeypatch):
+    """Runs read in several batches (of different widths) give the same expected values, in
+    ``evaluate`` and in one concatenated tensor (``Evaluator.judgments``, the report's path)."""
+    import importlib
+
+    from irstats.evaluate import Evaluator
+
+    engine = importlib.import_module("irstats.evaluate")  # the module, not the function of that name
+
+    rng = np.random.default_rng(15)
+    (tmp_path / "q").write_text("".join(f"{t} 0 d{i} {rng.integers(0, 3)}\n" for t in (1, 2) for i in range(12)))
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    for s in range(4):
+        lines = [f"{t} Q0 d{i} 1 {rng.integers(1, 4)} r{s}\n" for t in (1, 2) for i in rng.permutation(12)[:4 + 2 * s]]
+        (runs / f"r{s}").write_text("".join(lines))
+    measures = ["AP", "nDCG@3", "RR", "Bpref", "ERR@3", "P@2"]
+    whole = irstats.evaluate(tmp_path / "q", runs, measures, ties="expected", depth=None)
+    monkeypatch.setattr(engine, "BATCH_BYTES", 1)
+    batched = irstats.evaluate(tmp_path / "q", runs, measures, ties="expected", depth=None)
+    evaluator = Evaluator(tmp_path / "q", ties="expected", depth=None)
+    joined = evaluator.score_judgments(evaluator.judgments(runs), measures)
+    for name in whole:
+        assert np.allclose(whole[name].values, batched[name].values, atol=1e-15, rtol=0), name
+        assert np.allclose(whole[name].values, joined[name].values, atol=1e-15, rtol=0), name
