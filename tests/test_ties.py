@@ -33,7 +33,7 @@ CUTOFFS = (1, 2, 3, 5)
 #: Families the plain reference scores (tests/reference.py), at several cut-offs.
 REFERENCE_MEASURES = (
     "AP", "SP", "RR", "Rprec", "Bpref", "nDCG", "DCG", "RBP(p=0.8)", "RBP(p=0.8,rel=2)", "RBPresid(p=0.8)", "Q(beta=1)",
-    "NumRet", "NumRel", "NumRelRet",
+    "NumRet", "NumRel", "NumRelRet", "ERR",
     *(f"{family}@{k}" for k in CUTOFFS for family in
       ("P", "R", "AP", "AP_min", "RR", "nDCG", "DCG", "RBP(p=0.5)", "RBPresid(p=0.5)", "ERR", "Judged")),
 )
@@ -192,10 +192,10 @@ def test_enumeration_past_the_limit_is_refused(tmp_path):
     docs = [f"x{i}" for i in range(40)]
     (tmp_path / "q").write_text("".join(f"1 0 {d} {i % 3}\n" for i, d in enumerate(docs)))
     (tmp_path / "r").write_text("".join(f"1 Q0 {d} {k} 1 t\n" for k, d in enumerate(docs, 1)))
-    with pytest.raises(MeasureError, match=r"ERR@20.*ties='expected'.*no closed form"):
-        irstats.evaluate(tmp_path / "q", tmp_path / "r", ["ERR"], ties="expected")
+    with pytest.raises(MeasureError, match=r"Q\(beta=1\).*ties='expected'.*no closed form"):
+        irstats.evaluate(tmp_path / "q", tmp_path / "r", ["Q"], ties="expected")
     # the closed forms need no enumeration however large the group
-    scores = irstats.evaluate(tmp_path / "q", tmp_path / "r", ["AP", "RR", "nDCG@10", "Bpref", "Rprec"],
+    scores = irstats.evaluate(tmp_path / "q", tmp_path / "r", ["AP", "RR", "nDCG@10", "Bpref", "Rprec", "ERR"],
                               ties="expected")
     assert all(np.isfinite(m.values).all() for m in scores.values())
 
@@ -406,3 +406,17 @@ def test_batches_keep_the_tie_groups(tmp_path, monkeypatch):
     for name in whole:
         assert np.allclose(whole[name].values, batched[name].values, atol=1e-15, rtol=0), name
         assert np.allclose(whole[name].values, joined[name].values, atol=1e-15, rtol=0), name
+
+
+def test_err_closed_form_on_a_large_mixed_group(tmp_path):
+    """ERR's expectation (hypergeometric mixture) on one group of 8 tied documents of four
+    kinds of grade, below two untied ones, at cut-offs inside, at and past the group."""
+    grades = {"a": 2, "b": 0, "c": 1, "d": 2, "e": None, "f": 1, "g": 0, "h": 3, "top": 1, "second": 0}
+    (tmp_path / "q").write_text("".join(f"1 0 {d} {g}\n" for d, g in grades.items() if g is not None))
+    lines = [("1", "top", 1, 9.0), ("1", "second", 2, 8.0)] + [("1", d, k, 5.0) for k, d in enumerate("abcdefgh", 3)]
+    (tmp_path / "r").write_text("".join(f"{t} Q0 {d} {k} {s} t\n" for t, d, k, s in lines))
+    qrels = {d: g for d, g in grades.items() if g is not None}
+    for k in (1, 3, 6, 10, 20):
+        got = irstats.evaluate(tmp_path / "q", tmp_path / "r", [f"ERR@{k}"], ties="expected")[f"ERR@{k}"]
+        want = expected_score(lines, qrels, f"ERR@{k}", g_max=3)
+        _check(got.values[0, 0], want, f"ERR@{k}")

@@ -210,6 +210,60 @@ def expected_bpref(j, m) -> np.ndarray:
     return safe_divide(total, j.num_relevant(level)[None, :])
 
 
+def expected_err_terms(j, m, width: int) -> np.ndarray:
+    """ERR's expected terms. The term at rank r is stop(g_r)·Π_{i<r} x(g_i)/r, x = 1 − stop.
+    Whole groups above r's group give the same product in any order; inside the group, with
+    r at place p, E[stop(g_r)·Π x over the p − 1 places before] = Σ_g (c_g/n)·stop(g)·M_{p−1},
+    M_k the mean product of x over a random k-subset of the group's other grades (a
+    multivariate hypergeometric mixture, :func:`_mean_subset_products`)."""
+    from irstats.measures.err import stop_probability
+
+    width = min(width, j.depth)
+    grades = j.positive_grades()
+    stop = stop_probability(j, grades)
+    keep = 1.0 - stop
+    before = np.ones(grades.shape[:2] + (grades.shape[2] + 1,))
+    np.cumprod(keep, axis=2, out=before[:, :, 1:])
+    start = j.tie_start[:, :, :width]
+    reach = np.take_along_axis(before, start, axis=2)  # Π x over the groups above
+    single = j.tie_size[:, :, :width] == 1
+    out = np.where(single, stop[:, :, :width] * reach, 0.0)
+    positions = np.arange(width)
+    for s, t, first in zip(*np.nonzero(~single & (start == positions))):
+        n = int(j.tie_size[s, t, first])
+        places = min(n, width - first)
+        counts = Counter(grades[s, t, first:first + n].tolist())
+        expected = np.zeros(places)
+        for grade, count in counts.items():
+            others = counts.copy()
+            others[grade] -= 1
+            g_stop = float(stop_probability(j, np.array(grade)))
+            classes = [(1.0 - float(stop_probability(j, np.array(g))), c) for g, c in others.items() if c]
+            expected += (count / n) * g_stop * _mean_subset_products(classes, places - 1)
+        out[s, t, first:first + places] = reach[s, t, first] * expected
+    return out / j.ranks[:width]
+
+
+def _mean_subset_products(classes: list[tuple[float, int]], most: int) -> np.ndarray:
+    """M_k for k = 0..most: the mean over the k-subsets of a multiset (``classes``: value and
+    count) of the product of their values. One class against the rest: with j of the k drawn
+    from the first class (hypergeometric), M_k = Σ_j P(j)·x^j·M'_{k−j} over the rest."""
+    from scipy.stats import hypergeom
+
+    ks = np.arange(most + 1)
+    if not classes:
+        return (ks == 0).astype(np.float64)
+    (value, count), rest = classes[0], classes[1:]
+    total = count + sum(c for _, c in rest)
+    rest_means = _mean_subset_products(rest, most)
+    drawn = np.arange(count + 1)
+    chance = hypergeom.pmf(drawn[None, :], total, count, ks[:, None])  # (k, j)
+    remaining = ks[:, None] - drawn[None, :]
+    valid = (remaining >= 0) & (remaining <= total - count)
+    rest_at = np.where(valid, rest_means[np.clip(remaining, 0, most)], 0.0)
+    return np.sum(np.where(valid, chance * np.power(value, drawn)[None, :] * rest_at, 0.0), axis=1)
+
+
 # ----------------------------------------------------------------------------- enumeration
 
 def enumerated(j, m, evaluate: Callable, limit: int | None) -> np.ndarray:
