@@ -210,6 +210,40 @@ def expected_bpref(j, m) -> np.ndarray:
     return safe_divide(total, j.num_relevant(level)[None, :])
 
 
+def group_sums(j, values: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
+    """For the first ``width`` positions: the sum of ``values`` over the position's tie group
+    and over the positions above the group; (S, T, width) each, float."""
+    running = np.zeros(values.shape[:2] + (values.shape[2] + 1,))
+    np.cumsum(values, axis=2, dtype=np.float64, out=running[:, :, 1:])
+    start = j.tie_start[:, :, :width]
+    before = np.take_along_axis(running, start, axis=2)
+    return np.take_along_axis(running, start + j.tie_size[:, :, :width], axis=2) - before, before
+
+
+def expected_blended_terms(j, m, width: int) -> np.ndarray:
+    """The Q-measure's expected terms E[b_i·(C(i) + β·cg(i))]/(i + β·cg*(i)): the denominator
+    does not depend on the order; E[b_i·C(i)] is AP's, and with gains g, G above the group,
+    and in it r relevant, Σg and Σb·g: E[b_i·cg(i)] = (r/n)·G + Σb·g/n + (p − 1)(r·Σg − Σb·g)/(n(n − 1))
+    (i itself, then each earlier place holding another document of the group)."""
+    from irstats.measures.common import level_of
+    from irstats.measures.dcg import gain_function
+
+    width = min(width, j.depth)
+    beta, level = m["beta"], level_of(j, m)
+    rel = j.relevant(level)
+    gains = j.positive_grades().astype(np.float64)
+    r, c = group_counts(j, rel, width)
+    gain_in, gain_above = group_sums(j, gains, width)
+    both_in, _ = group_sums(j, np.where(rel, gains, 0.0), width)
+    p, n = _positions(j, width)
+    pairs = np.maximum(n * (n - 1), 1)
+    relevant_count = r / n * (c + 1) + np.where(n > 1, (p - 1) * r * (r - 1) / pairs, 0.0)
+    relevant_gain = r / n * gain_above + both_in / n + np.where(n > 1, (p - 1) * (r * gain_in - both_in) / pairs, 0.0)
+    ideal_cum = np.cumsum(j.qrels.ideal_gains("lin", gain_function("lin")), axis=1)
+    cg_star = ideal_cum[:, np.minimum(np.arange(width), ideal_cum.shape[1] - 1)]  # (T, width)
+    return (relevant_count + beta * relevant_gain) / (j.ranks[:width] + beta * cg_star[None, :, :])
+
+
 def expected_err_terms(j, m, width: int) -> np.ndarray:
     """ERR's expected terms. The term at rank r is stop(g_r)·Π_{i<r} x(g_i)/r, x = 1 − stop.
     Whole groups above r's group give the same product in any order; inside the group, with
