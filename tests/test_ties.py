@@ -100,14 +100,14 @@ def test_expected_equals_brute_force_reference(data, judged_only):
             _check(matrix.values[0, t], want, f"{name} topic {topic}")
 
 
-def _per_ordering(q, run, topic, measures, judged_only):
+def _per_ordering(q, run, topic, measures, judged_only, **options):
     """irstats' value of each measure for every ordering of ``topic``'s tied documents, averaged:
     each ordering is one run whose scores are distinct (so nothing is tied)."""
     orderings = list(every_ordering(tie_groups(_lines(run, topic))))
     rows = [(f"o{i}", topic, d, float(-pos)) for i, ranked in enumerate(orderings) for pos, d in enumerate(ranked)]
     frame = pl.DataFrame({"system": [x[0] for x in rows], "topic": [x[1] for x in rows],
                           "docno": [x[2] for x in rows], "score": [x[3] for x in rows]})
-    scores = irstats.evaluate(q, frame, measures, depth=None, judged_only=judged_only)
+    scores = irstats.evaluate(q, frame, measures, depth=None, judged_only=judged_only, **options)
     return {name: float(np.mean(m.values[:, m.topics.index(topic)])) for name, m in scores.items()}
 
 
@@ -420,3 +420,31 @@ def test_err_closed_form_on_a_large_mixed_group(tmp_path):
         got = irstats.evaluate(tmp_path / "q", tmp_path / "r", [f"ERR@{k}"], ties="expected")[f"ERR@{k}"]
         want = expected_score(lines, qrels, f"ERR@{k}", g_max=3)
         _check(got.values[0, 0], want, f"ERR@{k}")
+
+
+def test_every_family_is_checked_against_the_brute_force():
+    """Each registered family declares a known tie method and appears in a brute-force test."""
+    from irstats.measures.registry import FAMILIES
+
+    tested = {irstats.parse_measure(name).family for name in REFERENCE_MEASURES + OTHER_MEASURES}
+    assert set(FAMILIES) - tested == set()
+    for family in FAMILIES.values():
+        methods = {family.ties} if isinstance(family.ties, str) else {"pointwise", "enumerate"}
+        assert methods <= {"pointwise", "closed", "order_free", "enumerate"}, family.name
+        if family.ties == "closed":
+            assert (family.expected_terms is not None) != (family.expected_kernel is not None), family.name
+
+
+@settings(max_examples=10, deadline=None)
+@given(tied_collections(max_docs=5))
+def test_trec_eval_compat_residual_is_enumerated(data):
+    """RBPresid under trec_eval_compat (0 when nothing retrieved is unjudged) is not a sum of
+    per-rank terms; its expectation enumerates the arrangements and equals the brute force."""
+    qrels, run = data
+    q, r = _frames(qrels, run)
+    measures = ["RBPresid(p=0.8)", "RBPresid(p=0.5)@2"]
+    scores = irstats.evaluate(q, r, measures, ties="expected", depth=None, trec_eval_compat=True)
+    for topic in ("1", "2"):
+        want = _per_ordering(q, run, topic, measures, False, trec_eval_compat=True)
+        for name, matrix in scores.items():
+            _check(matrix.values[0, matrix.topics.index(topic)], want[name], f"{name} topic {topic}")

@@ -173,7 +173,9 @@ def evaluate(qrels, runs, measures: Iterable[str | Measure] | str = DEFAULT_MEAS
         (``map``, ``ndcg_cut_10``).
     **options:
         The fields of :class:`irstats.collection.EvalOptions`: ``rel_level``, ``complete``,
-        ``depth``, ``judged_only``, ``order``, ``score_dtype``, ``on_duplicate`` …
+        ``depth``, ``judged_only``, ``order``, ``ties`` (``"docno"``, ``"file"`` or
+        ``"expected"``: each measure's expected value over every ordering of tied documents,
+        docs/ties.md), ``score_dtype``, ``on_duplicate`` …
 
     Returns
     -------
