@@ -369,6 +369,10 @@ def test_depth_sweep_carries_the_tie_groups(data):
             want = irstats.evaluate(q, r, [name], ties="expected", depth=None,
                                     judged_only=form == "condensed")[name]
             assert np.allclose(values[:, :, i], want.values, atol=1e-12, rtol=0, equal_nan=True), (name, form)
+    for i, k in enumerate(result.depths):  # the share of unjudged documents in the top k
+        want = irstats.evaluate(q, r, [f"Judged@{k}"], ties="expected", depth=None)[f"Judged@{k}"]
+        got = np.nanmean(np.where(want.values == want.values, 1.0 - want.values, np.nan), axis=1)
+        assert np.allclose(result.unjudged[:, i], got, atol=1e-12, rtol=0), k
 
 
 def test_pool_simulation_refuses_expected_ties(tmp_path):

@@ -190,9 +190,19 @@ def _sweep_values(j: Judgments, sm: SweptMeasure, depths: np.ndarray,
 def unjudged_share(j: Judgments, depths: np.ndarray) -> np.ndarray:
     """Per system, topic and depth: the share of unjudged documents among the top min(k, n).
 
-    0 for an empty list. Shape (systems, topics, depths).
+    0 for an empty list. Shape (systems, topics, depths); under ``ties="expected"`` its
+    expectation over the orderings of tied documents.
     """
-    unjudged = accumulate(j, "unjudged", lambda width: j.head(j.unjudged, width), depths)
+    def flags(tensor, measure, width):
+        return tensor.head(tensor.unjudged, width)
+
+    if j.tied:
+        from irstats.measures.ties import pointwise_terms
+
+        unjudged = accumulate(j, ("expected over ties", "unjudged"),
+                              lambda width: pointwise_terms(flags, j, None, width), depths)
+    else:
+        unjudged = accumulate(j, "unjudged", lambda width: flags(j, None, width), depths)
     return safe_divide(unjudged, shown(j, depths))
 
 
