@@ -39,7 +39,7 @@ REFERENCE_MEASURES = (
 )
 #: The remaining families, checked against irstats' evaluation of each ordering separately.
 OTHER_MEASURES = (
-    "infAP", "binG", "G", "nDCG_rel", "RnDCG", "IPrec@0.5", "IPrecAvg", "SetP", "SetR", "SetF(beta=1)", "SetAP",
+    "infAP", "binG", "binG@3", "G", "nDCG_rel", "RnDCG", "IPrec@0.5", "IPrecAvg", "SetP", "SetR", "SetF(beta=1)", "SetAP",
     "SetRelP", "Utility(a=1,b=-1,c=0,d=0)", "NumQ", "NumNonrelJudgedRet", "Q(beta=1,norm=min)@3",
     *(f"{family}@{k}" for k in CUTOFFS for family in ("Success", "Unj", "RelP", "nDCG(gain=exp)")),
 )
@@ -111,7 +111,7 @@ def _per_ordering(q, run, topic, measures, judged_only, **options):
     return {name: float(np.mean(m.values[:, m.topics.index(topic)])) for name, m in scores.items()}
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(tied_collections(max_docs=5), st.booleans())
 def test_expected_equals_brute_force_per_ordering(data, judged_only):
     qrels, run = data

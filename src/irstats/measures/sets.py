@@ -21,6 +21,7 @@ import numpy as np
 from irstats.measures.binary import relevant_terms
 from irstats.measures.common import LEVEL_PARAM, accumulate, depth_axis, level_of, per_topic, safe_divide
 from irstats.measures.registry import Family, Param, register
+from irstats.measures.ties import expected_bin_g_terms
 
 BETA_PARAM = Param("beta", float, 1.0, always_shown=True, help="weight of precision against recall (trec_eval: not squared)",
                    low=0)
@@ -128,7 +129,7 @@ def _by_num_relevant(j, m, depths):
 
 register(Family("binG", "Binary G: relevant documents' 1/log2(2 + non-relevant ranked above), summed and divided "
                 "by R (trec_eval binG, experimental).", (LEVEL_PARAM,), terms=bin_g_terms,
-                normaliser=_by_num_relevant, trec_eval=lambda m: "binG" if m.cutoff is None and m.get("rel") is None
+                normaliser=_by_num_relevant, ties="closed", expected_terms=expected_bin_g_terms, trec_eval=lambda m: "binG" if m.cutoff is None and m.get("rel") is None
                 else None), aliases=("BinG",))
 
 

@@ -244,6 +244,34 @@ def expected_blended_terms(j, m, width: int) -> np.ndarray:
     return (relevant_count + beta * relevant_gain) / (j.ranks[:width] + beta * cg_star[None, :, :])
 
 
+def expected_bin_g_terms(j, m, width: int) -> np.ndarray:
+    """binG's expected terms: b_i/log2(2 + non-relevant documents above i). In i's group (n
+    documents, r relevant, q = n − r not, a non-relevant above the group), i is relevant with
+    chance r/n and then the non-relevant among the p − 1 places before it are hypergeometric
+    (q of the other n − 1 documents, p − 1 drawn)."""
+    from scipy.stats import hypergeom
+
+    from irstats.measures.common import level_of
+    from irstats.measures.sets import bin_g_terms
+
+    width = min(width, j.depth)
+    start = j.tie_start[:, :, :width]
+    single = j.tie_size[:, :, :width] == 1
+    out = np.where(single, bin_g_terms(j, m, width), 0.0)
+    relevant, above = group_counts(j, j.relevant(level_of(j, m)), width)
+    for s, t, first in zip(*np.nonzero(~single & (start == np.arange(width)))):
+        n, r = int(j.tie_size[s, t, first]), int(relevant[s, t, first])
+        if r == 0:
+            continue
+        q, nonrelevant_above = n - r, first - int(above[s, t, first])
+        places = np.arange(min(n, width - first))  # p − 1 for each place p
+        drawn = np.arange(q + 1)
+        chance = hypergeom.pmf(drawn[None, :], n - 1, q, places[:, None])
+        credit = 1.0 / np.log2(2.0 + nonrelevant_above + drawn)
+        out[s, t, first:first + len(places)] = (r / n) * (chance * credit[None, :]).sum(axis=1)
+    return out
+
+
 def expected_err_terms(j, m, width: int) -> np.ndarray:
     """ERR's expected terms. The term at rank r is stop(g_r)·Π_{i<r} x(g_i)/r, x = 1 − stop.
     Whole groups above r's group give the same product in any order; inside the group, with
