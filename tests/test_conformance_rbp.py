@@ -24,6 +24,7 @@ tie can matter: every tied group that lies inside the top d is homogeneous in th
 (equal gains for ``sum``/``num_rel_ret``, all judged or all unjudged for ``err``), and every
 group straddling d has zero gain (``sum``) or no unjudged document (``err``). An average is
 compared only when every query's value is. ``_tie_free`` decides this from the files.
+(tests/test_ties.py compares every input, 6.spec included, with ``ties="expected"``.)
 
 Fractional qrels (frac.qrels: 0, 0.25, 0.5, 1) cannot be read by irstats (grades are
 integers). They are exactly mult.qrels/4 (asserted below), so the test writes them scaled by 4

@@ -40,6 +40,8 @@ from irstats.io.trec import (
 )
 
 ORDERS = ("score", "rank", "file")
+#: How documents of equal score (equal rank under "rank" order) are ordered: EvalOptions.ties.
+TIES = ("docno", "file", "expected")
 
 
 def whole_number(name: str, value, minimum: int | None = None, maximum: int | None = None, note: str = "") -> int:
@@ -68,6 +70,10 @@ class EvalOptions:
     judged_only      condensed lists: drop unjudged documents after truncation (trec_eval -J).
     order            "score" (score descending, then docno descending: trec_eval), "rank"
                      (rank column ascending, ties in file order) or "file" (file order).
+    ties             documents of equal score ("rank" order: equal rank): "docno" (trec_eval's
+                     rule, docno descending; under "rank" order, file order as before), "file"
+                     (file order among equals) or "expected" (every measure's expected value over
+                     all orderings of the tied documents, McSherry & Najork 2008; docs/ties.md).
     score_dtype      "float64" (trec_eval 10) or "float32" (trec_eval <= 9, pytrec_eval).
     on_duplicate     a docno twice in one topic of a run: "error" or "first" (keep the first
                      occurrence after ordering, with a warning).
@@ -83,6 +89,7 @@ class EvalOptions:
     depth: int | None = 1000
     judged_only: bool = False
     order: str = "score"
+    ties: str = "docno"
     score_dtype: str = "float64"
     on_duplicate: str = "error"
     qrels_duplicate: str = "error"
@@ -96,6 +103,7 @@ class EvalOptions:
         object.__setattr__(self, "order", order)
         checks = {
             "order": (self.order, ORDERS),
+            "ties": (self.ties, TIES),
             "score_dtype": (self.score_dtype, ("float64", "float32")),
             "on_duplicate": (self.on_duplicate, ("error", "first")),
             "qrels_duplicate": (self.qrels_duplicate, ("error", "max", "last")),

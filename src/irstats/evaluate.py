@@ -113,13 +113,20 @@ class Evaluator:
                                  for j in tensors], axis=0)
         n_ret = np.concatenate([j.n_ret for j in tensors], axis=0)
         present = np.concatenate([j.present for j in tensors], axis=0)
+        tie_start = tie_size = None
+        if self.options.ties == "expected" and all(j.tie_start is not None for j in tensors):
+            # padding positions are groups of one starting where they stand
+            tie_start = np.concatenate([_widen(j.tie_start, width, np.arange(width)) for j in tensors], axis=0)
+            tie_size = np.concatenate([_widen(j.tie_size, width, 1) for j in tensors], axis=0)
         if order != wanted:  # put the system axis in the order asked for
             where = {s: k for k, s in enumerate(order)}
             pick = [where[s] for s in wanted]
             grades, n_ret, present = grades[pick], n_ret[pick], present[pick]
+            if tie_start is not None:
+                tie_start, tie_size = tie_start[pick], tie_size[pick]
         first = tensors[0]
         return Judgments(grades, n_ret, present, tuple(runset.names[i] for i in wanted), first.topics, first.qrels,
-                         first.rel_level, first.trec_eval_compat)
+                         first.rel_level, first.trec_eval_compat, tie_start, tie_size)
 
     def score(self, runs, measures: Iterable[str | Measure] | str = DEFAULT_MEASURES) -> dict[str, ScoreMatrix]:
         """One ScoreMatrix per measure (systems × topics), as :func:`evaluate` describes."""
@@ -166,7 +173,9 @@ def evaluate(qrels, runs, measures: Iterable[str | Measure] | str = DEFAULT_MEAS
         (``map``, ``ndcg_cut_10``).
     **options:
         The fields of :class:`irstats.collection.EvalOptions`: ``rel_level``, ``complete``,
-        ``depth``, ``judged_only``, ``order``, ``score_dtype``, ``on_duplicate`` …
+        ``depth``, ``judged_only``, ``order``, ``ties`` (``"docno"``, ``"file"`` or
+        ``"expected"``: each measure's expected value over every ordering of tied documents,
+        docs/ties.md), ``score_dtype``, ``on_duplicate`` …
 
     Returns
     -------
@@ -191,6 +200,14 @@ def widest_first(measures: list[Measure]) -> list[Measure]:
     wide as the widest request so far (:func:`irstats.measures.common.accumulate`).
     """
     return sorted(measures, key=lambda m: -(m.cutoff if m.cutoff is not None else float("inf")))
+
+
+def _widen(array: np.ndarray, width: int, fill) -> np.ndarray:
+    """An (S, T, K) tie array widened to ``width`` positions; ``fill`` broadcasts along the new ones."""
+    out = np.empty(array.shape[:2] + (width,), dtype=array.dtype)
+    out[...] = fill
+    out[:, :, :array.shape[2]] = array
+    return out
 
 
 def _parse_all(measures) -> list[Measure]:

@@ -66,7 +66,8 @@ def available() -> bool:
 
 
 def _eligible(runset: "RunSet", systems: list[int], options: "EvalOptions") -> bool:
-    if not available() or options.order != "score" or options.on_duplicate != "error":
+    if not available() or options.order != "score" or options.ties != "docno" \
+            or options.on_duplicate != "error":
         return False
     # plain files only: DataFrames and files already re-read carefully keep their path
     return all(runset.parts[i].frame is None and runset.parts[i].separator is not None for i in systems)

@@ -94,7 +94,17 @@ class Judgments:
     qrels: QrelsFacts
     rel_level: int = 1
     trec_eval_compat: bool = False  # reproduce trec_eval's quirks (METHODS.md §1.8, §2.6)
+    # ties="expected": for every position, the 0-based position where its group of tied
+    # documents starts and the group's size (S, T, K); None evaluates the one ordering held.
+    tie_start: np.ndarray | None = None
+    tie_size: np.ndarray | None = None
     _cache: dict = field(default_factory=dict, repr=False)
+
+    @cached_property
+    def tied(self) -> bool:
+        """Whether measures are expectations over the orderings of tied documents (some group
+        holds two or more documents)."""
+        return self.tie_size is not None and bool((self.tie_size > 1).any())
 
     @property
     def depth(self) -> int:
@@ -205,7 +215,7 @@ def build_judgments(collection: Collection, runset: RunSet, options: EvalOptions
 
     sys_idx = frame.get_column("sys").to_numpy()
     top_idx = frame.get_column("tidx").to_numpy().astype(np.int64)
-    perm = _ranking_permutation(frame, sys_idx, top_idx, options.order)
+    perm = _ranking_permutation(frame, sys_idx, top_idx, options.order, options.ties)
     if perm is not None:
         sys_idx, top_idx = sys_idx[perm], top_idx[perm]
     rows = np.arange(frame.height) if perm is None else perm  # frame row of each ranked position
@@ -220,6 +230,9 @@ def build_judgments(collection: Collection, runset: RunSet, options: EvalOptions
             warn(f"{int((~first).sum())} repeated documents in runs dropped (on_duplicate='first')")
             rows, sys_idx, top_idx = rows[first], sys_idx[first], top_idx[first]
             position = _positions(sys_idx, top_idx)
+    expected = options.ties == "expected" and options.order != "file"
+    if expected and options.depth is not None:
+        _refuse_straddling_ties(frame, rows, position, options, runset, systems, topics, sys_idx, top_idx)
     if options.depth is not None:
         keep = position < options.depth
         if not keep.all():
@@ -235,10 +248,11 @@ def build_judgments(collection: Collection, runset: RunSet, options: EvalOptions
     else:
         judged = ~np.isnan(rel[rows])
         grade = np.where(judged, np.maximum(grade, 0), UNJUDGED)
+    tie_keys = _tie_keys(frame, options) if expected else None
     del frame, rel
     if options.judged_only:
         judged = grade >= 0
-        sys_idx, top_idx, grade = sys_idx[judged], top_idx[judged], grade[judged]
+        sys_idx, top_idx, grade, rows = sys_idx[judged], top_idx[judged], grade[judged], rows[judged]
         position = _positions(sys_idx, top_idx)
 
     dtype = grade_dtype(collection.g_max)
@@ -247,11 +261,58 @@ def build_judgments(collection: Collection, runset: RunSet, options: EvalOptions
     grades[sys_idx, top_idx, position] = grade
     n_ret = np.bincount(sys_idx.astype(np.int64) * n_top + top_idx, minlength=n_sys * n_top).reshape(n_sys, n_top)
 
+    tie_start = tie_size = None
+    if expected:
+        tie_start, tie_size = _tie_groups(tie_keys[rows], sys_idx, top_idx, position,
+                                          grades.shape)
     if options.complete:
         present[:] = True
     names = tuple(runset.names[i] for i in systems)
     return Judgments(grades, n_ret, present, names, topics, index.facts, options.rel_level,
-                     options.trec_eval_compat)
+                     options.trec_eval_compat, tie_start, tie_size)
+
+
+def _tie_keys(frame: pl.DataFrame, options: EvalOptions) -> np.ndarray:
+    """What makes two documents tied: equal score (score order) or equal rank (rank order)."""
+    return frame.get_column("score" if options.order == "score" else "rank").to_numpy()
+
+
+def _tie_groups(keys: np.ndarray, sys_idx: np.ndarray, top_idx: np.ndarray, position: np.ndarray,
+                shape: tuple[int, int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """Each position's tie group as (start position, size), (S, T, K) each; padding is alone.
+
+    ``keys`` are the ranked rows' tie keys, in ranking order (rows of a block consecutive)."""
+    n = len(keys)
+    start = np.broadcast_to(np.arange(shape[2], dtype=np.int64), shape).copy()
+    size = np.ones(shape, dtype=np.int64)
+    if n == 0:
+        return start, size
+    new_group = np.ones(n, dtype=bool)
+    new_group[1:] = (keys[1:] != keys[:-1]) | (sys_idx[1:] != sys_idx[:-1]) | (top_idx[1:] != top_idx[:-1])
+    group = np.cumsum(new_group) - 1
+    first = position[new_group]
+    counts = np.bincount(group)
+    start[sys_idx, top_idx, position] = first[group]
+    size[sys_idx, top_idx, position] = counts[group]
+    return start, size
+
+
+def _refuse_straddling_ties(frame: pl.DataFrame, rows: np.ndarray, position: np.ndarray, options: EvalOptions,
+                            runset: RunSet, systems: list[int], topics: tuple[str, ...], sys_idx: np.ndarray,
+                            top_idx: np.ndarray) -> None:
+    """ties="expected" with a depth M: a tie group crossing rank M would make the evaluated set
+    itself depend on the ordering; refused rather than approximated."""
+    at_cut = np.flatnonzero((position == options.depth) & (position > 0))
+    if len(at_cut) == 0:
+        return
+    keys = _tie_keys(frame, options)
+    crossing = at_cut[keys[rows[at_cut]] == keys[rows[at_cut - 1]]]
+    if len(crossing):
+        i = crossing[0]
+        raise InputError(f"ties='expected': run {runset.names[systems[sys_idx[i]]]!r}, topic "
+                         f"{topics[top_idx[i]]!r} has tied documents on both sides of the depth cut-off "
+                         f"{options.depth}; use depth=None (-M none) or a depth between tie groups",
+                         path=runset.parts[systems[sys_idx[i]]].source)
 
 
 def grade_dtype(g_max: int) -> np.dtype:
@@ -431,13 +492,13 @@ def _join_grades(frame: pl.DataFrame, index: QrelsIndex) -> pl.DataFrame:
 
 
 def _ranking_permutation(frame: pl.DataFrame, sys_idx: np.ndarray, top_idx: np.ndarray,
-                         order: str) -> np.ndarray | None:
+                         order: str, ties: str = "docno") -> np.ndarray | None:
     """Row order that groups rows per (system, topic), each block in ranking order (§1.4).
 
     Returns None when the rows are in that order already. Runs are usually written in
     ranking order: when every block is contiguous and its scores do not increase, only the
-    rows of tied scores are put in docno-descending order (trec_eval's rule); otherwise
-    the rows are sorted.
+    rows of tied scores are put in docno-descending order (trec_eval's rule; ``ties="file"``
+    leaves them in file order); otherwise the rows are sorted.
     """
     if frame.height < 2:
         return None
@@ -454,8 +515,9 @@ def _ranking_permutation(frame: pl.DataFrame, sys_idx: np.ndarray, top_idx: np.n
     if contiguous and order == "score":
         score = frame.get_column("score").to_numpy()
         if np.all((score[:-1] >= score[1:]) | boundary):
-            return _tie_permutation(frame, score, boundary)
-    keys = {"score": (["sys", "tidx", "score", "docno"], [False, False, True, True]),
+            return None if ties == "file" else _tie_permutation(frame, score, boundary)
+    keys = {"score": (["sys", "tidx", "score", "line"], [False, False, True, False]) if ties == "file" else
+                     (["sys", "tidx", "score", "docno"], [False, False, True, True]),
             "rank": (["sys", "tidx", "rank", "line"], [False] * 4),
             "file": (["sys", "tidx", "line"], [False] * 3)}[order]
     return frame.select(pl.arg_sort_by(keys[0], descending=keys[1])).to_series().to_numpy()

@@ -130,6 +130,9 @@ _EVAL_FLAGS = (
     click.option("--order", type=click.Choice(["score", "rank", "file"]), default="score", show_default=True,
                  help="Ranking within a topic: score desc then docno desc (trec_eval), the rank column, or file "
                       "order."),
+    click.option("--ties", type=click.Choice(["docno", "file", "expected"]), default="docno", show_default=True,
+                 help="Documents of equal score: docno descending (trec_eval), file order, or every measure's "
+                      "expected value over all orderings of the tied documents (McSherry & Najork 2008)."),
     click.option("--float32", "float32", is_flag=True,
                  help="Read scores as 32-bit floats, as trec_eval <= 9 and pytrec_eval do (ties change)."),
     click.option("--on-duplicate", type=click.Choice(["error", "first"]), default="error", show_default=True,
@@ -140,7 +143,7 @@ _EVAL_FLAGS = (
     click.option("--trec-eval-compat", is_flag=True,
                  help="Reproduce trec_eval's quirks (rbp_resid is 0 when no retrieved document is unjudged)."),
 )
-_EVAL_NAMES = ("rel_level", "complete", "depth", "judged_only", "order", "float32", "on_duplicate",
+_EVAL_NAMES = ("rel_level", "complete", "depth", "judged_only", "order", "ties", "float32", "on_duplicate",
                "qrels_duplicate", "drop_r0", "trec_eval_compat")
 
 
@@ -155,7 +158,7 @@ def eval_options(func):
         flags = {name: kwargs.pop(name) for name in _EVAL_NAMES}
         kwargs["options"] = EvalOptions(
             rel_level=flags["rel_level"], complete=flags["complete"], depth=parse_depth(flags["depth"]),
-            judged_only=flags["judged_only"], order=flags["order"],
+            judged_only=flags["judged_only"], order=flags["order"], ties=flags["ties"],
             score_dtype="float32" if flags["float32"] else "float64", on_duplicate=flags["on_duplicate"],
             qrels_duplicate=flags["qrels_duplicate"], drop_r0=flags["drop_r0"],
             trec_eval_compat=flags["trec_eval_compat"])

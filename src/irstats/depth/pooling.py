@@ -63,6 +63,9 @@ def ranked_lines(collection: Collection, runset: RunSet, options: EvalOptions,
                  systems: Sequence[int] | None = None) -> RankedLines:
     """The engine's judgments tensor with qrels row numbers in place of grades
     (:meth:`irstats.evaluate.Evaluator.judgments` on qrels whose grades are their row numbers)."""
+    if options.ties == "expected":
+        raise InputError("ties='expected' cannot simulate a judging pool: which tied documents enter the pool "
+                         "depends on their order; use ties='docno' or 'file'")
     frame = collection.qrels.select("topic", "docno", pl.int_range(pl.len(), dtype=pl.Int64).alias("rel"))
     numbered = Collection(frame, collection.topic_keys, collection.source)
     opts = dataclasses.replace(options, judged_only=False, negative_rel="unjudged", g_max=None)

@@ -154,8 +154,19 @@ def condense(judgments: Judgments) -> Judgments:
     out = np.full(grades.shape[:2] + (width,), PADDING, dtype=grades.dtype)
     s, t, r = np.nonzero(judged)
     out[s, t, position[s, t, r]] = grades[s, t, r]
+    tie_start = tie_size = None
+    if judgments.tie_start is not None:
+        # A tie group keeps its judged documents, now consecutive: it starts where the judged
+        # documents above it end and holds as many as were judged in it.
+        from irstats.measures.ties import group_counts
+
+        kept, above = group_counts(judgments, judged, judgments.depth)
+        tie_start = np.broadcast_to(np.arange(width), out.shape).copy()
+        tie_size = np.ones(out.shape, dtype=np.int64)
+        tie_start[s, t, position[s, t, r]] = above[s, t, r]
+        tie_size[s, t, position[s, t, r]] = kept[s, t, r]
     return Judgments(out, n_ret, judgments.present, judgments.systems, judgments.topics, judgments.qrels,
-                     judgments.rel_level, judgments.trec_eval_compat)
+                     judgments.rel_level, judgments.trec_eval_compat, tie_start, tie_size)
 
 
 # ----------------------------------------------------------------------------- values
@@ -179,9 +190,19 @@ def _sweep_values(j: Judgments, sm: SweptMeasure, depths: np.ndarray,
 def unjudged_share(j: Judgments, depths: np.ndarray) -> np.ndarray:
     """Per system, topic and depth: the share of unjudged documents among the top min(k, n).
 
-    0 for an empty list. Shape (systems, topics, depths).
+    0 for an empty list. Shape (systems, topics, depths); under ``ties="expected"`` its
+    expectation over the orderings of tied documents.
     """
-    unjudged = accumulate(j, "unjudged", lambda width: j.head(j.unjudged, width), depths)
+    def flags(tensor, measure, width):
+        return tensor.head(tensor.unjudged, width)
+
+    if j.tied:
+        from irstats.measures.ties import pointwise_terms
+
+        unjudged = accumulate(j, ("expected over ties", "unjudged"),
+                              lambda width: pointwise_terms(flags, j, None, width), depths)
+    else:
+        unjudged = accumulate(j, "unjudged", lambda width: flags(j, None, width), depths)
     return safe_divide(unjudged, shown(j, depths))
 
 

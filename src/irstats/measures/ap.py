@@ -11,6 +11,7 @@ import numpy as np
 
 from irstats.measures.common import LEVEL_PARAM, depth_axis, level_of, per_topic, trec_cut
 from irstats.measures.registry import Family, RNormalisation, register
+from irstats.measures.ties import expected_precision_terms
 
 
 def precision_terms(j, m, width: int) -> np.ndarray:
@@ -33,7 +34,8 @@ def _by_min_k_r(j, m, depths):
     return np.minimum(depth_axis(depths), _by_r(j, m, depths))
 
 
-_SUM_OF_PRECISIONS = dict(terms=precision_terms, shares_terms=_same_terms, params=(LEVEL_PARAM,))
+_SUM_OF_PRECISIONS = dict(terms=precision_terms, shares_terms=_same_terms, params=(LEVEL_PARAM,), ties="closed",
+                          expected_terms=expected_precision_terms)
 
 register(Family("AP", "Average precision: SP@k divided by R (map, map_cut_k).", normaliser=_by_r,
                 trec_eval=lambda m: trec_cut("map_cut", m, "map"), **_SUM_OF_PRECISIONS), aliases=("MAP",))

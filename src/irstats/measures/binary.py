@@ -7,6 +7,8 @@ import numpy as np
 
 from irstats.measures.common import LEVEL_PARAM, depth_axis, level_of, per_topic, safe_divide, shown, trec_cut
 from irstats.measures.registry import Family, Param, RNormalisation, register
+from irstats.measures.ties import (expected_first_relevant_terms, expected_r_precision,
+                                   expected_reciprocal_rank_terms)
 
 
 def relevant_terms(j, m, width: int) -> np.ndarray:
@@ -88,8 +90,9 @@ def _ideal_precision(raw, r, depth):
     return np.minimum(r, raw.cutoff) / raw.cutoff
 
 
-_RELEVANT = dict(terms=relevant_terms, shares_terms=_relevant_share, params=(LEVEL_PARAM,))
-_FIRST = dict(shares_terms=_first_relevant_share, params=(LEVEL_PARAM,))
+_RELEVANT = dict(terms=relevant_terms, shares_terms=_relevant_share, params=(LEVEL_PARAM,), ties="pointwise")
+_FIRST = dict(shares_terms=_first_relevant_share, params=(LEVEL_PARAM,), ties="closed",
+              expected_terms=expected_first_relevant_terms)
 
 register(Family("P", "Precision at k: relevant documents in the top k, divided by k.", normaliser=_by_k,
                 cutoff="required", trec_eval=lambda m: trec_cut("P", m),
@@ -98,20 +101,24 @@ register(Family("R", "Recall at k: relevant documents in the top k, divided by R
                 cutoff="required", trec_eval=lambda m: trec_cut("recall", m), **_RELEVANT), aliases=("Recall",))
 register(Family("Rprec", "R-precision: precision at rank R (every relevant document counts if the list is shorter); "
                 "Rprec(mult=x) at rank ⌊x·R + 0.9⌋ (trec_eval Rprec_mult).",
-                (MULT_PARAM, LEVEL_PARAM), kernel=r_precision, cutoff="none", trec_eval=_trec_rprec),
+                (MULT_PARAM, LEVEL_PARAM), kernel=r_precision, cutoff="none", trec_eval=_trec_rprec,
+                ties="closed", expected_kernel=expected_r_precision),
          aliases=("R-prec",))
 register(Family("RR", "Reciprocal rank of the first relevant document (0 if none in the top k).",
-                terms=reciprocal_rank_terms, params=(LEVEL_PARAM,),
+                terms=reciprocal_rank_terms, params=(LEVEL_PARAM,), ties="closed",
+                expected_terms=expected_reciprocal_rank_terms,
                 trec_eval=lambda m: "recip_rank" if m.cutoff is None and m.get("rel") is None else None),
          aliases=("MRR",))
 register(Family("Success", "1 if a relevant document is in the top k, else 0.", terms=first_relevant_terms,
                 cutoff="required", trec_eval=lambda m: trec_cut("success", m), **_FIRST))
 register(Family("Judged", "Share of the top min(k, n) documents that are judged (ir_measures' Judged@k); "
                 "without k, of all n retrieved documents (ir_measures' Judged).",
-                terms=judged_terms, shares_terms=lambda j, m: ("judged",), normaliser=_by_shown))
+                terms=judged_terms, shares_terms=lambda j, m: ("judged",), normaliser=_by_shown, ties="pointwise"))
 register(Family("NumRet", "Number of documents retrieved (after depth and condensation).", kernel=num_ret,
+                ties="order_free",
                 cutoff="none", summary="sum", bounded=False, trec_eval=lambda m: "num_ret"))
 register(Family("NumRel", "Number of relevant documents in the qrels (R).", (LEVEL_PARAM,), kernel=num_rel,
+                ties="order_free",
                 cutoff="none", summary="sum", bounded=False, trec_eval=lambda m: trec_cut("num_rel", m, "num_rel")))
 register(Family("NumRelRet", "Number of relevant documents retrieved.", cutoff="none", summary="sum", bounded=False,
                 trec_eval=lambda m: trec_cut("num_rel_ret", m, "num_rel_ret"), **_RELEVANT))

@@ -90,9 +90,10 @@ def _same_terms(j, m):
 
 
 register(Family("DCG", "Discounted cumulative gain, gain/log2(rank+1).", (GAIN_PARAM,), terms=gain_terms,
-                shares_terms=_same_terms, bounded=False, r_normalisation=RNormalisation("nDCG")))
+                shares_terms=_same_terms, bounded=False, ties="pointwise", r_normalisation=RNormalisation("nDCG")))
 register(Family("nDCG", "DCG divided by the DCG of the ideal ranking of all judged documents.", (GAIN_PARAM,),
-                terms=gain_terms, shares_terms=_same_terms, normaliser=_by_ideal_dcg, trec_eval=_trec_ndcg),
+                terms=gain_terms, shares_terms=_same_terms, normaliser=_by_ideal_dcg, trec_eval=_trec_ndcg,
+                ties="pointwise"),
          aliases=("NDCG",))
 
 

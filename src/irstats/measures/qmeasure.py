@@ -7,6 +7,7 @@ import numpy as np
 from irstats.measures.common import LEVEL_PARAM, depth_axis, level_of, per_topic, shown
 from irstats.measures.dcg import gain_function
 from irstats.measures.registry import Family, Param, register
+from irstats.measures.ties import expected_blended_terms
 
 BETA_PARAM = Param("beta", float, 1.0, always_shown=True, help="weight of cumulative gain in the blended ratio", low=0)
 NORM_PARAM = Param("norm", str, "R", choices=("R", "min"), help="divide by R (default) or by min(k, R)")
@@ -35,4 +36,5 @@ def _normaliser(j, m, depths):
 
 register(Family("Q", "Q-measure: AP with the blended ratio (C(r) + β·cg(r))/(r + β·cg*(r)).",
                 (BETA_PARAM, NORM_PARAM, LEVEL_PARAM), terms=blended_terms,
-                shares_terms=lambda j, m: ("blended ratio", m["beta"], level_of(j, m)), normaliser=_normaliser))
+                shares_terms=lambda j, m: ("blended ratio", m["beta"], level_of(j, m)), normaliser=_normaliser,
+                ties="closed", expected_terms=expected_blended_terms))

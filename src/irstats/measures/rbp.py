@@ -90,8 +90,10 @@ def _graded(raw) -> str | None:
 
 
 register(Family("RBP", "Rank-biased precision (1−p)Σ g_i p^(i−1); graded gain grade/g_max unless rel= is given.",
-                (P_PARAM, LEVEL_PARAM, SCALE_PARAM), terms=rbp_terms, trec_eval=_trec_rbp, residual="RBPresid",
+                (P_PARAM, LEVEL_PARAM, SCALE_PARAM), terms=rbp_terms, trec_eval=_trec_rbp, residual="RBPresid", ties="pointwise",
                 r_normalisation=RNormalisation("nRBP", ideal=_ideal_rbp, objection=_graded)))
 register(Family("RBPresid", "RBP residual: the most RBP could rise if every unjudged document and every rank "
                 "past the list were relevant.", (P_PARAM,), terms=residual_terms, finish=_add_tail,
+                # trec_eval_compat drops the tail when nothing is unjudged: not linear, so enumerated
+                ties=lambda j, m: "enumerate" if j.trec_eval_compat else "pointwise",
                 trec_eval=_trec_rbp_resid), aliases=("RBP_resid",))

@@ -117,6 +117,19 @@ class Family:
     ``trec_eval`` gives trec_eval's name for a measure, or None when trec_eval has none.
     ``r_normalisation`` relates a raw family to its R-normalised partner; ``residual`` names
     the family that bounds what unjudged documents could add (RBP → RBPresid).
+
+    ``ties`` says how the family's expected value over every ordering of tied documents is
+    computed (``ties="expected"``, docs/ties.md); each is exact:
+
+    - ``"pointwise"``: each rank's term depends only on that rank and the grade there, so its
+      expectation mixes the terms of the grades of the rank's tie group (P, R, DCG, RBP …);
+    - ``"closed"``: ``expected_terms`` gives each rank's expected term (AP's and RR's closed
+      forms, McSherry & Najork 2008) or ``expected_kernel`` the expected value;
+    - ``"order_free"``: the value depends on the retrieved set only (the set measures, counts);
+    - ``"enumerate"`` (the default): every distinct arrangement of the tied grades is evaluated
+      and averaged, refused with an error past :data:`irstats.measures.ties.ENUMERATION_LIMIT`.
+
+    A callable ``ties(judgments, measure)`` chooses among them per measure.
     """
 
     name: str
@@ -135,6 +148,13 @@ class Family:
     bounded: bool = True  # values lie in [0, 1]
     r_normalisation: RNormalisation | None = None
     residual: str | None = None
+    ties: str | Callable[["Judgments", "Measure"], str] = "enumerate"
+    expected_terms: Terms | None = None
+    expected_kernel: Callable[["Judgments", "Measure"], "np.ndarray"] | None = None
+
+    def tie_method(self, judgments: "Judgments", measure: "Measure") -> str:
+        """How this measure's expectation over tied orderings is computed (see ``ties``)."""
+        return self.ties(judgments, measure) if callable(self.ties) else self.ties
 
     def __post_init__(self) -> None:
         if (self.terms is None) == (self.kernel is None):
@@ -153,6 +173,14 @@ class Family:
 
     def evaluate(self, judgments: "Judgments", measure: "Measure") -> "np.ndarray":
         """Per system and topic, the measure at its cut-off: (S, T)."""
+        if judgments.tied:
+            from irstats.measures.ties import expected_value
+
+            return expected_value(self, judgments, measure)
+        return self.evaluate_ordering(judgments, measure)
+
+    def evaluate_ordering(self, judgments: "Judgments", measure: "Measure") -> "np.ndarray":
+        """The measure of the one ordering the tensor holds, ties ignored: (S, T)."""
         if self.kernel is not None:
             return self.kernel(judgments, measure)
         depths = None if measure.cutoff is None else _depth_array(measure.cutoff)
@@ -170,7 +198,18 @@ class Family:
         if self.terms is None:
             raise MeasureError(f"{self.name} is not a sum over ranks and cannot be evaluated at several depths")
         key = self.shares_terms(judgments, measure) if self.shares_terms else (self.name, measure.params)
-        out = accumulate(judgments, key, lambda width: self.terms(judgments, measure, width), depths)
+        terms = self.terms
+        if judgments.tied:
+            from irstats.measures.ties import enumerated, expected_terms
+
+            terms = expected_terms(self, judgments, measure)
+            if terms is None:  # no per-rank form: average every arrangement of the tied grades
+                return enumerated(judgments, measure, lambda j: self.values(j, measure, depths, normaliser),
+                                  None if depths is None else int(max(depths)))
+            # Expected terms are summed under their own key: a kernel may have summed the
+            # ordering's own terms under the shared one.
+            key = ("expected over ties", key)
+        out = accumulate(judgments, key, lambda width: terms(judgments, measure, width), depths)
         normaliser = normaliser or self.normaliser
         if normaliser is not None:
             from irstats.measures.common import safe_divide

@@ -1,0 +1,426 @@
+"""Expected measures over every ordering of tied documents (``ties="expected"``; docs/ties.md).
+
+McSherry & Najork, "Computing information retrieval performance measures efficiently in the
+presence of tied scores" (ECIR 2008): when a run gives several documents the same score, every
+ordering of them is equally plausible, and the fair value of a measure is its mean over all
+those orderings. The judgments tensor then carries each position's tie group
+(``tie_start``, ``tie_size``), and each family says how its expectation is computed
+(``Family.ties``):
+
+- pointwise families (a rank's term depends on that rank and its grade only): by linearity,
+  the expected term at rank i is the mean of the terms the group's grades would give there;
+- AP (the sum of precisions) and RR/Success: closed forms per rank, from the group's size n,
+  its relevant documents r and the relevant documents c above the group;
+- R-precision and bpref: closed forms of their kernels;
+- set measures and counts: the retrieved set does not depend on the order;
+- anything else: every distinct arrangement of the tied *grades* is evaluated and averaged
+  (measures see grades only, so arrangements of equal grades need not be told apart),
+  refused with an error past :data:`ENUMERATION_LIMIT` arrangements of one list.
+
+Every answer is exact; there is no sampling.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import Counter
+from typing import Callable, Iterator
+
+import numpy as np
+
+from irstats.errors import MeasureError
+
+#: Most arrangements of one ranked list's tied grades that the exact enumeration averages.
+ENUMERATION_LIMIT = 20_000
+
+
+def expected_value(family, j, m) -> np.ndarray:
+    """``family``'s measure ``m`` averaged over every ordering of the tied documents: (S, T)."""
+    method = family.tie_method(j, m)
+    if method == "order_free":
+        return family.evaluate_ordering(j, m)
+    if method == "closed" and family.expected_kernel is not None:
+        return family.expected_kernel(j, m)
+    if family.terms is not None and method in ("pointwise", "closed"):
+        depths = None if m.cutoff is None else np.array([m.cutoff], dtype=np.int64)
+        return family.values(j, m, depths)[:, :, 0]
+    if method != "enumerate":
+        raise ValueError(f"family {family.name}: unknown tie method {method!r}")
+    # A sum over ranks cut at k does not see groups that start at or after rank k.
+    limit = m.cutoff if family.terms is not None and m.cutoff is not None else None
+    return enumerated(j, m, lambda arranged: family.evaluate_ordering(arranged, m), limit)
+
+
+def expected_terms(family, j, m):
+    """The family's expected per-rank terms, as a ``terms(j, m, width)`` callable, or None when
+    it has no per-rank form (then the arrangements are enumerated)."""
+    method = family.tie_method(j, m)
+    if method == "closed" and family.expected_terms is not None:
+        return family.expected_terms
+    if method == "pointwise":
+        return lambda j_, m_, width: pointwise_terms(family.terms, j_, m_, width)
+    return None
+
+
+# ----------------------------------------------------------------------------- group facts
+
+def _running(mask: np.ndarray) -> np.ndarray:
+    """Counts of ``mask`` before each position 0..K: (S, T, K + 1), starting at 0."""
+    out = np.zeros(mask.shape[:2] + (mask.shape[2] + 1,), dtype=np.int64)
+    np.cumsum(mask, axis=2, dtype=np.int64, out=out[:, :, 1:])
+    return out
+
+
+def group_counts(j, mask: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
+    """For the first ``width`` positions: how many of ``mask`` lie in the position's tie group,
+    and how many lie above (before) the group; (S, T, width) each."""
+    running = _running(mask)
+    start = j.tie_start[:, :, :width]
+    end = start + j.tie_size[:, :, :width]
+    before = np.take_along_axis(running, start, axis=2)
+    return np.take_along_axis(running, end, axis=2) - before, before
+
+
+def expected_relevant(j, level: int) -> np.ndarray:
+    """P(the document at each position is relevant) = r/n of its tie group: (S, T, K)."""
+    inside, _ = group_counts(j, j.relevant(level), j.depth)
+    return inside / j.tie_size
+
+
+def pointwise_terms(terms, j, m, width: int) -> np.ndarray:
+    """E[term at rank i] = Σ_g (share of grade g in i's tie group) · term(i, g), for terms that
+    depend only on the rank and its grade: each grade's terms come from a tensor holding that
+    grade at every position of the lists."""
+    from irstats.judgments import PADDING
+
+    out = np.zeros(j.grades.shape[:2] + (min(width, j.depth),))
+    width = out.shape[2]
+    size = j.tie_size[:, :, :width]
+    for grade in np.unique(j.grades[j.grades != PADDING]).tolist():
+        inside, _ = group_counts(j, j.grades == grade, width)
+        if not inside.any():
+            continue
+        uniform = j.memo(("every position graded", grade), lambda: _with_grades(
+            j, np.where(j.grades == PADDING, PADDING, grade).astype(j.grades.dtype)))
+        out += (inside / size) * np.asarray(terms(uniform, m, width), dtype=np.float64)
+    return out
+
+
+def _with_grades(j, grades: np.ndarray, n_ret=None, present=None, topics=None, qrels=None):
+    """A tensor like ``j`` (no tie groups) with other grades."""
+    from irstats.judgments import Judgments
+
+    return Judgments(grades, j.n_ret if n_ret is None else n_ret, j.present if present is None else present,
+                     j.systems, j.topics if topics is None else topics, j.qrels if qrels is None else qrels,
+                     j.rel_level, j.trec_eval_compat)
+
+
+# ----------------------------------------------------------------------------- closed forms
+
+def _positions(j, width: int) -> tuple[np.ndarray, np.ndarray]:
+    """(p, n): each position's 1-based place within its tie group and the group's size."""
+    start = j.tie_start[:, :, :width]
+    return np.arange(width)[None, None, :] - start + 1, j.tie_size[:, :, :width]
+
+
+def expected_precision_terms(j, m, width: int) -> np.ndarray:
+    """E[b_i·C(i)/i] (AP's terms). With c relevant above the group, r relevant among its n
+    documents and i at place p in it: E[b_i·C(i)] = (r/n)(c + 1) + (p − 1)·r(r − 1)/(n(n − 1)),
+    the chance i is relevant times itself, plus each earlier place's chance of being relevant
+    together with i (McSherry & Najork 2008)."""
+    from irstats.measures.common import level_of
+
+    width = min(width, j.depth)
+    r, c = group_counts(j, j.relevant(level_of(j, m)), width)
+    p, n = _positions(j, width)
+    pairs = np.where(n > 1, (p - 1) * r * (r - 1) / np.maximum(n * (n - 1), 1), 0.0)
+    return (r / n * (c + 1) + pairs) / j.ranks[:width]
+
+
+def first_relevant_chance(j, m, width: int) -> np.ndarray:
+    """P(the first relevant document of the list is at rank i): 0 when a relevant document lies
+    above i's group; else C(n − p, r − 1)/C(n, r), none of the p − 1 places before i and i
+    itself relevant."""
+    from scipy.special import gammaln
+
+    from irstats.measures.common import level_of
+
+    width = min(width, j.depth)
+    r, c = group_counts(j, j.relevant(level_of(j, m)), width)
+    p, n = _positions(j, width)
+    possible = (c == 0) & (r > 0) & (n - p >= r - 1)
+
+    def log_choose(a, b):
+        a, b = np.maximum(a, 0), np.clip(b, 0, np.maximum(a, 0))
+        return gammaln(a + 1.0) - gammaln(b + 1.0) - gammaln(a - b + 1.0)
+
+    chance = np.exp(log_choose(n - p, r - 1) - log_choose(n, r))
+    # no tie: the ordering's own answer, exactly
+    exact = (r > 0) & (c == 0)
+    return np.where(n == 1, exact.astype(np.float64), np.where(possible, chance, 0.0))
+
+
+def expected_first_relevant_terms(j, m, width: int) -> np.ndarray:
+    """Success's expected terms: the chance the first relevant document is at each rank."""
+    return first_relevant_chance(j, m, width)
+
+
+def expected_reciprocal_rank_terms(j, m, width: int) -> np.ndarray:
+    """RR's expected terms: the chance the first relevant document is at rank i, over i."""
+    chance = first_relevant_chance(j, m, width)
+    return chance / j.ranks[:chance.shape[2]]
+
+
+def expected_r_precision(j, m) -> np.ndarray:
+    """E[C(c)]/c at c = ⌊mult·R + 0.9⌋: C is a sum of relevance indicators, so its expectation
+    sums each position's r/n."""
+    from irstats.measures.common import level_of, safe_divide
+
+    level = level_of(j, m)
+    cut = np.floor(m["mult"] * j.num_relevant(level).astype(np.float64) + 0.9).astype(np.int64)
+    if j.depth == 0:
+        return np.zeros(j.n_ret.shape)
+    cumulative = np.cumsum(expected_relevant(j, level), axis=2)
+    idx = np.clip(np.minimum(cut, j.depth) - 1, 0, None)
+    hits = np.take_along_axis(cumulative, np.broadcast_to(idx[None, :, None], j.n_ret.shape + (1,)), axis=2)[..., 0]
+    return safe_divide(np.where(cut[None, :] > 0, hits, 0.0), cut[None, :])
+
+
+def expected_bpref(j, m) -> np.ndarray:
+    """E[bpref]: a relevant document's credit is 1 − min(x, R)/min(N, R) with x the judged
+    non-relevant documents above it; in a group with q of them and a above the group, its place
+    among those q + 1 documents is uniform, so x is uniform on a..a + q and the credit's mean
+    is 1 − (S(a + q) − S(a − 1))/((q + 1)·min(N, R)), S(M) = Σ_{x=0..M} min(x, R)."""
+    from irstats.measures.common import level_of, safe_divide
+
+    level = level_of(j, m)
+    rel = j.relevant(level)
+    q, a = group_counts(j, j.judged & ~rel, j.depth)
+    big_r = j.num_relevant(level)[None, :, None].astype(np.float64)
+    denominator = np.minimum(j.num_nonrelevant(level)[None, :, None], big_r)
+
+    def partial(top):  # S(M) = Σ_{x=0..M} min(x, R), 0 for M < 0
+        top = top.astype(np.float64)
+        low = np.minimum(top, big_r)
+        return np.where(top < 0, 0.0, low * (low + 1) / 2 + np.maximum(top - big_r, 0) * big_r)
+
+    penalty = safe_divide(partial(a + q) - partial(a - 1), (q + 1) * denominator)
+    total = np.cumsum(np.where(rel, 1.0 - penalty, 0.0), axis=2)[:, :, -1] if j.depth else np.zeros(j.n_ret.shape)
+    return safe_divide(total, j.num_relevant(level)[None, :])
+
+
+def group_sums(j, values: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
+    """For the first ``width`` positions: the sum of ``values`` over the position's tie group
+    and over the positions above the group; (S, T, width) each, float."""
+    running = np.zeros(values.shape[:2] + (values.shape[2] + 1,))
+    np.cumsum(values, axis=2, dtype=np.float64, out=running[:, :, 1:])
+    start = j.tie_start[:, :, :width]
+    before = np.take_along_axis(running, start, axis=2)
+    return np.take_along_axis(running, start + j.tie_size[:, :, :width], axis=2) - before, before
+
+
+def expected_blended_terms(j, m, width: int) -> np.ndarray:
+    """The Q-measure's expected terms E[b_i·(C(i) + β·cg(i))]/(i + β·cg*(i)): the denominator
+    does not depend on the order; E[b_i·C(i)] is AP's, and with gains g, G above the group,
+    and in it r relevant, Σg and Σb·g: E[b_i·cg(i)] = (r/n)·G + Σb·g/n + (p − 1)(r·Σg − Σb·g)/(n(n − 1))
+    (i itself, then each earlier place holding another document of the group)."""
+    from irstats.measures.common import level_of
+    from irstats.measures.dcg import gain_function
+
+    width = min(width, j.depth)
+    beta, level = m["beta"], level_of(j, m)
+    rel = j.relevant(level)
+    gains = j.positive_grades().astype(np.float64)
+    r, c = group_counts(j, rel, width)
+    gain_in, gain_above = group_sums(j, gains, width)
+    both_in, _ = group_sums(j, np.where(rel, gains, 0.0), width)
+    p, n = _positions(j, width)
+    pairs = np.maximum(n * (n - 1), 1)
+    relevant_count = r / n * (c + 1) + np.where(n > 1, (p - 1) * r * (r - 1) / pairs, 0.0)
+    relevant_gain = r / n * gain_above + both_in / n + np.where(n > 1, (p - 1) * (r * gain_in - both_in) / pairs, 0.0)
+    ideal_cum = np.cumsum(j.qrels.ideal_gains("lin", gain_function("lin")), axis=1)
+    cg_star = ideal_cum[:, np.minimum(np.arange(width), ideal_cum.shape[1] - 1)]  # (T, width)
+    return (relevant_count + beta * relevant_gain) / (j.ranks[:width] + beta * cg_star[None, :, :])
+
+
+def expected_bin_g_terms(j, m, width: int) -> np.ndarray:
+    """binG's expected terms: b_i/log2(2 + non-relevant documents above i). In i's group (n
+    documents, r relevant, q = n − r not, a non-relevant above the group), i is relevant with
+    chance r/n and then the non-relevant among the p − 1 places before it are hypergeometric
+    (q of the other n − 1 documents, p − 1 drawn)."""
+    from scipy.stats import hypergeom
+
+    from irstats.measures.common import level_of
+    from irstats.measures.sets import bin_g_terms
+
+    width = min(width, j.depth)
+    start = j.tie_start[:, :, :width]
+    single = j.tie_size[:, :, :width] == 1
+    out = np.where(single, bin_g_terms(j, m, width), 0.0)
+    relevant, above = group_counts(j, j.relevant(level_of(j, m)), width)
+    for s, t, first in zip(*np.nonzero(~single & (start == np.arange(width)))):
+        n, r = int(j.tie_size[s, t, first]), int(relevant[s, t, first])
+        if r == 0:
+            continue
+        q, nonrelevant_above = n - r, first - int(above[s, t, first])
+        places = np.arange(min(n, width - first))  # p − 1 for each place p
+        drawn = np.arange(q + 1)
+        chance = hypergeom.pmf(drawn[None, :], n - 1, q, places[:, None])
+        credit = 1.0 / np.log2(2.0 + nonrelevant_above + drawn)
+        out[s, t, first:first + len(places)] = (r / n) * (chance * credit[None, :]).sum(axis=1)
+    return out
+
+
+def expected_err_terms(j, m, width: int) -> np.ndarray:
+    """ERR's expected terms. The term at rank r is stop(g_r)·Π_{i<r} x(g_i)/r, x = 1 − stop.
+    Whole groups above r's group give the same product in any order; inside the group, with
+    r at place p, E[stop(g_r)·Π x over the p − 1 places before] = Σ_g (c_g/n)·stop(g)·M_{p−1},
+    M_k the mean product of x over a random k-subset of the group's other grades (a
+    multivariate hypergeometric mixture, :func:`_mean_subset_products`)."""
+    from irstats.measures.err import stop_probability
+
+    width = min(width, j.depth)
+    grades = j.positive_grades()
+    stop = stop_probability(j, grades)
+    keep = 1.0 - stop
+    before = np.ones(grades.shape[:2] + (grades.shape[2] + 1,))
+    np.cumprod(keep, axis=2, out=before[:, :, 1:])
+    start = j.tie_start[:, :, :width]
+    reach = np.take_along_axis(before, start, axis=2)  # Π x over the groups above
+    single = j.tie_size[:, :, :width] == 1
+    out = np.where(single, stop[:, :, :width] * reach, 0.0)
+    positions = np.arange(width)
+    for s, t, first in zip(*np.nonzero(~single & (start == positions))):
+        n = int(j.tie_size[s, t, first])
+        places = min(n, width - first)
+        counts = Counter(grades[s, t, first:first + n].tolist())
+        expected = np.zeros(places)
+        for grade, count in counts.items():
+            others = counts.copy()
+            others[grade] -= 1
+            g_stop = float(stop_probability(j, np.array(grade)))
+            classes = [(1.0 - float(stop_probability(j, np.array(g))), c) for g, c in others.items() if c]
+            expected += (count / n) * g_stop * _mean_subset_products(classes, places - 1)
+        out[s, t, first:first + places] = reach[s, t, first] * expected
+    return out / j.ranks[:width]
+
+
+def _mean_subset_products(classes: list[tuple[float, int]], most: int) -> np.ndarray:
+    """M_k for k = 0..most: the mean over the k-subsets of a multiset (``classes``: value and
+    count) of the product of their values. One class against the rest: with j of the k drawn
+    from the first class (hypergeometric), M_k = Σ_j P(j)·x^j·M'_{k−j} over the rest."""
+    from scipy.stats import hypergeom
+
+    ks = np.arange(most + 1)
+    if not classes:
+        return (ks == 0).astype(np.float64)
+    (value, count), rest = classes[0], classes[1:]
+    total = count + sum(c for _, c in rest)
+    rest_means = _mean_subset_products(rest, most)
+    drawn = np.arange(count + 1)
+    chance = hypergeom.pmf(drawn[None, :], total, count, ks[:, None])  # (k, j)
+    remaining = ks[:, None] - drawn[None, :]
+    valid = (remaining >= 0) & (remaining <= total - count)
+    rest_at = np.where(valid, rest_means[np.clip(remaining, 0, most)], 0.0)
+    return np.sum(np.where(valid, chance * np.power(value, drawn)[None, :] * rest_at, 0.0), axis=1)
+
+
+# ----------------------------------------------------------------------------- enumeration
+
+def enumerated(j, m, evaluate: Callable, limit: int | None) -> np.ndarray:
+    """The mean of ``evaluate`` over every distinct arrangement of each list's tied grades.
+
+    ``evaluate(tensor)`` gives (A, 1[, D]) for a one-topic tensor of A arranged lists; ``limit``:
+    only tie groups starting above this rank are arranged (None: all). Refused with a
+    MeasureError when one list has more than :data:`ENUMERATION_LIMIT` arrangements.
+    """
+    n_sys, n_top, _ = j.grades.shape
+    out = None
+    for t in range(n_top):
+        facts = _topic_facts(j, t)
+        rows, owners = [], []
+        for s in range(n_sys):
+            arranged = _arrangements(j, s, t, limit, m)
+            rows.append(arranged)
+            owners.append(np.full(len(arranged), s))
+        grades = np.concatenate(rows)[:, None, :]
+        owner = np.concatenate(owners)
+        one_topic = _with_grades(j, grades, n_ret=j.n_ret[owner, t][:, None], present=j.present[owner, t][:, None],
+                                 topics=(j.topics[t],), qrels=facts)
+        values = np.asarray(evaluate(one_topic), dtype=np.float64)[:, 0]
+        counts = np.bincount(owner, minlength=n_sys).astype(np.float64)
+        sums = np.zeros((n_sys,) + values.shape[1:])
+        np.add.at(sums, owner, values)
+        mean = sums / counts.reshape((n_sys,) + (1,) * (values.ndim - 1))
+        if out is None:
+            out = np.zeros((n_sys, n_top) + values.shape[1:])
+        out[:, t] = mean
+    return out if out is not None else np.zeros((n_sys, n_top))
+
+
+def _topic_facts(j, t: int):
+    """The qrels facts of topic ``t`` alone (a one-topic axis), for the arranged tensors."""
+    from irstats.judgments import QrelsFacts
+
+    def compute():
+        keep = j.qrels.topic_index == t
+        return QrelsFacts(np.zeros(int(keep.sum()), dtype=np.int64), j.qrels.rel[keep], 1, j.qrels.g_max)
+
+    return j.memo(("one topic's qrels", t), compute)
+
+
+def _arrangements(j, s: int, t: int, limit: int | None, m) -> np.ndarray:
+    """Every distinct arrangement of list (s, t)'s tied grades: (A, K), each row a list."""
+    base = j.grades[s, t]
+    starts, sizes = j.tie_start[s, t], j.tie_size[s, t]
+    groups = []
+    for first in np.flatnonzero((sizes > 1) & (starts == np.arange(len(base)))).tolist():
+        if limit is not None and first >= limit:
+            break
+        grades = base[first:first + sizes[first]].tolist()
+        if len(set(grades)) > 1:
+            groups.append((first, grades))
+    if not groups:
+        return base[None, :]
+    count = math.prod(_multinomial(g) for _, g in groups)
+    if count > ENUMERATION_LIMIT:
+        raise MeasureError(f"{m}: ties='expected' would average {count} orderings of the tied documents of run "
+                           f"{j.systems[s]!r}, topic {j.topics[t]!r} (more than {ENUMERATION_LIMIT}); "
+                           f"{m.family} has no closed form over ties — use ties='docno' or 'file'")
+    out = np.repeat(base[None, :], count, axis=0)
+    choices = [list(_distinct_permutations(g)) for _, g in groups]
+    for row, combination in enumerate(itertools.product(*choices)):
+        for (first, grades), arrangement in zip(groups, combination):
+            out[row, first:first + len(grades)] = arrangement
+    return out
+
+
+def _multinomial(values: list) -> int:
+    """The number of distinct orderings of a multiset."""
+    total = math.factorial(len(values))
+    for k in Counter(values).values():
+        total //= math.factorial(k)
+    return total
+
+
+def _distinct_permutations(values: list) -> Iterator[tuple]:
+    """Each distinct ordering of a multiset once (no repeats of equal values)."""
+    counts = Counter(values)
+    distinct = sorted(counts)
+    n = len(values)
+    current: list = []
+
+    def extend() -> Iterator[tuple]:
+        if len(current) == n:
+            yield tuple(current)
+            return
+        for value in distinct:
+            if counts[value]:
+                counts[value] -= 1
+                current.append(value)
+                yield from extend()
+                current.pop()
+                counts[value] += 1
+
+    yield from extend()
