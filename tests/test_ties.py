@@ -42,6 +42,9 @@ OTHER_MEASURES = (
     "infAP", "binG", "binG@3", "G", "nDCG_rel", "RnDCG", "IPrec@0.5", "IPrecAvg", "SetP", "SetR", "SetF(beta=1)", "SetAP",
     "SetRelP", "Utility(a=1,b=-1,c=0,d=0)", "NumQ", "NumNonrelJudgedRet", "Q(beta=1,norm=min)@3",
     *(f"{family}@{k}" for k in CUTOFFS for family in ("Success", "Unj", "RelP", "nDCG(gain=exp)")),
+    "INST(T=1,max_rel=2)", "INSQ(T=1,max_rel=2)", "SDCG(max_rel=2)@3", "BPM(T=1,max_rel=2)@3",
+    "NERR8(max_rel=2)@3", "NERR9(max_rel=2)@3", "NERR10(p=0.9,max_rel=2)", "NERR11(T=1,max_rel=2)",
+    "Compat(p=0.95)", "Compat(p=0.8,normalize=false)",
 )
 
 DOCS = [f"d{i}" for i in range(8)]
