@@ -118,3 +118,28 @@ def test_pyterrier_experiment_uses_irstats(dl19, shared_data):
     for (name, run), row in zip(list(runs.items())[:2], result.itertuples()):
         expected = ir_measures.pytrec_eval.calc_aggregate([AP, nDCG@10], qrels, run)
         assert getattr(row, "AP") == pytest.approx(expected[AP], abs=1e-6)
+
+
+def test_cwl_and_compat_through_the_provider_equal_their_reference_providers(dl19, irstats_provider):
+    """The C/W/L measures and Compat go to irstats too, with cwl_eval's and compat's values
+    (runs taken as ir_measures orders them: score, ties in file order — the DL 2019 runs
+    below are written in score order)."""
+    qrels, runs = dl19
+    provider = provider_module.IrstatsProvider(order="file")
+    cwl = [ir_measures.INST(T=1.0, max_rel=3), ir_measures.INSQ(T=2.0, max_rel=3), ir_measures.SDCG(max_rel=3)@10,
+           ir_measures.BPM(T=1.0, max_rel=3)@10, ir_measures.NERR8(max_rel=3)@10, ir_measures.NERR10(max_rel=3)]
+    for measure in (*cwl, ir_measures.Compat(p=0.95), ir_measures.Compat(p=0.8, normalize=False)):
+        assert provider.supports(measure), measure
+    name, run = "bm25base_rm3_p.run.gz", runs.get("bm25base_rm3_p.run.gz")
+    if run is None:  # not among the fixture's first runs: read it
+        from pathlib import Path
+
+        folder = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "trec-dl-2019-passage"
+        run = list(ir_measures.read_trec_run(str(folder / "runs" / name)))
+    mine = provider.calc_aggregate(cwl, qrels, run)
+    theirs = ir_measures.cwl_eval.calc_aggregate(cwl, qrels, run)
+    for measure in cwl:
+        assert mine[measure] == pytest.approx(theirs[measure], abs=1e-9), measure
+    compat = [ir_measures.Compat(p=0.95)]
+    assert provider.calc_aggregate(compat, qrels, run)[compat[0]] == pytest.approx(
+        ir_measures.compat.calc_aggregate(compat, qrels, run)[compat[0]], abs=1e-12)

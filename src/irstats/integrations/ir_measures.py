@@ -13,8 +13,9 @@ PyTerrier's ``pt.Experiment`` can evaluate with irstats' engine.
 Supported: every ir_measures measure irstats computes the same way — P, R, AP, nDCG (log2
 discount, the qrels' grades as gains), RR, Rprec, Bpref, Success, SetP (also
 ``relative=True``), SetR, SetF, SetAP, infAP, IPrec, NumRet (with ``rel``: relevant
-retrieved), NumRel, NumQ and Judged — with their ``cutoff``, ``rel`` (the relevance level)
-and ``judged_only`` (condensed lists, trec_eval -J) parameters. Anything else is declined,
+retrieved), NumRel, NumQ, Judged, the C/W/L measures (INST, INSQ, SDCG, BPM, NERR8–11) and
+Compat — with their ``cutoff``, ``rel`` (the relevance level), ``judged_only`` (condensed
+lists, trec_eval -J) and family parameters. Anything else is declined,
 and ir_measures' pipeline hands it to the next provider.
 
 Like pytrec_eval (ir_measures' default provider), the whole ranking is evaluated (no -M
@@ -37,7 +38,8 @@ from irstats.errors import MeasureError
 NAME = "irstats"
 #: ir_measures measure names irstats computes identically (see :func:`irstats_name`).
 FAMILIES = ("P", "R", "AP", "nDCG", "RR", "Rprec", "Bpref", "Success", "SetP", "SetR", "SetF", "SetAP", "infAP",
-            "IPrec", "NumRet", "NumRel", "NumQ", "Judged")
+            "IPrec", "NumRet", "NumRel", "NumQ", "Judged", "INST", "INSQ", "SDCG", "BPM", "NERR8", "NERR9", "NERR10",
+            "NERR11", "Compat")
 
 
 def irstats_name(measure) -> str | None:
@@ -54,6 +56,10 @@ def irstats_name(measure) -> str | None:
     if name == "nDCG":
         if params.pop("dcg", "log2") != "log2" or "gains" in params:
             return None  # other discounts and custom gain maps: not declared identical here
+    if name == "SDCG" and params.pop("dcg", "log2") != "log2":
+        return None
+    if name == "Compat" and "normalize" in params:
+        params["normalize"] = "true" if params["normalize"] else "false"
     if name == "SetP" and params.pop("relative", False):
         name = "SetRelP"
     if name == "NumRet" and "rel" in params:
