@@ -110,6 +110,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
              "Evaluate RUN files (files, directories or globs; plain or gzip) against QRELS."),
     "trec_eval": ("irstats.cli.trec_eval_cmd:trec_eval_command",
                   "trec_eval 10's command line and output (alias trec_eval='irstats trec_eval')."),
+    "diversity": ("irstats.cli.diversity_cmd:diversity_command",
+                  "Diversity measures of RUN files against subtopic QRELS: α-nDCG, ERR-IA, NRBP, P-IA, StRecall."),
     "agreement": ("irstats.cli.agreement_cmd:agreement_command",
                   "Agreement of two qrels (Cohen's κ, Krippendorff's α) and of the conclusions they lead to."),
     "aggregate": ("irstats.cli.aggregate_cmd:aggregate_command",
