@@ -21,7 +21,6 @@ Topics without a relevant document (S = 0) score 0.
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
 
@@ -162,45 +161,38 @@ def evaluate_diversity(qrels, runs, measures=("alpha_nDCG@20", "ERR_IA@20", "NRB
     from irstats.scores import ScoreMatrix
 
     for name, value in (("alpha", alpha), ("beta", beta)):
-        if not 0.0 <= float(value) <= 1.0 or math.isnan(float(value)):
+        if not 0.0 <= float(value) <= 1.0:  # NaN fails the comparison too
             raise InputError(f"{name} must be in [0, 1]; got {value!r}")
     parsed = [parse_diversity_measure(m) for m in ([measures] if isinstance(measures, str) else measures)]
     frame = read_subtopic_qrels(qrels)
-    docs = frame.select("topic", "docno").unique(maintain_order=True)
-    subtopic_names = {t: sorted(set(g)) for t, g in frame.group_by("topic").agg(pl.col("subtopic")).iter_rows()}
-    collection = Collection(docs.with_columns(pl.lit(0, dtype=pl.Int64).alias("rel")),
+    # one row per judged (topic, docno): the engine ranks the runs against these rows, and each
+    # row's subtopic relevance vector (over its topic's subtopics, padded) is read off by row
+    docs = frame.select("topic", "docno").unique(maintain_order=True).with_row_index("row")
+    subtopic = frame.select("topic", "subtopic").unique().with_columns(
+        pl.col("subtopic").rank("dense").over("topic").cast(pl.Int64).sub(1).alias("column"))
+    judged = frame.join(docs, on=["topic", "docno"]).join(subtopic, on=["topic", "subtopic"])
+    row_relevance = np.zeros((docs.height, int(subtopic["column"].max()) + 1))
+    np.maximum.at(row_relevance, (judged["row"].to_numpy(), judged["column"].to_numpy()),
+                  (judged["grade"].to_numpy() >= rel).astype(np.float64))
+    collection = Collection(docs.select("topic", "docno", pl.lit(0, dtype=pl.Int64).alias("rel")),
                             tuple(sorted(docs["topic"].unique().to_list())))
     opts = EvalOptions(**{"depth": None, **options})
     ranked = ranked_lines(collection, RunSet.load(runs), opts)
     width = max(m.cutoff or 0 for m in parsed)
-    # per topic: the (document × subtopic) relevance matrix and the ideal ranking's gains
-    per_topic = {}
-    for topic, part in frame.group_by("topic", maintain_order=True):
-        topic = topic[0]
-        names = subtopic_names[topic]
-        index = {s: i for i, s in enumerate(names)}
-        topic_docs = [d for t, d in docs.filter(pl.col("topic") == topic).iter_rows()]
-        local = {d: i for i, d in enumerate(topic_docs)}
-        matrix = np.zeros((len(topic_docs), len(names)))
-        for _, subtopic, docno, grade in part.iter_rows():
-            matrix[local[docno], index[subtopic]] = max(matrix[local[docno], index[subtopic]], float(grade >= rel))
-        subtopics = int((matrix.sum(axis=0) > 0).sum())
-        ideal = _ideal(matrix, [d.encode("latin-1", "replace") for d in topic_docs], alpha)
-        per_topic[topic] = (local, matrix, subtopics, ideal, topic_docs)
-    topics = ranked.topics
-    values = np.full((len(parsed), len(ranked.systems), len(topics)), np.nan)
-    for s in range(len(ranked.systems)):
-        for ti, topic in enumerate(topics):
+    topic_of_row = docs["topic"].to_numpy()
+    docno_bytes = [d.encode("latin-1", "replace") for d in docs["docno"].to_list()]
+    values = np.full((len(parsed), len(ranked.systems), len(ranked.topics)), np.nan)
+    for ti, topic in enumerate(collection.topic_keys):  # the axis of ranked.topics
+        rows = np.flatnonzero(topic_of_row == topic)
+        matrix = row_relevance[rows]
+        subtopics = int(matrix.any(axis=0).sum())
+        ideal = _ideal(matrix, [docno_bytes[r] for r in rows], alpha)
+        for s in range(len(ranked.systems)):
             if not ranked.present[s, ti]:
                 continue
-            local, matrix, subtopics, ideal, topic_docs = per_topic[topic]
             lines = ranked.lines[s, ti, : ranked.n_ret[s, ti]]
-            relevant = np.zeros((len(lines), matrix.shape[1]))
-            judged = lines >= 0
-            if judged.any():
-                qrels_docs = collection.qrels["docno"].gather(lines[judged].astype(np.int64)).to_list()
-                relevant[judged] = matrix[[local[d] for d in qrels_docs]]
-            gains = _gains(relevant, alpha)
-            values[:, s, ti] = _topic_values(gains, ideal, relevant, subtopics, parsed, alpha, beta, width)
-    return {str(m): ScoreMatrix(values[k], ranked.systems, tuple(topics), str(m), opts.as_dict())
+            relevant = np.where((lines >= 0)[:, None], row_relevance[np.maximum(lines, 0)], 0.0)
+            values[:, s, ti] = _topic_values(_gains(relevant, alpha), ideal, relevant, subtopics, parsed, alpha, beta,
+                                             width)
+    return {str(m): ScoreMatrix(values[k], ranked.systems, tuple(ranked.topics), str(m), opts.as_dict())
             for k, m in enumerate(parsed)}
