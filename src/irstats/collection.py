@@ -138,12 +138,17 @@ class Collection:
     source: str | None = None
     cache: dict = field(default_factory=dict, repr=False)  # derived indexes (see judgments.qrels_index)
 
+    def memo(self, key, compute):
+        """What ``compute()`` gives, kept for this collection under ``key`` (the qrels' derived
+        indexes: facts, the join index, the compiled path's hash table)."""
+        if key not in self.cache:
+            self.cache[key] = compute()
+        return self.cache[key]
+
     @property
     def topics(self) -> tuple[str, ...]:
         """The topics as text, in the order of ``topic_keys``."""
-        if "topics" not in self.cache:
-            self.cache["topics"] = tuple(shown(t) for t in self.topic_keys)
-        return self.cache["topics"]
+        return self.memo("topics", lambda: tuple(shown(t) for t in self.topic_keys))
 
     @classmethod
     def load(cls, qrels, *, qrels_duplicate: str = "error") -> "Collection":
@@ -158,9 +163,7 @@ class Collection:
 
     @property
     def g_max(self) -> int:
-        if "g_max" not in self.cache:
-            self.cache["g_max"] = int(self.qrels.get_column("rel").max())
-        return self.cache["g_max"]
+        return self.memo("g_max", lambda: int(self.qrels.get_column("rel").max()))
 
 
 @dataclass

@@ -74,28 +74,27 @@ def _eligible(runset: "RunSet", systems: list[int], options: "EvalOptions") -> b
 
 
 def _table(collection: "Collection", options: "EvalOptions"):
-    """The qrels as a C hash table, with the engine's grade codes (cached on the collection)."""
-    from irstats.judgments import POOL_UNJUDGED
+    """The qrels as a C hash table, with the engine's grade codes (cached on the collection);
+    None when the compiled path cannot take these qrels."""
+    return collection.memo(("ingest_table", options.negative_rel), lambda: _build_table(collection, options))
 
-    from irstats.judgments import _qrels_columns
 
-    key = ("ingest_table", options.negative_rel)
-    if key not in collection.cache:
-        try:
-            topics = [t.encode("latin-1") for t in collection.topic_keys]
-            # one '\n'-joined blob (ids hold no whitespace): no Python object per qrels line
-            docnos = collection.qrels.get_column("docno").str.join("\n").item().encode("latin-1")
-        except UnicodeEncodeError:  # ids from a DataFrame that no file byte can match: the Python path
-            collection.cache[key] = None
-            return None
-        tidx, rel = _qrels_columns(collection, options)  # rel already as the options read it
-        line_topic = np.ascontiguousarray(tidx.to_numpy(), dtype=np.int64)
-        codes = np.ascontiguousarray(np.where(rel < 0, POOL_UNJUDGED, rel), dtype=np.int64)
-        try:
-            collection.cache[key] = _ingest.QrelsTable(topics, line_topic, docnos, codes)
-        except ValueError:  # e.g. a pair judged twice: the Python path resolves or reports it
-            collection.cache[key] = None
-    return collection.cache[key]
+def _build_table(collection: "Collection", options: "EvalOptions"):
+    from irstats.judgments import POOL_UNJUDGED, _qrels_columns
+
+    try:
+        topics = [t.encode("latin-1") for t in collection.topic_keys]
+        # one '\n'-joined blob (ids hold no whitespace): no Python object per qrels line
+        docnos = collection.qrels.get_column("docno").str.join("\n").item().encode("latin-1")
+    except UnicodeEncodeError:  # ids from a DataFrame that no file byte can match: the Python path
+        return None
+    tidx, rel = _qrels_columns(collection, options)  # rel already as the options read it
+    line_topic = np.ascontiguousarray(tidx.to_numpy(), dtype=np.int64)
+    codes = np.ascontiguousarray(np.where(rel < 0, POOL_UNJUDGED, rel), dtype=np.int64)
+    try:
+        return _ingest.QrelsTable(topics, line_topic, docnos, codes)
+    except ValueError:  # e.g. a pair judged twice: the Python path resolves or reports it
+        return None
 
 
 def _rank_file(table, source: str, tag: bytes, options: "EvalOptions"):

@@ -423,41 +423,40 @@ class QrelsIndex:
 
 def _qrels_columns(collection: Collection, options: EvalOptions) -> tuple[pl.Series, np.ndarray]:
     """Each qrels line's topic index and grade as the options read it (cached)."""
-    cache_key = ("qrels_columns", options.negative_rel)
-    if cache_key not in collection.cache:
+    def compute():
         tidx = collection.qrels.get_column("topic").cast(pl.Enum(collection.topic_keys)).to_physical()
         rel = collection.qrels.get_column("rel").to_numpy().astype(np.int64)
-        if options.negative_rel == "nonrel":
-            rel = np.maximum(rel, 0)
-        collection.cache[cache_key] = (tidx, rel)
-    return collection.cache[cache_key]
+        return tidx, (np.maximum(rel, 0) if options.negative_rel == "nonrel" else rel)
+
+    return collection.memo(("qrels_columns", options.negative_rel), compute)
+
+
+def _g_max(collection: Collection, options: EvalOptions) -> int:
+    return options.g_max if options.g_max is not None else collection.g_max
 
 
 def qrels_facts(collection: Collection, options: EvalOptions) -> QrelsFacts:
     """Per-topic facts of the qrels (R per level, ideal gains…), without the join index."""
-    g_max = options.g_max if options.g_max is not None else collection.g_max
-    cache_key = ("qrels_facts", options.negative_rel, g_max)
-    if cache_key not in collection.cache:
+    def compute():
         tidx, rel = _qrels_columns(collection, options)
-        collection.cache[cache_key] = QrelsFacts(tidx.to_numpy().astype(np.int64), rel, len(collection.topics),
-                                                 int(g_max))
-    return collection.cache[cache_key]
+        return QrelsFacts(tidx.to_numpy().astype(np.int64), rel, len(collection.topics),
+                          int(_g_max(collection, options)))
+
+    return collection.memo(("qrels_facts", options.negative_rel, _g_max(collection, options)), compute)
 
 
 def qrels_index(collection: Collection, options: EvalOptions) -> QrelsIndex:
     """The collection's QrelsIndex for these options (cached on the collection)."""
-    g_max = options.g_max if options.g_max is not None else collection.g_max
-    cache_key = ("qrels_index", options.negative_rel, g_max)
-    if cache_key not in collection.cache:
+    def compute():
         tidx, rel = _qrels_columns(collection, options)
         keys = collection.qrels.with_columns(tidx.alias("tidx")).select(_doc_key(pl.col("tidx"))).to_series().to_numpy()
         order = np.argsort(keys, kind="stable")
         sorted_keys = keys[order]
         unique = bool(np.all(sorted_keys[1:] != sorted_keys[:-1]))
-        collection.cache[cache_key] = QrelsIndex(qrels_facts(collection, options), sorted_keys, rel[order],
-                                                 collection.qrels.get_column("docno").gather(order),
-                                                 tidx.gather(order), unique)
-    return collection.cache[cache_key]
+        return QrelsIndex(qrels_facts(collection, options), sorted_keys, rel[order],
+                          collection.qrels.get_column("docno").gather(order), tidx.gather(order), unique)
+
+    return collection.memo(("qrels_index", options.negative_rel, _g_max(collection, options)), compute)
 
 
 def _join_grades(frame: pl.DataFrame, index: QrelsIndex) -> pl.DataFrame:
