@@ -331,20 +331,11 @@ def simulate_pool(qrels, runs, pool_depth: int | None = None, contributing: Iter
     >>> pool = simulate_pool("qrels.txt", "runs/", pool_depth=10)   # doctest: +SKIP
     >>> pool.qrels.height, pool.r_k([1, 5, 10, 100]).shape          # doctest: +SKIP
     """
-    opts = dataclasses.replace(EvalOptions(**options), judged_only=False)
-    collection = _as_collection(qrels, opts)
-    runset = _as_runset(runs)
-    ranked = ranked_lines(collection, runset, opts)
-    rows = _system_rows(ranked.systems, contributing)
-    if not rows:
-        raise InputError("no contributing runs given")
-    names = tuple(ranked.systems[i] for i in rows)
-    first = _first_ranks(ranked.lines[rows], collection.qrels.height)
-    pool = PoolSimulation(1, names, collection, opts, ranked, first)
+    pool = _pool(qrels, runs, contributing, True, options)
     if pool_depth is None:
         d_t = pool.complete_depth()
-        pool_depth = max(int(d_t.min(initial=ranked.depth)), 1)
-    check_pool_depth(pool_depth, opts)
+        pool_depth = max(int(d_t.min(initial=pool.ranked.depth)), 1)
+    check_pool_depth(pool_depth, pool.options)
     return pool.at_depth(int(pool_depth))
 
 
@@ -361,6 +352,16 @@ def given_pool(qrels, runs, pool_depth: int | None = None, contributing: Iterabl
     >>> pool.pool_depth                           # doctest: +SKIP
     10
     """
+    pool = _pool(qrels, runs, contributing, False, options)
+    if pool_depth is None:
+        pool_depth = judged_depth(pool.original_judgments(), pool.contributing)
+    check_pool_depth(pool_depth, pool.options)
+    return pool.at_depth(int(pool_depth))
+
+
+def _pool(qrels, runs, contributing: Iterable[str] | None, simulated: bool, options: dict) -> PoolSimulation:
+    """The runs ranked against the qrels once, with each qrels line's first contributing
+    rank; :meth:`PoolSimulation.at_depth` then sets d."""
     opts = dataclasses.replace(EvalOptions(**options), judged_only=False)
     collection = _as_collection(qrels, opts)
     ranked = ranked_lines(collection, _as_runset(runs), opts)
@@ -369,11 +370,7 @@ def given_pool(qrels, runs, pool_depth: int | None = None, contributing: Iterabl
         raise InputError("no contributing runs given")
     names = tuple(ranked.systems[i] for i in rows)
     first = _first_ranks(ranked.lines[rows], collection.qrels.height)
-    pool = PoolSimulation(1, names, collection, opts, ranked, first, simulated=False)
-    if pool_depth is None:
-        pool_depth = judged_depth(pool.original_judgments(), names)
-    check_pool_depth(pool_depth, opts)
-    return pool.at_depth(int(pool_depth))
+    return PoolSimulation(1, names, collection, opts, ranked, first, simulated)
 
 
 def _first_ranks(lines: np.ndarray, n_lines: int) -> np.ndarray:
