@@ -149,13 +149,11 @@ class BackgroundPdfs:
 
 
 def _write_pdf(figure, path: Path) -> None:
-    import io
+    """The PDF drawn as :func:`irstats.plots.save` draws every figure (so it is the same file
+    whether or not a child drew it)."""
+    from irstats.plots import save
 
-    from irstats.io.output import write_bytes
-
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="pdf")
-    write_bytes(path, buffer.getvalue(), fsync=False)
+    save(figure, path)
 
 
 @dataclass
