@@ -26,6 +26,7 @@ from typing import Any
 import polars as pl
 
 from irstats.errors import InputError
+from irstats.io.trec import _is_frame
 
 QREL_FIELDS = ("query_id", "doc_id", "relevance")
 RUN_FIELDS = ("query_id", "doc_id", "score")
@@ -33,10 +34,6 @@ RUN_FIELDS = ("query_id", "doc_id", "score")
 
 def _is_pathlike(value: Any) -> bool:
     return isinstance(value, (str, bytes, os.PathLike))
-
-
-def _is_frame(value: Any) -> bool:
-    return isinstance(value, pl.DataFrame) or type(value).__name__ == "DataFrame"
 
 
 def _is_ranx(value: Any, kind: str) -> bool:
