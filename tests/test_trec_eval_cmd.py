@@ -38,12 +38,14 @@ def te(shared_data):
     (["-q", "-miprec_at_recall..10,.20,.25,.75,.50", "-m", "P.5,7,3", "-m", "recall.20,2000", "-m",
       "Rprec_mult.5.0,0.2,0.35", "-mutility.2,-1,0,0", "-m", "11pt_avg..25,.5,.75", "-mndcg.1=3,2=9,4=4.5",
       "-mndcg_cut.10,20,23.4", "-msuccess.2,5,20"], "qrels.test", "results.test", "out.test.meas_params"),
+    (["-m", "all_prefs", "-q", "-R", "prefs"], "prefs.test", "prefs.results.test", "out.test.prefs"),
+    (["-m", "all_prefs", "-q", "-R", "prefs"], "prefs.comment.test", "prefs.results.test", "out.test.prefs"),
+    (["-m", "all_prefs", "-q", "-R", "qrels_prefs"], "qrels.test", "results.test", "out.test.qrels_prefs"),
     (["-m", "qrels_jg", "-q", "-R", "qrels_jg"], "qrels.123", "results.test", "out.test.qrels_jg"),
     (["-m", "qrels_jg", "-q", "-R", "qrels_jg"], "qrels.comments.123", "results.test", "out.test.qrels_jg"),
 ])
 def test_quicktest_commands_byte_for_byte(te, options, qrels, run, expected):
-    """The commands of trec_eval's quicktest-commands.txt (all but the three -R prefs|qrels_prefs
-    ones), run as `irstats trec_eval …`."""
+    """Every command of trec_eval's quicktest-commands.txt, run as `irstats trec_eval …`."""
     code, out = _run([*options, te / qrels, te / run])
     assert code == 0
     assert out == (te / expected).read_text()
@@ -78,9 +80,13 @@ def test_options_as_getopt_reads_them(te):
 def test_errors_and_exit_codes(te, tmp_path, capsys):
     code, out, err = run_cli(["trec_eval", "-m", "nope", te / "qrels.test", te / "results.test"], capsys)
     assert code == 1 and "illegal measure 'nope'" in err and "Traceback" not in err
-    code, out, err = run_cli(["trec_eval", "-R", "prefs", "-m", "all_prefs", te / "prefs.test",
-                              te / "prefs.results.test"], capsys)
-    assert code in (1, 2) and "Traceback" not in err and err.strip()
+    code, out, err = run_cli(["trec_eval", "-R", "prefs", "-m", "map", te / "prefs.test",
+                              te / "prefs.results.test"], capsys)  # map needs qrels, not preferences
+    assert code in (1, 2) and "Traceback" not in err and "'map' needs relevance judgments" in err
+    code, out, err = run_cli(["trec_eval", "-m", "prefs_simp", te / "qrels.test", te / "results.test"], capsys)
+    assert code in (1, 2) and "Traceback" not in err and "-R prefs or -R qrels_prefs" in err
+    code, out, err = run_cli(["trec_eval", "-R", "qrels_weird", te / "qrels.test", te / "results.test"], capsys)
+    assert code in (1, 2) and "Traceback" not in err and "qrels_weird" in err
     code, out, err = run_cli(["trec_eval", te / "qrels.test"], capsys)
     assert code == 1 and "Usage" in err
     run = tmp_path / "run"

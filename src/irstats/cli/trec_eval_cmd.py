@@ -24,23 +24,28 @@ trec_eval 10's command line, computed by irstats; the output is trec_eval's, byt
 
   -q          print the measures of every topic, then the summary ('all')
   -m MEASURE  a trec_eval measure, e.g. map, P.5,10, ndcg_cut.10, iprec_at_recall..2,.8;
-              or a nickname: official (default), all_trec, set. Repeatable.
+              or a nickname: official (default), all_trec, set, qrels_jg, prefs,
+              all_prefs. Repeatable.
   -c          average over every qrels topic (a topic without results scores 0)
   -n          no summary lines
   -l NUM      relevance level: grade >= NUM is relevant (default 1)
   -M NUM      evaluate the first NUM documents per topic (default: all)
   -J          judged documents only (unjudged ones removed from the ranking)
-  -R, -T      input formats: only trec_qrels and trec_results are read
+  -R, -T      input formats: -R trec_qrels (default), qrels_jg, prefs, qrels_prefs;
+              -T trec_results
   -v          print the version
-Example:
-  alias trec_eval='irstats trec_eval'
-  trec_eval -q -m all_trec qrels.txt run.txt
   -N NUM      the number of documents in the collection (utility's d term)
   -Z FILE     print z-scores: each topic's value standardized by FILE's 'qid measure mean sd'
   -R qrels_jg judgment-group qrels (qid jg docno rel): the *_avgjg measures average over groups
-Not yet: the preference measures (-R prefs|qrels_prefs); they are refused with a clear message.
+  -R prefs    preference judgments (qid jg jsg docno level) for the prefs_* measures
+              (-m prefs, -m all_prefs); -R qrels_prefs reads a qrels file as preferences
+Examples:
+  alias trec_eval='irstats trec_eval'
+  trec_eval -q -m all_trec qrels.txt run.txt
+  trec_eval -q -R prefs -m all_prefs prefs.txt run.txt
 """
 
+REL_FORMATS = ("trec_qrels", "qrels_jg", "prefs", "qrels_prefs")
 SHORT_OPTIONS = "hvqm:cl:nD:JN:M:R:T:oZ:"
 
 
@@ -89,9 +94,9 @@ def trec_eval_command(args):
             settings["depth"] = _number("-M", value)
         elif option == "-J":
             settings["judged_only"] = True
-        elif option == "-R" and value not in ("trec_qrels", "qrels_jg") or option == "-T" and value != "trec_results":
-            raise InputError(f"input format {value!r} ({option}) is not read by irstats trec_eval yet; "
-                             "trec_qrels, qrels_jg and trec_results are")
+        elif option == "-R" and value not in REL_FORMATS or option == "-T" and value != "trec_results":
+            raise InputError(f"input format {value!r} ({option}) is not read by irstats trec_eval; "
+                             f"-R takes {', '.join(REL_FORMATS)} and -T trec_results")
         elif option == "-R":
             settings["rel_format"] = value
         elif option == "-N":

@@ -13,7 +13,11 @@ import math
 import warnings
 
 from irstats.errors import InputError, IrstatsWarning
-from irstats.trec_eval.table import MIN_GEO_MEAN, TrecEvalMeasure, requested
+from irstats.trec_eval.table import MIN_GEO_MEAN, PREFS_MEASURES as PREFERENCE_MEASURES, TrecEvalMeasure, requested
+
+
+#: trec_eval's -R formats of preference judgments
+PREFERENCE_FORMATS = ("prefs", "qrels_prefs")
 
 
 class TopicWithoutResults(InputError):
@@ -75,16 +79,24 @@ def trec_eval_output(qrels, results, measures: list[str], *, per_topic: bool = F
     from irstats.meta.splits import bytewise_sorted
 
     marked = requested(measures, num_docs)
+    preferences = rel_format in PREFERENCE_FORMATS
     wanted: dict[str, None] = {}
     for measure, params in marked:
         for printed, name in measure.values(params):
             if name is None and measure.kind not in ("runid", "string"):
                 raise InputError(f"trec_eval measure '{measure.name}' is not computed by irstats yet")
+            if name is not None and measure.kind != "num_q" and (name in PREFERENCE_MEASURES) != preferences:
+                raise InputError(f"trec_eval measure '{measure.name}' needs "
+                                 + ("-R prefs or -R qrels_prefs" if not preferences else
+                                    "relevance judgments (-R trec_qrels or qrels_jg), not preferences"))
             if name is not None:
-                wanted[irstats.canonical_name(name)] = None
+                wanted[name if preferences else irstats.canonical_name(name)] = None
     wanted.setdefault("NumQ", None)
     options = dict(depth=depth, rel_level=rel_level, complete=complete, judged_only=judged_only)
-    if rel_format == "qrels_jg":
+    if preferences:
+        scores, qrels_topics = _preference_scores(qrels, results, [m for m in wanted if m != "NumQ"], rel_format,
+                                                  depth, complete)
+    elif rel_format == "qrels_jg":
         from irstats.trec_eval.jg import averaged_over_groups, read_qrels_jg
 
         groups = read_qrels_jg(qrels)
@@ -116,7 +128,7 @@ def trec_eval_output(qrels, results, measures: list[str], *, per_topic: bool = F
                 if measure.kind not in ("float", "long"):
                     continue
                 for printed, name in measure.values(params):
-                    matrix = scores[irstats.canonical_name(name)]
+                    matrix = _matrix(scores, name)
                     value = float(matrix.values[0, matrix.topics.index(topic)])
                     if zscores is not None:
                         value = _z(zscores, topic, printed, value)
@@ -125,6 +137,33 @@ def trec_eval_output(qrels, results, measures: list[str], *, per_topic: bool = F
         for measure, params in marked:
             out.extend(_summary_lines(measure, params, scores, any_matrix.systems[0], topics, zscores))
     return "".join(out)
+
+
+def _matrix(scores: dict, name: str):
+    """The ScoreMatrix of one printed value (preference measures are keyed by their own names)."""
+    import irstats
+
+    return scores[name] if name in scores else scores[irstats.canonical_name(name)]
+
+
+def _preference_scores(prefs, results, names: list[str], rel_format: str, depth, complete):
+    """-R prefs | qrels_prefs: the preference measures, plus NumQ (1 on every evaluated
+    topic), and the judged topics in trec_eval's order."""
+    import numpy as np
+
+    from irstats.meta.splits import bytewise_sorted
+    from irstats.preferences import evaluate_preferences, read_prefs
+    from irstats.scores import ScoreMatrix
+
+    qrels = rel_format == "qrels_prefs"
+    judged = read_prefs(prefs, qrels=qrels)
+    scores = evaluate_preferences(judged, results, names or ["NumPrefsPoss"], qrels=qrels, depth=depth,
+                                  complete=complete)
+    any_matrix = next(iter(scores.values()))
+    evaluated = ~np.isnan(any_matrix.values[0])
+    topics = tuple(t for t, e in zip(any_matrix.topics, evaluated) if e)
+    scores["NumQ"] = ScoreMatrix(np.ones((1, len(topics))), any_matrix.systems, topics, "NumQ")
+    return scores, bytewise_sorted(judged.get_column("topic").unique().to_list())
 
 
 def _relstrings(qrels, results, marked, options) -> dict[str, str]:
@@ -162,7 +201,7 @@ def _summary_lines(measure: TrecEvalMeasure, params, scores, run_id: str, topics
         return [_line("num_q", "all", len(topics), "long", zscores)]
     lines = []
     for printed, name in measure.values(params):
-        matrix = scores[irstats.canonical_name(name)]
+        matrix = _matrix(scores, name)
         values = [float(matrix.values[0, matrix.topics.index(t)]) for t in topics]
         if measure.kind == "gm":  # trec_eval's per-topic gm value is log(max(v, 1e-5))
             values = [math.log(max(v, MIN_GEO_MEAN)) for v in values]

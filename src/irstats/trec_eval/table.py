@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from typing import Callable
 
 from irstats.errors import InputError
+from irstats.preferences import COUNTS as PREFS_COUNTS
+from irstats.preferences import MEASURES as PREFS_MEASURES
 
 #: trec_eval's MIN_GEO_MEAN: the floor of gm_map and gm_bpref.
 MIN_GEO_MEAN = 1e-5
@@ -148,6 +150,9 @@ TABLE: tuple[TrecEvalMeasure, ...] = (
     _single("set_map", "float", "SetAP"),
     TrecEvalMeasure("set_F", "float", "float", (1.0,), lambda b: "set_F", lambda b: f"SetF(beta={b:g})"),
     _single("num_nonrel_judged_ret", "long", "NumNonrelJudgedRet"),
+    # -R prefs | qrels_prefs: preference judgments (irstats.preferences)
+    *(_single(trec_name, "long" if name in PREFS_COUNTS else "float", name)
+      for name, trec_name in PREFS_MEASURES.items()),
     # -R qrels_jg: each averaged over the judgment groups (irstats.trec_eval.jg)
     _single("map_avgjg", "float", "AP"),
     _cutoffs("P_avgjg", "P"),
@@ -172,6 +177,9 @@ NICKNAMES: dict[str, tuple[str, ...]] = {
     "set": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall",
             "set_relative_P", "set_map", "set_F"),
     "qrels_jg": ("runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg"),
+    "all_prefs": ("runid", "num_q", *PREFS_MEASURES.values()),
+    "prefs": ("runid", "num_q", "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret",
+              "prefs_simp", "prefs_pair", "prefs_avgjg"),
 }
 
 

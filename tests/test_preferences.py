@@ -1,0 +1,162 @@
+"""Preference judgments and trec_eval's prefs_* measures (irstats.preferences).
+
+Byte-identical output on trec_eval's own test files is in test_trec_eval_cmd.py. Here the
+vectorised measures are held to tests/reference_prefs.py, a literal port of trec_eval's
+form_prefs_counts.c and m_prefs_*.c loops: on random preference files (single and multiple
+sub-groups, so both of trec_eval's representations, transitive closure, ties in scores,
+unretrieved and unjudged documents, depth cuts) and on NIST's DL 2019 qrels read as
+preferences (-R qrels_prefs).
+"""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from irstats.errors import InputError
+from irstats.preferences import (MEASURES, PreferenceError, evaluate_preferences, measure_name, read_prefs,
+                                 topic_preferences)
+from tests import reference_prefs
+from tests.conftest import run_cli
+
+DOCS = [f"d{i}" for i in range(7)]
+
+
+@st.composite
+def topic_judgments(draw):
+    """Consistent preference groups: each group has hidden levels; with several sub-groups each
+    sub-group shows some documents with their hidden level (a partial order), with one the
+    levels are free."""
+    rows = []
+    for g in range(draw(st.integers(1, 3))):
+        hidden = {d: draw(st.sampled_from([0.0, 0.0, 1.0, 2.0, 0.5, 3.0])) for d in DOCS}
+        subgroups = draw(st.sampled_from([1, 1, 2, 3]))
+        for s in range(subgroups):
+            shown = draw(st.lists(st.sampled_from(DOCS), min_size=1, max_size=len(DOCS), unique=True))
+            for d in shown:
+                level = hidden[d] if subgroups > 1 else draw(st.sampled_from([0.0, 1.0, 2.0, 3.0]))
+                rows.append((f"g{g}", f"s{s}", level, d))
+    return rows
+
+
+rankings = st.lists(st.tuples(st.sampled_from(DOCS + ["u1", "u2"]), st.sampled_from([1.0, 2.0, 2.5, 3.0])),
+                    max_size=9, unique_by=lambda x: x[0])
+
+
+def _frames(rows, results):
+    prefs = pl.DataFrame({"topic": ["q"] * len(rows), "jg": [r[0] for r in rows], "jsg": [r[1] for r in rows],
+                          "docno": [r[3] for r in rows], "level": [r[2] for r in rows]})
+    # plus a line on a topic nobody judged, so that an empty ranking of q is still a run
+    run = pl.DataFrame({"topic": ["q"] * len(results) + ["other"], "docno": [d for d, _ in results] + ["x"],
+                        "score": [s for _, s in results] + [1.0]})
+    return prefs, run
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rows=topic_judgments(), results=rankings, depth=st.sampled_from([None, 1, 3]))
+def test_equal_to_trec_eval_loops(rows, results, depth):
+    """Every measure equals the literal port of trec_eval's loops, on both representations."""
+    prefs, run = _frames(rows, results)
+    got = evaluate_preferences(prefs, {"r": run}, depth=depth, complete=True)
+    counts = reference_prefs.form_prefs_counts(rows, results, depth)
+    expected = reference_prefs.measures(counts)
+    for name, trec_name in MEASURES.items():
+        assert got[name].values[0, 0] == pytest.approx(expected[trec_name], abs=1e-12), trec_name
+
+
+def test_dl19_qrels_as_preferences(shared_data):
+    """-R qrels_prefs on NIST's DL 2019 qrels (43 topics, 4 grades): every measure of three runs
+    on every topic equals the reference loops."""
+    from irstats.io.trec import read_run_file
+
+    d = shared_data / "trec-dl-2019-passage"
+    qrels = d / "qrels.dl19-passage.txt"
+    judged = read_prefs(qrels, qrels=True)
+    runs = sorted((d / "runs").glob("*.gz"))[:3]
+    assert len(runs) == 3
+    for path in runs:
+        scores = evaluate_preferences(qrels, path, qrels=True)
+        frame = read_run_file(path)[1]
+        for t, topic in enumerate(scores["PrefsSimp"].topics):
+            rows = [(r["jg"], r["jsg"], r["level"], r["docno"])
+                    for r in judged.filter(pl.col("topic") == topic).iter_rows(named=True)]
+            results = list(frame.filter(pl.col("topic") == topic).select("docno", "score").iter_rows())
+            expected = reference_prefs.measures(reference_prefs.form_prefs_counts(rows, results))
+            for name, trec_name in MEASURES.items():
+                assert scores[name].values[0, t] == pytest.approx(expected[trec_name], abs=1e-12), (path, topic)
+
+
+def test_transitive_preferences_across_subgroups():
+    """get_prefs.c's example: 1>2, 1>3, 2>3 in one sub-group and 2>4 in another give 1>4 too
+    (5 preferences); a run ranking 4, 3, 2, 1 fulfils none of them."""
+    rows = [("u", "s1", 3.0, "d1"), ("u", "s1", 2.0, "d2"), ("u", "s1", 1.0, "d3"),
+            ("u", "s2", 5.0, "d2"), ("u", "s2", 4.0, "d4")]
+    prefs, run = _frames(rows, [("d4", 4.0), ("d3", 3.0), ("d2", 2.0), ("d1", 1.0)])
+    scores = evaluate_preferences(prefs, {"r": run}, ["prefs_num_prefs_poss", "NumPrefsFul", "PrefsSimp"])
+    assert [scores[m].values[0, 0] for m in ("NumPrefsPoss", "NumPrefsFul", "PrefsSimp")] == [5.0, 0.0, 0.0]
+    prefs, run = _frames(rows, [("d1", 4.0), ("d2", 3.0), ("d3", 2.0), ("d4", 1.0)])
+    assert evaluate_preferences(prefs, {"r": run}, "PrefsSimp")["PrefsSimp"].values[0, 0] == 1.0
+
+
+def test_topics_without_results_and_complete():
+    rows = [("u", "s", 1.0, "d1"), ("u", "s", 0.0, "d2")]
+    prefs, run = _frames(rows, [("d1", 1.0)])
+    prefs = pl.concat([prefs, prefs.with_columns(pl.lit("z").alias("topic"))])
+    scores = evaluate_preferences(prefs, {"r": run}, "PrefsSimp")["PrefsSimp"]
+    assert scores.topics == ("q", "z") and scores.values[0, 0] == 1.0 and scores.values[0, 1] != scores.values[0, 1]
+    complete = evaluate_preferences(prefs, {"r": run}, "PrefsSimp", complete=True)["PrefsSimp"]
+    assert complete.values[0, 1] == 0.0  # the preference d1 > d2: neither retrieved, not fulfilled
+
+
+def test_names_and_frame_equals_file(tmp_path):
+    assert measure_name("prefs_avgjg_Rnonrel_ret") == "PrefsAvgJGRnonrelRet" == measure_name("PrefsAvgJGRnonrelRet")
+    with pytest.raises(Exception, match="unknown preference measure"):
+        measure_name("prefs_nope")
+    rows = [("u", "s", 2.0, "d1"), ("u", "s", 1.0, "d2"), ("u", "s", 0.0, "d3"), ("v", "s", 1.0, "d3")]
+    (tmp_path / "prefs").write_text("".join(f"q {g} {s} {d} {level}\n" for g, s, level, d in rows))
+    (tmp_path / "run").write_text("q Q0 d3 1 3 r\nq Q0 d1 2 2 r\nq Q0 d2 3 1 r\n")
+    prefs, run = _frames(rows, [("d3", 3.0), ("d1", 2.0), ("d2", 1.0)])
+    from_file = evaluate_preferences(tmp_path / "prefs", tmp_path / "run")
+    from_frame = evaluate_preferences(prefs, {"r": run})
+    for name in MEASURES:
+        assert from_file[name].values.tolist() == from_frame[name].values.tolist()
+    assert from_file["NumPrefsPoss"].summary == "sum" and from_file["PrefsSimp"].summary == "mean"
+
+
+def test_bad_preferences_are_one_line_errors(tmp_path, capsys):
+    run = tmp_path / "run"
+    run.write_text("q Q0 d1 1 2 r\nq Q0 d2 2 1 r\n")
+    bad = tmp_path / "prefs"
+    bad.write_text("q u s d1 1\nq u s d2 high\n")
+    with pytest.raises(InputError, match="prefs:2: expected a number as the level, found 'high'"):
+        evaluate_preferences(bad, run)
+    bad.write_text("q u s d1 1\nq u d2 0\n")
+    with pytest.raises(InputError, match="prefs:2: expected 5 fields"):
+        evaluate_preferences(bad, run)
+    bad.write_text("q u s1 d1 2\nq u s1 d2 1\nq u s2 d2 2\nq u s2 d1 1\n")  # d1 > d2 and d2 > d1
+    with pytest.raises(PreferenceError, match="inconsistent preferences"):
+        evaluate_preferences(bad, run)
+    bad.write_text("q u s1 d1 1\nq u s2 d1 0\nq u s2 d2 2\n")  # d1 judged 0 and > 0 in one group
+    with pytest.raises(PreferenceError, match="both level 0"):
+        evaluate_preferences(bad, run)
+    bad.write_text("q u s d1 1\nq u s d1 0\n")  # one document at two levels of one sub-group
+    with pytest.raises(PreferenceError, match="two different levels"):
+        evaluate_preferences(bad, run)
+    bad.write_text("q u s d1 1\nq u s d2 0\n")
+    run.write_text("q Q0 d1 1 2 r\nq Q0 d1 2 1 r\n")
+    with pytest.raises(InputError, match="run:2: topic 'q': document 'd1' is retrieved twice"):
+        evaluate_preferences(bad, run)
+    code, out, err = run_cli(["trec_eval", "-R", "prefs", "-m", "all_prefs", bad, run], capsys)
+    assert code != 0 and "retrieved twice" in err and "Traceback" not in err and out == ""
+
+
+def test_topic_preferences_numbering():
+    """Docid ranks: the retrieved judged documents in ranking order, then the unretrieved ones
+    by docno; pair_counts counts each group's preference once."""
+    judgments = pl.DataFrame({"topic": ["q"] * 4, "jg": ["a", "a", "b", "b"], "jsg": ["s"] * 4,
+                              "docno": ["z", "y", "z", "y"], "level": [1.0, 0.0, 1.0, 0.0]})
+    tp = topic_preferences(judgments, ["x", "y"])
+    assert (tp.num_judged, tp.num_judged_ret) == (2, 1)
+    assert tp.pair_counts.tolist() == [[0, 0], [2, 0]]  # z (rank 1) preferred to y (rank 0) by both groups
