@@ -160,3 +160,21 @@ def test_topic_preferences_numbering():
     tp = topic_preferences(judgments, ["x", "y"])
     assert (tp.num_judged, tp.num_judged_ret) == (2, 1)
     assert tp.pair_counts.tolist() == [[0, 0], [2, 0]]  # z (rank 1) preferred to y (rank 0) by both groups
+
+
+def test_preferences_command_matches_trec_eval_summary(shared_data, capsys):
+    """`irstats preferences` prints, per measure, the 'all' value of trec_eval's out.test.prefs."""
+    te = shared_data / "conformance" / "trec_eval-test"
+    expected = {}
+    for line in (te / "out.test.prefs").read_text().splitlines():
+        name, topic, value = line.split()
+        if topic == "all" and name.startswith("prefs_"):
+            expected[name] = value
+    code, out, err = run_cli(["preferences", te / "prefs.test", te / "prefs.results.test", "--format", "tsv"], capsys)
+    assert code == 0, err
+    rows = [line.split("\t") for line in out.splitlines()[1:]]
+    assert len(rows) == 14
+    for system, name, value in rows:
+        trec_name = MEASURES[name]
+        shown = str(int(float(value))) if name.startswith("Num") else f"{float(value):6.4f}"
+        assert shown == expected[trec_name], name

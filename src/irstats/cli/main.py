@@ -112,6 +112,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
                   "trec_eval 10's command line and output (alias trec_eval='irstats trec_eval')."),
     "diversity": ("irstats.cli.diversity_cmd:diversity_command",
                   "Diversity measures of RUN files against subtopic QRELS: α-nDCG, ERR-IA, NRBP, P-IA, StRecall."),
+    "preferences": ("irstats.cli.preferences_cmd:preferences_command",
+                    "Preference measures of RUN files against preference judgments PREFS (trec_eval's prefs_*)."),
     "agreement": ("irstats.cli.agreement_cmd:agreement_command",
                   "Agreement of two qrels (Cohen's κ, Krippendorff's α) and of the conclusions they lead to."),
     "aggregate": ("irstats.cli.aggregate_cmd:aggregate_command",
