@@ -31,7 +31,13 @@ FAMILIES = {
 }
 ALIASES = {"SumP": "SP"}
 NEEDS_CUTOFF = {"P", "R", "AP_min", "Judged"}   # only defined as Family@k
-PARAM_TYPES = {"p": float, "rel": int, "gain": str, "beta": float, "norm": str}
+def _level(text: str):
+    """A relevance level: whole numbers as int, real levels (for real-valued labels) as float."""
+    value = float(text)
+    return int(value) if value.is_integer() else value
+
+
+PARAM_TYPES = {"p": float, "rel": _level, "gain": str, "beta": float, "norm": str}
 
 _NAME_RE = re.compile(r"^([A-Za-z_]+)(?:\(([^()]*)\))?(?:@(\d+))?$")
 
@@ -84,7 +90,8 @@ def topic_score(ranked: list, qrels_topic: dict, measure: str,
                 rel_level: int = 1, g_max: int | None = None) -> float:
     """Score one topic's processed list ``ranked`` with ``measure`` (METHODS.md §2).
 
-    ``qrels_topic`` maps docno -> integer grade for this topic (negative = ⊥).
+    ``qrels_topic`` maps docno -> grade for this topic (negative = ⊥); grades may be
+    real-valued labels (0.37, 2.5), compared and used as gains as they are.
     ``rel_level`` is the global relevance level ℓ; a ``rel=`` parameter in the
     measure name overrides it.  ``g_max`` is the collection-wide largest grade
     (§2.6); when None, the largest grade of ``qrels_topic`` is used.

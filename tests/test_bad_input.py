@@ -124,10 +124,11 @@ def test_nan_score(tmp_path, qrels, score):
     check(raises_input_error(qrels, bad), bad, 2, "score", "nan")
 
 
-@pytest.mark.parametrize("grade", ["1.5", "x", "1e0", "one"])
-def test_non_integer_grade(tmp_path, run, grade):
+@pytest.mark.parametrize("grade", ["x", "one", "nan", "inf", "1.5.2"])
+def test_non_numeric_grade(tmp_path, run, grade):
+    """Grades are numbers (whole or real-valued labels); anything else names its line."""
     bad = write(tmp_path / "grade.qrels", "1 0 d1 1\n2 0 e1 0\n1 0 d2 " + grade + "\n")
-    check(raises_input_error(bad, run), bad, 3, "grade", "integer", "rel")
+    check(raises_input_error(bad, run), bad, 3, "grade", "number", "rel")
 
 
 def test_non_integer_rank_under_rank_order(tmp_path, qrels):
@@ -380,10 +381,10 @@ def test_crlf_and_tabs_are_accepted(tmp_path, qrels, run):
 
 def test_error_in_second_qrels_file_names_it(tmp_path, run):
     first = write(tmp_path / "a.qrels", "1 0 d1 1\n")
-    second = write(tmp_path / "b.qrels", "# part two\n2 0 e1 1\n2 0 e2 1.0\n")
+    second = write(tmp_path / "b.qrels", "# part two\n2 0 e1 1\n2 0 e2 high\n")
     with pytest.raises(InputError) as info:
         evaluate([str(first), str(second)], run)
-    check(info.value, second, 3, "grade", "integer")
+    check(info.value, second, 3, "grade", "number")
 
 
 # ----------------------------------------------------------------------------- measures

@@ -235,7 +235,8 @@ def test_options_depth_zero_keeps_no_document(tmp_path, capsys):
 
 @pytest.mark.parametrize("options, word", [
     ({"depth": 1.5}, "depth"), ({"depth": -1}, "depth"), ({"depth": True}, "depth"),
-    ({"rel_level": -1}, "rel_level"), ({"rel_level": 0.5}, "rel_level"), ({"g_max": 0}, "g_max"),
+    ({"rel_level": -1}, "rel_level"), ({"rel_level": float("nan")}, "rel_level"), ({"rel_level": "2"}, "rel_level"),
+    ({"g_max": 0}, "g_max"),
     ({"complete": "yes"}, "complete"), ({"order": "random"}, "order"),
 ])
 def test_options_are_validated_in_the_api(tmp_path, options, word):
@@ -252,11 +253,12 @@ def test_options_are_validated_on_the_command_line(tmp_path, capsys, args, word)
     one_line_error(code, out, err, word)
 
 
-def test_options_qrels_frame_grades_must_be_whole(tmp_path):
+def test_options_qrels_frame_grades_must_be_numbers(tmp_path):
+    """Real-valued labels (0.5) are grades too; NaN, infinity and text are not."""
     r = write(tmp_path / "r.run", RUN)
-    for rel in ([0.5, 1.0], [1.0, float("nan")], ["1", "x"]):
+    for rel in ([1.0, float("nan")], ["1", "x"], [float("inf"), 1.0]):
         frame = pl.DataFrame({"topic": ["1", "1"], "docno": ["d1", "d2"], "rel": rel})
-        with pytest.raises(InputError, match="whole-number grades"):
+        with pytest.raises(InputError, match="must hold numbers"):
             irstats.evaluate(frame, str(r), ["AP"])
     frame = pl.DataFrame({"topic": ["1", "1"], "docno": ["d1", "d3"], "rel": [1.0, 2.0]})
     with warnings.catch_warnings():

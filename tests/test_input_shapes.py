@@ -106,8 +106,10 @@ def test_ranx_objects(dl19):
 
 
 def test_bad_shapes_are_one_line_errors():
-    with pytest.raises(InputError, match="whole numbers"):
-        irstats.evaluate({"1": {"d": 0.5}}, {"1": {"d": 1.0}}, ["AP"])
+    with pytest.raises(InputError, match="must be numbers"):
+        irstats.evaluate({"1": {"d": "high"}}, {"1": {"d": 1.0}}, ["AP"])
+    with pytest.raises(InputError, match="must be numbers"):
+        irstats.evaluate({"1": {"d": float("nan")}}, {"1": {"d": 1.0}}, ["AP"])
     with pytest.raises(InputError, match="expected"):
         irstats.evaluate({"1": 3}, {"1": {"d": 1.0}}, ["AP"])
     with pytest.raises(InputError, match="appears twice"):

@@ -118,7 +118,8 @@ def label_agreement(qrels_a, qrels_b, *, n_resamples: int = 1000, confidence: fl
     if int(n_resamples) < 1:
         raise InputError(f"n_resamples must be at least 1; got {n_resamples!r}")
     shared = _shared_pairs(qrels_a, qrels_b)
-    grades = np.array(sorted(set(shared["rel"].to_list()) | set(shared["rel_b"].to_list())), dtype=np.int64)
+    # whole-number grades stay int64; real-valued labels (either file) make every grade a float
+    grades = np.array(sorted(set(shared["rel"].to_list()) | set(shared["rel_b"].to_list())))
     k = len(grades)
     position = {g: i for i, g in enumerate(grades.tolist())}
     topics, topic_index = np.unique(shared["topic"].to_numpy(), return_inverse=True)

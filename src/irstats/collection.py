@@ -44,6 +44,14 @@ ORDERS = ("score", "rank", "file")
 TIES = ("docno", "file", "expected")
 
 
+def relevance_level(value) -> int | float:
+    """A relevance level ℓ >= 0: whole numbers as int (``2``, ``2.0``), real levels as float."""
+    number = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+    if not number or not np.isfinite(value) or value < 0:
+        raise InputError(f"option rel_level must be a number of at least 0; got {value!r}")
+    return int(value) if float(value).is_integer() else float(value)
+
+
 def whole_number(name: str, value, minimum: int | None = None, maximum: int | None = None, note: str = "") -> int:
     """``value`` as an int if it is a whole number within the bounds; otherwise an error naming
     the option. Every option of a count, depth or level goes through here, from the API and
@@ -61,7 +69,8 @@ def whole_number(name: str, value, minimum: int | None = None, maximum: int | No
 class EvalOptions:
     """How runs are turned into ranked lists and which topics count (METHODS.md §1).
 
-    rel_level        ℓ: a document is relevant iff grade >= ℓ (trec_eval -l); a whole number >= 0.
+    rel_level        ℓ: a document is relevant iff grade >= ℓ (trec_eval -l); a number >= 0 (real
+                     levels for real-valued labels; a whole number is held as an int).
     complete         score topics missing from a run as empty runs, average over all qrels
                      topics (trec_eval -c).
     depth            keep the first M documents per topic after ordering; None = unlimited
@@ -84,7 +93,7 @@ class EvalOptions:
     g_max            the top grade for graded RBP and ERR (default: the qrels' largest).
     """
 
-    rel_level: int = 1
+    rel_level: int | float = 1
     complete: bool = False
     depth: int | None = 1000
     judged_only: bool = False
@@ -112,7 +121,7 @@ class EvalOptions:
         for name, (value, allowed) in checks.items():
             if value not in allowed:
                 raise InputError(f"option {name} must be one of {', '.join(allowed)}; got {value!r}")
-        whole_number("rel_level", self.rel_level, minimum=0)
+        object.__setattr__(self, "rel_level", relevance_level(self.rel_level))
         if self.depth is not None:
             whole_number("depth", self.depth, minimum=0, note=" (or None for unlimited)")
         if self.g_max is not None:
@@ -162,8 +171,32 @@ class Collection:
         return cls(frame, topics, source)
 
     @property
-    def g_max(self) -> int:
-        return self.memo("g_max", lambda: int(self.qrels.get_column("rel").max()))
+    def g_max(self) -> int | float:
+        """The largest grade (label) in the qrels: the top of graded gains."""
+        def compute():
+            top = self.qrels.get_column("rel").max()
+            return float(top) if self.labels is not None else int(top)
+
+        return self.memo("g_max", compute)
+
+    @property
+    def labels(self) -> np.ndarray | None:
+        """Real-valued labels: every distinct label >= 0 (and 0), ascending. The engine holds
+        a document's label as its position in this array (its *code*), so integer machinery
+        serves real labels; None for whole-number grades, whose codes are the grades."""
+        def compute():
+            rel = self.qrels.get_column("rel")
+            if not rel.dtype.is_float():
+                return None
+            values = rel.to_numpy()
+            return np.unique(np.concatenate(([0.0], values[values >= 0])))
+
+        return self.memo("labels", compute)
+
+    @property
+    def max_code(self) -> int:
+        """The largest grade code (what the judgments tensor's integer type must hold)."""
+        return len(self.labels) - 1 if self.labels is not None else max(int(self.g_max), 0)
 
 
 @dataclass

@@ -128,7 +128,7 @@ def compiled_judgments(collection: "Collection", runset: "RunSet", options: "Eva
     n_lines = np.stack([np.frombuffer(r[0], dtype=np.int64) for r in ranked]).reshape(n_sys, n_top)
     n_ret = np.stack([np.frombuffer(r[1], dtype=np.int64) for r in ranked]).reshape(n_sys, n_top)
     width = max(int(n_ret.max(initial=0)), 1)
-    grades = np.full((n_sys, n_top, width), PADDING, dtype=grade_dtype(collection.g_max))
+    grades = np.full((n_sys, n_top, width), PADDING, dtype=grade_dtype(collection.max_code))
     for s, (_, _, codes, outside) in enumerate(ranked):
         kept = n_ret[s]
         if kept.sum():

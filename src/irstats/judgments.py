@@ -35,23 +35,46 @@ class QrelsFacts:
     """
 
     topic_index: np.ndarray  # int64, one per qrels line
-    rel: np.ndarray  # int64 grades, one per qrels line
+    rel: np.ndarray  # int64 grade codes, one per qrels line
     n_topics: int
-    g_max: int  # the largest grade in the qrels file (collection-wide, METHODS.md §2.6)
+    g_max: int | float  # the largest grade in the qrels file (collection-wide, METHODS.md §2.6)
+    # real-valued labels: the label of each code >= 0 (Collection.labels); None: codes are grades
+    labels: np.ndarray | None = None
     _cache: dict = field(default_factory=dict, repr=False)
 
-    def num_relevant(self, level: int) -> np.ndarray:
+    def level_code(self, level: int | float) -> int:
+        """The code from which a document is relevant at level ℓ (label >= ℓ)."""
+        if self.labels is None:
+            return level if isinstance(level, (int, np.integer)) else int(np.ceil(level))
+        return int(np.searchsorted(self.labels, level, side="left")) if level > 0 else min(int(np.ceil(level)), 0)
+
+    def values(self, codes: np.ndarray) -> np.ndarray:
+        """The grades (labels) of grade codes; negative codes (unjudged, padding) stay as they
+        are. Whole-number grades: ``codes`` itself."""
+        if self.labels is None:
+            return codes
+        codes = np.asarray(codes)
+        return np.where(codes >= 0, self.labels[np.clip(codes, 0, len(self.labels) - 1)], codes.astype(np.float64))
+
+    @property
+    def gain_top(self) -> int | float:
+        """g_max as the denominator of graded gains (METHODS.md §2.6–2.7): 1 when no grade is
+        positive (every gain is 0 then)."""
+        return self.g_max if self.g_max > 0 else 1
+
+    def num_relevant(self, level: int | float) -> np.ndarray:
         """R per topic: qrels documents with grade >= level."""
         key = ("R", level)
         if key not in self._cache:
-            self._cache[key] = np.bincount(self.topic_index[self.rel >= level], minlength=self.n_topics)
+            mask = self.rel >= self.level_code(level)
+            self._cache[key] = np.bincount(self.topic_index[mask], minlength=self.n_topics)
         return self._cache[key]
 
-    def num_nonrelevant(self, level: int) -> np.ndarray:
+    def num_nonrelevant(self, level: int | float) -> np.ndarray:
         """N per topic: judged documents with 0 <= grade < level."""
         key = ("N", level)
         if key not in self._cache:
-            mask = (self.rel >= 0) & (self.rel < level)
+            mask = (self.rel >= 0) & (self.rel < self.level_code(level))
             self._cache[key] = np.bincount(self.topic_index[mask], minlength=self.n_topics)
         return self._cache[key]
 
@@ -63,7 +86,7 @@ class QrelsFacts:
         """
         key = ("ideal", gain_key)
         if key not in self._cache:
-            gains = np.asarray(gain_fn(self.rel), dtype=np.float64)
+            gains = np.asarray(gain_fn(self.values(self.rel)), dtype=np.float64)
             keep = gains > 0
             t, g = self.topic_index[keep], gains[keep]
             order = np.lexsort((-g, t))
@@ -92,7 +115,7 @@ class Judgments:
     systems: tuple[str, ...]
     topics: tuple[str, ...]
     qrels: QrelsFacts
-    rel_level: int = 1
+    rel_level: int | float = 1
     trec_eval_compat: bool = False  # reproduce trec_eval's quirks (METHODS.md §1.8, §2.6)
     # ties="expected": for every position, the 0-based position where its group of tied
     # documents starts and the group's size (S, T, K); None evaluates the one ordering held.
@@ -145,7 +168,7 @@ class Judgments:
         key = ("rel", level)
         if key not in self._cache:
             # unjudged (-1) and padding (-2) are never relevant, even at level 0
-            self._cache[key] = self.grades >= max(level, 0)
+            self._cache[key] = self.grades >= max(self.qrels.level_code(level), 0)
         return self._cache[key]
 
     def cum_relevant(self, level: int | None = None) -> np.ndarray:
@@ -165,10 +188,15 @@ class Judgments:
         return self.qrels.num_nonrelevant(self.rel_level if level is None else level)
 
     def positive_grades(self) -> np.ndarray:
-        """Grades with unjudged and padding set to 0 (int)."""
+        """Grades with unjudged and padding set to 0 (int; the real labels, float, when the
+        qrels hold real-valued labels)."""
         if "pos" not in self._cache:
-            self._cache["pos"] = np.maximum(self.grades, 0)
+            self._cache["pos"] = self.qrels.values(np.maximum(self.grades, 0))
         return self._cache["pos"]
+
+    def values(self, codes: np.ndarray) -> np.ndarray:
+        """The grades of grade codes (the tensor's entries): see :meth:`QrelsFacts.values`."""
+        return self.qrels.values(codes)
 
     def at_cutoff(self, cumulative: np.ndarray, k: int | None) -> np.ndarray:
         """The value of a cumulative array at rank k (the whole list when k is None)."""
@@ -255,7 +283,7 @@ def build_judgments(collection: Collection, runset: RunSet, options: EvalOptions
         sys_idx, top_idx, grade, rows = sys_idx[judged], top_idx[judged], grade[judged], rows[judged]
         position = _positions(sys_idx, top_idx)
 
-    dtype = grade_dtype(collection.g_max)
+    dtype = grade_dtype(collection.max_code)
     width = int(position.max()) + 1 if len(position) else 1
     grades = np.full((n_sys, n_top, width), PADDING, dtype=dtype)
     grades[sys_idx, top_idx, position] = grade
@@ -425,13 +453,22 @@ def _qrels_columns(collection: Collection, options: EvalOptions) -> tuple[pl.Ser
     """Each qrels line's topic index and grade as the options read it (cached)."""
     def compute():
         tidx = collection.qrels.get_column("topic").cast(pl.Enum(collection.topic_keys)).to_physical()
-        rel = collection.qrels.get_column("rel").to_numpy().astype(np.int64)
+        rel = grade_codes(collection)
         return tidx, (np.maximum(rel, 0) if options.negative_rel == "nonrel" else rel)
 
     return collection.memo(("qrels_columns", options.negative_rel), compute)
 
 
-def _g_max(collection: Collection, options: EvalOptions) -> int:
+def grade_codes(collection: Collection) -> np.ndarray:
+    """Each qrels line's grade code (int64): the grade itself, or for real-valued labels the
+    label's position in ``collection.labels`` (−1 for a negative label)."""
+    rel = collection.qrels.get_column("rel").to_numpy()
+    if collection.labels is None:
+        return rel.astype(np.int64)
+    return np.where(rel >= 0, np.searchsorted(collection.labels, rel), -1).astype(np.int64)
+
+
+def _g_max(collection: Collection, options: EvalOptions) -> int | float:
     return options.g_max if options.g_max is not None else collection.g_max
 
 
@@ -440,7 +477,7 @@ def qrels_facts(collection: Collection, options: EvalOptions) -> QrelsFacts:
     def compute():
         tidx, rel = _qrels_columns(collection, options)
         return QrelsFacts(tidx.to_numpy().astype(np.int64), rel, len(collection.topics),
-                          int(_g_max(collection, options)))
+                          _g_max(collection, options), collection.labels)
 
     return collection.memo(("qrels_facts", options.negative_rel, _g_max(collection, options)), compute)
 

@@ -463,7 +463,7 @@ def evaluate_preferences(prefs, runs, measures=None, *, qrels: bool = False, dep
     >>> run = pl.DataFrame({"topic": ["q"] * 3, "docno": ["b", "a", "c"], "score": [3.0, 2.0, 1.0]})
     >>> scores = evaluate_preferences(prefs, {"r": run}, ["PrefsSimp", "NumPrefsPoss"])
     >>> float(scores["PrefsSimp"].values[0, 0]), float(scores["NumPrefsPoss"].values[0, 0])
-    (0.6666666666666667, 3.0)
+    (0.6666666666666666, 3.0)
     """
     from irstats.collection import RunSet
     from irstats.io.trec import check_run_values, read_run_file

@@ -117,8 +117,9 @@ def parse_depth(value: str | int | None) -> int | None:
 #: The flags of :class:`irstats.collection.EvalOptions`, declared once for every command that
 #: evaluates runs (trec_eval's letters where trec_eval has them). Validation is EvalOptions'.
 _EVAL_FLAGS = (
-    click.option("-l", "--rel-level", "rel_level", default=1, show_default=True, type=int,
-                 help="Relevance level: a document is relevant iff its grade >= this (trec_eval -l)."),
+    click.option("-l", "--rel-level", "rel_level", default=1, show_default=True, type=float,
+                 help="Relevance level: a document is relevant iff its grade >= this (trec_eval -l); "
+                      "a real number for real-valued labels."),
     click.option("-c", "--complete", is_flag=True,
                  help="Score qrels topics missing from a run as empty and average over all qrels topics "
                       "(trec_eval -c)."),

@@ -34,7 +34,8 @@ from irstats.collection import Collection, EvalOptions, RunSet, whole_number
 from irstats.errors import InputError, warn
 from irstats.evaluate import Evaluator
 from irstats.io.trec import read_names  # noqa: F401 - kept importable from here
-from irstats.judgments import POOL_UNJUDGED, UNJUDGED, Judgments, grade_dtype, qrels_index
+from irstats.judgments import (POOL_UNJUDGED, UNJUDGED, Judgments, grade_codes, grade_dtype, qrels_facts,
+                               qrels_index)
 
 _NEVER = np.iinfo(np.int64).max  # first_rank of a qrels line no contributing run retrieves
 
@@ -168,7 +169,10 @@ class PoolSimulation:
         if not self.simulated:
             return self.collection
         if "collection" not in self._cache:
-            self._cache["collection"] = Collection.load(self.qrels)
+            simulated = Collection.load(self.qrels)
+            # the original's label codes, so that a pooled line keeps its code (real-valued labels)
+            simulated.cache["labels"] = self.collection.labels
+            self._cache["collection"] = simulated
         return self._cache["collection"]
 
     @property
@@ -177,7 +181,7 @@ class PoolSimulation:
         return self.simulated_collection.topics
 
     @property
-    def g_max(self) -> int:
+    def g_max(self) -> int | float:
         """The top grade used by graded RBP and ERR: the option, else the *original* qrels'.
 
         [CHOICE] The grading scale is a property of the collection, not of the pool: a
@@ -203,7 +207,7 @@ class PoolSimulation:
     # ------------------------------------------------------------------ judgments
     def _line_grades(self) -> np.ndarray:
         """The grade of every original qrels line as the engine reads it (−3: pool-unjudged)."""
-        rel = self.collection.qrels.get_column("rel").to_numpy().astype(np.int64)
+        rel = grade_codes(self.collection)
         if self.options.negative_rel == "nonrel":
             return np.maximum(rel, 0)
         return np.where(rel < 0, POOL_UNJUDGED, rel)
@@ -215,7 +219,7 @@ class PoolSimulation:
             rel = np.where(keep, rel, UNJUDGED)
         found = lines >= 0
         grades = np.where(found, rel[np.where(found, lines, 0)], lines)  # −1 and −2 stay as they are
-        grades = grades.astype(grade_dtype(max(self.g_max, int(rel.max(initial=0)))))
+        grades = grades.astype(grade_dtype(max(self.collection.max_code, int(rel.max(initial=0)))))
         topics = collection.topics
         columns = [self.ranked.topics.index(t) for t in topics]
         if len(columns) != len(self.ranked.topics):
@@ -256,7 +260,7 @@ class PoolSimulation:
         R_k = R_d for k ≥ d. With the qrels as given (not simulated), every relevant line
         is in the pool at d, so R_d = R. All depths from one histogram and one cumulative sum.
         """
-        level = self.options.rel_level if level is None else int(level)
+        level = self.options.rel_level if level is None else level
         depths = np.asarray(depths, dtype=np.int64)
         key = ("R_k", self.pool_depth, level)
         if key not in self._cache:
@@ -266,7 +270,8 @@ class PoolSimulation:
             index = {t: i for i, t in enumerate(topics)}
             line_topic = self.collection.qrels.get_column("topic").replace_strict(
                 index, default=-1, return_dtype=pl.Int64).to_numpy()
-            hit = (rel >= max(level, 0)) & self.in_pool & (line_topic >= 0)
+            code = qrels_facts(self.collection, self.options).level_code(level)
+            hit = (rel >= max(code, 0)) & self.in_pool & (line_topic >= 0)
             first = np.minimum(self.first_rank, d)  # given qrels: lines first met past d count at d
             counts = np.bincount(line_topic[hit] * (d + 1) + first[hit],
                                  minlength=len(topics) * (d + 1)).reshape(len(topics), d + 1)

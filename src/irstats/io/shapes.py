@@ -23,6 +23,7 @@ import os
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+import numpy as np
 import polars as pl
 
 from irstats.errors import InputError
@@ -52,10 +53,14 @@ def _nested_frame(nested: Mapping, value: str, what: str) -> pl.DataFrame:
             dids.append(str(did))
             values.append(v)
     if value == "relevance":
-        bad = [v for v in values if isinstance(v, bool) or not isinstance(v, int) and not float(v).is_integer()]
+        bad = [v for v in values if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating))
+               or not np.isfinite(v)]
         if bad:
-            raise InputError(f"{what}: relevance grades must be whole numbers; found {bad[0]!r}")
-        column = pl.Series(value, [int(v) for v in values], dtype=pl.Int64)
+            raise InputError(f"{what}: relevance grades must be numbers (whole or real-valued labels); "
+                             f"found {bad[0]!r}")
+        whole = all(float(v).is_integer() for v in values)  # real-valued labels (0.37) make the column float
+        column = (pl.Series(value, [int(v) for v in values], dtype=pl.Int64) if whole
+                  else pl.Series(value, [float(v) for v in values], dtype=pl.Float64))
     else:
         column = pl.Series(value, [float(v) for v in values], dtype=pl.Float64)
     return pl.DataFrame([pl.Series("query_id", qids, dtype=pl.String), pl.Series("doc_id", dids, dtype=pl.String),

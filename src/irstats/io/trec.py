@@ -220,11 +220,14 @@ def check_field_count(parts: pl.DataFrame, bad: pl.Series, expected: str, name: 
 # ----------------------------------------------------------------------------- qrels
 
 
-def read_qrels_file(path: PathLike, *, on_duplicate: str = "error") -> pl.DataFrame:
+def read_qrels_file(path: PathLike, *, on_duplicate: str = "error", labels: str = "real") -> pl.DataFrame:
     """Read one TREC qrels file (``topic iter docno rel``) into ``topic, docno, rel``.
 
     ``on_duplicate`` decides what a repeated (topic, docno) pair does: ``"error"``
     (default, as trec_eval), ``"max"`` (keep the highest grade) or ``"last"``.
+    ``labels``: ``"real"`` reads whole-number grades as Int64 and real-valued labels
+    (``0.37``, ``2.5``; negative = unjudged) as Float64; ``"atol"`` reads every grade as
+    trec_eval does, its leading whole number (``2.5`` → 2).
     """
     name = os.fspath(path)
     parts = split_fields(read_lines(path))
@@ -237,14 +240,37 @@ def read_qrels_file(path: PathLike, *, on_duplicate: str = "error") -> pl.DataFr
         fields.list.get(0).alias("topic"),
         fields.list.get(2).alias("docno"),
         fields.list.get(3).alias("rel_text"),
-    ).with_columns(pl.col("rel_text").cast(pl.Int64, strict=False).alias("rel"))
-    bad = frame.get_column("rel").is_null()
+    )
+    rel = frame.get_column("rel_text")
+    grades = _atol(rel) if labels == "atol" else _grades(rel)
+    bad = grades.is_null()
     if bad.any():
         row = frame.filter(bad).row(0, named=True)
-        raise InputError(
-            f"expected an integer relevance grade, found {row['rel_text']!r}", path=name, line=row["line"]
-        )
+        expected = "an integer relevance grade" if labels == "atol" else "a number as the relevance grade"
+        raise InputError(f"expected {expected}, found {row['rel_text']!r}", path=name, line=row["line"])
+    frame = frame.with_columns(grades.alias("rel"))
     return _resolve_qrels_duplicates(frame.drop("rel_text"), name, on_duplicate)
+
+
+def _grades(text: pl.Series) -> pl.Series:
+    """Relevance grades from their text: whole numbers as Int64 (``2``, ``2.0``); real labels
+    (``0.37``, ``2.5``) make the column Float64. Null where a value is not a finite number."""
+    whole = text.cast(pl.Int64, strict=False)
+    if not whole.null_count():
+        return whole
+    real = text.cast(pl.Float64, strict=False)
+    real = pl.select(pl.when(real.is_finite()).then(real)).to_series().alias(text.name)
+    integral = real.is_null() | (real.floor() == real)
+    largest = real.abs().max()  # None when no value is a number
+    if integral.all() and (largest is None or largest <= 2.0 ** 53):  # whole and exact as Int64
+        return real.cast(pl.Int64)
+    return real
+
+
+def _atol(text: pl.Series) -> pl.Series:
+    """C's atol, as trec_eval reads grades: the leading whole number (``2.5`` → 2, ``0.37`` → 0);
+    null when the text does not start with one."""
+    return text.str.extract(r"^\s*([+-]?\d+)", 1).str.strip_chars_start("+").cast(pl.Int64, strict=False)
 
 
 def _resolve_qrels_duplicates(frame: pl.DataFrame, name: str, on_duplicate: str) -> pl.DataFrame:
@@ -281,13 +307,13 @@ def qrels_from_frame(frame) -> pl.DataFrame:
     frame = _rename(frame, {"query_id": "topic", "doc_id": "docno", "relevance": "rel"})
     _require_columns(frame, QRELS_COLUMNS, "qrels DataFrame")
     rel = frame.get_column("rel")
-    grades = rel.cast(pl.Int64, strict=False)
-    exact = grades.is_not_null()
-    if rel.dtype.is_float():  # a float column holds grades only when every value is whole: 0.5 is none
-        exact &= grades.cast(pl.Float64) == rel
-    if not exact.all():
-        raise InputError(f"qrels DataFrame: column 'rel' must hold whole-number grades; found "
-                         f"{rel.filter(~exact.fill_null(False))[0]!r}")
+    if rel.dtype.is_numeric():
+        grades = _grades(rel.cast(pl.Float64).cast(pl.String)) if rel.dtype.is_float() else rel.cast(pl.Int64)
+    else:
+        grades = _grades(rel.cast(pl.String))
+    if grades.null_count():
+        raise InputError(f"qrels DataFrame: column 'rel' must hold numbers (whole-number grades or real-valued "
+                         f"labels); found {rel.filter(grades.is_null())[0]!r}")
     out = pl.DataFrame([ids(frame.get_column("topic")), ids(frame.get_column("docno")), grades.alias("rel")])
     dup = out.select(pl.struct("topic", "docno").is_duplicated()).to_series()
     if dup.any():
@@ -296,7 +322,7 @@ def qrels_from_frame(frame) -> pl.DataFrame:
     return out.sort(["topic", "docno"])
 
 
-def read_qrels(source, *, on_duplicate: str = "error") -> pl.DataFrame:
+def read_qrels(source, *, on_duplicate: str = "error", labels: str = "real") -> pl.DataFrame:
     """Read qrels from a path (plain or gzip), several paths, or a DataFrame.
 
     Several files are concatenated; a (topic, docno) pair judged in two files is a duplicate.
@@ -308,10 +334,10 @@ def read_qrels(source, *, on_duplicate: str = "error") -> pl.DataFrame:
     if _is_frame(source):
         return qrels_from_frame(source)
     paths = expand_paths(source)
-    frames = [read_qrels_file(p, on_duplicate=on_duplicate) for p in paths]
+    frames = [read_qrels_file(p, on_duplicate=on_duplicate, labels=labels) for p in paths]
     if len(frames) == 1:
         return frames[0]
-    merged = pl.concat(frames).with_row_index("line", offset=1)
+    merged = pl.concat(frames, how="vertical_relaxed").with_row_index("line", offset=1)
     return _resolve_qrels_duplicates(merged, " + ".join(map(str, paths)), on_duplicate)
 
 

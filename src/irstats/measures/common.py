@@ -7,7 +7,8 @@ import numpy as np
 from irstats.measures.registry import Param
 
 #: ``rel=L``: the relevance level of one binary measure, overriding the evaluation's ℓ.
-LEVEL_PARAM = Param("rel", int, None, help="relevance level for this measure (default: the evaluation's -l)", low=0)
+LEVEL_PARAM = Param("rel", float, None, help="relevance level for this measure (default: the evaluation's -l; "
+                   "a real number with real-valued labels)", low=0)
 
 
 def safe_divide(numerator, denominator) -> np.ndarray:
@@ -69,10 +70,16 @@ def shown(judgments, depths: np.ndarray | None) -> np.ndarray:
     return n_ret if depths is None else np.minimum(n_ret, np.asarray(depths)[None, None, :])
 
 
-def level_of(judgments, measure) -> int:
+def level_of(judgments, measure) -> int | float:
     """The relevance level ℓ of a measure: its ``rel=`` parameter, else the evaluation's."""
     level = measure.get("rel")
-    return judgments.rel_level if level is None else int(level)
+    return judgments.rel_level if level is None else level_number(level)
+
+
+def level_number(level) -> int | float:
+    """A relevance level as a number: whole levels as int (as they always were), others float."""
+    level = float(level)
+    return int(level) if level.is_integer() else level
 
 
 def trec_cut(base: str, measure, default: str | None = None) -> str | None:

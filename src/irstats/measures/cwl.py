@@ -41,12 +41,12 @@ def cwl_gains(j, m) -> np.ndarray:
     """Gains in [0, 1] over ``max_n`` ranks, (S, T, max_n): the engine's ranking, padded with 0."""
     n = int(m["max_n"])
     low = float(m["min_rel"])
-    high = float(m["max_rel"] if m["max_rel"] is not None else max(j.qrels.g_max, 1))
+    high = float(m["max_rel"] if m["max_rel"] is not None else j.qrels.gain_top)
     if high <= low:
         from irstats.errors import MeasureError
 
         raise MeasureError(f"{m}: max_rel must be above min_rel")
-    grades = j.grades[:, :, :n].astype(np.float64)
+    grades = np.asarray(j.values(j.grades[:, :, :n]), dtype=np.float64)
     # −1 unjudged and −2 padding gain 0; −3 (a negative qrels grade) counts as grade 0
     grades = np.where(grades == -3, 0.0, grades)
     gains = np.where(grades < 0, 0.0, (np.clip(grades, low, high) - low) / (high - low))

@@ -16,7 +16,7 @@ from irstats.measures.registry import Family, Param, RNormalisation, register
 GAIN_PARAM = Param("gain", str, "lin", choices=("lin", "exp"),
                    help="a map of grades to gains such as 1:3;2:9 (other grades keep gain = grade, as trec_eval's "
                         "ndcg.1=3,2=9)",
-                   pattern=r"-?\d+:-?\d+(\.\d*)?(;-?\d+:-?\d+(\.\d*)?)*")
+                   pattern=r"-?\d+(\.\d*)?:-?\d+(\.\d*)?(;-?\d+(\.\d*)?:-?\d+(\.\d*)?)*")
 
 
 #: 2^g − 1 is infinite in float64 from this grade on.
@@ -31,7 +31,7 @@ def gain_function(kind: str):
         return _exp_gain
     if kind == "lin":
         return lambda grades: np.maximum(grades, 0).astype(np.float64)
-    table = {int(level): float(gain) for level, gain in (item.split(":") for item in kind.split(";"))}
+    table = {float(level): float(gain) for level, gain in (item.split(":") for item in kind.split(";"))}
 
     def mapped(grades: np.ndarray) -> np.ndarray:
         grades = np.asarray(grades)
@@ -53,7 +53,7 @@ def _exp_gain(grades: np.ndarray) -> np.ndarray:
 
 def gain_terms(j, m, width: int) -> np.ndarray:
     """gain(g_i)/log2(i + 1) for the first ``width`` ranks."""
-    grades = j.head(j.grades, width)
+    grades = j.values(j.head(j.grades, width))
     return gain_function(m["gain"])(grades) * (1.0 / np.log2(j.ranks[:width] + 1.0))
 
 
@@ -109,7 +109,7 @@ def _run_and_ideal(j, m):
 
     width = j.depth
     running = accumulate(j, ("discounted gain", "lin"),
-                         lambda w: gain_function("lin")(j.head(j.grades, w)) * (1.0 / np.log2(j.ranks[:w] + 1.0)),
+                         lambda w: gain_function("lin")(j.values(j.head(j.grades, w))) * (1.0 / np.log2(j.ranks[:w] + 1.0)),
                          np.arange(1, width + 1) if width else None)
     ideal = j.qrels.ideal_gains("lin", gain_function("lin"))
     ideal_running = np.cumsum(ideal / np.log2(np.arange(2, ideal.shape[1] + 2, dtype=np.float64)), axis=1)
@@ -182,7 +182,7 @@ def g_terms(j, m, width: int) -> np.ndarray:
     """trec_eval's G: gain_i / log2(2 + Σ_{k≤i} max(g*_k, 1) − Σ_{k≤i} gain_k) at each rank with
     a gain, where g* is the ideal ranking's gain at rank k (0 past it): a document's credit
     shrinks with how far the run's gain so far lags the ideal's (m_G.c)."""
-    gains = gain_function("lin")(j.head(j.grades, width))
+    gains = gain_function("lin")(j.values(j.head(j.grades, width)))
     ideal = j.qrels.ideal_gains("lin", gain_function("lin"))
     padded = np.zeros((ideal.shape[0], width))
     span = min(width, ideal.shape[1])

@@ -10,7 +10,7 @@ from irstats.measures.ties import expected_err_terms
 
 def stop_probability(j, grades: np.ndarray) -> np.ndarray:
     """(2^g − 1)/2^g_max for (non-negative) grades g."""
-    g_max = max(j.qrels.g_max, 1)
+    g_max = j.qrels.gain_top
     # Written as 2^(g − g_max) − 2^−g_max: the same number, and no overflow for grades past
     # 1023, where 2^g alone is infinite (ERR would be NaN).
     return np.exp2(np.asarray(grades, dtype=np.float64) - g_max) - np.exp2(-float(g_max))

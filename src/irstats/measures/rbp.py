@@ -25,7 +25,7 @@ def _topic_top_grades(j) -> np.ndarray:
     """Each topic's top qrels grade (0 when none is positive), shaped (1, T, 1)."""
     def compute():
         top = np.zeros(j.qrels.n_topics)
-        np.maximum.at(top, j.qrels.topic_index, np.maximum(j.qrels.rel, 0))
+        np.maximum.at(top, j.qrels.topic_index, np.maximum(j.qrels.values(j.qrels.rel), 0))
         return top[None, :, None]
 
     return j.memo("topic top grades", compute)
@@ -34,11 +34,11 @@ def _topic_top_grades(j) -> np.ndarray:
 def rbp_terms(j, m, width: int) -> np.ndarray:
     if m["rel"] is None and m["scale"] == "topic":
         # trec_eval's rbp: each topic's gains divided by its own top grade when that is above 1
-        gains = np.maximum(j.head(j.grades, width), 0) / np.maximum(_topic_top_grades(j), 1.0)
+        gains = np.maximum(j.values(j.head(j.grades, width)), 0) / np.maximum(_topic_top_grades(j), 1.0)
     elif m["rel"] is None:
         # Graded: clip(grade, 0, g_max)/g_max with the collection-wide g_max.
-        g_max = max(j.qrels.g_max, 1)
-        gains = np.clip(j.head(j.grades, width), 0, g_max) / g_max
+        g_max = j.qrels.gain_top
+        gains = np.clip(j.values(j.head(j.grades, width)), 0, g_max) / g_max
     else:
         gains = j.head(j.relevant(m["rel"]), width)
     return gains * _weights(m["p"], width)

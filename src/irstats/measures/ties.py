@@ -365,7 +365,7 @@ def _topic_facts(j, t: int):
 
     def compute():
         keep = j.qrels.topic_index == t
-        return QrelsFacts(np.zeros(int(keep.sum()), dtype=np.int64), j.qrels.rel[keep], 1, j.qrels.g_max)
+        return QrelsFacts(np.zeros(int(keep.sum()), dtype=np.int64), j.qrels.rel[keep], 1, j.qrels.g_max, j.qrels.labels)
 
     return j.memo(("one topic's qrels", t), compute)
 

@@ -23,10 +23,15 @@ def collection(study: Study) -> Section:
     """1. Topics, judgments, relevant documents per topic, judged share of each run's top k."""
     qrels = study.collection.qrels
     level = study.settings.options["rel_level"]
+    if qrels["rel"].dtype.is_float():  # real-valued labels: their mean and spread, not a column per value
+        judged_label = pl.col("rel").filter(pl.col("rel") >= 0)
+        by_label = [judged_label.mean().alias("mean label"), judged_label.min().alias("min label"),
+                    judged_label.max().alias("max label")]
+    else:
+        by_label = [(pl.col("rel") == g).sum().alias(f"grade_{g}") for g in sorted(qrels["rel"].unique().to_list())]
     per_topic = (
         qrels.group_by("topic")
-        .agg(pl.len().alias("judged"), (pl.col("rel") >= level).sum().alias("relevant"),
-             *[(pl.col("rel") == g).sum().alias(f"grade_{g}") for g in sorted(qrels["rel"].unique().to_list())])
+        .agg(pl.len().alias("judged"), (pl.col("rel") >= level).sum().alias("relevant"), *by_label)
         .sort("topic")
     )
     relevant = per_topic["relevant"].to_numpy()

@@ -16,7 +16,7 @@ from irstats.errors import InputError, IrstatsWarning
 
 def read_qrels_jg(path) -> dict[str, pl.DataFrame]:
     """Judgment group → its qrels (``topic, docno, rel``), from a ``qid jg docno rel`` file."""
-    from irstats.io.trec import check_field_count, read_lines, split_fields
+    from irstats.io.trec import _atol, check_field_count, read_lines, split_fields
 
     name = str(path)
     parts = split_fields(read_lines(path))
@@ -26,7 +26,8 @@ def read_qrels_jg(path) -> dict[str, pl.DataFrame]:
     fields = pl.col("fields")
     frame = parts.select("line", fields.list.get(0).alias("topic"), fields.list.get(1).alias("jg"),
                          fields.list.get(2).alias("docno"),
-                         fields.list.get(3).cast(pl.Int64, strict=False).alias("rel"))
+                         fields.list.get(3).alias("rel_text"))
+    frame = frame.with_columns(_atol(frame.get_column("rel_text")).alias("rel"))  # trec_eval's atol
     bad = frame.get_column("rel").is_null()
     if bad.any():
         raise InputError("expected an integer relevance grade", path=name, line=int(frame.filter(bad)["line"][0]))

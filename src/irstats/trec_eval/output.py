@@ -103,7 +103,8 @@ def trec_eval_output(qrels, results, measures: list[str], *, per_topic: bool = F
         qrels_topics = bytewise_sorted({t for f in groups.values() for t in f.get_column("topic").to_list()})
         scores = averaged_over_groups(groups, results, list(wanted), **options)
     else:
-        qrels_topics = bytewise_sorted(read_qrels(qrels).get_column("topic").unique().to_list())
+        qrels = read_qrels(qrels, labels="atol")  # trec_eval's grades: atol of the text (2.5 → 2)
+        qrels_topics = bytewise_sorted(qrels.get_column("topic").unique().to_list())
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", IrstatsWarning)  # trec_eval says nothing about them either
             scores = irstats.evaluate(qrels, results, list(wanted), trec_eval_compat=True, **options)
