@@ -224,3 +224,20 @@ def test_qrels_table_checks_its_input():
         table([b"1"], np.array([3]), b"a", np.array([1]))
     with pytest.raises(ValueError, match="differ in length"):
         table([b"1"], np.array([0, 0]), b"a\nb", np.array([1]))
+
+
+def test_real_valued_labels_equal_python_path(shared_data, tmp_path, monkeypatch):
+    """Real-valued labels (DL 2019's grades g as g/3 and a few negative ones): the compiled
+    path holds the same label codes as the Python path."""
+    folder = shared_data / "trec-dl-2019-passage"
+    lines = (folder / "qrels.dl19-passage.txt").read_text().splitlines()
+    labels = []
+    for i, line in enumerate(lines):
+        topic, it, docno, grade = line.split()
+        labels.append(f"{topic} {it} {docno} {-0.5 if i % 97 == 0 else int(grade) / 3:.6f}")
+    (tmp_path / "labels").write_text("\n".join(labels) + "\n")
+    runs = sorted((folder / "runs").glob("*.run.gz"))[:8]
+    used, compiled, python = both_paths(tmp_path / "labels", runs, monkeypatch, rel_level=0.5)
+    assert used is not None, "the compiled path declined real-valued labels"
+    assert_same(compiled, python)
+    assert compiled.qrels.labels is not None and len(compiled.qrels.labels) == 4
