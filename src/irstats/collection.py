@@ -52,6 +52,14 @@ def relevance_level(value) -> int | float:
     return int(value) if float(value).is_integer() else float(value)
 
 
+def _top_grade(value) -> int | float:
+    """g_max > 0: whole numbers as int, a real top grade (real-valued labels) as float."""
+    number = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+    if not number or not np.isfinite(value) or value <= 0:
+        raise InputError(f"option g_max must be a number above 0; got {value!r}")
+    return int(value) if float(value).is_integer() else float(value)
+
+
 def whole_number(name: str, value, minimum: int | None = None, maximum: int | None = None, note: str = "") -> int:
     """``value`` as an int if it is a whole number within the bounds; otherwise an error naming
     the option. Every option of a count, depth or level goes through here, from the API and
@@ -105,7 +113,7 @@ class EvalOptions:
     negative_rel: str = "unjudged"
     drop_r0: bool = False
     trec_eval_compat: bool = False
-    g_max: int | None = None
+    g_max: int | float | None = None
 
     def __post_init__(self):
         order = "score" if self.order == "trec_eval" else self.order
@@ -125,7 +133,7 @@ class EvalOptions:
         if self.depth is not None:
             whole_number("depth", self.depth, minimum=0, note=" (or None for unlimited)")
         if self.g_max is not None:
-            whole_number("g_max", self.g_max, minimum=1)
+            object.__setattr__(self, "g_max", _top_grade(self.g_max))
         for name in ("complete", "judged_only", "drop_r0", "trec_eval_compat"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise InputError(f"option {name} must be True or False; got {getattr(self, name)!r}")
