@@ -181,3 +181,33 @@ def test_report_on_real_valued_labels(shared_data, tmp_path):
         assert len(got) == 5
         for system, value in zip(expected[name].systems, expected[name].means()):
             assert got[system] == pytest.approx(value, abs=1e-12), (name, system)
+
+
+@pytest.mark.parametrize("simulate", [None, 5])
+def test_volatility_on_real_valued_labels(shared_data, tmp_path, capsys, simulate):
+    """The depth sweep reads real labels as the engine does: with the qrels as given, the
+    trajectory at depth k is `evaluate(depth=k)`; a simulated pool runs too."""
+    from irstats.io.trec import read_qrels
+
+    d = shared_data / "trec-dl-2019-passage"
+    qrels = read_qrels(d / "qrels.dl19-passage.txt")
+    labels = tmp_path / "labels.qrels"
+    labels.write_text("".join(f"{t} 0 {doc} {g / 3:.6f}\n" for t, doc, g in qrels.iter_rows()))
+    runs = sorted((d / "runs").glob("*.run.gz"))[:6]
+    traj = tmp_path / "traj.tsv"
+    extra = ["--simulate-pool", str(simulate)] if simulate else []
+    code, out, err = run_cli(["volatility", labels, *runs, "-m", "nDCG", "-m", "RBP", "-m", "AP", "-l", "0.5",
+                              "--condensed", "no", "--depths", "10,100", "-o", traj, "-n", 10, *extra], capsys)
+    assert code == 0, err
+    if simulate:
+        return
+    frame = pl.read_csv(traj, separator="\t")
+    for k in (10, 100):
+        names = {"AP": "AP", "nDCG": f"nDCG@{k}", "RBP(p=0.8)": "RBP(p=0.8)"}
+        scores = irstats.evaluate(labels, runs, list(names.values()), depth=k, rel_level=0.5)
+        for measure, name in names.items():
+            engine = dict(zip(scores[name].systems, scores[name].means()))
+            rows = frame.filter((pl.col("depth") == k) & (pl.col("measure") == measure))
+            assert rows.height == 6
+            for system, value in rows.select("system", "value").iter_rows():
+                assert value == pytest.approx(engine[system], abs=1e-12), (system, measure, k)
