@@ -30,7 +30,8 @@ preference), and a group without possible preferences makes the Rnonrel average 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import polars as pl
@@ -149,13 +150,27 @@ class TopicPreferences:
 
     Documents are numbered by *docid rank*: the retrieved judged ones 0 … ``num_judged_ret``
     − 1 in ranking order, then the unretrieved judged ones by docno (bytewise).
-    ``pair_counts[i, j]``: how many groups prefer document i to j.
     """
 
     groups: list[JudgmentGroup]
     num_judged: int
     num_judged_ret: int
-    pair_counts: np.ndarray = field(repr=False)
+
+    @cached_property
+    def pair_counts(self) -> np.ndarray:
+        """``[i, j]``: how many groups prefer document i to j (only the Pairs measures need
+        this num_judged² table, so it is made on first use)."""
+        counts = np.zeros((self.num_judged, self.num_judged), dtype=np.int32)
+        for group in self.groups:
+            if group.matrix is not None:
+                counts += group.matrix
+                continue
+            members = np.zeros((len(group.classes), self.num_judged), dtype=np.int32)
+            for k, ranks in enumerate(group.classes):
+                np.add.at(members[k], ranks, 1)
+            above = np.cumsum(members, axis=0) - members  # documents of the classes above each class
+            counts += above.T @ members
+        return counts
 
 
 class PreferenceError(InputError):
@@ -179,7 +194,6 @@ def topic_preferences(judgments: pl.DataFrame, ranking: list[str], topic: str = 
     # trec_eval's order: group, sub-group (bytewise), level descending, docid rank
     rows = rows.sort([pl.col("jg").cast(pl.Binary), pl.col("jsg").cast(pl.Binary), "level", "rank"],
                      descending=[False, False, True, False])
-    pair_counts = np.zeros((n, n), dtype=np.int64)
     groups = []
     for part in rows.partition_by("jg", maintain_order=True):
         jsg = part["jsg"].to_numpy()
@@ -189,9 +203,8 @@ def topic_preferences(judgments: pl.DataFrame, ranking: list[str], topic: str = 
             group = _matrix_group(jsg, ranks, levels, part["docno"].to_list(), n, num_judged_ret, topic)
         else:
             group = _class_group(ranks, levels, num_judged_ret, topic)
-        _add_pair_counts(group, pair_counts)
         groups.append(group)
-    return TopicPreferences(groups, n, num_judged_ret, pair_counts)
+    return TopicPreferences(groups, n, num_judged_ret)
 
 
 def _less_pairs(a: np.ndarray, b: np.ndarray) -> int:
@@ -279,18 +292,6 @@ def _count_matrix(group: JudgmentGroup, matrix: np.ndarray, njr: int) -> None:
     group.fulfilled_imp = int(matrix[:njr, njr:].sum())
     group.possible_imp = group.fulfilled_imp + int(matrix[njr:, :njr].sum())
     group.possible_notoccur = int(matrix[njr:, njr:].sum())
-
-
-def _add_pair_counts(group: JudgmentGroup, pair_counts: np.ndarray) -> None:
-    if group.matrix is not None:
-        pair_counts += group.matrix
-        return
-    n = len(pair_counts)
-    members = np.zeros((len(group.classes), n), dtype=np.int64)
-    for k, ranks in enumerate(group.classes):
-        np.add.at(members[k], ranks, 1)
-    above = np.cumsum(members, axis=0) - members  # documents of the classes above each class
-    pair_counts += above.T @ members
 
 
 # ----------------------------------------------------------------------------- measures
