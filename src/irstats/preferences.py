@@ -32,11 +32,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 import polars as pl
 
 from irstats.errors import InputError, MeasureError
+
+if TYPE_CHECKING:
+    from irstats.scores import ScoreMatrix
 
 #: irstats name → trec_eval name, in trec_eval's print order.
 MEASURES: dict[str, str] = {
@@ -331,7 +335,7 @@ def _per_group(tp: TopicPreferences, imp: bool, notoccur: bool) -> float:
 def _pairs(tp: TopicPreferences, imp: bool, notoccur: bool) -> float:
     """The mean over document pairs with a preference of the share fulfilled; pairs of two
     unretrieved documents count as 0 (``notoccur``)."""
-    p, njr, n = tp.pair_counts, tp.num_judged_ret, tp.num_judged
+    p, njr = tp.pair_counts, tp.num_judged_ret
     shares = []
     both = p[:njr, :njr]
     i, j = np.nonzero(np.triu((both + both.T) > 0, 1))  # row-major: trec_eval's loop order
@@ -447,7 +451,7 @@ def _rankings(frame: pl.DataFrame, depth: int | None, source: str) -> dict[str, 
 
 
 def evaluate_preferences(prefs, runs, measures=None, *, qrels: bool = False, depth: int | None = None,
-                         complete: bool = False) -> dict[str, "ScoreMatrix"]:
+                         complete: bool = False) -> dict[str, ScoreMatrix]:
     """Evaluate runs against preference judgments: one ScoreMatrix per measure (systems ×
     topics), with trec_eval's preference rules.
 

@@ -191,8 +191,6 @@ def _relstrings(qrels, results, marked, options) -> dict[str, str]:
 
 def _summary_lines(measure: TrecEvalMeasure, params, scores, run_id: str, topics: list[str],
                    zscores=None) -> list[str]:
-    import irstats
-
     num_queries = len(topics)
     if measure.kind == "runid":
         return [f"{'runid':<22}\tall\t{run_id}\n"]
