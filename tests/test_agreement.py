@@ -22,12 +22,15 @@ def _frames(topics, a, b):
             pl.DataFrame({"topic": topics, "docno": docs, "rel": b}))
 
 
-def _check(a, b, result):
+def _check(a, b, result, categories=None):
+    """``categories``: how scikit-learn is to see the labels (it refuses floats as "continuous";
+    fixed-width strings of values in [0, 1] sort as the numbers do)."""
     values = dict(zip(result.statistics["statistic"], result.statistics["value"]))
     assert values["pairs"] == len(a)
+    ca, cb = (a, b) if categories is None else ([categories(x) for x in a], [categories(x) for x in b])
     for name, weights in (("cohen_kappa", None), ("cohen_kappa_linear", "linear"),
                           ("cohen_kappa_quadratic", "quadratic")):
-        expected = cohen_kappa_score(a, b, weights=weights)
+        expected = cohen_kappa_score(ca, cb, weights=weights)
         assert values[name] == pytest.approx(expected, abs=1e-12, nan_ok=True), name
     for level in ("nominal", "ordinal", "interval"):
         expected = krippendorff.alpha(reliability_data=[a, b], level_of_measurement=level)
@@ -155,3 +158,58 @@ def test_conclusion_agreement_against_scipy_and_plain_loops(shared_data):
     assert gains["rank_gain"].to_list() == sorted(gains["rank_gain"].to_list(), reverse=True)
     ax = result.plot()
     assert len(ax.lines) == len(a.systems) and ax.irstats_data.height == len(a.systems)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 10**6), st.integers(31, 200))
+def test_real_valued_labels_equal_the_reference_packages(seed, distinct):
+    """Real-valued labels (an LLM's probabilities against averaged grades): many distinct values,
+    every statistic still equal to scikit-learn and krippendorff; no confusion matrix."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(60, 300))
+    values = np.round(np.sort(rng.random(distinct)), 6)
+    a = values[rng.integers(0, distinct, n)]
+    b = np.clip(np.round(a + rng.normal(0, 0.1, n), 2), 0, 1) + 0.0  # + 0.0: no −0 (a string of its own)
+    topics = [str(t) for t in rng.integers(0, 8, n)]
+    result = label_agreement(*_frames(topics, a.tolist(), b.tolist()), n_resamples=20)
+    _check(a.tolist(), b.tolist(), result, categories=lambda x: f"{x:.17f}")
+    assert result.confusion is None
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 10**6))
+def test_weighted_topics_equal_the_replicated_pairs(seed):
+    """A bootstrap resample weights each topic by how often it was drawn: the statistics of those
+    weights equal the reference packages on the pairs replicated that many times."""
+    from irstats.agreement import _Pairs, _statistics
+
+    rng = np.random.default_rng(seed)
+    n, n_topics = int(rng.integers(30, 90)), 5
+    a = rng.integers(0, 4, n)
+    b = np.where(rng.random(n) < 0.6, a, rng.integers(0, 4, n))
+    topic = rng.integers(0, n_topics, n)
+    weights = rng.integers(0, 3, n_topics).astype(float)
+    if weights.sum() == 0:
+        weights[0] = 1
+    grades = np.unique(np.concatenate([a, b]))
+    pairs = _Pairs(topic, np.searchsorted(grades, a), np.searchsorted(grades, b), grades, n_topics)
+    got = _statistics(pairs, weights[None, :])[0]
+    repeat = weights[topic].astype(int)
+    ra, rb = np.repeat(a, repeat).tolist(), np.repeat(b, repeat).tolist()
+    if len(set(ra) | set(rb)) < 2:
+        return
+    expected = [len(ra), cohen_kappa_score(ra, rb), cohen_kappa_score(ra, rb, weights="linear"),
+                cohen_kappa_score(ra, rb, weights="quadratic")]
+    expected += [krippendorff.alpha(reliability_data=[ra, rb], level_of_measurement=level)
+                 for level in ("nominal", "ordinal", "interval")]
+    assert got.tolist() == pytest.approx(expected, abs=1e-12, nan_ok=True)
+
+
+def test_confusion_of_real_valued_labels_is_refused(tmp_path, capsys):
+    a, b = tmp_path / "a.qrels", tmp_path / "b.qrels"
+    a.write_text("".join(f"1 0 d{i} {i / 100:.2f}\n" for i in range(40)))
+    b.write_text("".join(f"1 0 d{i} {(i % 7) / 7:.3f}\n" for i in range(40)))
+    code, out, err = run_cli(["agreement", a, b, "--confusion"], capsys)
+    assert code == 2 and "bin the labels" in err and "Traceback" not in err
+    code, out, err = run_cli(["agreement", a, b, "--format", "tsv"], capsys)
+    assert code == 0 and out.splitlines()[1].startswith("pairs\t40")

@@ -14,8 +14,11 @@ On the pairs both qrels judge (negative grades, "unjudged", are left out):
 - intervals: percentile bootstrap over topics (topics resampled with replacement, the
   statistics recomputed from the resampled topics' pairs; ``seed`` as everywhere).
 
-Every statistic is computed from per-topic confusion matrices, so a bootstrap resample is a
-weighted sum of them.
+Every statistic is a function of per-topic sums over the pairs and per-topic grade marginals,
+so a bootstrap resample is a weighted sum of them, and nothing grows with the square of the
+number of grades: real-valued labels with thousands of distinct values (an LLM's
+probabilities) cost what four grades cost. No confusion matrix is made for more than
+MAX_CONFUSION_GRADES distinct labels.
 """
 
 from __future__ import annotations
@@ -33,48 +36,101 @@ STATISTICS = ("pairs", "cohen_kappa", "cohen_kappa_linear", "cohen_kappa_quadrat
               "krippendorff_alpha_ordinal", "krippendorff_alpha_interval")
 
 
-def _kappa(counts: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """κ of confusion matrices (…, k, k) under ``weights`` (k, k); NaN when undefined."""
-    total = counts.sum(axis=(-2, -1), keepdims=True)
+#: Labels with more distinct values than this are real-valued in practice (an LLM's
+#: probabilities): no confusion matrix by grade is made for them.
+MAX_CONFUSION_GRADES = 30
+_CHUNK_VALUES = 1 << 22  # per-pair ordinal terms formed at once (resamples × pairs), ~32 MiB
+
+
+@dataclass(frozen=True)
+class _Pairs:
+    """The shared pairs: each one's topic, and its grades' positions in the sorted union of grades."""
+
+    topic: np.ndarray  # (n,) topic index
+    a: np.ndarray  # (n,) grade position under A
+    b: np.ndarray  # (n,) grade position under B
+    grades: np.ndarray  # (k,) the grades, ascending
+    n_topics: int
+
+    def per_topic(self, values: np.ndarray) -> np.ndarray:
+        """Σ over each topic's pairs of a per-pair quantity: (T,)."""
+        return np.bincount(self.topic, weights=values, minlength=self.n_topics)
+
+    def marginals(self, positions: np.ndarray) -> np.ndarray:
+        """How many of each topic's pairs have each grade position: (T, k)."""
+        k = len(self.grades)
+        flat = np.bincount(self.topic * k + positions, minlength=self.n_topics * k)
+        return flat.reshape(self.n_topics, k).astype(float)
+
+
+def _spread(counts: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Σ_c Σ_d n_c n_d (v_c − v_d)² for rows of counts n (…, k) over values v (k,) or (…, k):
+    2·N·Σ n v² − 2·(Σ n v)², so never the k × k matrix."""
+    total = counts.sum(axis=-1)
+    return 2.0 * total * (counts * values ** 2).sum(axis=-1) - 2.0 * (counts * values).sum(axis=-1) ** 2
+
+
+def _cross_abs(rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    """Σ_i Σ_j r_i c_j |i − j| for rows of r and c (…, k), by prefix sums."""
+    k = rows.shape[-1]
+    index = np.arange(k, dtype=float)
+    before = np.cumsum(rows, axis=-1) - rows  # Σ_{i<j} r_i
+    before_index = np.cumsum(rows * index, axis=-1) - rows * index  # Σ_{i<j} i·r_i
+    total, total_index = rows.sum(axis=-1, keepdims=True), (rows * index).sum(axis=-1, keepdims=True)
+    per_j = 2 * index * before - 2 * before_index + total_index - index * total  # Σ_i r_i |i − j|
+    return (cols * per_j).sum(axis=-1)
+
+
+def _statistics(pairs: _Pairs, weights: np.ndarray | None) -> np.ndarray:
+    """The STATISTICS of the pairs weighted by topic (weights (B, T): ones for the point
+    estimate, a bootstrap resample's multiplicities otherwise; None: each topic on its own,
+    (T, 7)): (B, 7).
+
+    κ = 1 − Σ w·O / Σ w·E and α = 1 − D_o/D_e as scikit-learn and krippendorff compute them,
+    written with sums over pairs and grade marginals: Krippendorff's ordinal metric between
+    grades c < d is (M_d − M_c)² with M_g the midpoint of grade g's rank block, so it is an
+    interval metric over M."""
+    k = len(pairs.grades)
+    position = np.arange(k, dtype=float)
+    value = pairs.grades.astype(float)
+    diff = (pairs.a - pairs.b).astype(float)
+    value_diff = value[pairs.a] - value[pairs.b]
+    sums = np.stack([pairs.per_topic(np.ones(len(diff))), pairs.per_topic((diff != 0).astype(float)),
+                     pairs.per_topic(np.abs(diff)), pairs.per_topic(diff ** 2), pairs.per_topic(value_diff ** 2)])
+    def weighted(per_topic: np.ndarray) -> np.ndarray:
+        return per_topic if weights is None else weights @ per_topic
+
+    n, disagree, absolute, squared, value_squared = weighted(sums.T).T
+    rows, cols = weighted(pairs.marginals(pairs.a)), weighted(pairs.marginals(pairs.b))  # (B, k)
+    both = rows + cols  # the coincidence marginals n_c
+    big_n = 2.0 * n
     with np.errstate(invalid="ignore", divide="ignore"):
-        observed = counts / total
-        expected = observed.sum(axis=-1, keepdims=True) * observed.sum(axis=-2, keepdims=True)
-        return 1.0 - (weights * observed).sum(axis=(-2, -1)) / (weights * expected).sum(axis=(-2, -1))
+        chance = (rows * cols).sum(axis=-1) / n ** 2
+        kappa = 1.0 - (disagree / n) / (1.0 - chance)
+        linear = 1.0 - (absolute / n) / (_cross_abs(rows, cols) / n ** 2)
+        cross_sq = ((rows * position ** 2).sum(-1) * n + (cols * position ** 2).sum(-1) * n
+                    - 2 * (rows * position).sum(-1) * (cols * position).sum(-1))
+        quadratic = 1.0 - (squared / n) / (cross_sq / n ** 2)
+        expected_pairs = big_n * (big_n - 1.0)
+        nominal = 1.0 - (disagree / n) / ((big_n ** 2 - (both ** 2).sum(axis=-1)) / expected_pairs)
+        interval = 1.0 - (value_squared / n) / (_spread(both, value) / expected_pairs)
+        midpoint = np.cumsum(both, axis=-1) - both / 2.0  # M_g
+        ordinal = 1.0 - (_ordinal_observed(pairs, weights, midpoint) / n) / (_spread(both, midpoint) / expected_pairs)
+    return np.stack([n, kappa, linear, quadratic, nominal, ordinal, interval], axis=-1)
 
 
-def _alpha(counts: np.ndarray, delta2: np.ndarray) -> np.ndarray:
-    """Krippendorff's α of two coders from confusion matrices (…, k, k) and δ² (…, k, k)."""
-    coincidence = counts + np.swapaxes(counts, -1, -2)
-    n_c = coincidence.sum(axis=-1)
-    n = n_c.sum(axis=-1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        observed = (coincidence * delta2).sum(axis=(-2, -1)) / n
-        expected = (n_c[..., :, None] * n_c[..., None, :] * delta2).sum(axis=(-2, -1)) / (n * (n - 1))
-        return 1.0 - observed / expected
-
-
-def _ordinal_delta2(counts: np.ndarray) -> np.ndarray:
-    """Krippendorff's ordinal metric from the marginal frequencies of each matrix (…, k, k)."""
-    n_g = (counts + np.swapaxes(counts, -1, -2)).sum(axis=-1)  # (…, k)
-    cum = np.cumsum(n_g, axis=-1)
-    k = n_g.shape[-1]
-    i, j = np.meshgrid(np.arange(k), np.arange(k), indexing="ij")
-    low, high = np.minimum(i, j), np.maximum(i, j)
-    # Σ_{g=low}^{high} n_g − (n_low + n_high)/2
-    between = cum[..., high] - np.where(low > 0, cum[..., np.maximum(low - 1, 0)], 0.0)
-    return (between - (n_g[..., low] + n_g[..., high]) / 2.0) ** 2
-
-
-def _statistics(counts: np.ndarray, grades: np.ndarray) -> np.ndarray:
-    """The STATISTICS of confusion matrices (…, k, k): (…, 7)."""
-    k = len(grades)
-    i, j = np.meshgrid(np.arange(k), np.arange(k), indexing="ij")
-    unweighted, linear, quadratic = (i != j).astype(float), np.abs(i - j).astype(float), ((i - j) ** 2).astype(float)
-    nominal = (i != j).astype(float)
-    interval = (grades[:, None] - grades[None, :]).astype(float) ** 2
-    return np.stack([counts.sum(axis=(-2, -1)), _kappa(counts, unweighted), _kappa(counts, linear),
-                     _kappa(counts, quadratic), _alpha(counts, nominal), _alpha(counts, _ordinal_delta2(counts)),
-                     _alpha(counts, interval)], axis=-1)
+def _ordinal_observed(pairs: _Pairs, weights: np.ndarray | None, midpoint: np.ndarray) -> np.ndarray:
+    """Σ_pairs w (M_a − M_b)²: the midpoints depend on the resample (or the topic), so the
+    per-pair terms are formed per resample, a chunk of resamples at a time."""
+    if weights is None:  # each topic with its own midpoints
+        terms = (midpoint[pairs.topic, pairs.a] - midpoint[pairs.topic, pairs.b]) ** 2
+        return pairs.per_topic(terms)
+    out = np.empty(len(weights))
+    chunk = max(1, _CHUNK_VALUES // max(len(pairs.a), 1))
+    for start in range(0, len(weights), chunk):
+        w, m = weights[start:start + chunk], midpoint[start:start + chunk]
+        out[start:start + len(w)] = ((m[:, pairs.a] - m[:, pairs.b]) ** 2 * w[:, pairs.topic]).sum(axis=1)
+    return out
 
 
 @dataclass(frozen=True)
@@ -83,7 +139,7 @@ class LabelAgreement(Result):
     confusion matrix by grade and per-topic κ."""
 
     statistics: pl.DataFrame  # statistic value ci_low ci_high
-    confusion: pl.DataFrame  # grade_a, then one column per grade of B
+    confusion: pl.DataFrame | None  # grade_a, then one column per grade of B (None: real-valued labels)
     per_topic: pl.DataFrame  # topic pairs cohen_kappa
     n_resamples: int
     confidence: float
@@ -119,30 +175,34 @@ def label_agreement(qrels_a, qrels_b, *, n_resamples: int = 1000, confidence: fl
         raise InputError(f"n_resamples must be at least 1; got {n_resamples!r}")
     shared = _shared_pairs(qrels_a, qrels_b)
     # whole-number grades stay int64; real-valued labels (either file) make every grade a float
-    grades = np.array(sorted(set(shared["rel"].to_list()) | set(shared["rel_b"].to_list())))
-    k = len(grades)
-    position = {g: i for i, g in enumerate(grades.tolist())}
+    grades = np.unique(np.concatenate([shared["rel"].to_numpy(), shared["rel_b"].to_numpy()]))
     topics, topic_index = np.unique(shared["topic"].to_numpy(), return_inverse=True)
-    counts = np.zeros((len(topics), k, k))
-    np.add.at(counts, (topic_index, [position[g] for g in shared["rel"].to_list()],
-                       [position[g] for g in shared["rel_b"].to_list()]), 1.0)
-    point = _statistics(counts.sum(axis=0), grades)
+    pairs = _Pairs(topic_index, np.searchsorted(grades, shared["rel"].to_numpy()),
+                   np.searchsorted(grades, shared["rel_b"].to_numpy()), grades, len(topics))
+    point = _statistics(pairs, np.ones((1, len(topics))))[0]
     rng = generator(seed)
     draws = rng.integers(0, len(topics), (int(n_resamples), len(topics)))
     multiplicity = np.zeros((int(n_resamples), len(topics)))
     np.add.at(multiplicity, (np.repeat(np.arange(int(n_resamples)), len(topics)), draws.ravel()), 1.0)
-    resampled = _statistics(np.einsum("bt,tij->bij", multiplicity, counts), grades)
+    resampled = _statistics(pairs, multiplicity)
     tail = (1 - confidence) / 2
     with np.errstate(invalid="ignore"):
         low = np.nanquantile(resampled, tail, axis=0)
         high = np.nanquantile(resampled, 1 - tail, axis=0)
     statistics = pl.DataFrame({"statistic": list(STATISTICS), "value": point, "ci_low": low, "ci_high": high})
-    total = counts.sum(axis=0)
-    confusion = pl.DataFrame({"grade_a": grades, **{f"b={g}": total[:, i] for i, g in enumerate(grades.tolist())}})
-    per_topic_kappa = _kappa(counts, (np.arange(k)[:, None] != np.arange(k)[None, :]).astype(float))
-    per_topic = pl.DataFrame({"topic": topics.astype(str), "pairs": counts.sum(axis=(1, 2)).astype(np.int64),
-                              "cohen_kappa": per_topic_kappa})
-    return LabelAgreement(statistics, confusion, per_topic, int(n_resamples), float(confidence), seed_label(seed))
+    per_topic = pl.DataFrame({"topic": topics.astype(str), "pairs": np.bincount(topic_index).astype(np.int64),
+                              "cohen_kappa": _statistics(pairs, None)[:, 1]})
+    return LabelAgreement(statistics, _confusion(pairs), per_topic, int(n_resamples), float(confidence),
+                          seed_label(seed))
+
+
+def _confusion(pairs: _Pairs) -> pl.DataFrame | None:
+    """Pairs by grade (rows: A); None for labels with more than MAX_CONFUSION_GRADES values."""
+    k = len(pairs.grades)
+    if k > MAX_CONFUSION_GRADES:
+        return None
+    total = np.bincount(pairs.a * k + pairs.b, minlength=k * k).reshape(k, k)
+    return pl.DataFrame({"grade_a": pairs.grades, **{f"b={g}": total[:, i] for i, g in enumerate(pairs.grades.tolist())}})
 
 
 

@@ -83,6 +83,11 @@ def agreement_command(qrels, scores, runs, measures, all_topics, alpha, per_topi
         emit_frame(labels.per_topic, fmt, output)
         return
     if confusion:
+        if labels.confusion is None:
+            from irstats.agreement import MAX_CONFUSION_GRADES
+
+            raise InputError(f"the labels take more than {MAX_CONFUSION_GRADES} distinct values (real-valued labels); "
+                             "a confusion matrix by grade needs categories: bin the labels first")
         emit_frame(labels.confusion, fmt, output)
         return
     if not runs:

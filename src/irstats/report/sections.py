@@ -140,8 +140,10 @@ def agreement(study: Study) -> Section | None:
                      "τ-b, τ_AP and r compare the system orderings by mean; significant_pairs_agree is the share "
                      f"of system pairs whose paired-t conclusion (α = {study.settings.alpha:g}) and direction agree."))
     if labels is not None:
-        section.add(Table("agreement_labels", labels.statistics, "Label agreement on the pairs both qrels judge"),
-                    Table("agreement_confusion", labels.confusion, "Pairs by grade (rows: A, columns: B)", digits=0))
+        section.add(Table("agreement_labels", labels.statistics, "Label agreement on the pairs both qrels judge"))
+        if labels.confusion is not None:  # None: real-valued labels, too many values for a table by grade
+            section.add(Table("agreement_confusion", labels.confusion, "Pairs by grade (rows: A, columns: B)",
+                              digits=0))
     section.add(Table("agreement_conclusions", conclusions.to_frame(), "Agreement of the conclusions, per measure"),
                 Table("agreement_gains", conclusions.gains(), "Each system's mean and rank under A and B "
                       "(rank_gain > 0: placed higher under B)"))
