@@ -103,14 +103,19 @@ register(Family("nDCG", "DCG divided by the DCG of the ideal ranking of all judg
 # (capped at L, the number of positively graded qrels documents), n the list's length.
 
 
-def _run_and_ideal(j, m):
-    """D at every rank (S, T, K), I at every rank 1..L (T, L) and L per topic."""
+def _run_and_ideal(j, m, gains: np.ndarray | None = None):
+    """D at every rank (S, T, K), I at every rank 1..L (T, L) and L per topic. ``gains``:
+    other gains than the list's own (the expected gains under ties), (S, T, K)."""
     from irstats.measures.common import accumulate
 
     width = j.depth
-    running = accumulate(j, ("discounted gain", "lin"),
-                         lambda w: gain_function("lin")(j.values(j.head(j.grades, w))) * (1.0 / np.log2(j.ranks[:w] + 1.0)),
-                         np.arange(1, width + 1) if width else None)
+    discount = 1.0 / np.log2(j.ranks[:width] + 1.0)
+    if gains is not None:
+        running = np.cumsum(gains * discount, axis=2)
+    else:
+        running = accumulate(j, ("discounted gain", "lin"),
+                             lambda w: gain_function("lin")(j.values(j.head(j.grades, w))) * discount[:w],
+                             np.arange(1, width + 1) if width else None)
     ideal = j.qrels.ideal_gains("lin", gain_function("lin"))
     ideal_running = np.cumsum(ideal / np.log2(np.arange(2, ideal.shape[1] + 2, dtype=np.float64)), axis=1)
     length = (ideal > 0).sum(axis=1)
@@ -142,14 +147,15 @@ def ndcg_rel(j, m) -> np.ndarray:
     return np.where((length[None, :] > 0) & (total > 0), value, 0.0)
 
 
-def r_ndcg(j, m) -> np.ndarray:
+def r_ndcg(j, m, gains: np.ndarray | None = None) -> np.ndarray:
     """nDCG averaged at the R levels: D(min(b, n))/I(b) at every boundary b where the ideal
     gain drops (the cumulative counts of the positive grades, highest first), and D(n)/I(L)
-    once more when the list runs on past L + 1 (trec_eval Rndcg)."""
+    once more when the list runs on past L + 1 (trec_eval Rndcg). ``gains``: see
+    :func:`_run_and_ideal`."""
     out = np.zeros(j.n_ret.shape)
     if j.depth == 0:
         return out
-    running, ideal_running, length = _run_and_ideal(j, m)
+    running, ideal_running, length = _run_and_ideal(j, m, gains)
     ideal = j.qrels.ideal_gains("lin", gain_function("lin"))
     n = j.n_ret
     for t in range(ideal.shape[0]):
@@ -172,10 +178,72 @@ def r_ndcg(j, m) -> np.ndarray:
     return out
 
 
+def _expected_gains(j) -> np.ndarray:
+    """Each position's expected gain over the orderings of its tie group: the group's mean."""
+    from irstats.measures.ties import group_sums
+
+    total, _ = group_sums(j, np.asarray(j.positive_grades(), dtype=np.float64), j.depth)
+    return total / j.tie_size
+
+
+def expected_r_ndcg(j, m) -> np.ndarray:
+    """RnDCG is linear in the gains (n, L and the boundaries do not depend on the order), so its
+    expectation is RnDCG of the expected gains."""
+    return r_ndcg(j, m, _expected_gains(j))
+
+
+def expected_ndcg_rel(j, m) -> np.ndarray:
+    """E[nDCG_rel]: its sum Σ_i b_i·D(i)/I(i) is a sum of products b_i·g_j (j ≤ i), whose
+    expectations are pairwise: for i at place p of a tie group of m documents with r of positive
+    gain and gain sum Σg, and A the expected D above the group,
+    E[b_i·D(i)] = (r/m)·A + (r − 1)·Σg/(m(m − 1))·Σ_{places before p} d + (Σg/m)·d_i
+    (another document of the group before i is positive-gain-and-i with chance r(r − 1)/(m(m − 1))
+    … written with b·g = g). The found count and D(n) are linear or fixed."""
+    from irstats.measures.ties import group_counts, group_sums
+
+    out = np.zeros(j.n_ret.shape)
+    if j.depth == 0:
+        return out
+    gains = np.asarray(j.positive_grades(), dtype=np.float64)
+    positive = gains > 0
+    expected = _expected_gains(j)
+    running, ideal_running, length = _run_and_ideal(j, m, expected)
+    width = j.depth
+    discount = 1.0 / np.log2(j.ranks[:width] + 1.0)
+    r, _ = group_counts(j, positive, width)
+    gain_sum, _ = group_sums(j, gains, width)
+    size = j.tie_size[:, :, :width]
+    start = j.tie_start[:, :, :width]
+    before = np.concatenate((np.zeros((running.shape[0], running.shape[1], 1)), running), axis=2)
+    above = np.take_along_axis(before, start, axis=2)  # expected D over the ranks above the group
+    discount_before = np.concatenate(([0.0], np.cumsum(discount)))  # Σ_{j<i} d_j, for i = 0..K
+    in_group = discount_before[np.arange(width)][None, None, :] - discount_before[start]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        pairs = np.where(size > 1, (r - 1) * gain_sum / (size * (size - 1.0)), 0.0)
+        numerator = r / size * above + pairs * in_group + gain_sum / size * discount[None, None, :]
+    ranks = np.arange(1, width + 1)
+    cap = np.minimum(ranks[None, :], np.maximum(length, 1)[:, None])
+    ideal_at = np.take_along_axis(ideal_running, cap - 1, axis=1)
+    inside = ranks[None, None, :] <= j.n_ret[:, :, None]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        terms = np.where(inside & (r > 0), numerator / ideal_at[None, :, :], 0.0)
+    found = positive.sum(axis=2)
+    n = j.n_ret
+    final_d = np.take_along_axis(running, np.clip(n, 1, width)[:, :, None] - 1, axis=2)[:, :, 0]
+    final_d = np.where(n > 0, final_d, 0.0)
+    ideal_all = ideal_running[np.arange(len(length)), np.maximum(length, 1) - 1]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        total = terms.sum(axis=2) + (length[None, :] - found) * final_d / ideal_all[None, :]
+        value = total / length[None, :]
+    return np.where((length[None, :] > 0) & (total > 0), value, 0.0)
+
+
 register(Family("nDCG_rel", "nDCG averaged over the relevant documents (trec_eval ndcg_rel, experimental).",
-                kernel=ndcg_rel, cutoff="none", trec_eval=lambda m: "ndcg_rel"))
+                kernel=ndcg_rel, cutoff="none", trec_eval=lambda m: "ndcg_rel", ties="closed",
+                expected_kernel=expected_ndcg_rel))
 register(Family("RnDCG", "nDCG averaged at the R levels of the graded qrels (trec_eval Rndcg, experimental).",
-                kernel=r_ndcg, cutoff="none", trec_eval=lambda m: "Rndcg"))
+                kernel=r_ndcg, cutoff="none", trec_eval=lambda m: "Rndcg", ties="closed",
+                expected_kernel=expected_r_ndcg))
 
 
 def g_terms(j, m, width: int) -> np.ndarray:
