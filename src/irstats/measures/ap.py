@@ -11,7 +11,7 @@ import numpy as np
 
 from irstats.measures.common import LEVEL_PARAM, depth_axis, level_of, per_topic, trec_cut
 from irstats.measures.registry import Family, RNormalisation, register
-from irstats.measures.ties import expected_precision_terms
+from irstats.measures.ties import expected_inferred_ap_terms, expected_precision_terms
 
 
 def precision_terms(j, m, width: int) -> np.ndarray:
@@ -71,5 +71,6 @@ def inferred_ap_terms(j, m, width: int) -> np.ndarray:
 
 register(Family("infAP", "Inferred AP from sampled judgments (Yilmaz & Aslam 2006; trec_eval infAP): AP estimated "
                 "from the judged documents; qrels lines with a negative grade are in the pool but unjudged.",
-                (LEVEL_PARAM,), terms=inferred_ap_terms, normaliser=_by_r, cutoff="none",
+                (LEVEL_PARAM,), terms=inferred_ap_terms, normaliser=_by_r, cutoff="none", ties="closed",
+                expected_terms=expected_inferred_ap_terms,
                 trec_eval=lambda m: "infAP" if m.get("rel") is None else None), aliases=("InfAP",))

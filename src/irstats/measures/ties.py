@@ -272,6 +272,63 @@ def expected_bin_g_terms(j, m, width: int) -> np.ndarray:
     return out
 
 
+def _log_comb(n, k) -> np.ndarray:
+    """log C(n, k), −inf where k < 0 or k > n (so exp gives 0): the multivariate hypergeometric
+    probabilities as products of binomials, with no special case for empty classes."""
+    from scipy.special import gammaln
+
+    n, k = np.asarray(n, dtype=np.float64), np.asarray(k, dtype=np.float64)
+    valid = (k >= 0) & (k <= n)
+    safe_k = np.where(valid, k, 0.0)
+    return np.where(valid, gammaln(n + 1) - gammaln(safe_k + 1) - gammaln(n - safe_k + 1), -np.inf)
+
+
+def expected_inferred_ap_terms(j, m, width: int) -> np.ndarray:
+    """infAP's expected terms. Its term at a relevant rank i is 1/i + ((c + q + u)/i)·((c + ε)/(c + q
+    + 2ε)) with c relevant, q judged non-relevant and u pool-unjudged documents above i: a ratio,
+    so the counts' joint distribution is needed. Counts above i's group are fixed; inside it (n
+    documents: r relevant, g judged non-relevant, o others, of which v pool-unjudged), i is
+    relevant with chance r/n and then its p − 1 predecessors are drawn from the other n − 1:
+    x relevant and y judged non-relevant are multivariate hypergeometric, and given them the
+    pool-unjudged count is linear in the term, so its conditional mean (p − 1 − x − y)·v/o
+    enters directly."""
+    from irstats.measures.ap import INFAP_EPSILON, inferred_ap_terms
+    from irstats.measures.common import level_of
+
+    width = min(width, j.depth)
+    start = j.tie_start[:, :, :width]
+    single = j.tie_size[:, :, :width] == 1
+    out = np.where(single, inferred_ap_terms(j, m, width), 0.0)
+    rel = j.relevant(level_of(j, m))
+    nonrel = j.judged & ~rel
+    relevant, rel_above = group_counts(j, rel, width)
+    judged_nonrel, nonrel_above = group_counts(j, nonrel, width)
+    pool, pool_above = group_counts(j, j.pool_unjudged, width)
+    for s, t, first in zip(*np.nonzero(~single & (start == np.arange(width)))):
+        n, r = int(j.tie_size[s, t, first]), int(relevant[s, t, first])
+        if r == 0:
+            continue
+        g, v = int(judged_nonrel[s, t, first]), int(pool[s, t, first])
+        others = n - r - g  # pool-unjudged and documents not in the qrels
+        c0, q0, u0 = int(rel_above[s, t, first]), int(nonrel_above[s, t, first]), int(pool_above[s, t, first])
+        x = np.arange(r)[:, None]  # relevant among the predecessors (of the other r − 1)
+        y = np.arange(g + 1)[None, :]  # judged non-relevant among them
+        for place in range(min(n, width - first)):  # place = p − 1 predecessors drawn
+            rank = first + place + 1.0
+            if rank == 1.0:
+                out[s, t, first] = r / n  # rank 1 scores 1 whenever it is relevant
+                continue
+            rest = place - x - y
+            chance = np.exp(_log_comb(r - 1, x) + _log_comb(g, y) + _log_comb(others, rest) - _log_comb(n - 1, place))
+            rest = np.maximum(rest, 0)
+            u = u0 + (rest * v / others if others else 0.0)
+            c, q = c0 + x, q0 + y
+            with np.errstate(invalid="ignore", divide="ignore"):
+                term = 1.0 / rank + ((c + q + u) / rank) * ((c + INFAP_EPSILON) / (c + q + 2 * INFAP_EPSILON))
+            out[s, t, first + place] = (r / n) * np.nansum(np.where(chance > 0, chance * term, 0.0))
+    return out
+
+
 def expected_err_terms(j, m, width: int) -> np.ndarray:
     """ERR's expected terms. The term at rank r is stop(g_r)·Π_{i<r} x(g_i)/r, x = 1 − stop.
     Whole groups above r's group give the same product in any order; inside the group, with
