@@ -100,6 +100,18 @@ def test_errors_and_cli(tmp_path, capsys):
     assert (tmp_path / "g.png").stat().st_size > 0 and (tmp_path / "g.csv").exists()
 
 
+def tau_ap(x, y):
+    """Yilmaz et al.'s τ_AP by a direct loop: y's ordering judged against x's, both directions averaged."""
+    def one(x, y):
+        order = sorted(range(len(x)), key=lambda i: -x[i])
+        total = 0.0
+        for pos in range(1, len(order)):
+            item = order[pos]
+            total += sum(1 for above in order[:pos] if y[above] > y[item]) / pos
+        return 2 * total / (len(x) - 1) - 1
+    return (one(x, y) + one(y, x)) / 2
+
+
 def test_conclusion_agreement_against_scipy_and_plain_loops(shared_data):
     """τ-b = scipy's kendalltau of the system means; τ_AP by a direct loop; top-1; and the
     share of pairs whose scipy ttest_rel significance and direction agree."""
@@ -127,16 +139,6 @@ def test_conclusion_agreement_against_scipy_and_plain_loops(shared_data):
     assert got["pearson_r"] == pytest.approx(sps.pearsonr(ma, mb).statistic, abs=1e-12)
     assert got["top1_same"] == float(np.argmax(ma) == np.argmax(mb))
 
-    def tau_ap(x, y):  # Yilmaz et al.: y's ordering judged against x's, both directions averaged
-        def one(x, y):
-            order = sorted(range(len(x)), key=lambda i: -x[i])
-            total = 0.0
-            for pos in range(1, len(order)):
-                item = order[pos]
-                total += sum(1 for above in order[:pos] if y[above] > y[item]) / pos
-            return 2 * total / (len(x) - 1) - 1
-        return (one(x, y) + one(y, x)) / 2
-
     assert got["tau_ap"] == pytest.approx(tau_ap(ma.tolist(), mb.tolist()), abs=1e-12)
     agree = []
     for i in range(len(ma)):
@@ -158,6 +160,60 @@ def test_conclusion_agreement_against_scipy_and_plain_loops(shared_data):
     assert gains["rank_gain"].to_list() == sorted(gains["rank_gain"].to_list(), reverse=True)
     ax = result.plot()
     assert len(ax.lines) == len(a.systems) and ax.irstats_data.height == len(a.systems)
+
+
+def test_two_collections_over_different_topics(shared_data, tmp_path, capsys):
+    """SynDL's comparison (docs/agreement.md): the same runs under two qrels that judge
+    different topics — here NIST's DL 2019 qrels split into two topic sets. The labels are
+    left out with a note, each run's topics outside a qrels are warned of in one line for all
+    runs, and the conclusions on each set's own topics equal scipy's statistics of
+    pytrec_eval's system means."""
+    import gzip
+
+    import pytrec_eval
+    from scipy import stats as sps
+
+    d = shared_data / "trec-dl-2019-passage"
+    lines = (d / "qrels.dl19-passage.txt").read_text().splitlines()
+    topics = sorted({line.split()[0] for line in lines})
+    halves = {"a": set(topics[::2]), "b": set(topics[1::2])}
+    paths, judged = {}, {}
+    for name, chosen in halves.items():
+        mine = [line for line in lines if line.split()[0] in chosen]
+        paths[name] = tmp_path / f"{name}.qrels"
+        paths[name].write_text("\n".join(mine) + "\n")
+        judged[name] = {}
+        for line in mine:
+            topic, _, docno, grade = line.split()
+            judged[name].setdefault(topic, {})[docno] = int(grade)
+    code, out, err = run_cli(["agreement", paths["a"], paths["b"], "--runs", d / "runs", "-m", "nDCG@10",
+                              "--all-topics", "--format", "tsv", "-n", "30"], capsys)
+    assert code == 0, err
+    assert "share no judged (topic, docno) pair" in err and "labels are not compared" in err
+    outside = [line for line in err.splitlines() if "not in the qrels are ignored" in line]
+    assert len(outside) == 2 and all("37 runs" in line for line in outside), outside
+    frame = pl.read_csv(out.encode(), separator="\t")
+    assert frame["measure"].unique().to_list() == ["nDCG@10"]  # no label statistics
+    got = dict(zip(frame["statistic"], frame["value"]))
+    means = {"a": [], "b": []}
+    for run in sorted((d / "runs").glob("*.run.gz")):
+        ranking = {}
+        with gzip.open(run, "rt") as handle:
+            for line in handle:
+                topic, _, docno, _, score, _ = line.split()
+                ranking.setdefault(topic, {})[docno] = float(score)
+        for name in means:
+            per_topic = pytrec_eval.RelevanceEvaluator(judged[name], {"ndcg_cut.10"}).evaluate(ranking)
+            assert len(per_topic) == len(halves[name])
+            means[name].append(np.mean([values["ndcg_cut_10"] for values in per_topic.values()]))
+    ma, mb = np.array(means["a"]), np.array(means["b"])
+    assert got["kendall_tau_b"] == pytest.approx(sps.kendalltau(ma, mb).statistic, abs=1e-9)
+    assert got["pearson_r"] == pytest.approx(sps.pearsonr(ma, mb).statistic, abs=1e-6)
+    assert got["tau_ap"] == pytest.approx(tau_ap(ma.tolist(), mb.tolist()), abs=1e-9)
+    assert got["top1_same"] == float(np.argmax(ma) == np.argmax(mb))
+    # without --all-topics the two sets share no topic: one line saying what to do
+    code, out, err = run_cli(["agreement", paths["a"], paths["b"], "--runs", d / "runs", "-m", "nDCG@10"], capsys)
+    assert code == 2 and "--all-topics" in err and "Traceback" not in err
 
 
 @settings(max_examples=25, deadline=None)

@@ -42,6 +42,11 @@ MAX_CONFUSION_GRADES = 30
 _CHUNK_VALUES = 1 << 22  # per-pair ordinal terms formed at once (resamples × pairs), ~32 MiB
 
 
+class NoSharedPairsError(InputError):
+    """The two qrels judge no (topic, docno) pair in common — typically two collections over
+    different topics, whose conclusions can still be compared (``all_topics``)."""
+
+
 @dataclass(frozen=True)
 class _Pairs:
     """The shared pairs: each one's topic, and its grades' positions in the sorted union of grades."""
@@ -161,7 +166,7 @@ def _shared_pairs(qrels_a, qrels_b) -> pl.DataFrame:
     b = read_qrels(qrels_b).filter(pl.col("rel") >= 0)
     shared = a.join(b, on=["topic", "docno"], how="inner", suffix="_b")
     if shared.height == 0:
-        raise InputError("the two qrels share no judged (topic, docno) pair")
+        raise NoSharedPairsError("the two qrels share no judged (topic, docno) pair")
     return shared
 
 
@@ -312,8 +317,8 @@ def conclusion_agreement(scores_a, scores_b, measures=None, *, all_topics: bool 
         if not all_topics:
             shared = [t for t in a.topics if t in set(b.topics)]
             if len(shared) < 2:
-                raise InputError(f"{name}: the two score sets share {len(shared)} topic(s); use all_topics for "
-                                 "collections over different topics")
+                raise InputError(f"{name}: the two score sets share {len(shared)} topic(s); collections over "
+                                 "different topics are compared each on its own (all_topics=True, --all-topics)")
             xa = xa[:, [a.topics.index(t) for t in shared]]
             xb = xb[:, [b.topics.index(t) for t in shared]]
         xa = xa[:, ~np.isnan(xa).any(axis=0)]

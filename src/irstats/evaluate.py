@@ -47,7 +47,16 @@ class Evaluator:
 
     def batches(self, runs, systems: Sequence[int] | None = None) -> Iterator[tuple[list[int], Judgments]]:
         """``(batch, judgments)`` for consecutive batches of the runs (``systems``: a subset,
-        by position). ``runs`` is anything :meth:`RunSet.load` takes, or a RunSet."""
+        by position). ``runs`` is anything :meth:`RunSet.load` takes, or a RunSet. Runs with
+        topics the qrels lack are warned of once, after the last batch."""
+        from irstats.judgments import warn_topics_outside_qrels
+
+        outside: dict[str, int] = {}
+        yield from self._batches(runs, systems, outside)
+        warn_topics_outside_qrels(outside)
+
+    def _batches(self, runs, systems: Sequence[int] | None,
+                 outside: dict[str, int]) -> Iterator[tuple[list[int], Judgments]]:
         from irstats.ingest import compiled_batches, compiled_judgments
 
         runset = runs if isinstance(runs, RunSet) else RunSet.load(runs)
@@ -60,33 +69,33 @@ class Evaluator:
         groups = keep(compiled_batches(runset))
         if not groups:
             return
-        first = compiled_judgments(self.collection, runset, self.options, groups[0])
+        first = compiled_judgments(self.collection, runset, self.options, groups[0], outside)
         if first is not None:
-            yield from self._compiled_batches(runset, groups, first)
+            yield from self._compiled_batches(runset, groups, first, outside)
             return
         groups = keep(runset.batches(BATCH_BYTES))
         topics = self.collection.topic_keys
         with ThreadPoolExecutor(max_workers=1) as pool:
             # Reading (polars, which releases the GIL) overlaps with judging and scoring the batch
             # before it (numpy), so the two cores stay busy; at most two batches are in memory.
-            pending = pool.submit(stack_runs, runset, groups[0], topics, self.options)
+            pending = pool.submit(stack_runs, runset, groups[0], topics, self.options, outside)
             for i, batch in enumerate(groups):
                 stacked = pending.result()
                 if i + 1 < len(groups):
-                    pending = pool.submit(stack_runs, runset, groups[i + 1], topics, self.options)
+                    pending = pool.submit(stack_runs, runset, groups[i + 1], topics, self.options, outside)
                 yield batch, build_judgments(self.collection, runset, self.options, systems=batch, stacked=stacked)
                 del stacked
 
     def _compiled_batches(self, runset: RunSet, groups: list[list[int]],
-                          first: Judgments) -> Iterator[tuple[list[int], Judgments]]:
+                          first: Judgments, outside: dict[str, int]) -> Iterator[tuple[list[int], Judgments]]:
         """The compiled path's batches: the next batch is ranked in C (no GIL) while this one
         is scored (numpy); a batch the C code declines is read by the Python readers."""
         from irstats.ingest import compiled_judgments
 
         def judged(batch: list[int]) -> Judgments:
-            result = compiled_judgments(self.collection, runset, self.options, batch)
+            result = compiled_judgments(self.collection, runset, self.options, batch, outside)
             return result if result is not None else build_judgments(self.collection, runset, self.options,
-                                                                     systems=batch)
+                                                                     systems=batch, outside=outside)
 
         with ThreadPoolExecutor(max_workers=1) as pool:
             pending = pool.submit(judged, groups[1]) if len(groups) > 1 else None

@@ -105,9 +105,10 @@ def _rank_file(table, source: str, tag: bytes, options: "EvalOptions"):
 
 
 def compiled_judgments(collection: "Collection", runset: "RunSet", options: "EvalOptions",
-                       systems: list[int]) -> "Judgments | None":
-    """The judgments tensor of the runs ``systems`` by the compiled path, or None (see the module)."""
-    from irstats.judgments import PADDING, Judgments, grade_dtype, qrels_facts
+                       systems: list[int], outside: dict[str, int] | None = None) -> "Judgments | None":
+    """The judgments tensor of the runs ``systems`` by the compiled path, or None (see the module).
+    Topics outside the qrels are counted per run into ``outside`` when given, else warned of."""
+    from irstats.judgments import PADDING, Judgments, grade_dtype, qrels_facts, warn_topics_outside_qrels
 
     if not _eligible(runset, systems, options):
         return None
@@ -129,15 +130,18 @@ def compiled_judgments(collection: "Collection", runset: "RunSet", options: "Eva
     n_ret = np.stack([np.frombuffer(r[1], dtype=np.int64) for r in ranked]).reshape(n_sys, n_top)
     width = max(int(n_ret.max(initial=0)), 1)
     grades = np.full((n_sys, n_top, width), PADDING, dtype=grade_dtype(collection.max_code))
-    for s, (_, _, codes, outside) in enumerate(ranked):
+    outside_topics: dict[str, int] = {} if outside is None else outside
+    for s, (_, _, codes, extra_topics) in enumerate(ranked):
         kept = n_ret[s]
         if kept.sum():
             topic = np.repeat(np.arange(n_top), kept)
             starts = np.cumsum(kept) - kept
             position = np.arange(int(kept.sum())) - np.repeat(starts, kept)
             grades[s, topic, position] = np.frombuffer(codes, dtype=np.int64)
-        if outside:
-            warn(f"run {runset.names[systems[s]]!r}: {len(outside)} topic(s) not in the qrels are ignored")
+        if extra_topics:
+            outside_topics[runset.names[systems[s]]] = len(extra_topics)
+    if outside is None:
+        warn_topics_outside_qrels(outside_topics)
     present = np.ones((n_sys, n_top), dtype=bool) if options.complete else n_lines > 0
     facts = qrels_facts(collection, options)
     return Judgments(grades, n_ret, present, tuple(runset.names[i] for i in systems), collection.topics, facts,

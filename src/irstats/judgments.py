@@ -19,7 +19,7 @@ import numpy as np
 import polars as pl
 
 from irstats.collection import Collection, EvalOptions, RunSet
-from irstats.errors import InputError, warn
+from irstats.errors import InputError, some, warn
 
 UNJUDGED = -1
 PADDING = -2
@@ -223,21 +223,23 @@ def _doc_key(tidx: pl.Expr) -> pl.Expr:
 
 
 def build_judgments(collection: Collection, runset: RunSet, options: EvalOptions,
-                    systems: list[int] | None = None, stacked: pl.DataFrame | None = None) -> Judgments:
+                    systems: list[int] | None = None, stacked: pl.DataFrame | None = None,
+                    outside: dict[str, int] | None = None) -> Judgments:
     """The judgments tensor of a run set (or of the runs ``systems``) against a collection.
 
     Implements METHODS.md §1.4–1.8: ordering, depth, duplicate handling, condensation and
     which topics count. The tensor's system axis follows ``systems`` (default: all runs).
     The runs are stacked in one frame and joined with the qrels once; ordering is a
     permutation applied to numpy arrays, so the string columns are never shuffled.
-    ``stacked`` is that frame when the caller has read it already (:func:`stack_runs`).
+    ``stacked`` is that frame when the caller has read it already (:func:`stack_runs`);
+    ``outside``, as there.
     """
     systems = list(range(len(runset.parts))) if systems is None else list(systems)
     topics = collection.topics
     n_sys, n_top = len(systems), len(topics)
     index = qrels_index(collection, options)
     if stacked is None:
-        stacked = stack_runs(runset, systems, collection.topic_keys, options)
+        stacked = stack_runs(runset, systems, collection.topic_keys, options, outside)
     frame = _join_grades(stacked, index)
     del stacked
 
@@ -351,12 +353,14 @@ def grade_dtype(g_max: int) -> np.dtype:
     raise InputError(f"relevance grade {g_max} is too large (at most {np.iinfo(np.int64).max})")
 
 
-def stack_runs(runset: RunSet, systems: list[int], topics: tuple[str, ...], options: EvalOptions) -> pl.DataFrame:
+def stack_runs(runset: RunSet, systems: list[int], topics: tuple[str, ...], options: EvalOptions,
+               outside: dict[str, int] | None = None) -> pl.DataFrame:
     """Stack the runs ``systems`` in one parallel scan: ``sys, tidx, key, docno, score, rank, line``.
 
     ``sys`` numbers the runs 0.. in the order of ``systems``. Rows whose topic is not in the
-    qrels are dropped (with a warning); a run with no topic in common with the qrels is an
-    error naming its file.
+    qrels are dropped (with a warning, or counted per run into ``outside`` for the caller to
+    warn once about all batches); a run with no topic in common with the qrels is an error
+    naming its file.
     """
     enum = pl.Enum(topics)
     need_rank = options.order == "rank"
@@ -390,13 +394,13 @@ def stack_runs(runset: RunSet, systems: list[int], topics: tuple[str, ...], opti
         # lines it can and names the first line it cannot.
         for i in irregular:
             runset.reread_carefully(systems[i])
-        return stack_runs(runset, systems, topics, options)
+        return stack_runs(runset, systems, topics, options, outside)
     bad_score = frame.get_column("score").is_nan()
     bad_rank = frame.get_column("rank").cast(pl.Int64, strict=False).is_null() if need_rank else None
     for bad in (bad_score, bad_rank):
         if bad is not None and (bad & frame.get_column("docno").is_not_null()).any():
             runset.diagnose(systems[int(frame.filter(bad).get_column("sys")[0])], need_rank)
-    _check_topics_and_tags(frame, runset, systems)
+    _check_topics_and_tags(frame, runset, systems, outside)
     frame = frame.select("sys", "tidx", "key", "docno", "score",
                          pl.col("rank").cast(pl.Int64, strict=False) if need_rank else pl.lit(0).alias("rank"), "line")
     if frame.get_column("tidx").null_count():  # blank lines and topics outside the qrels
@@ -597,12 +601,16 @@ def _first_occurrences(frame: pl.DataFrame, rows: np.ndarray) -> np.ndarray:
     return ranked.select(pl.struct("sys", "tidx", "docno").is_first_distinct()).to_series().to_numpy()
 
 
-def _check_topics_and_tags(frame: pl.DataFrame, runset: RunSet, systems: list[int]) -> None:
-    """Each run needs a topic in common with the qrels; other topics and tags are noted."""
+def _check_topics_and_tags(frame: pl.DataFrame, runset: RunSet, systems: list[int],
+                           outside_topics: dict[str, int] | None) -> None:
+    """Each run needs a topic in common with the qrels; other topics and tags are noted
+    (topics outside the qrels into ``outside_topics`` when given, else warned of here)."""
     sys_idx = frame.get_column("sys").to_numpy()
     outside = frame.get_column("tidx").is_null().to_numpy() & frame.get_column("docno").is_not_null().to_numpy()
     other_tag = frame.get_column("other_tag").fill_null(False).to_numpy()
     common = np.bincount(sys_idx[~outside], minlength=len(systems))
+    collected = outside_topics is None
+    outside_topics = {} if collected else outside_topics
     for i in np.flatnonzero((common == 0) | np.bincount(sys_idx[outside | other_tag], minlength=len(systems))):
         part, name = runset.parts[systems[i]], runset.names[systems[i]]
         rows = frame.filter(pl.col("sys") == i)
@@ -611,12 +619,26 @@ def _check_topics_and_tags(frame: pl.DataFrame, runset: RunSet, systems: list[in
             raise InputError(f"run {name!r} has no topic in common with the qrels (its first topic is "
                              f"{rows.get_column('topic').drop_nulls()[0]!r})", path=part.source)
         if mine.any():
-            extra = rows.filter(pl.Series(mine)).get_column("topic").n_unique()
-            warn(f"run {name!r}: {extra} topic(s) not in the qrels are ignored")
+            outside_topics[name] = rows.filter(pl.Series(mine)).get_column("topic").n_unique()
         tag_lines = rows.filter(pl.col("other_tag")).get_column("line")
         if len(tag_lines):
             warn(f"{part.source}:{tag_lines[0]}: run tag differs from the first line's {part.tag!r}; "
                  f"using {part.tag!r}")
+    if collected:
+        warn_topics_outside_qrels(outside_topics)
+
+
+def warn_topics_outside_qrels(outside: dict[str, int]) -> None:
+    """One warning for every run with topics the qrels do not judge (they are ignored, as by
+    trec_eval). A collection judged on a subset of the topics every run answers — DL 2019's
+    43 of 200 — would otherwise print one line per run."""
+    if len(outside) == 1:
+        (name, count), = outside.items()
+        warn(f"run {name!r}: {count} topic(s) not in the qrels are ignored")
+    elif outside:
+        counts = sorted(set(outside.values()))
+        count = str(counts[0]) if len(counts) == 1 else f"{counts[0]} to {counts[-1]}"
+        warn(f"{len(outside)} runs ({some(outside, limit=3)}): {count} topic(s) each not in the qrels are ignored")
 
 
 def _check_duplicates(frame: pl.DataFrame, rows: np.ndarray, runset: RunSet, systems: list[int],

@@ -78,6 +78,9 @@ def agreement_command(qrels, scores, runs, measures, all_topics, alpha, per_topi
         raise InputError("--plot and --gains need conclusions: give --runs, or --scores A B")
     if len(qrels) != 2:
         raise InputError("give two QRELS files (or --scores A B)")
+    if runs and not (per_topic or confusion):
+        _labels_and_conclusions(qrels, runs, measures, all_topics, alpha, boot, fmt, output, plot_path, gains_path)
+        return
     labels = label_agreement(qrels[0], qrels[1], **boot)
     if per_topic:
         emit_frame(labels.per_topic, fmt, output)
@@ -90,19 +93,34 @@ def agreement_command(qrels, scores, runs, measures, all_topics, alpha, per_topi
                              "a confusion matrix by grade needs categories: bin the labels first")
         emit_frame(labels.confusion, fmt, output)
         return
-    if not runs:
-        emit_frame(labels.statistics, fmt, output, table_text=str(labels) + "\n")
-        return
-    import irstats
+    emit_frame(labels.statistics, fmt, output, table_text=str(labels) + "\n")
 
+
+def _labels_and_conclusions(qrels, runs, measures, all_topics, alpha, boot, fmt, output, plot_path,
+                            gains_path) -> None:
+    """Both at once. Two qrels over different topics (an LLM-judged topic set beside a
+    human-judged one) share no pair: the labels are left out, with a note, and only the
+    conclusions are compared."""
+    import irstats
+    from irstats.agreement import NoSharedPairsError, conclusion_agreement, label_agreement
+
+    try:
+        labels = label_agreement(qrels[0], qrels[1], **boot)
+    except NoSharedPairsError as exc:
+        labels = None
+        click.echo(f"irstats: note: {exc}; labels are not compared, only the conclusions"
+                   + ("" if all_topics else " (add --all-topics if the qrels cover different topics)"), err=True)
     names = list(measures) or ["AP"]
     a = irstats.evaluate(qrels[0], list(runs), names)
     b = irstats.evaluate(qrels[1], list(runs), names)
     conclusions = conclusion_agreement(a, b, None, all_topics=all_topics, alpha=alpha, **boot)
     _write_gains(conclusions, plot_path, gains_path)
-    frame = pl.concat([labels.statistics.with_columns(pl.lit("labels").alias("measure")).select(
-        "measure", "statistic", "value", "ci_low", "ci_high"), conclusions.to_frame()])
-    emit_frame(frame, fmt, output, table_text=str(labels) + "\n" + str(conclusions) + "\n")
+    frames, text = [conclusions.to_frame()], str(conclusions) + "\n"
+    if labels is not None:
+        frames.insert(0, labels.statistics.with_columns(pl.lit("labels").alias("measure")).select(
+            "measure", "statistic", "value", "ci_low", "ci_high"))
+        text = str(labels) + "\n" + text
+    emit_frame(pl.concat(frames), fmt, output, table_text=text)
 
 
 def _write_gains(result, plot_path, gains_path) -> None:

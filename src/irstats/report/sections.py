@@ -118,14 +118,14 @@ def agreement(study: Study) -> Section | None:
     if qrels_b is None:
         return None
     import irstats
-    from irstats.agreement import conclusion_agreement, label_agreement
+    from irstats.agreement import NoSharedPairsError, conclusion_agreement, label_agreement
 
     section = Section("Agreement with a second qrels", "agreement")
     boot = dict(n_resamples=200 if study.settings.quick else 1000, seed=study.settings.seed)
     text = (f"qrels A: `{study.qrels_path}`; qrels B: `{qrels_b}`. Intervals: percentile bootstrap over topics. ")
     try:
         labels = label_agreement(study.qrels_path, qrels_b, **boot)
-    except InputError as exc:  # e.g. different topics: no shared pair, only conclusions
+    except NoSharedPairsError as exc:  # e.g. different topics: only the conclusions are compared
         labels = None
         text += f"Labels are not compared: {exc}. "
     b_scores = irstats.evaluate(qrels_b, study.runs, list(study.measures), **study.settings.options)
