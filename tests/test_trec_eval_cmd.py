@@ -137,3 +137,49 @@ def test_zscores_byte_for_byte(te):
     code, out = _run(["-q", "-m", "all_trec", "-Z", te / "zscores_file", te / "qrels.test", te / "results.test"])
     assert code == 0
     assert out == (te / "out.test.aqZ").read_text()
+
+
+#: Small cases where trec_eval 10.0 (usnistgov/trec_eval f425365, built with its Makefile)
+#: departs from the obvious, with what it printed (stdout) and its exit code.
+QRELS_TWO_TOPICS = "1 0 a 1\n1 0 b 0\n1 0 c 2\n2 0 a 1\n2 0 d 0\n2 0 e 3\n"
+RUN_TOPIC_2_UNJUDGED = "1 Q0 a 1 3 r\n1 Q0 x 2 2 r\n1 Q0 c 3 1 r\n2 Q0 y 1 3 r\n2 Q0 z 2 2 r\n"
+TREC_EVAL_EDGES = [
+    # -J leaves topic 2 with no document: iprec_at_recall's precision 0/0 stays at every recall
+    # level that rounds to 0 of its 2 relevant documents, 11pt_avg adds it in; x86-64 prints -nan
+    (["-q", "-J", "-m", "iprec_at_recall.0,0.2,0.5", "-m", "11pt_avg", "-m", "P.2"], QRELS_TWO_TOPICS,
+     RUN_TOPIC_2_UNJUDGED, 0,
+     "iprec_at_recall_0.00  \t1\t1.0000\niprec_at_recall_0.20  \t1\t1.0000\niprec_at_recall_0.50  \t1\t1.0000\n"
+     "P_2                   \t1\t1.0000\n11pt_avg              \t1\t1.0000\n"
+     "iprec_at_recall_0.00  \t2\t  -nan\niprec_at_recall_0.20  \t2\t  -nan\niprec_at_recall_0.50  \t2\t0.0000\n"
+     "P_2                   \t2\t0.0000\n11pt_avg              \t2\t  -nan\n"
+     "iprec_at_recall_0.00  \tall\t  -nan\niprec_at_recall_0.20  \tall\t  -nan\n"
+     "iprec_at_recall_0.50  \tall\t0.5000\nP_2                   \tall\t0.5000\n11pt_avg              \tall\t  -nan\n"),
+    # -M 0 leaves every topic with no document
+    (["-M", "0", "-m", "iprec_at_recall.0,0.5", "-m", "11pt_avg"], QRELS_TWO_TOPICS, RUN_TOPIC_2_UNJUDGED, 0,
+     "iprec_at_recall_0.00  \tall\t  -nan\niprec_at_recall_0.50  \tall\t0.0000\n11pt_avg              \tall\t  -nan\n"),
+    # Rndcg is 0 on a topic with no document at the relevance level, whatever the lower grades' gain
+    (["-q", "-l", "2", "-m", "Rndcg", "-m", "ndcg"], "1 0 a 0\n1 0 b 1\n", "1 Q0 a 1 3 r\n1 Q0 b 2 2 r\n", 0,
+     "ndcg                  \t1\t0.6309\nRndcg                 \t1\t0.0000\n"
+     "ndcg                  \tall\t0.6309\nRndcg                 \tall\t0.0000\n"),
+    # the first topic's grades all negative: its grade counts get no memory, the first measure
+    # that ranks it fails (exit 4, nothing printed) …
+    (["-q", "-m", "num_q", "-m", "P.5", "-m", "ndcg"], "1 0 a -1\n1 0 b -2\n2 0 a 1\n",
+     "1 Q0 a 1 3 r\n2 Q0 a 1 3 r\n", 4, ""),
+    # … a later one is evaluated, with no relevant document
+    (["-q", "-m", "P.5", "-m", "ndcg"], "1 0 a 1\n2 0 a -1\n", "1 Q0 a 1 3 r\n2 Q0 a 1 3 r\n", 0,
+     "P_5                   \t1\t0.2000\nndcg                  \t1\t1.0000\nP_5                   \t2\t0.0000\n"
+     "ndcg                  \t2\t0.0000\nP_5                   \tall\t0.1000\nndcg                  \tall\t0.5000\n"),
+    # a qrels topic without results: the topics before it are printed, then exit 4
+    (["-q", "-m", "P.5"], QRELS_TWO_TOPICS, "1 Q0 a 1 3 r\n", 4, "P_5                   \t1\t0.2000\n"),
+]
+
+
+@pytest.mark.parametrize("options, qrels, run, code, expected", TREC_EVAL_EDGES)
+def test_trec_eval_edge_cases_byte_for_byte(tmp_path, capsys, options, qrels, run, code, expected):
+    (tmp_path / "qrels").write_text(qrels)
+    (tmp_path / "run").write_text(run)
+    got_code, out, err = run_cli(["trec_eval", *options, tmp_path / "qrels", tmp_path / "run"], capsys)
+    assert (got_code, out) == (code, expected), err
+    assert "Traceback" not in err
+    if code == 4:
+        assert err.startswith("trec_eval: ")

@@ -61,7 +61,7 @@ def _number(option: str, text: str) -> int:
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 def trec_eval_command(args):
     """trec_eval 10's command line and output (alias trec_eval='irstats trec_eval')."""
-    from irstats.trec_eval.output import TopicWithoutResults, trec_eval_output
+    from irstats.trec_eval.output import TrecEvalFailure, trec_eval_output
 
     if "--help" in args:
         click.echo(USAGE, nl=False)
@@ -116,7 +116,9 @@ def trec_eval_command(args):
         sys.exit(1)
     try:
         text = trec_eval_output(operands[0], operands[1], settings.pop("measures"), **settings)
-    except TopicWithoutResults as exc:
+    except TrecEvalFailure as exc:  # trec_eval stops with exit 4 on a topic
+        sys.stdout.write(exc.printed)
+        sys.stdout.flush()
         click.echo(f"trec_eval: {exc.message}", err=True)
         sys.exit(4)
     sys.stdout.write(text)

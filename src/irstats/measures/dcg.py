@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from irstats.measures.common import per_topic
+from irstats.measures.common import level_of, per_topic
 from irstats.errors import MeasureError
 from irstats.measures.registry import Family, Param, RNormalisation, register
 
@@ -150,18 +150,21 @@ def ndcg_rel(j, m) -> np.ndarray:
 def r_ndcg(j, m, gains: np.ndarray | None = None) -> np.ndarray:
     """nDCG averaged at the R levels: D(min(b, n))/I(b) at every boundary b where the ideal
     gain drops (the cumulative counts of the positive grades, highest first), and D(n)/I(L)
-    once more when the list runs on past L + 1 (trec_eval Rndcg). ``gains``: see
-    :func:`_run_and_ideal`."""
+    once more when the list runs on past L + 1 (trec_eval Rndcg); 0 on a topic with no
+    relevant document at the relevance level. ``gains``: see :func:`_run_and_ideal`."""
     out = np.zeros(j.n_ret.shape)
     if j.depth == 0:
         return out
     running, ideal_running, length = _run_and_ideal(j, m, gains)
     ideal = j.qrels.ideal_gains("lin", gain_function("lin"))
     n = j.n_ret
+    # trec_eval gives 0 to a topic with no relevant document at the relevance level (-l), even
+    # when lower grades carry gain
+    num_rel = j.num_relevant(level_of(j, m))
     for t in range(ideal.shape[0]):
         big_l = int(length[t])
-        if big_l == 0:
-            continue  # trec_eval divides 0 by 0 here; irstats gives 0, as for every undefined ratio
+        if big_l == 0 or num_rel[t] == 0:
+            continue  # (L = 0: trec_eval divides 0 by 0; irstats gives 0, as for every undefined ratio)
         gains = ideal[t, :big_l]
         boundaries = np.flatnonzero(np.append(gains[1:] != gains[:-1], True)) + 1  # ranks where the gain drops
         ideal_at = ideal_running[t, boundaries - 1]

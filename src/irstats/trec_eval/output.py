@@ -20,9 +20,26 @@ from irstats.trec_eval.table import MIN_GEO_MEAN, PREFS_MEASURES as PREFERENCE_M
 PREFERENCE_FORMATS = ("prefs", "qrels_prefs")
 
 
-class TopicWithoutResults(InputError):
-    """trec_eval's exit 4: a qrels topic has no results and -c was not given."""
+class TrecEvalFailure(InputError):
+    """Where trec_eval stops with exit 4 while evaluating a topic; ``printed``: what it has
+    printed to standard output by then (the -q lines of the topics before)."""
 
+    printed = ""
+
+
+class TopicWithoutResults(TrecEvalFailure):
+    """A qrels topic has no results and -c was not given."""
+
+
+class CannotCalculate(TrecEvalFailure):
+    """trec_eval 10 cannot rank the first topic it evaluates when all of that topic's grades
+    are negative: sizing its grade counts at max grade + 1 ≤ 0 gets no memory (form_res_rels),
+    and the first requested measure that needs them fails. A later such topic finds the
+    counts already allocated and is evaluated (with no relevant document)."""
+
+
+#: 11pt_avg's recall levels by default
+ELEVEN_POINTS = tuple(k / 10 for k in range(11))
 
 #: trec_eval's MISSING_ZSCORE_VALUE: a value -Z has no mean and sd for.
 MISSING_ZSCORE = -1000000.0
@@ -30,10 +47,60 @@ MISSING_ZSCORE = -1000000.0
 
 def _line(name: str, topic: str, value, kind: str, zscores=None) -> str:
     if zscores is not None:  # every value is a z-score then, printed as a float with a Z
-        return f"Z{name:<22}\t{topic}\t{value:6.4f}\n"
+        return f"Z{name:<22}\t{topic}\t{_float(value)}\n"
     if kind == "long":
         return f"{name:<22}\t{topic}\t{int(value)}\n"
-    return f"{name:<22}\t{topic}\t{value:6.4f}\n"
+    return f"{name:<22}\t{topic}\t{_float(value)}\n"
+
+
+def _float(value: float) -> str:
+    """printf's %6.4f; a NaN is x86-64's 0.0/0.0, whose sign bit is set: glibc prints '-nan'."""
+    return f"{value:6.4f}" if not math.isnan(value) else f"{'-nan':>6}"
+
+
+def _check_first_topic(qrels, topic: str, marked) -> None:
+    """trec_eval's exit 4 on a first topic whose grades are all negative (CannotCalculate)."""
+    import polars as pl
+
+    top = qrels.filter(pl.col("topic") == topic).get_column("rel").max()
+    if top is not None and top < 0:
+        for measure, _ in marked:
+            if measure.kind not in ("runid", "num_q"):  # every other measure ranks the topic first
+                raise CannotCalculate(f"Can't calculate measure '{measure.name}'")
+
+
+def _undefined_values(marked, scores, topics: list[str]) -> dict[str, set[str]]:
+    """A topic left with no document — all its retrieved documents unjudged under -J, or
+    -M 0 — makes trec_eval's iprec_at_recall start from precision 0/0 and keep it at every
+    recall level that rounds to 0 relevant documents (lround(r·R) = 0); 11pt_avg adds it in.
+    trec_eval prints NaN there, and its mean is NaN. (A topic -c adds gets one made-up
+    unjudged document, so it is empty exactly when -J or -M 0 is given too.) Returns
+    {printed name: topics it is NaN on}."""
+    levels: dict[str, tuple[float, ...]] = {}  # printed name → the recall levels its value reads
+    for measure, params in marked:
+        if measure.name == "iprec_at_recall":
+            for (printed, _), level in zip(measure.values(params), measure.defaults if params is None else params):
+                levels[printed] = (level,)
+        elif measure.name == "11pt_avg":
+            (printed, _), = measure.values(params)
+            levels[printed] = ELEVEN_POINTS if params is None else tuple(params[1])
+    if not levels:
+        return {}
+    retrieved, relevant = scores["NumRet"], scores["NumRel"]
+    empty = [t for t in topics if retrieved.values[0, retrieved.topics.index(t)] == 0]
+    out: dict[str, set[str]] = {}
+    for printed, read in levels.items():
+        undefined = {t for t in empty if any(_lround(r * relevant.values[0, relevant.topics.index(t)]) == 0
+                                             for r in read)}
+        if undefined:
+            out[printed] = undefined
+    return out
+
+
+def _lround(x: float) -> int:
+    """C's lround: halves away from zero (Python's round takes them to even)."""
+    return int(math.floor(abs(x) + 0.5)) * (1 if x >= 0 else -1)
+
 
 
 def read_zscores(path) -> dict[tuple[str, str], tuple[float, float]]:
@@ -72,6 +139,15 @@ def trec_eval_output(qrels, results, measures: list[str], *, per_topic: bool = F
     """What ``trec_eval [-q] [-n] [-c] [-l L] [-M M] [-J] [-N N] -m … qrels results`` prints
     (``num_docs``: -N, the collection's size, which only utility's d term uses; ``zscores``:
     -Z, a file of per-topic means and sds turning every value into a z-score)."""
+    with warnings.catch_warnings():
+        # topics outside the qrels and the like: trec_eval says nothing about them either
+        warnings.simplefilter("ignore", IrstatsWarning)
+        return _output(qrels, results, measures, per_topic, summary, complete, rel_level, depth, judged_only,
+                       num_docs, zscores, rel_format)
+
+
+def _output(qrels, results, measures, per_topic, summary, complete, rel_level, depth, judged_only, num_docs,
+            zscores, rel_format) -> str:
     if zscores is not None and not isinstance(zscores, dict):
         zscores = read_zscores(zscores)
     import irstats
@@ -92,6 +168,10 @@ def trec_eval_output(qrels, results, measures: list[str], *, per_topic: bool = F
             if name is not None:
                 wanted[name if preferences else irstats.canonical_name(name)] = None
     wanted.setdefault("NumQ", None)
+    may_be_empty = (judged_only or depth == 0) and rel_format == "trec_qrels"
+    if may_be_empty:  # a topic may be left with no document (_undefined_values)
+        wanted.setdefault("NumRet", None)
+        wanted.setdefault("NumRel", None)
     options = dict(depth=depth, rel_level=rel_level, complete=complete, judged_only=judged_only)
     if preferences:
         scores, qrels_topics = _preference_scores(qrels, results, [m for m in wanted if m != "NumQ"], rel_format,
@@ -105,17 +185,20 @@ def trec_eval_output(qrels, results, measures: list[str], *, per_topic: bool = F
     else:
         qrels = read_qrels(qrels, labels="atol")  # trec_eval's grades: atol of the text (2.5 → 2)
         qrels_topics = bytewise_sorted(qrels.get_column("topic").unique().to_list())
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", IrstatsWarning)  # trec_eval says nothing about them either
-            scores = irstats.evaluate(qrels, results, list(wanted), trec_eval_compat=True, **options)
+        scores = irstats.evaluate(qrels, results, list(wanted), trec_eval_compat=True, **options)
     any_matrix = scores["NumQ"]
     if len(any_matrix.systems) != 1:
         raise InputError("a trec_eval results file holds one run")
     evaluated = set(any_matrix.topics)
     missing = [t for t in qrels_topics if t not in evaluated]
-    if missing and not complete:
-        raise TopicWithoutResults(f"result qid '{missing[0]}' not found in qrels")
+    if rel_format == "trec_qrels" and qrels_topics[0] in evaluated:
+        _check_first_topic(qrels, qrels_topics[0], marked)
     topics = [t for t in qrels_topics if t in evaluated]
+    stop = None
+    if missing and not complete:  # trec_eval stops there, after printing the topics before it
+        stop = TopicWithoutResults(f"result qid '{missing[0]}' not found in qrels")
+        topics = topics[:qrels_topics.index(missing[0])]
+    undefined = _undefined_values(marked, scores, topics) if may_be_empty else {}
     strings = _relstrings(qrels, results, marked, dict(depth=depth, rel_level=rel_level, complete=complete,
                                                        judged_only=judged_only)) if per_topic else {}
     out: list[str] = []
@@ -131,12 +214,17 @@ def trec_eval_output(qrels, results, measures: list[str], *, per_topic: bool = F
                 for printed, name in measure.values(params):
                     matrix = _matrix(scores, name)
                     value = float(matrix.values[0, matrix.topics.index(topic)])
+                    if topic in undefined.get(printed, ()):
+                        value = math.nan
                     if zscores is not None:
                         value = _z(zscores, topic, printed, value)
                     out.append(_line(printed, topic, value, measure.kind, zscores))
+    if stop is not None:
+        stop.printed = "".join(out)
+        raise stop
     if summary:
         for measure, params in marked:
-            out.extend(_summary_lines(measure, params, scores, any_matrix.systems[0], topics, zscores))
+            out.extend(_summary_lines(measure, params, scores, any_matrix.systems[0], topics, zscores, undefined))
     return "".join(out)
 
 
@@ -190,7 +278,7 @@ def _relstrings(qrels, results, marked, options) -> dict[str, str]:
 
 
 def _summary_lines(measure: TrecEvalMeasure, params, scores, run_id: str, topics: list[str],
-                   zscores=None) -> list[str]:
+                   zscores=None, undefined: dict[str, set[str]] | None = None) -> list[str]:
     num_queries = len(topics)
     if measure.kind == "runid":
         return [f"{'runid':<22}\tall\t{run_id}\n"]
@@ -202,6 +290,8 @@ def _summary_lines(measure: TrecEvalMeasure, params, scores, run_id: str, topics
     for printed, name in measure.values(params):
         matrix = _matrix(scores, name)
         values = [float(matrix.values[0, matrix.topics.index(t)]) for t in topics]
+        if undefined and printed in undefined:
+            values = [math.nan if t in undefined[printed] else v for t, v in zip(topics, values)]
         if measure.kind == "gm":  # trec_eval's per-topic gm value is log(max(v, 1e-5))
             values = [math.log(max(v, MIN_GEO_MEAN)) for v in values]
         if zscores is not None:
