@@ -169,6 +169,21 @@ TREC_EVAL_EDGES = [
     (["-q", "-m", "P.5", "-m", "ndcg"], "1 0 a 1\n2 0 a -1\n", "1 Q0 a 1 3 r\n2 Q0 a 1 3 r\n", 0,
      "P_5                   \t1\t0.2000\nndcg                  \t1\t1.0000\nP_5                   \t2\t0.0000\n"
      "ndcg                  \t2\t0.0000\nP_5                   \tall\t0.1000\nndcg                  \tall\t0.5000\n"),
+    # -c on a run that answers none of the judged topics: every topic as failed …
+    (["-c", "-m", "P.5", "-m", "map", "-m", "num_ret", "-m", "num_rel"], "1a 0 a 1\n1a 0 b 0\n", "1 Q0 a 1 3 r\n", 0,
+     "num_ret               \tall\t0\nnum_rel               \tall\t1\nmap                   \tall\t0.0000\n"
+     "P_5                   \tall\t0.0000\n"),
+    # … and without -c, trec_eval's exit 4
+    (["-m", "P.5"], "1a 0 a 1\n1a 0 b 0\n", "1 Q0 a 1 3 r\n", 4, ""),
+    # rbp_resid's mean is 0.96355 up to its last bit: only trec_eval's own arithmetic (p^i by
+    # repeated products, (1 − p) applied once) prints 0.9636 (found by a fuzz against it)
+    (["-m", "rbp_resid", "-m", "rbp"],
+     "4 0 D5 3\n4 0 D14 3\n4 0 D10 1\n4 0 D18 0\n4 0 D9 2\n4 0 D8 4\n6 0 D3 1\n6 0 D4 4\n6 0 D2 2\n"
+     "6 0 D18 1\n6 0 D12 2\n6 0 D17 4\n6 0 D15 3\n6 0 D7 0\n",
+     "4 Q0 D1 1 0.18 tag\n6 Q0 D6 2 0.78 tag\n6 Q0 D11 3 1 tag\n6 Q0 D20 5 0.31 tag\n4 Q0 D7 2 0.12 tag\n"
+     "6 Q0 D1 4 0.69 tag\n6 Q0 D19 1 2.0 tag\n6 Q0 D24 0 3 tag\n4 Q0 D16 0 2.0 tag\n6 Q0 D17 6 0.93 tag\n"
+     "4 Q0 D12 3 0.91 tag\n", 0,
+     "rbp                   \tall\t0.0364\nrbp_resid             \tall\t0.9636\n"),
     # a qrels topic without results: the topics before it are printed, then exit 4
     (["-q", "-m", "P.5"], QRELS_TWO_TOPICS, "1 Q0 a 1 3 r\n", 4, "P_5                   \t1\t0.2000\n"),
 ]

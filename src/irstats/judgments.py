@@ -400,7 +400,10 @@ def stack_runs(runset: RunSet, systems: list[int], topics: tuple[str, ...], opti
     for bad in (bad_score, bad_rank):
         if bad is not None and (bad & frame.get_column("docno").is_not_null()).any():
             runset.diagnose(systems[int(frame.filter(bad).get_column("sys")[0])], need_rank)
-    _check_topics_and_tags(frame, runset, systems, outside)
+    # trec_eval -c scores a run that answers none of the judged topics (every topic as failed);
+    # elsewhere that is taken for a mistake (the wrong qrels)
+    _check_topics_and_tags(frame, runset, systems, outside,
+                           disjoint_ok=options.complete and options.trec_eval_compat)
     frame = frame.select("sys", "tidx", "key", "docno", "score",
                          pl.col("rank").cast(pl.Int64, strict=False) if need_rank else pl.lit(0).alias("rank"), "line")
     if frame.get_column("tidx").null_count():  # blank lines and topics outside the qrels
@@ -601,8 +604,12 @@ def _first_occurrences(frame: pl.DataFrame, rows: np.ndarray) -> np.ndarray:
     return ranked.select(pl.struct("sys", "tidx", "docno").is_first_distinct()).to_series().to_numpy()
 
 
+class NoTopicInCommon(InputError):
+    """A run answers none of the topics the qrels judge."""
+
+
 def _check_topics_and_tags(frame: pl.DataFrame, runset: RunSet, systems: list[int],
-                           outside_topics: dict[str, int] | None) -> None:
+                           outside_topics: dict[str, int] | None, disjoint_ok: bool = False) -> None:
     """Each run needs a topic in common with the qrels; other topics and tags are noted
     (topics outside the qrels into ``outside_topics`` when given, else warned of here)."""
     sys_idx = frame.get_column("sys").to_numpy()
@@ -615,8 +622,8 @@ def _check_topics_and_tags(frame: pl.DataFrame, runset: RunSet, systems: list[in
         part, name = runset.parts[systems[i]], runset.names[systems[i]]
         rows = frame.filter(pl.col("sys") == i)
         mine = outside[sys_idx == i]
-        if common[i] == 0:
-            raise InputError(f"run {name!r} has no topic in common with the qrels (its first topic is "
+        if common[i] == 0 and not disjoint_ok:
+            raise NoTopicInCommon(f"run {name!r} has no topic in common with the qrels (its first topic is "
                              f"{rows.get_column('topic').drop_nulls()[0]!r})", path=part.source)
         if mine.any():
             outside_topics[name] = rows.filter(pl.Series(mine)).get_column("topic").n_unique()

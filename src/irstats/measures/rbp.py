@@ -16,6 +16,13 @@ def _weights(p: float, width: int) -> np.ndarray:
     return (1.0 - p) * np.power(p, np.arange(width, dtype=np.float64))
 
 
+def _trec_eval_powers(p: float, width: int) -> np.ndarray:
+    """p^0 .. p^width as trec_eval's loop makes them (cur_p = cur_p * p): in trec_eval_compat
+    mode rbp and rbp_resid repeat its arithmetic operation for operation, since the last bit
+    of a mean can decide the 4th printed decimal."""
+    return np.cumprod(np.concatenate(([1.0], np.full(width, p))))
+
+
 SCALE_PARAM = Param("scale", str, "collection", choices=("collection", "topic"),
                     help="graded gains as grade/g_max with the collection's top grade, or with each topic's "
                          "(trec_eval's rbp)")
@@ -41,7 +48,17 @@ def rbp_terms(j, m, width: int) -> np.ndarray:
         gains = np.clip(j.values(j.head(j.grades, width)), 0, g_max) / g_max
     else:
         gains = j.head(j.relevant(m["rel"]), width)
+    if _as_trec_eval(j, m):  # Σ gain·p^(i−1), times (1 − p) at the end (_rbp_finish)
+        return gains * _trec_eval_powers(m["p"], width)[:width]
     return gains * _weights(m["p"], width)
+
+
+def _as_trec_eval(j, m) -> bool:
+    return j.trec_eval_compat and m["rel"] is None and m["scale"] == "topic" and not j.tied
+
+
+def _rbp_finish(j, m, inside, depths):
+    return (1.0 - m["p"]) * inside if _as_trec_eval(j, m) else inside
 
 
 def _unjudged(j, width: int) -> np.ndarray:
@@ -55,12 +72,31 @@ def residual_terms(j, m, width: int) -> np.ndarray:
 
 def _add_tail(j, m, inside, depths):
     """Add p^min(k, n), the weight of every rank past the list (or past k)."""
+    if j.trec_eval_compat and not j.tied:
+        return _trec_eval_residual(j, m, depths)
     residual = inside + np.power(m["p"], shown(j, depths))
     if j.trec_eval_compat:
         # trec_eval's rbp_resid is 0 (the tail p^n dropped) when no retrieved document is unjudged.
         seen = accumulate(j, "unjudged", lambda width: _unjudged(j, width), depths) > 0
         residual = np.where(seen, residual, 0.0)
     return residual
+
+
+def _trec_eval_residual(j, m, depths):
+    """trec_eval's rbp_resid operation for operation: Σ p^(i−1) over the unjudged ranks in
+    rank order, then p^n + (1 − p)·Σ; 0 when no retrieved document is unjudged."""
+    width = j.depth
+    n = shown(j, depths)  # (S, T, D)
+    if width == 0:
+        return np.zeros(n.shape)
+    powers = _trec_eval_powers(m["p"], width)
+    unjudged = _unjudged(j, width)
+    total = np.cumsum(np.where(unjudged, powers[:width], 0.0), axis=2)  # adding 0.0 changes no bit
+    count = np.cumsum(unjudged, axis=2)
+    at = np.clip(n, 1, width) - 1
+    total = np.where(n > 0, np.take_along_axis(total, at, axis=2), 0.0)
+    seen = np.where(n > 0, np.take_along_axis(count, at, axis=2), 0) > 0
+    return np.where(seen, powers[n] + (1.0 - m["p"]) * total, 0.0)
 
 
 def _trec_rbp(m) -> str | None:
@@ -90,7 +126,8 @@ def _graded(raw) -> str | None:
 
 
 register(Family("RBP", "Rank-biased precision (1−p)Σ g_i p^(i−1); graded gain grade/g_max unless rel= is given.",
-                (P_PARAM, LEVEL_PARAM, SCALE_PARAM), terms=rbp_terms, trec_eval=_trec_rbp, residual="RBPresid", ties="pointwise",
+                (P_PARAM, LEVEL_PARAM, SCALE_PARAM), terms=rbp_terms, finish=_rbp_finish, trec_eval=_trec_rbp,
+                residual="RBPresid", ties="pointwise",
                 r_normalisation=RNormalisation("nRBP", ideal=_ideal_rbp, objection=_graded)))
 register(Family("RBPresid", "RBP residual: the most RBP could rise if every unjudged document and every rank "
                 "past the list were relevant.", (P_PARAM,), terms=residual_terms, finish=_add_tail,

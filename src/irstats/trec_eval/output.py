@@ -152,6 +152,7 @@ def _output(qrels, results, measures, per_topic, summary, complete, rel_level, d
         zscores = read_zscores(zscores)
     import irstats
     from irstats.io.trec import read_qrels
+    from irstats.judgments import NoTopicInCommon
     from irstats.meta.splits import bytewise_sorted
 
     marked = requested(measures, num_docs)
@@ -185,7 +186,10 @@ def _output(qrels, results, measures, per_topic, summary, complete, rel_level, d
     else:
         qrels = read_qrels(qrels, labels="atol")  # trec_eval's grades: atol of the text (2.5 → 2)
         qrels_topics = bytewise_sorted(qrels.get_column("topic").unique().to_list())
-        scores = irstats.evaluate(qrels, results, list(wanted), trec_eval_compat=True, **options)
+        try:
+            scores = irstats.evaluate(qrels, results, list(wanted), trec_eval_compat=True, **options)
+        except NoTopicInCommon:  # (with -c the engine scores every topic as failed)
+            raise TopicWithoutResults(f"result qid '{qrels_topics[0]}' not found in qrels") from None
     any_matrix = scores["NumQ"]
     if len(any_matrix.systems) != 1:
         raise InputError("a trec_eval results file holds one run")
