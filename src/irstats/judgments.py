@@ -78,12 +78,19 @@ class QrelsFacts:
             self._cache[key] = np.bincount(self.topic_index[mask], minlength=self.n_topics)
         return self._cache[key]
 
-    def ideal_gains(self, gain_key, gain_fn) -> np.ndarray:
+    def ideal_gains(self, gain_key, gain_fn, trec_eval_order: bool = False) -> np.ndarray:
         """Gains of all qrels documents with positive gain, sorted descending per topic.
 
         Returns a (topics × longest) float array padded with zeros. ``gain_fn`` maps an
-        array of grades to gains; ``gain_key`` identifies it in the cache.
+        array of grades to gains; ``gain_key`` identifies it in the cache. With
+        ``trec_eval_order`` and a gain map, the grade levels come in trec_eval's order
+        instead (:func:`trec_eval_ideal_gains`).
         """
+        if trec_eval_order and gain_key not in ("lin", "exp") and self.labels is None:
+            key = ("trec_eval ideal", gain_key)
+            if key not in self._cache:
+                self._cache[key] = trec_eval_ideal_gains(self.topic_index, self.rel, self.n_topics, gain_key)
+            return self._cache[key]
         key = ("ideal", gain_key)
         if key not in self._cache:
             gains = np.asarray(gain_fn(self.values(self.rel)), dtype=np.float64)
@@ -99,6 +106,50 @@ class QrelsFacts:
             ideal[t, pos] = g
             self._cache[key] = ideal
         return self._cache[key]
+
+
+def trec_eval_ideal_gains(topic_index: np.ndarray, rel: np.ndarray, n_topics: int, gain_map: str) -> np.ndarray:
+    """The ideal gain sequence as trec_eval 10 walks it for a gain map (``"1:3;2:9"``).
+
+    setup_gains (gain_init.c) lists the mapped levels in the map's order, then every other
+    level 0..max grade of the topic with gain = level, and sorts them with qsort and a
+    comparator that returns ``(int)(gain_a − gain_b)``: gains less than 1 apart compare
+    equal, so fractional gains need not come out in order. The ideal ranking then takes the
+    levels from the top of that list, each as many times as the topic has documents at
+    it, until a level's gain is ≤ 0. For whole-number gains this is every positive gain in
+    descending order, as :meth:`QrelsFacts.ideal_gains` makes it.
+    """
+    mapped = [(int(float(level)), float(gain)) for level, gain in (item.split(":") for item in gain_map.split(";"))]
+    sequences = []
+    for t in range(n_topics):
+        grades = rel[(topic_index == t) & (rel >= 0)]
+        counts = np.bincount(grades) if len(grades) else np.zeros(0, dtype=np.int64)
+        levels = mapped + [(level, float(level)) for level in range(len(counts))
+                           if level not in {m for m, _ in mapped}]
+        sequence: list[float] = []
+        for level, gain in reversed(_glibc_merge_sort(levels, lambda a, b: int(a[1] - b[1]))):
+            if gain <= 0:
+                break
+            sequence += [gain] * int(counts[level] if 0 <= level < len(counts) else 0)
+        sequences.append(sequence)
+    ideal = np.zeros((n_topics, max([len(q) for q in sequences] + [1])))
+    for t, sequence in enumerate(sequences):
+        ideal[t, :len(sequence)] = sequence
+    return ideal
+
+
+def _glibc_merge_sort(items: list, compare) -> list:
+    """glibc's qsort (msort.c, Debian 12's glibc 2.36): top-down merge sort, first half
+    ⌊n/2⌋, taking from the left run while compare(left, right) ≤ 0. Reproduces the order
+    a comparator that is not a total order (trec_eval's truncated gain difference) gives."""
+    if len(items) <= 1:
+        return list(items)
+    half = len(items) // 2
+    left, right = _glibc_merge_sort(items[:half], compare), _glibc_merge_sort(items[half:], compare)
+    out = []
+    while left and right:
+        out.append(left.pop(0) if compare(left[0], right[0]) <= 0 else right.pop(0))
+    return out + left + right
 
 
 @dataclass

@@ -81,7 +81,13 @@ def agreement_command(qrels, scores, runs, measures, all_topics, alpha, per_topi
     if runs and not (per_topic or confusion):
         _labels_and_conclusions(qrels, runs, measures, all_topics, alpha, boot, fmt, output, plot_path, gains_path)
         return
-    labels = label_agreement(qrels[0], qrels[1], **boot)
+    from irstats.agreement import NoSharedPairsError
+
+    try:
+        labels = label_agreement(qrels[0], qrels[1], **boot)
+    except NoSharedPairsError as exc:
+        raise InputError(f"{exc.message}: labels cannot be compared; for two collections over different topics "
+                         "compare their conclusions (--runs RUNS -m MEASURE --all-topics)") from None
     if per_topic:
         emit_frame(labels.per_topic, fmt, output)
         return

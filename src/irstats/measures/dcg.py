@@ -64,7 +64,7 @@ def ideal_dcg(j, kind: str, depths: np.ndarray | None) -> np.ndarray:
     run's length; a topic without one has IDCG 0 (and nDCG 0).
     """
     def running_sum():
-        ideal = j.qrels.ideal_gains(kind, gain_function(kind))
+        ideal = _ideal(j, kind)
         return np.cumsum(ideal / np.log2(np.arange(2, ideal.shape[1] + 2, dtype=np.float64)), axis=1)
 
     cumulative = j.memo(("ideal DCG", kind), running_sum)
@@ -73,6 +73,12 @@ def ideal_dcg(j, kind: str, depths: np.ndarray | None) -> np.ndarray:
     if length == 0:
         return np.zeros((cumulative.shape[0], len(wanted)))
     return cumulative[:, wanted - 1]
+
+
+def _ideal(j, kind: str) -> np.ndarray:
+    """The ideal gains per topic (T, L); a gain map in trec_eval_compat mode walks the grade
+    levels in trec_eval's order (judgments.trec_eval_ideal_gains)."""
+    return j.qrels.ideal_gains(kind, gain_function(kind), trec_eval_order=j.trec_eval_compat)
 
 
 def _by_ideal_dcg(j, m, depths):
@@ -110,13 +116,14 @@ def _run_and_ideal(j, m, gains: np.ndarray | None = None):
 
     width = j.depth
     discount = 1.0 / np.log2(j.ranks[:width] + 1.0)
+    kind = m["gain"]
     if gains is not None:
         running = np.cumsum(gains * discount, axis=2)
     else:
-        running = accumulate(j, ("discounted gain", "lin"),
-                             lambda w: gain_function("lin")(j.values(j.head(j.grades, w))) * discount[:w],
+        running = accumulate(j, ("discounted gain", kind),
+                             lambda w: gain_function(kind)(j.values(j.head(j.grades, w))) * discount[:w],
                              np.arange(1, width + 1) if width else None)
-    ideal = j.qrels.ideal_gains("lin", gain_function("lin"))
+    ideal = _ideal(j, kind)
     ideal_running = np.cumsum(ideal / np.log2(np.arange(2, ideal.shape[1] + 2, dtype=np.float64)), axis=1)
     length = (ideal > 0).sum(axis=1)
     return running, ideal_running, length
@@ -131,7 +138,8 @@ def ndcg_rel(j, m) -> np.ndarray:
         return out
     running, ideal_running, length = _run_and_ideal(j, m)
     ranks = np.arange(1, j.depth + 1)
-    positive = j.positive_grades() > 0  # (S, T, K): retrieved documents with positive gain
+    # (S, T, K): retrieved documents with positive gain
+    positive = gain_function(m["gain"])(j.values(j.head(j.grades, j.depth))) > 0
     cap = np.minimum(ranks[None, :], np.maximum(length, 1)[:, None])  # (T, K)
     ideal_at = np.take_along_axis(ideal_running, cap - 1, axis=1)  # (T, K)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -156,7 +164,7 @@ def r_ndcg(j, m, gains: np.ndarray | None = None) -> np.ndarray:
     if j.depth == 0:
         return out
     running, ideal_running, length = _run_and_ideal(j, m, gains)
-    ideal = j.qrels.ideal_gains("lin", gain_function("lin"))
+    ideal = _ideal(j, m["gain"])
     n = j.n_ret
     # trec_eval gives 0 to a topic with no relevant document at the relevance level (-l), even
     # when lower grades carry gain
@@ -241,20 +249,25 @@ def expected_ndcg_rel(j, m) -> np.ndarray:
     return np.where((length[None, :] > 0) & (total > 0), value, 0.0)
 
 
+def _closed_for_grade_gains(j, m) -> str:
+    # the closed forms are written for gain = grade; a gain map averages every arrangement
+    return "closed" if m["gain"] == "lin" else "enumerate"
+
+
 register(Family("nDCG_rel", "nDCG averaged over the relevant documents (trec_eval ndcg_rel, experimental).",
-                kernel=ndcg_rel, cutoff="none", trec_eval=lambda m: "ndcg_rel", ties="closed",
-                expected_kernel=expected_ndcg_rel))
+                (GAIN_PARAM,), kernel=ndcg_rel, cutoff="none", ties=_closed_for_grade_gains,
+                trec_eval=lambda m: "ndcg_rel" if m["gain"] == "lin" else None, expected_kernel=expected_ndcg_rel))
 register(Family("RnDCG", "nDCG averaged at the R levels of the graded qrels (trec_eval Rndcg, experimental).",
-                kernel=r_ndcg, cutoff="none", trec_eval=lambda m: "Rndcg", ties="closed",
-                expected_kernel=expected_r_ndcg))
+                (GAIN_PARAM,), kernel=r_ndcg, cutoff="none", ties=_closed_for_grade_gains,
+                trec_eval=lambda m: "Rndcg" if m["gain"] == "lin" else None, expected_kernel=expected_r_ndcg))
 
 
 def g_terms(j, m, width: int) -> np.ndarray:
     """trec_eval's G: gain_i / log2(2 + Σ_{k≤i} max(g*_k, 1) − Σ_{k≤i} gain_k) at each rank with
     a gain, where g* is the ideal ranking's gain at rank k (0 past it): a document's credit
     shrinks with how far the run's gain so far lags the ideal's (m_G.c)."""
-    gains = gain_function("lin")(j.values(j.head(j.grades, width)))
-    ideal = j.qrels.ideal_gains("lin", gain_function("lin"))
+    gains = gain_function(m["gain"])(j.values(j.head(j.grades, width)))
+    ideal = _ideal(j, m["gain"])
     padded = np.zeros((ideal.shape[0], width))
     span = min(width, ideal.shape[1])
     padded[:, :span] = ideal[:, :span]
@@ -265,9 +278,10 @@ def g_terms(j, m, width: int) -> np.ndarray:
 
 
 def _by_total_ideal_gain(j, m, depths):
-    return per_topic(j.qrels.ideal_gains("lin", gain_function("lin")).sum(axis=1))
+    return per_topic(_ideal(j, m["gain"]).sum(axis=1))
 
 
 register(Family("G", "Normalized gain G: each document's gain over log2(2 + the ideal's lead in cumulative gain), "
-                "summed and divided by the total ideal gain (trec_eval G, experimental).", terms=g_terms,
-                normaliser=_by_total_ideal_gain, trec_eval=lambda m: "G" if m.cutoff is None else None))
+                "summed and divided by the total ideal gain (trec_eval G, experimental).", (GAIN_PARAM,),
+                terms=g_terms, normaliser=_by_total_ideal_gain,
+                trec_eval=lambda m: "G" if m.cutoff is None and m["gain"] == "lin" else None))

@@ -30,7 +30,10 @@ class TrecEvalMeasure:
     """One measure of trec_eval's table.
 
     ``param_kind``: ``"none"``, ``"longs"`` (whole-number cut-offs), ``"floats"`` (recall
-    levels, R multiples) or ``"float"`` (one number: set_F's β, rbp's p). ``values(params)``
+    levels, R multiples), each printed as its own value; and, printed once with the
+    parameters' text appended as trec_eval does: ``"float"`` (one number: set_F's β),
+    ``"floats_one"`` (utility's four), ``"levels_one"`` (11pt_avg's recall levels),
+    ``"gain_map"`` (``level=gain`` pairs) and ``"p_pairs"`` (rbp's ``p=…``). ``values(params)``
     gives, in print order, ``(printed name, canonical irstats measure)`` pairs.
     """
 
@@ -42,7 +45,7 @@ class TrecEvalMeasure:
     measure: Callable[[object], str] | None = None  # one parameter → irstats measure
 
     def values(self, params: tuple | None = None) -> list[tuple[str, str | None]]:
-        if self.param_kind in ("floats_one", "gain_map", "levels_one"):  # one value, named by its parameters
+        if self.param_kind in ("float", "floats_one", "gain_map", "levels_one", "p_pairs"):  # named by their text
             if params is None:
                 return [(self.name, self.measure(self.defaults))]
             raw, values = params
@@ -50,10 +53,6 @@ class TrecEvalMeasure:
         params = self.defaults if params is None else params
         if self.param_kind == "none":
             return [(self.name, self.measure(None) if self.measure else None)]
-        if self.param_kind == "float":
-            value = params[0] if params else None
-            name = self.name if value is None or value == self.defaults[0] else self.printed(value)
-            return [(name, self.measure(value if value is not None else self.defaults[0]))]
         return [(self.printed(p), self.measure(p)) for p in params]
 
     def parse(self, text: str) -> tuple:
@@ -77,16 +76,43 @@ class TrecEvalMeasure:
             if self.param_kind == "levels_one":
                 return (text, tuple(float(p) for p in parts))
             if self.param_kind == "gain_map":  # 1=3,2=9,4=4.5 → irstats' gain=1:3;2:9;4:4.5
-                pairs = [p.split("=") for p in parts]
-                if any(len(p) != 2 for p in pairs):
-                    raise ValueError
-                return (text, ";".join(f"{int(k)}:{float(v):g}" for k, v in pairs))
-            if self.param_kind == "float":
-                key, _, value = text.rpartition("=")
-                return (float(value),)
+                # names that are no whole number are ignored, as trec_eval's setup_gains does
+                gains = [(int(k), v) for k, v in _pairs(text) if _valid_int(k)]
+                return (text, ";".join(f"{k}:{v:g}" for k, v in gains))
+            if self.param_kind == "p_pairs":  # rbp.p=0.8: the persistence among name=value pairs
+                pairs = _pairs(text)
+                if self.name == "rbp" and any(_valid_int(k) for k, _ in pairs):
+                    raise InputError(f"irstats trec_eval does not reproduce {self.name} with a gain map: trec_eval's "
+                                     "m_rbp.c scales the gains with variables it never initialises (min, max); "
+                                     "use irstats eval -m 'RBP(p=…)' for graded RBP")
+                return (text, tuple(v for k, v in pairs if k == "p")[-1:] or self.defaults)
+            if self.param_kind == "float":  # set_F.0.5: atof of the text
+                return (text, (_atof(text),))
         except ValueError:
             pass
         raise InputError(f"illegal parameters {text!r} for trec_eval measure {self.name}")
+
+
+def _pairs(text: str) -> list[tuple[str, float]]:
+    """trec_eval's get_param_pairs: ``name=value`` pairs separated by commas."""
+    pairs = [p.split("=", 1) for p in text.split(",")]
+    if any(len(p) != 2 or not p[0] for p in pairs):
+        raise ValueError(text)
+    return [(name, float(value)) for name, value in pairs]
+
+
+def _atof(text: str) -> float:
+    """C's atof: the leading decimal number of ``text`` ("0.5x" → 0.5; none → 0)."""
+    import re
+
+    match = re.match(r"\s*[+-]?(\d+\.?\d*([eE][+-]?\d+)?|\.\d+([eE][+-]?\d+)?)", text)
+    return float(match.group(0)) if match else 0.0
+
+
+def _valid_int(text: str) -> bool:
+    """trec_eval's valid_int: an optional sign, then digits only."""
+    body = text[1:] if text[:1] in "+-" else text
+    return body.isdigit() and body.isascii()
 
 
 def _atol(text: str) -> int:
@@ -135,11 +161,14 @@ TABLE: tuple[TrecEvalMeasure, ...] = (
     TrecEvalMeasure("11pt_avg", "float", "levels_one", (), lambda raw: f"11pt_avg_{raw}",
                     lambda levels: f"IPrecAvg(levels={';'.join(f'{v:g}' for v in levels)})" if levels else "IPrecAvg"),
     _single("binG", "float", "binG"),
-    _single("G", "float", "G"),
+    TrecEvalMeasure("G", "float", "gain_map", (), lambda raw: f"G_{raw}", lambda gains: f"G(gain={gains})"
+                    if gains else "G"),
     TrecEvalMeasure("ndcg", "float", "gain_map", (), lambda raw: f"ndcg_{raw}", lambda gains: f"nDCG(gain={gains})"
                     if gains else "nDCG"),
-    _single("ndcg_rel", "float", "nDCG_rel"),
-    _single("Rndcg", "float", "RnDCG"),
+    TrecEvalMeasure("ndcg_rel", "float", "gain_map", (), lambda raw: f"ndcg_rel_{raw}",
+                    lambda gains: f"nDCG_rel(gain={gains})" if gains else "nDCG_rel"),
+    TrecEvalMeasure("Rndcg", "float", "gain_map", (), lambda raw: f"Rndcg_{raw}",
+                    lambda gains: f"RnDCG(gain={gains})" if gains else "RnDCG"),
     _cutoffs("ndcg_cut", "nDCG"),
     _cutoffs("map_cut", "AP"),
     _cutoffs("relative_P", "RelP"),
@@ -148,7 +177,7 @@ TABLE: tuple[TrecEvalMeasure, ...] = (
     _single("set_relative_P", "float", "SetRelP"),
     _single("set_recall", "float", "SetR"),
     _single("set_map", "float", "SetAP"),
-    TrecEvalMeasure("set_F", "float", "float", (1.0,), lambda b: "set_F", lambda b: f"SetF(beta={b:g})"),
+    TrecEvalMeasure("set_F", "float", "float", (1.0,), lambda raw: f"set_F_{raw}", lambda b: f"SetF(beta={b[0]:g})"),
     _single("num_nonrel_judged_ret", "long", "NumNonrelJudgedRet"),
     # -R prefs | qrels_prefs: preference judgments (irstats.preferences)
     *(_single(trec_name, "long" if name in PREFS_COUNTS else "float", name)
@@ -158,8 +187,10 @@ TABLE: tuple[TrecEvalMeasure, ...] = (
     _cutoffs("P_avgjg", "P"),
     TrecEvalMeasure("Rprec_mult_avgjg", "float", "floats", tuple(k / 10 for k in range(2, 21, 2)),
                     lambda x: f"Rprec_mult_avgjg_{x:.2f}", lambda x: f"Rprec(mult={x:g})"),
-    TrecEvalMeasure("rbp", "float", "float", (0.9,), lambda p: "rbp", lambda p: f"RBP(p={p:g},scale=topic)"),
-    TrecEvalMeasure("rbp_resid", "float", "float", (0.9,), lambda p: "rbp_resid", lambda p: f"RBPresid(p={p:g})"),
+    TrecEvalMeasure("rbp", "float", "p_pairs", (0.9,), lambda raw: f"rbp_{raw}",
+                    lambda p: f"RBP(p={p[0]:g},scale=topic)"),
+    TrecEvalMeasure("rbp_resid", "float", "p_pairs", (0.9,), lambda raw: f"rbp_resid_{raw}",
+                    lambda p: f"RBPresid(p={p[0]:g})"),
     _cutoffs("unj", "Unj", (5, 10, 20)),
 )
 
