@@ -82,9 +82,15 @@ def test_errors_and_exit_codes(te, tmp_path, capsys):
     assert code == 1 and "illegal measure 'nope'" in err and "Traceback" not in err
     code, out, err = run_cli(["trec_eval", "-R", "prefs", "-m", "map", te / "prefs.test",
                               te / "prefs.results.test"], capsys)  # map needs qrels, not preferences
-    assert code in (1, 2) and "Traceback" not in err and "'map' needs relevance judgments" in err
+    # trec_eval cannot calculate a measure from other judgments than it reads: exit 4
+    assert (code, out) == (4, "") and "Traceback" not in err and "Can't calculate measure 'map'" in err
     code, out, err = run_cli(["trec_eval", "-m", "prefs_simp", te / "qrels.test", te / "results.test"], capsys)
-    assert code in (1, 2) and "Traceback" not in err and "-R prefs or -R qrels_prefs" in err
+    assert (code, out) == (4, "") and "Traceback" not in err and "-R prefs or qrels_prefs" in err
+    code, out, err = run_cli(["trec_eval", "-m", "P_avgjg", te / "qrels.test", te / "results.test"], capsys)
+    assert (code, out) == (4, "") and "Can't calculate measure 'P_avgjg'" in err
+    code, out, err = run_cli(["trec_eval", "-R", "qrels_jg", "-m", "map", te / "qrels.123", te / "results.test"],
+                             capsys)
+    assert (code, out) == (4, "") and "Can't calculate measure 'map'" in err
     code, out, err = run_cli(["trec_eval", "-R", "qrels_weird", te / "qrels.test", te / "results.test"], capsys)
     assert code in (1, 2) and "Traceback" not in err and "qrels_weird" in err
     code, out, err = run_cli(["trec_eval", te / "qrels.test"], capsys)

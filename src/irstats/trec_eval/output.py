@@ -58,15 +58,42 @@ def _float(value: float) -> str:
     return f"{value:6.4f}" if not math.isnan(value) else f"{'-nan':>6}"
 
 
-def _check_first_topic(qrels, topic: str, marked) -> None:
-    """trec_eval's exit 4 on a first topic whose grades are all negative (CannotCalculate)."""
+#: The judgments each -R format gives: what a measure must read (_reads) to be calculated.
+FORMAT_READS = {"trec_qrels": "qrels", "qrels_jg": "jg", "prefs": "prefs", "qrels_prefs": "prefs"}
+
+
+def _reads(measure: TrecEvalMeasure) -> str | None:
+    """What trec_eval's measure reads: qrels (form_res_rels), judgment groups
+    (form_res_rels_jg: the _avgjg measures), preferences (form_prefs_counts), or nothing
+    (runid, num_q)."""
+    if measure.kind in ("runid", "num_q"):
+        return None
+    if any(name in PREFERENCE_MEASURES for _, name in measure.values()):
+        return "prefs"
+    if measure.name.endswith("_avgjg"):  # (after the preference measures: prefs_avgjg reads preferences)
+        return "jg"
+    return "qrels"
+
+
+def _check_first_topic(qrels, topic: str, marked, rel_format: str) -> None:
+    """trec_eval's exit 4 at the first topic it evaluates (CannotCalculate), from the first
+    measure in its table order that cannot be calculated there: one that reads other
+    judgments than -R gives, or, with trec_qrels, any that ranks a topic whose grades are
+    all negative."""
     import polars as pl
 
-    top = qrels.filter(pl.col("topic") == topic).get_column("rel").max()
-    if top is not None and top < 0:
-        for measure, _ in marked:
-            if measure.kind not in ("runid", "num_q"):  # every other measure ranks the topic first
-                raise CannotCalculate(f"Can't calculate measure '{measure.name}'")
+    given = FORMAT_READS[rel_format]
+    top = None if qrels is None else qrels.filter(pl.col("topic") == topic).get_column("rel").max()
+    for measure, _ in marked:
+        reads = _reads(measure)
+        if reads is None:
+            continue
+        if reads != given:
+            raise CannotCalculate(f"Can't calculate measure '{measure.name}' (it reads "
+                                  + {"qrels": "relevance judgments: -R trec_qrels", "jg": "judgment groups: -R qrels_jg",
+                                     "prefs": "preferences: -R prefs or qrels_prefs"}[reads] + ")")
+        if top is not None and top < 0:
+            raise CannotCalculate(f"Can't calculate measure '{measure.name}'")
 
 
 def _undefined_values(marked, scores, topics: list[str]) -> dict[str, set[str]]:
@@ -159,13 +186,11 @@ def _output(qrels, results, measures, per_topic, summary, complete, rel_level, d
     preferences = rel_format in PREFERENCE_FORMATS
     wanted: dict[str, None] = {}
     for measure, params in marked:
+        if _reads(measure) not in (None, FORMAT_READS[rel_format]):
+            continue  # trec_eval cannot calculate it from these judgments (_check_first_topic)
         for printed, name in measure.values(params):
             if name is None and measure.kind not in ("runid", "string"):
                 raise InputError(f"trec_eval measure '{measure.name}' is not computed by irstats yet")
-            if name is not None and measure.kind != "num_q" and (name in PREFERENCE_MEASURES) != preferences:
-                raise InputError(f"trec_eval measure '{measure.name}' needs "
-                                 + ("-R prefs or -R qrels_prefs" if not preferences else
-                                    "relevance judgments (-R trec_qrels or qrels_jg), not preferences"))
             if name is not None:
                 wanted[name if preferences else irstats.canonical_name(name)] = None
     wanted.setdefault("NumQ", None)
@@ -195,8 +220,8 @@ def _output(qrels, results, measures, per_topic, summary, complete, rel_level, d
         raise InputError("a trec_eval results file holds one run")
     evaluated = set(any_matrix.topics)
     missing = [t for t in qrels_topics if t not in evaluated]
-    if rel_format == "trec_qrels" and qrels_topics[0] in evaluated:
-        _check_first_topic(qrels, qrels_topics[0], marked)
+    if qrels_topics[0] in evaluated:  # (else trec_eval stops at it, not found)
+        _check_first_topic(qrels if rel_format == "trec_qrels" else None, qrels_topics[0], marked, rel_format)
     topics = [t for t in qrels_topics if t in evaluated]
     stop = None
     if missing and not complete:  # trec_eval stops there, after printing the topics before it

@@ -58,7 +58,7 @@ class TrecEvalMeasure:
     def parse(self, text: str) -> tuple:
         """The parameters of ``-m name.text``, as trec_eval reads them."""
         if self.param_kind == "none":
-            raise InputError(f"trec_eval measure {self.name} takes no parameters")
+            return None  # trec_eval ignores them (map.3 is map)
         parts = [p for p in text.split(",")]
         try:
             if self.param_kind == "longs":
