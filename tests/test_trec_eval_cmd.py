@@ -201,6 +201,15 @@ TREC_EVAL_EDGES = [
      "G_0=1,3=0.2           \tall\t0.5052\nndcg_1=0.5,2=0.7,3=1.4\tall\t0.8552\n"
      "ndcg_rel_1=1.5,2=1.2  \tall\t0.5522\nRndcg_2=-1,1=2.5      \tall\t0.6046\n"
      "rbp_p=0.6             \tall\t0.3045\nrbp_resid_p=0.95,x=1  \tall\t0.8823\n"),
+    # … and the walk down that order passes over levels without documents (here 0 and 3, sorted
+    # above 4=0.5), so grade 4 still counts in the ideal
+    (["-m", "ndcg.1=3,2=9,4=0.5"], "1 0 a 1\n1 0 b 1\n1 0 c 4\n", "1 Q0 c 1 3 r\n1 Q0 x 2 2 r\n1 Q0 a 3 1 r\n", 0,
+     "ndcg_1=3,2=9,4=0.5    \tall\t0.3889\n"),
+    # the first -m name.params of a measure sets its parameters; later ones are ignored
+    (["-m", "P.5", "-m", "P.10", "-m", "ndcg.1=2", "-m", "ndcg.1=5"],
+     "1 0 a 1\n1 0 b 0\n1 0 c 2\n1 0 d 3\n1 0 e 1\n2 0 a 2\n2 0 d 0\n2 0 e 3\n2 0 f 1\n",
+     "1 Q0 a 1 3 r\n1 Q0 x 2 2 r\n1 Q0 c 3 1 r\n1 Q0 d 4 0.5 r\n2 Q0 f 1 3 r\n2 Q0 a 2 2 r\n2 Q0 z 3 1 r\n", 0,
+     "P_5                   \tall\t0.5000\nndcg_1=2              \tall\t0.6604\n"),
     # set_F's β printed with its text
     (["-m", "set_F.0.30"], "1 0 a 1\n1 0 b 0\n1 0 c 2\n1 0 d 3\n1 0 e 1\n2 0 a 2\n2 0 d 0\n2 0 e 3\n2 0 f 1\n",
      "1 Q0 a 1 3 r\n1 Q0 x 2 2 r\n1 Q0 c 3 1 r\n1 Q0 d 4 0.5 r\n2 Q0 f 1 3 r\n2 Q0 a 2 2 r\n2 Q0 z 3 1 r\n", 0,

@@ -114,10 +114,11 @@ def trec_eval_ideal_gains(topic_index: np.ndarray, rel: np.ndarray, n_topics: in
     setup_gains (gain_init.c) lists the mapped levels in the map's order, then every other
     level 0..max grade of the topic with gain = level, and sorts them with qsort and a
     comparator that returns ``(int)(gain_a − gain_b)``: gains less than 1 apart compare
-    equal, so fractional gains need not come out in order. The ideal ranking then takes the
-    levels from the top of that list, each as many times as the topic has documents at
-    it, until a level's gain is ≤ 0. For whole-number gains this is every positive gain in
-    descending order, as :meth:`QrelsFacts.ideal_gains` makes it.
+    equal, so fractional gains need not come out in order. The ideal ranking then walks
+    that list from the top, each level as many times as the topic has documents at it,
+    passing over levels without documents, and stops at the first gain ≤ 0 it lands on
+    (or at once when the top level's gain is ≤ 0). For whole-number gains this is every
+    positive gain in descending order, as :meth:`QrelsFacts.ideal_gains` makes it.
     """
     mapped = [(int(float(level)), float(gain)) for level, gain in (item.split(":") for item in gain_map.split(";"))]
     sequences = []
@@ -126,11 +127,21 @@ def trec_eval_ideal_gains(topic_index: np.ndarray, rel: np.ndarray, n_topics: in
         counts = np.bincount(grades) if len(grades) else np.zeros(0, dtype=np.int64)
         levels = mapped + [(level, float(level)) for level in range(len(counts))
                            if level not in {m for m, _ in mapped}]
+        ordered = _glibc_merge_sort(levels, lambda a, b: int(a[1] - b[1]))
+        at_level = [int(counts[level]) if 0 <= level < len(counts) else 0 for level, _ in ordered]
+        # m_ndcg.c's walk, step for step: from the top level, move down past every level
+        # whose documents are used up (levels without documents too), stop on a gain ≤ 0
         sequence: list[float] = []
-        for level, gain in reversed(_glibc_merge_sort(levels, lambda a, b: int(a[1] - b[1]))):
-            if gain <= 0:
-                break
-            sequence += [gain] * int(counts[level] if 0 <= level < len(counts) else 0)
+        current = len(ordered) - 1
+        gain = ordered[current][1] if current >= 0 else 0.0
+        taken = 0
+        while gain > 0:
+            taken += 1
+            while current >= 0 and taken > at_level[current]:
+                taken, current = 1, current - 1
+                gain = ordered[current][1] if current >= 0 else 0.0
+            if gain > 0:
+                sequence.append(gain)
         sequences.append(sequence)
     ideal = np.zeros((n_topics, max([len(q) for q in sequences] + [1])))
     for t, sequence in enumerate(sequences):

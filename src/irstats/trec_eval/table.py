@@ -216,8 +216,8 @@ NICKNAMES: dict[str, tuple[str, ...]] = {
 
 def requested(specs: list[str], num_docs: int = 0) -> list[tuple[TrecEvalMeasure, tuple | None]]:
     """``-m`` arguments → the marked measures in trec_eval's print order, with parameters
-    (None: the defaults). A later ``-m name.params`` for the same measure replaces earlier
-    parameters, as trec_eval does. ``num_docs`` (-N) goes to utility's d term."""
+    (None: the defaults). The first ``-m name.params`` of a measure sets its parameters; a
+    later one is ignored, as trec_eval's measure initialisers take the first match. ``num_docs`` (-N) goes to utility's d term."""
     marked: dict[str, tuple | None] = {}
     for spec in specs or ["official"]:
         name, dot, params = spec.partition(".")
@@ -227,7 +227,8 @@ def requested(specs: list[str], num_docs: int = 0) -> list[tuple[TrecEvalMeasure
             continue
         if name not in BY_NAME:
             raise InputError(f"illegal measure '{spec}'")
-        marked[name] = BY_NAME[name].parse(params) if dot else marked.get(name)
+        given = BY_NAME[name].parse(params) if dot else None
+        marked[name] = marked.get(name) if marked.get(name) is not None else given
     out = [(m, marked[m.name]) for m in TABLE if m.name in marked]
     if num_docs:
         out = [(_with_docs(m, num_docs) if m.name == "utility" else m, p) for m, p in out]
