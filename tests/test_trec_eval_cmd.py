@@ -237,3 +237,13 @@ def test_rbp_with_a_gain_map_is_refused(tmp_path, capsys):
     (tmp_path / "run").write_text("1 Q0 a 1 3 r\n")
     code, out, err = run_cli(["trec_eval", "-m", "rbp.p=0.8,1=2", tmp_path / "qrels", tmp_path / "run"], capsys)
     assert code == 1 and out == "" and "gain map" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("spec", ["ndcg.1=3,1=4", "G.-1=2"])
+def test_gain_maps_trec_eval_reads_inconsistently_are_refused(tmp_path, capsys, spec):
+    """A level given twice (trec_eval's ideal ranking takes one gain, the run another) or a
+    negative level (it reaches trec_eval's codes for unjudged documents): refused in one line."""
+    (tmp_path / "qrels").write_text("1 0 a 1\n")
+    (tmp_path / "run").write_text("1 Q0 a 1 3 r\n")
+    code, out, err = run_cli(["trec_eval", "-m", spec, tmp_path / "qrels", tmp_path / "run"], capsys)
+    assert code == 1 and out == "" and "Traceback" not in err and ("twice" in err or "negative level" in err)

@@ -16,7 +16,8 @@ from irstats.measures.registry import Family, Param, RNormalisation, register
 GAIN_PARAM = Param("gain", str, "lin", choices=("lin", "exp"),
                    help="a map of grades to gains such as 1:3;2:9 (other grades keep gain = grade, as trec_eval's "
                         "ndcg.1=3,2=9)",
-                   pattern=r"-?\d+(\.\d*)?:-?\d+(\.\d*)?(;-?\d+(\.\d*)?:-?\d+(\.\d*)?)*")
+                   # grades only: a gain for a negative level would reach unjudged documents and padding
+                   pattern=r"\d+(\.\d*)?:-?\d+(\.\d*)?(;\d+(\.\d*)?:-?\d+(\.\d*)?)*")
 
 
 #: 2^g − 1 is infinite in float64 from this grade on.
@@ -31,7 +32,11 @@ def gain_function(kind: str):
         return _exp_gain
     if kind == "lin":
         return lambda grades: np.maximum(grades, 0).astype(np.float64)
-    table = {float(level): float(gain) for level, gain in (item.split(":") for item in kind.split(";"))}
+    table: dict[float, float] = {}
+    for level, gain in (item.split(":") for item in kind.split(";")):
+        if float(level) in table:
+            raise MeasureError(f"gain map {kind!r} gives grade {level} twice")
+        table[float(level)] = float(gain)
 
     def mapped(grades: np.ndarray) -> np.ndarray:
         grades = np.asarray(grades)

@@ -78,7 +78,13 @@ class TrecEvalMeasure:
             if self.param_kind == "gain_map":  # 1=3,2=9,4=4.5 → irstats' gain=1:3;2:9;4:4.5
                 # names that are no whole number are ignored, as trec_eval's setup_gains does
                 gains = [(int(k), v) for k, v in _pairs(text) if _valid_int(k)]
-                return (text, ";".join(f"{k}:{v:g}" for k, v in gains))
+                if len({k for k, _ in gains}) < len(gains):
+                    raise InputError(f"{self.name}.{text}: a level given twice gets one gain in trec_eval's ideal "
+                                     "ranking and another in the run's (gain_init.c); not reproduced")
+                if any(k < 0 for k, _ in gains):
+                    raise InputError(f"{self.name}.{text}: a gain for a negative level reaches trec_eval's unjudged "
+                                     "documents (its codes -1, -2); irstats trec_eval takes gains for grades ≥ 0")
+                return (text, ";".join(f"{k}:{_positional(v)}" for k, v in gains))
             if self.param_kind == "p_pairs":  # rbp.p=0.8: the persistence among name=value pairs
                 pairs = _pairs(text)
                 if self.name == "rbp" and any(_valid_int(k) for k, _ in pairs):
@@ -107,6 +113,13 @@ def _atof(text: str) -> float:
 
     match = re.match(r"\s*[+-]?(\d+\.?\d*([eE][+-]?\d+)?|\.\d+([eE][+-]?\d+)?)", text)
     return float(match.group(0)) if match else 0.0
+
+
+def _positional(value: float) -> str:
+    """A gain as irstats' gain map writes it: every digit kept, no exponent (1e-07 → 0.0000001)."""
+    import numpy as np
+
+    return np.format_float_positional(value, trim="-")
 
 
 def _valid_int(text: str) -> bool:
