@@ -167,6 +167,9 @@ TREC_EVAL_EDGES = [
     (["-q", "-l", "2", "-m", "Rndcg", "-m", "ndcg"], "1 0 a 0\n1 0 b 1\n", "1 Q0 a 1 3 r\n1 Q0 b 2 2 r\n", 0,
      "ndcg                  \t1\t0.6309\nRndcg                 \t1\t0.0000\n"
      "ndcg                  \tall\t0.6309\nRndcg                 \tall\t0.0000\n"),
+    # … and divides 0 by 0 on a topic with a relevant document (-l 0) but no positive gain
+    (["-q", "-l", "0", "-m", "Rndcg"], "1 0 a 0\n1 0 b 0\n2 0 a 1\n", "1 Q0 a 1 3 r\n2 Q0 a 1 3 r\n", 0,
+     "Rndcg                 \t1\t  -nan\nRndcg                 \t2\t1.0000\nRndcg                 \tall\t  -nan\n"),
     # the first topic's grades all negative: its grade counts get no memory, the first measure
     # that ranks it fails (exit 4, nothing printed) …
     (["-q", "-m", "num_q", "-m", "P.5", "-m", "ndcg"], "1 0 a -1\n1 0 b -2\n2 0 a 1\n",

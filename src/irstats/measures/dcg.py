@@ -176,8 +176,11 @@ def r_ndcg(j, m, gains: np.ndarray | None = None) -> np.ndarray:
     num_rel = j.num_relevant(level_of(j, m))
     for t in range(ideal.shape[0]):
         big_l = int(length[t])
-        if big_l == 0 or num_rel[t] == 0:
-            continue  # (L = 0: trec_eval divides 0 by 0; irstats gives 0, as for every undefined ratio)
+        if num_rel[t] == 0:
+            continue
+        if big_l == 0:  # no positive ideal gain: trec_eval divides 0 by 0 (printed -nan); irstats gives 0
+            out[:, t] = np.nan if j.trec_eval_compat else 0.0
+            continue
         gains = ideal[t, :big_l]
         boundaries = np.flatnonzero(np.append(gains[1:] != gains[:-1], True)) + 1  # ranks where the gain drops
         ideal_at = ideal_running[t, boundaries - 1]
