@@ -57,6 +57,101 @@ def interpolated_precision(j, m) -> np.ndarray:
     return _at_levels(j, m, (m.cutoff,))[:, :, 0]
 
 
+# ----------------------------------------------------------------------------- tied scores
+# IPrec at level r is V = max over the relevant documents j ≥ c' (c' = max(c, 1)) of j/pos_j:
+# past the c'-th relevant document, precision peaks at relevant documents. Under tied scores
+# the relevant documents of a tie group (k of its size n, J relevant above it, at offset o)
+# take a uniformly random k-subset q_1 < … < q_k of its places, and groups are independent.
+# So P(V ≤ x) is a product over groups of P(every (J + i)/(o + q_i) ≤ x), a count of subsets
+# with lower bounds on their order statistics (q_i ≥ ⌈(J + i)/x⌉ − o), and E[V] sums x times
+# the jumps of that product over the values V can take — exact, in integers where it matters.
+
+def _expected_at_levels(j, m, levels) -> np.ndarray:
+    """E[IPrec] at each recall level over every ordering of the tied documents: (S, T, L)."""
+    level = level_of(j, m)
+    out = np.zeros(j.n_ret.shape + (len(levels),))
+    if j.depth == 0:
+        return out
+    relevant = j.relevant(level)
+    big_r = j.num_relevant(level)
+    for s, t in zip(*np.nonzero(j.n_ret)):
+        n = int(j.n_ret[s, t])
+        rel = relevant[s, t, :n].astype(np.int64)
+        starts = np.flatnonzero(j.tie_start[s, t, :n] == np.arange(n))
+        groups = [(int(o), int(j.tie_size[s, t, o]), int(rel[o:o + j.tie_size[s, t, o]].sum()), int(rel[:o].sum()))
+                  for o in starts]
+        retrieved = int(rel.sum())
+        for k, r in enumerate(levels):
+            cut = int(np.floor(r * big_r[t] + 0.5))
+            if retrieved and cut <= retrieved:
+                out[s, t, k] = _expected_best_precision(groups, max(cut, 1))
+    return out
+
+
+def _expected_best_precision(groups, first: int) -> float:
+    """E[max over relevant documents j ≥ first of j/pos_j]; groups as (offset, size, relevant,
+    relevant above)."""
+    steps = []  # per group: its possible values (ascending) and P(group's max ≤ each)
+    for offset, size, k, above in groups:
+        ranks = [i for i in range(1, k + 1) if above + i >= first]
+        if not ranks:
+            continue
+        # the values (above + i)/(offset + q), q_i ∈ [i, size − k + i], as exact fractions
+        pairs = sorted({(above + i, offset + q) for i in ranks for q in range(i, size - k + i + 1)},
+                       key=lambda f: f[0] / f[1])
+        values = np.array([a / b for a, b in pairs])
+        keep = np.append(values[1:] != values[:-1], True)  # equal fractions: one value
+        pairs = [f for f, kept in zip(pairs, keep) if kept]
+        steps.append((values[keep], _max_at_most(pairs, offset, size, k, above, ranks)))
+    if not steps:
+        return 0.0
+    support = np.unique(np.concatenate([values for values, _ in steps]))
+    cdf = np.ones(len(support))
+    for values, chance in steps:
+        at = np.searchsorted(values, support, side="right") - 1
+        cdf *= np.where(at >= 0, chance[np.maximum(at, 0)], 0.0)
+    return float(np.sum(support * np.diff(np.concatenate(([0.0], cdf)))))
+
+
+def _max_at_most(pairs, offset: int, size: int, k: int, above: int, ranks: list[int]) -> np.ndarray:
+    """P(every (above + i)/(offset + q_i) ≤ a/b) for each threshold a/b in ``pairs``, the k
+    relevant places q_1 < … < q_k a uniform k-subset of 1..size: a count of subsets with
+    q_i ≥ ⌈(above + i)·b/a⌉ − offset, by a running sum over places, divided by C(size, k)
+    (the bound-free count, carried as row 0 so both are scaled alike)."""
+    out = np.empty(len(pairs))
+    place = np.arange(1, size + 1)
+    for start in range(0, len(pairs), 2048):
+        chunk = pairs[start:start + 2048]
+        a = np.array([1] + [p[0] for p in chunk], dtype=np.int64)[:, None]
+        b = np.array([0] + [p[1] for p in chunk], dtype=np.int64)[:, None]
+        ways = None
+        for i in range(1, k + 1):
+            bound = np.full(a.shape, i, dtype=np.int64)
+            if i in ranks:
+                need = -((-(above + i) * b) // a) - offset  # ⌈(above + i)·b/a⌉ − offset
+                bound = np.maximum(bound, need)
+                bound[0] = i  # row 0: no bound
+            allowed = place[None, :] >= bound
+            if ways is None:
+                ways = allowed.astype(np.float64)
+            else:
+                before = np.concatenate((np.zeros((len(a), 1)), np.cumsum(ways, axis=1)[:, :-1]), axis=1)
+                ways = before * allowed
+            ways /= ways[0].sum()  # keeps the counts in range; the ratio to row 0 is unchanged
+        totals = ways.sum(axis=1)
+        out[start:start + len(chunk)] = totals[1:] / totals[0]
+    return out
+
+
+def expected_interpolated_precision(j, m) -> np.ndarray:
+    return _expected_at_levels(j, m, (m.cutoff,))[:, :, 0]
+
+
+def expected_eleven_point_average(j, m) -> np.ndarray:
+    levels = tuple(float(v) for v in m["levels"].split(";")) if m["levels"] else ELEVEN_POINTS
+    return _expected_at_levels(j, m, levels).mean(axis=2)  # the mean of expectations: linear
+
+
 LEVELS_PARAM = Param("levels", str, "", help="recall levels such as 0.25;0.5;0.75 (default the 11 points)",
                      pattern=r"(0|1|0?\.\d+|1\.0*|0\.\d*)(;(0|1|0?\.\d+|1\.0*|0\.\d*))*")
 
@@ -68,8 +163,10 @@ def eleven_point_average(j, m) -> np.ndarray:
 
 register(Family("IPrec", "Interpolated precision at recall level r: the best precision at or after the rank where "
                 "round(r·R) relevant documents are retrieved (trec_eval iprec_at_recall).", (LEVEL_PARAM,),
-                kernel=interpolated_precision, cutoff="required", cutoff_kind="recall",
+                kernel=interpolated_precision, cutoff="required", cutoff_kind="recall", ties="closed",
+                expected_kernel=expected_interpolated_precision,
                 trec_eval=lambda m: f"iprec_at_recall_{m.cutoff:.2f}" if m.get("rel") is None else None))
 register(Family("IPrecAvg", "11-point interpolated average precision: IPrec at recall 0, 0.1, …, 1, averaged "
-                "(trec_eval 11pt_avg; levels= for others).", (LEVELS_PARAM, LEVEL_PARAM), kernel=eleven_point_average, cutoff="none",
+                "(trec_eval 11pt_avg; levels= for others).", (LEVELS_PARAM, LEVEL_PARAM), kernel=eleven_point_average,
+                cutoff="none", ties="closed", expected_kernel=expected_eleven_point_average,
                 trec_eval=lambda m: "11pt_avg" if m.get("rel") is None else None))
