@@ -213,6 +213,13 @@ TREC_EVAL_EDGES = [
      "1 0 a 1\n1 0 b 0\n1 0 c 2\n1 0 d 3\n1 0 e 1\n2 0 a 2\n2 0 d 0\n2 0 e 3\n2 0 f 1\n",
      "1 Q0 a 1 3 r\n1 Q0 x 2 2 r\n1 Q0 c 3 1 r\n1 Q0 d 4 0.5 r\n2 Q0 f 1 3 r\n2 Q0 a 2 2 r\n2 Q0 z 3 1 r\n", 0,
      "P_5                   \tall\t0.5000\nndcg_1=2              \tall\t0.6604\n"),
+    # -c: trec_eval ranks one made-up document (not in the qrels) for a topic without results,
+    # then resets utility, rbp_resid and relstring by their plain names only
+    (["-c", "-q", "-N", "100", "-m", "utility.2,-1,0.5,0.25", "-m", "rbp_resid.p=0.5", "-m", "relstring.3"],
+     "1 0 d1 1\n2 0 d1 1\n2 0 d2 0\n", "1 Q0 d1 1 3 r\n1 Q0 d9 2 2 r\n", 0,
+     "relstring_3           \t1\t'1-'\nutility_2,-1,0.5,0.25 \t1\t25.5000\nrbp_resid_p=0.5       \t1\t0.5000\n"
+     "relstring_3           \t2\t'-'\nutility_2,-1,0.5,0.25 \t2\t24.0000\nrbp_resid_p=0.5       \t2\t1.0000\n"
+     "utility_2,-1,0.5,0.25 \tall\t24.7500\nrbp_resid_p=0.5       \tall\t0.7500\n"),
     # set_F's β printed with its text
     (["-m", "set_F.0.30"], "1 0 a 1\n1 0 b 0\n1 0 c 2\n1 0 d 3\n1 0 e 1\n2 0 a 2\n2 0 d 0\n2 0 e 3\n2 0 f 1\n",
      "1 Q0 a 1 3 r\n1 Q0 x 2 2 r\n1 Q0 c 3 1 r\n1 Q0 d 4 0.5 r\n2 Q0 f 1 3 r\n2 Q0 a 2 2 r\n2 Q0 z 3 1 r\n", 0,

@@ -122,8 +122,11 @@ def trec_eval_ideal_gains(topic_index: np.ndarray, rel: np.ndarray, n_topics: in
     """
     mapped = [(int(float(level)), float(gain)) for level, gain in (item.split(":") for item in gain_map.split(";"))]
     sequences = []
+    judged = rel >= 0
+    order = np.argsort(topic_index[judged], kind="stable")
+    by_topic = np.split(rel[judged][order], np.cumsum(np.bincount(topic_index[judged], minlength=n_topics))[:-1])
     for t in range(n_topics):
-        grades = rel[(topic_index == t) & (rel >= 0)]
+        grades = by_topic[t]
         counts = np.bincount(grades) if len(grades) else np.zeros(0, dtype=np.int64)
         levels = mapped + [(level, float(level)) for level in range(len(counts))
                            if level not in {m for m, _ in mapped}]

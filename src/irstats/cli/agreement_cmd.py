@@ -86,6 +86,9 @@ def agreement_command(qrels, scores, runs, measures, all_topics, alpha, per_topi
     try:
         labels = label_agreement(qrels[0], qrels[1], **boot)
     except NoSharedPairsError as exc:
+        if runs:  # --per-topic / --confusion: label views only
+            raise InputError(f"{exc.message}: there are no labels to show per topic or by grade; drop "
+                             "--per-topic/--confusion to compare the conclusions (--all-topics)") from None
         raise InputError(f"{exc.message}: labels cannot be compared; for two collections over different topics "
                          "compare their conclusions (--runs RUNS -m MEASURE --all-topics)") from None
     if per_topic:

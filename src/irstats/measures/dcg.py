@@ -178,8 +178,7 @@ def r_ndcg(j, m, gains: np.ndarray | None = None) -> np.ndarray:
         big_l = int(length[t])
         if num_rel[t] == 0:
             continue
-        if big_l == 0:  # no positive ideal gain: trec_eval divides 0 by 0 (printed -nan); irstats gives 0
-            out[:, t] = np.nan if j.trec_eval_compat else 0.0
+        if big_l == 0:  # no positive ideal gain: trec_eval divides 0 by 0 (its -nan: trec_eval/output.py)
             continue
         gains = ideal[t, :big_l]
         boundaries = np.flatnonzero(np.append(gains[1:] != gains[:-1], True)) + 1  # ranks where the gain drops

@@ -96,13 +96,13 @@ def _check_first_topic(qrels, topic: str, marked, rel_format: str) -> None:
             raise CannotCalculate(f"Can't calculate measure '{measure.name}'")
 
 
-def _undefined_values(marked, scores, topics: list[str]) -> dict[str, set[str]]:
+def _undefined_values(marked, scores, topics: list[str]) -> dict[str, dict[str, float]]:
     """A topic left with no document — all its retrieved documents unjudged under -J, or
     -M 0 — makes trec_eval's iprec_at_recall start from precision 0/0 and keep it at every
     recall level that rounds to 0 relevant documents (lround(r·R) = 0); 11pt_avg adds it in.
     trec_eval prints NaN there, and its mean is NaN. (A topic -c adds gets one made-up
     unjudged document, so it is empty exactly when -J or -M 0 is given too.) Returns
-    {printed name: topics it is NaN on}."""
+    {printed name: {topic: NaN}}."""
     levels: dict[str, tuple[float, ...]] = {}  # printed name → the recall levels its value reads
     for measure, params in marked:
         if measure.name == "iprec_at_recall":
@@ -115,12 +115,77 @@ def _undefined_values(marked, scores, topics: list[str]) -> dict[str, set[str]]:
         return {}
     retrieved, relevant = scores["NumRet"], scores["NumRel"]
     empty = [t for t in topics if retrieved.values[0, retrieved.topics.index(t)] == 0]
-    out: dict[str, set[str]] = {}
+    out: dict[str, dict[str, float]] = {}
     for printed, read in levels.items():
-        undefined = {t for t in empty if any(_lround(r * relevant.values[0, relevant.topics.index(t)]) == 0
-                                             for r in read)}
+        undefined = {t: math.nan for t in empty
+                     if any(_lround(r * relevant.values[0, relevant.topics.index(t)]) == 0 for r in read)}
         if undefined:
             out[printed] = undefined
+    return out
+
+
+def _rndcg_undefined(marked, scores, qrels, topics: list[str]) -> dict[str, dict[str, float]]:
+    """Rndcg divides 0 by 0 (trec_eval prints -nan) on a topic with a relevant document at -l
+    (-l 0, say) but no positive gain in its ideal ranking (irstats' RnDCG gives 0)."""
+    import numpy as np
+
+    from irstats.judgments import trec_eval_ideal_gains
+
+    chosen = [(m, p) for m, p in marked if m.name == "Rndcg"]
+    if not chosen or "NumRel" not in scores:
+        return {}
+    relevant = scores["NumRel"]
+    order = {t: i for i, t in enumerate(topics)}
+    frame = qrels.filter(qrels.get_column("topic").is_in(topics) & (qrels.get_column("rel") >= 0))
+    index = np.array([order[t] for t in frame.get_column("topic").to_list()], dtype=np.int64)
+    grades = frame.get_column("rel").to_numpy().astype(np.int64)
+    out: dict[str, dict[str, float]] = {}
+    for measure, params in chosen:
+        (printed, _), = measure.values(params)
+        gain_map = None if params is None else params[1]
+        if gain_map:
+            positive = (trec_eval_ideal_gains(index, grades, len(topics), gain_map) > 0).any(axis=1)
+        else:
+            positive = np.bincount(index[grades > 0], minlength=len(topics)) > 0
+        undefined = {t: math.nan for t in topics
+                     if not positive[order[t]] and relevant.values[0, relevant.topics.index(t)] > 0}
+        if undefined:
+            out[printed] = undefined
+    return out
+
+
+def _made_up_topics(results, topics: list[str], marked) -> list[str]:
+    """The topics -c adds (no line in the results), when a measure needs them told apart."""
+    if not any(m.name in ("utility", "rbp_resid", "relstring") and p is not None for m, p in marked):
+        return []
+    from irstats.collection import RunSet
+
+    ranked = set(RunSet.load(results).parts[0].lazy().select("topic").unique().collect()
+                 .get_column("topic").cast(str).to_list())
+    return [t for t in topics if t not in ranked]
+
+
+def _made_up_document_values(marked, scores, made_up: list[str], num_docs: int) -> dict[str, dict[str, float]]:
+    """trec_eval ranks one made-up document ("ceci_nest_pas_un_docno", not in the qrels) for a
+    topic -c adds, then sets utility, rbp_resid, relstring, num_ret and unj* back to 0 — by
+    their plain names only. With parameters (utility_2,-1,0,0, rbp_resid_p=0.5) they keep the
+    made-up document's value."""
+    if not made_up:
+        return {}
+    relevant = scores["NumRel"] if "NumRel" in scores else None
+    out: dict[str, dict[str, float]] = {}
+    for measure, params in marked:
+        if params is None or measure.name not in ("utility", "rbp_resid"):
+            continue
+        (printed, _), = measure.values(params)
+        if measure.name == "rbp_resid":  # one unjudged document: cur_p = p, sum = 1
+            p = params[1][0]
+            value = 1.0 * p + (1 - p) * 1.0
+            out[printed] = {t: value for t in made_up}
+        elif relevant is not None:  # num_ret 1, num_rel_ret 0, as m_utility.c adds them up
+            a, b, c, d = params[1]
+            out[printed] = {t: a * 0 + b * 1 + c * r + d * (num_docs + 0 - 1 - r) for t in made_up
+                            for r in [int(relevant.values[0, relevant.topics.index(t)])]}
     return out
 
 
@@ -195,6 +260,8 @@ def _output(qrels, results, measures, per_topic, summary, complete, rel_level, d
                 wanted[name if preferences else irstats.canonical_name(name)] = None
     wanted.setdefault("NumQ", None)
     may_be_empty = (judged_only or depth == 0) and rel_format == "trec_qrels"
+    if rel_format == "trec_qrels" and any(m.name in ("Rndcg", "utility") for m, _ in marked):
+        wanted.setdefault("NumRel", None)  # (_rndcg_undefined, _made_up_document_values)
     if may_be_empty:  # a topic may be left with no document (_undefined_values)
         wanted.setdefault("NumRet", None)
         wanted.setdefault("NumRel", None)
@@ -227,9 +294,19 @@ def _output(qrels, results, measures, per_topic, summary, complete, rel_level, d
     if missing and not complete:  # trec_eval stops there, after printing the topics before it
         stop = TopicWithoutResults(f"result qid '{missing[0]}' not found in qrels")
         topics = topics[:qrels_topics.index(missing[0])]
-    undefined = _undefined_values(marked, scores, topics) if may_be_empty else {}
+    overrides = _undefined_values(marked, scores, topics) if may_be_empty else {}
+    made_up: list[str] = []  # topics -c adds, which trec_eval ranks one made-up document for
+    if rel_format == "trec_qrels":
+        for printed, values in _rndcg_undefined(marked, scores, qrels, topics).items():
+            overrides.setdefault(printed, {}).update(values)
+        if complete and not judged_only and depth != 0:
+            made_up = _made_up_topics(results, topics, marked)
+            for printed, values in _made_up_document_values(marked, scores, made_up, num_docs).items():
+                overrides.setdefault(printed, {}).update(values)
     strings = _relstrings(qrels, results, marked, dict(depth=depth, rel_level=rel_level, complete=complete,
                                                        judged_only=judged_only)) if per_topic else {}
+    if any(m.name == "relstring" and p is not None for m, p in marked):
+        strings.update({t: "-" for t in made_up})  # relstring_N keeps the made-up document, not in the qrels
     out: list[str] = []
     if per_topic:
         for topic in topics:
@@ -243,8 +320,7 @@ def _output(qrels, results, measures, per_topic, summary, complete, rel_level, d
                 for printed, name in measure.values(params):
                     matrix = _matrix(scores, name)
                     value = float(matrix.values[0, matrix.topics.index(topic)])
-                    if topic in undefined.get(printed, ()):
-                        value = math.nan
+                    value = overrides.get(printed, {}).get(topic, value)
                     if zscores is not None:
                         value = _z(zscores, topic, printed, value)
                     out.append(_line(printed, topic, value, measure.kind, zscores))
@@ -253,7 +329,7 @@ def _output(qrels, results, measures, per_topic, summary, complete, rel_level, d
         raise stop
     if summary:
         for measure, params in marked:
-            out.extend(_summary_lines(measure, params, scores, any_matrix.systems[0], topics, zscores, undefined))
+            out.extend(_summary_lines(measure, params, scores, any_matrix.systems[0], topics, zscores, overrides))
     return "".join(out)
 
 
@@ -307,7 +383,7 @@ def _relstrings(qrels, results, marked, options) -> dict[str, str]:
 
 
 def _summary_lines(measure: TrecEvalMeasure, params, scores, run_id: str, topics: list[str],
-                   zscores=None, undefined: dict[str, set[str]] | None = None) -> list[str]:
+                   zscores=None, overrides: dict[str, dict[str, float]] | None = None) -> list[str]:
     num_queries = len(topics)
     if measure.kind == "runid":
         return [f"{'runid':<22}\tall\t{run_id}\n"]
@@ -319,8 +395,8 @@ def _summary_lines(measure: TrecEvalMeasure, params, scores, run_id: str, topics
     for printed, name in measure.values(params):
         matrix = _matrix(scores, name)
         values = [float(matrix.values[0, matrix.topics.index(t)]) for t in topics]
-        if undefined and printed in undefined:
-            values = [math.nan if t in undefined[printed] else v for t, v in zip(topics, values)]
+        if overrides and printed in overrides:
+            values = [overrides[printed].get(t, v) for t, v in zip(topics, values)]
         if measure.kind == "gm":  # trec_eval's per-topic gm value is log(max(v, 1e-5))
             values = [math.log(max(v, MIN_GEO_MEAN)) for v in values]
         if zscores is not None:

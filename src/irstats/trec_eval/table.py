@@ -89,8 +89,8 @@ class TrecEvalMeasure:
                 pairs = _pairs(text)
                 if self.name == "rbp" and any(_valid_int(k) for k, _ in pairs):
                     raise InputError(f"irstats trec_eval does not reproduce {self.name} with a gain map: trec_eval's "
-                                     "m_rbp.c scales the gains with variables it never initialises (min, max); "
-                                     "use irstats eval -m 'RBP(p=…)' for graded RBP")
+                                     "m_rbp.c scales the gains with variables it never initialises (min, max), "
+                                     "which a gain map makes matter; use irstats eval -m 'RBP(p=…)' for graded RBP")
                 return (text, tuple(v for k, v in pairs if k == "p")[-1:] or self.defaults)
             if self.param_kind == "float":  # set_F.0.5: atof of the text
                 return (text, (_atof(text),))
