@@ -220,6 +220,9 @@ TREC_EVAL_EDGES = [
      "relstring_3           \t1\t'1-'\nutility_2,-1,0.5,0.25 \t1\t25.5000\nrbp_resid_p=0.5       \t1\t0.5000\n"
      "relstring_3           \t2\t'-'\nutility_2,-1,0.5,0.25 \t2\t24.0000\nrbp_resid_p=0.5       \t2\t1.0000\n"
      "utility_2,-1,0.5,0.25 \tall\t24.7500\nrbp_resid_p=0.5       \tall\t0.7500\n"),
+    # -c: num_rel's "all" counts every qrels line with grade > 0, whatever -l is (m_num_rel.c)
+    (["-c", "-l", "3", "-q", "-m", "num_rel"], "1 0 a 1\n1 0 b 3\n2 0 a 3\n2 0 b 1\n2 0 c 2\n", "1 Q0 a 1 3 r\n", 0,
+     "num_rel               \t1\t1\nnum_rel               \t2\t1\nnum_rel               \tall\t5\n"),
     # set_F's β printed with its text
     (["-m", "set_F.0.30"], "1 0 a 1\n1 0 b 0\n1 0 c 2\n1 0 d 3\n1 0 e 1\n2 0 a 2\n2 0 d 0\n2 0 e 3\n2 0 f 1\n",
      "1 Q0 a 1 3 r\n1 Q0 x 2 2 r\n1 Q0 c 3 1 r\n1 Q0 d 4 0.5 r\n2 Q0 f 1 3 r\n2 Q0 a 2 2 r\n2 Q0 z 3 1 r\n", 0,

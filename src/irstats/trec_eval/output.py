@@ -274,9 +274,11 @@ def _output(qrels, results, measures, per_topic, summary, complete, rel_level, d
 
         groups = read_qrels_jg(qrels)
         qrels_topics = bytewise_sorted({t for f in groups.values() for t in f.get_column("topic").to_list()})
+        graded_lines = sum(int((f.get_column("rel") > 0).sum()) for f in groups.values())
         scores = averaged_over_groups(groups, results, list(wanted), **options)
     else:
         qrels = read_qrels(qrels, labels="atol")  # trec_eval's grades: atol of the text (2.5 → 2)
+        graded_lines = int((qrels.get_column("rel") > 0).sum())
         qrels_topics = bytewise_sorted(qrels.get_column("topic").unique().to_list())
         try:
             scores = irstats.evaluate(qrels, results, list(wanted), trec_eval_compat=True, **options)
@@ -329,6 +331,11 @@ def _output(qrels, results, measures, per_topic, summary, complete, rel_level, d
         raise stop
     if summary:
         for measure, params in marked:
+            if measure.name == "num_rel" and complete and rel_format in ("trec_qrels", "qrels_jg"):
+                # with -c, m_num_rel.c's average counts the qrels lines with grade > 0 over every
+                # topic, whatever -l is
+                out.append(_line("num_rel", "all", graded_lines, "long", zscores))
+                continue
             out.extend(_summary_lines(measure, params, scores, any_matrix.systems[0], topics, zscores, overrides))
     return "".join(out)
 
