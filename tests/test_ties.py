@@ -117,11 +117,15 @@ def _per_ordering(q, run, topic, measures, judged_only, **options):
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(tied_collections(max_docs=5), st.booleans())
 def test_expected_equals_brute_force_per_ordering(data, judged_only):
+    _check_against_orderings(data, judged_only, OTHER_MEASURES)
+
+
+def _check_against_orderings(data, judged_only, measures):
     qrels, run = data
     q, r = _frames(qrels, run)
-    scores = irstats.evaluate(q, r, OTHER_MEASURES, ties="expected", depth=None, judged_only=judged_only)
+    scores = irstats.evaluate(q, r, measures, ties="expected", depth=None, judged_only=judged_only)
     for topic in ("1", "2"):
-        want = _per_ordering(q, run, topic, OTHER_MEASURES, judged_only)
+        want = _per_ordering(q, run, topic, measures, judged_only)
         for name, matrix in scores.items():
             _check(matrix.values[0, matrix.topics.index(topic)], want[name], f"{name} topic {topic}")
 
@@ -469,10 +473,4 @@ IPREC_MEASURES = (*(f"IPrec@{r}" for r in (0, 0.1, 0.25, 0.3, 0.5, 0.75, 1)), "I
 def test_interpolated_precision_closed_form_equals_brute_force(data, judged_only):
     """IPrec's exact expectation (order statistics of each tie group's relevant places, groups
     independent) at every kind of recall level equals the average over every ordering."""
-    qrels, run = data
-    q, r = _frames(qrels, run)
-    scores = irstats.evaluate(q, r, IPREC_MEASURES, ties="expected", depth=None, judged_only=judged_only)
-    for topic in ("1", "2"):
-        want = _per_ordering(q, run, topic, IPREC_MEASURES, judged_only)
-        for name, matrix in scores.items():
-            _check(matrix.values[0, matrix.topics.index(topic)], want[name], f"{name} topic {topic}")
+    _check_against_orderings(data, judged_only, IPREC_MEASURES)
