@@ -223,6 +223,10 @@ TREC_EVAL_EDGES = [
     # -c: num_rel's "all" counts every qrels line with grade > 0, whatever -l is (m_num_rel.c)
     (["-c", "-l", "3", "-q", "-m", "num_rel"], "1 0 a 1\n1 0 b 3\n2 0 a 3\n2 0 b 1\n2 0 c 2\n", "1 Q0 a 1 3 r\n", 0,
      "num_rel               \t1\t1\nnum_rel               \t2\t1\nnum_rel               \tall\t5\n"),
+    # -R qrels_jg: a judgment group whose topics the run does not answer stops at its first topic,
+    # after the -q lines of the topics before it
+    (["-R", "qrels_jg", "-q", "-m", "P_avgjg.2", "-m", "map_avgjg"], "1 0 a 1\n1 0 b 0\n2 1 a 1\n2 1 c 0\n",
+     "1 Q0 a 1 3 r\n1 Q0 b 2 2 r\n", 4, "map_avgjg             \t1\t1.0000\nP_avgjg_2             \t1\t0.5000\n"),
     # set_F's β printed with its text
     (["-m", "set_F.0.30"], "1 0 a 1\n1 0 b 0\n1 0 c 2\n1 0 d 3\n1 0 e 1\n2 0 a 2\n2 0 d 0\n2 0 e 3\n2 0 f 1\n",
      "1 Q0 a 1 3 r\n1 Q0 x 2 2 r\n1 Q0 c 3 1 r\n1 Q0 d 4 0.5 r\n2 Q0 f 1 3 r\n2 Q0 a 2 2 r\n2 Q0 z 3 1 r\n", 0,

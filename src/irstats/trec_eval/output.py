@@ -154,14 +154,25 @@ def _rndcg_undefined(marked, scores, qrels, topics: list[str]) -> dict[str, dict
     return out
 
 
+def _run_topics(results) -> set[str]:
+    from irstats.collection import RunSet
+
+    return set(RunSet.load(results).parts[0].lazy().select("topic").unique().collect()
+               .get_column("topic").cast(str).to_list())
+
+
+def _first_unanswered(qrels_topics: list[str], results) -> str:
+    """The first qrels topic (trec_eval's order) the results file has no line for: where
+    trec_eval stops without -c."""
+    answered = _run_topics(results)
+    return next((t for t in qrels_topics if t not in answered), qrels_topics[0])
+
+
 def _made_up_topics(results, topics: list[str], marked) -> list[str]:
     """The topics -c adds (no line in the results), when a measure needs them told apart."""
     if not any(m.name in ("utility", "rbp_resid", "relstring") and p is not None for m, p in marked):
         return []
-    from irstats.collection import RunSet
-
-    ranked = set(RunSet.load(results).parts[0].lazy().select("topic").unique().collect()
-                 .get_column("topic").cast(str).to_list())
+    ranked = _run_topics(results)
     return [t for t in topics if t not in ranked]
 
 
@@ -266,6 +277,7 @@ def _output(qrels, results, measures, per_topic, summary, complete, rel_level, d
         wanted.setdefault("NumRet", None)
         wanted.setdefault("NumRel", None)
     options = dict(depth=depth, rel_level=rel_level, complete=complete, judged_only=judged_only)
+    answered_only: set[str] | None = None  # set when the topics scored include unanswered ones
     if preferences:
         scores, qrels_topics = _preference_scores(qrels, results, [m for m in wanted if m != "NumQ"], rel_format,
                                                   depth, complete)
@@ -275,7 +287,12 @@ def _output(qrels, results, measures, per_topic, summary, complete, rel_level, d
         groups = read_qrels_jg(qrels)
         qrels_topics = bytewise_sorted({t for f in groups.values() for t in f.get_column("topic").to_list()})
         graded_lines = sum(int((f.get_column("rel") > 0).sum()) for f in groups.values())
-        scores = averaged_over_groups(groups, results, list(wanted), **options)
+        try:
+            scores = averaged_over_groups(groups, results, list(wanted), **options)
+        except NoTopicInCommon:  # a judgment group whose topics the run does not answer: score
+            # every topic as -c would, then stop where trec_eval stops (below)
+            scores = averaged_over_groups(groups, results, list(wanted), **{**options, "complete": True})
+            answered_only = _run_topics(results)
     else:
         qrels = read_qrels(qrels, labels="atol")  # trec_eval's grades: atol of the text (2.5 → 2)
         graded_lines = int((qrels.get_column("rel") > 0).sum())
@@ -283,11 +300,14 @@ def _output(qrels, results, measures, per_topic, summary, complete, rel_level, d
         try:
             scores = irstats.evaluate(qrels, results, list(wanted), trec_eval_compat=True, **options)
         except NoTopicInCommon:  # (with -c the engine scores every topic as failed)
-            raise TopicWithoutResults(f"result qid '{qrels_topics[0]}' not found in qrels") from None
+            raise TopicWithoutResults(f"result qid '{_first_unanswered(qrels_topics, results)}' not found in "
+                                      "qrels") from None
     any_matrix = scores["NumQ"]
     if len(any_matrix.systems) != 1:
         raise InputError("a trec_eval results file holds one run")
     evaluated = set(any_matrix.topics)
+    if answered_only is not None:
+        evaluated &= answered_only
     missing = [t for t in qrels_topics if t not in evaluated]
     if qrels_topics[0] in evaluated:  # (else trec_eval stops at it, not found)
         _check_first_topic(qrels if rel_format == "trec_qrels" else None, qrels_topics[0], marked, rel_format)
