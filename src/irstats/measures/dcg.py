@@ -176,9 +176,7 @@ def r_ndcg(j, m, gains: np.ndarray | None = None) -> np.ndarray:
     num_rel = j.num_relevant(level_of(j, m))
     for t in range(ideal.shape[0]):
         big_l = int(length[t])
-        if num_rel[t] == 0:
-            continue
-        if big_l == 0:  # no positive ideal gain: trec_eval divides 0 by 0 (its -nan: trec_eval/output.py)
+        if num_rel[t] == 0 or big_l == 0:  # (L = 0: trec_eval divides 0 by 0, its -nan: trec_eval/output.py)
             continue
         gains = ideal[t, :big_l]
         boundaries = np.flatnonzero(np.append(gains[1:] != gains[:-1], True)) + 1  # ranks where the gain drops

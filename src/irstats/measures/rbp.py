@@ -66,37 +66,23 @@ def _unjudged(j, width: int) -> np.ndarray:
 
 
 def residual_terms(j, m, width: int) -> np.ndarray:
-    """The weight of every unjudged document inside the list."""
+    """The weight of every unjudged document inside the list (trec_eval_compat: p^(i−1) as
+    trec_eval sums them; its (1 − p) comes in :func:`_add_tail`)."""
+    if j.trec_eval_compat:
+        return _unjudged(j, width) * _trec_eval_powers(m["p"], width)[:width]
     return _unjudged(j, width) * _weights(m["p"], width)
 
 
 def _add_tail(j, m, inside, depths):
     """Add p^min(k, n), the weight of every rank past the list (or past k)."""
-    if j.trec_eval_compat and not j.tied:
-        return _trec_eval_residual(j, m, depths)
-    residual = inside + np.power(m["p"], shown(j, depths))
-    if j.trec_eval_compat:
-        # trec_eval's rbp_resid is 0 (the tail p^n dropped) when no retrieved document is unjudged.
-        seen = accumulate(j, "unjudged", lambda width: _unjudged(j, width), depths) > 0
-        residual = np.where(seen, residual, 0.0)
-    return residual
-
-
-def _trec_eval_residual(j, m, depths):
-    """trec_eval's rbp_resid operation for operation: Σ p^(i−1) over the unjudged ranks in
-    rank order, then p^n + (1 − p)·Σ; 0 when no retrieved document is unjudged."""
-    width = j.depth
-    n = shown(j, depths)  # (S, T, D)
-    if width == 0:
-        return np.zeros(n.shape)
-    powers = _trec_eval_powers(m["p"], width)
-    unjudged = _unjudged(j, width)
-    total = np.cumsum(np.where(unjudged, powers[:width], 0.0), axis=2)  # adding 0.0 changes no bit
-    count = np.cumsum(unjudged, axis=2)
-    at = np.clip(n, 1, width) - 1
-    total = np.where(n > 0, np.take_along_axis(total, at, axis=2), 0.0)
-    seen = np.where(n > 0, np.take_along_axis(count, at, axis=2), 0) > 0
-    return np.where(seen, powers[n] + (1.0 - m["p"]) * total, 0.0)
+    n = shown(j, depths)
+    if not j.trec_eval_compat:
+        return inside + np.power(m["p"], n)
+    # trec_eval's rbp_resid, operation for operation: p^n (by repeated products) + (1 − p)·Σ;
+    # 0 (the tail dropped) when no retrieved document is unjudged
+    seen = accumulate(j, "unjudged", lambda width: _unjudged(j, width), depths) > 0
+    powers = _trec_eval_powers(m["p"], int(n.max(initial=0)))
+    return np.where(seen, powers[n] + (1.0 - m["p"]) * inside, 0.0)
 
 
 def _trec_rbp(m) -> str | None:

@@ -38,9 +38,6 @@ class CannotCalculate(TrecEvalFailure):
     counts already allocated and is evaluated (with no relevant document)."""
 
 
-#: 11pt_avg's recall levels by default
-ELEVEN_POINTS = tuple(k / 10 for k in range(11))
-
 #: trec_eval's MISSING_ZSCORE_VALUE: a value -Z has no mean and sd for.
 MISSING_ZSCORE = -1000000.0
 
@@ -60,6 +57,8 @@ def _float(value: float) -> str:
 
 #: The judgments each -R format gives: what a measure must read (_reads) to be calculated.
 FORMAT_READS = {"trec_qrels": "qrels", "qrels_jg": "jg", "prefs": "prefs", "qrels_prefs": "prefs"}
+NEEDS = {"qrels": "relevance judgments: -R trec_qrels", "jg": "judgment groups: -R qrels_jg",
+         "prefs": "preferences: -R prefs or qrels_prefs"}
 
 
 def _reads(measure: TrecEvalMeasure) -> str | None:
@@ -89,9 +88,7 @@ def _check_first_topic(qrels, topic: str, marked, rel_format: str) -> None:
         if reads is None:
             continue
         if reads != given:
-            raise CannotCalculate(f"Can't calculate measure '{measure.name}' (it reads "
-                                  + {"qrels": "relevance judgments: -R trec_qrels", "jg": "judgment groups: -R qrels_jg",
-                                     "prefs": "preferences: -R prefs or qrels_prefs"}[reads] + ")")
+            raise CannotCalculate(f"Can't calculate measure '{measure.name}' (it reads {NEEDS[reads]})")
         if top is not None and top < 0:
             raise CannotCalculate(f"Can't calculate measure '{measure.name}'")
 
@@ -103,6 +100,8 @@ def _undefined_values(marked, scores, topics: list[str]) -> dict[str, dict[str, 
     trec_eval prints NaN there, and its mean is NaN. (A topic -c adds gets one made-up
     unjudged document, so it is empty exactly when -J or -M 0 is given too.) Returns
     {printed name: {topic: NaN}}."""
+    from irstats.measures.interpolated import ELEVEN_POINTS
+
     levels: dict[str, tuple[float, ...]] = {}  # printed name → the recall levels its value reads
     for measure, params in marked:
         if measure.name == "iprec_at_recall":
@@ -159,21 +158,6 @@ def _run_topics(results) -> set[str]:
 
     return set(RunSet.load(results).parts[0].lazy().select("topic").unique().collect()
                .get_column("topic").cast(str).to_list())
-
-
-def _first_unanswered(qrels_topics: list[str], results) -> str:
-    """The first qrels topic (trec_eval's order) the results file has no line for: where
-    trec_eval stops without -c."""
-    answered = _run_topics(results)
-    return next((t for t in qrels_topics if t not in answered), qrels_topics[0])
-
-
-def _made_up_topics(results, topics: list[str], marked) -> list[str]:
-    """The topics -c adds (no line in the results), when a measure needs them told apart."""
-    if not any(m.name in ("utility", "rbp_resid", "relstring") and p is not None for m, p in marked):
-        return []
-    ranked = _run_topics(results)
-    return [t for t in topics if t not in ranked]
 
 
 def _made_up_document_values(marked, scores, made_up: list[str], num_docs: int) -> dict[str, dict[str, float]]:
@@ -273,6 +257,9 @@ def _output(qrels, results, measures, per_topic, summary, complete, rel_level, d
     may_be_empty = (judged_only or depth == 0) and rel_format == "trec_qrels"
     if rel_format == "trec_qrels" and any(m.name in ("Rndcg", "utility") for m, _ in marked):
         wanted.setdefault("NumRel", None)  # (_rndcg_undefined, _made_up_document_values)
+    if complete and rel_format == "trec_qrels" and any(
+            m.name in ("utility", "rbp_resid", "relstring") and p is not None for m, p in marked):
+        wanted.setdefault("NumRet", None)  # tells the topics -c adds (made_up, below)
     if may_be_empty:  # a topic may be left with no document (_undefined_values)
         wanted.setdefault("NumRet", None)
         wanted.setdefault("NumRel", None)
@@ -299,9 +286,9 @@ def _output(qrels, results, measures, per_topic, summary, complete, rel_level, d
         qrels_topics = bytewise_sorted(qrels.get_column("topic").unique().to_list())
         try:
             scores = irstats.evaluate(qrels, results, list(wanted), trec_eval_compat=True, **options)
-        except NoTopicInCommon:  # (with -c the engine scores every topic as failed)
-            raise TopicWithoutResults(f"result qid '{_first_unanswered(qrels_topics, results)}' not found in "
-                                      "qrels") from None
+        except NoTopicInCommon:  # no qrels topic is answered, so trec_eval stops at the first
+            # (with -c the engine scores every topic as failed)
+            raise TopicWithoutResults(f"result qid '{qrels_topics[0]}' not found in qrels") from None
     any_matrix = scores["NumQ"]
     if len(any_matrix.systems) != 1:
         raise InputError("a trec_eval results file holds one run")
@@ -322,7 +309,10 @@ def _output(qrels, results, measures, per_topic, summary, complete, rel_level, d
         for printed, values in _rndcg_undefined(marked, scores, qrels, topics).items():
             overrides.setdefault(printed, {}).update(values)
         if complete and not judged_only and depth != 0:
-            made_up = _made_up_topics(results, topics, marked)
+            # (without -J and with a depth, a topic the results answer keeps a document)
+            retrieved = scores.get("NumRet")
+            made_up = [] if retrieved is None else [t for t in topics
+                                                    if retrieved.values[0, retrieved.topics.index(t)] == 0]
             for printed, values in _made_up_document_values(marked, scores, made_up, num_docs).items():
                 overrides.setdefault(printed, {}).update(values)
     strings = _relstrings(qrels, results, marked, dict(depth=depth, rel_level=rel_level, complete=complete,

@@ -230,7 +230,8 @@ NICKNAMES: dict[str, tuple[str, ...]] = {
 def requested(specs: list[str], num_docs: int = 0) -> list[tuple[TrecEvalMeasure, tuple | None]]:
     """``-m`` arguments → the marked measures in trec_eval's print order, with parameters
     (None: the defaults). The first ``-m name.params`` of a measure sets its parameters; a
-    later one is ignored, as trec_eval's measure initialisers take the first match. ``num_docs`` (-N) goes to utility's d term."""
+    later one is ignored, as trec_eval's measure initialisers take the first match.
+    ``num_docs`` (-N) goes to utility's d term."""
     marked: dict[str, tuple | None] = {}
     for spec in specs or ["official"]:
         name, dot, params = spec.partition(".")
