@@ -178,6 +178,16 @@ class Collection:
         source = os.fspath(qrels) if isinstance(qrels, (str, os.PathLike)) else None
         return cls(frame, topics, source)
 
+    @classmethod
+    def with_byte_ids(cls, frame: pl.DataFrame, source: str | None = None) -> "Collection":
+        """Qrels already read (``topic, docno, rel`` in the byte-for-byte form of
+        :func:`irstats.io.trec.as_text`) whose topics are also *shown* in that form: the
+        trec_eval drop-in prints ids as the bytes it read, not as decoded text."""
+        keys = tuple(sorted(frame.get_column("topic").unique().to_list()))
+        collection = cls(frame, keys, source)
+        collection.cache["topics"] = keys
+        return collection
+
     @property
     def g_max(self) -> int | float:
         """The largest grade (label) in the qrels: the top of graded gains."""

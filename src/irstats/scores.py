@@ -68,6 +68,18 @@ class ScoreMatrix:
         """How many topics each system was evaluated on."""
         return (~np.isnan(self.values)).sum(axis=1)
 
+    def topic_positions(self) -> dict[str, int]:
+        """{topic: column}, built once per matrix (a lookup per topic stays O(1) on 10^5 topics)."""
+        positions = self.__dict__.get("_topic_positions")
+        if positions is None or len(positions) != len(self.topics):
+            positions = {t: j for j, t in enumerate(self.topics)}
+            self.__dict__["_topic_positions"] = positions
+        return positions
+
+    def value(self, system: int, topic: str) -> float:
+        """System ``system``'s (by position) score on ``topic``."""
+        return float(self.values[system, self.topic_positions()[topic]])
+
     def system(self, name: str) -> np.ndarray:
         """The per-topic scores of one system."""
         try:

@@ -117,8 +117,15 @@ def trec_eval_command(args):
     try:
         text = trec_eval_output(operands[0], operands[1], settings.pop("measures"), **settings)
     except TrecEvalFailure as exc:  # trec_eval stops with exit 4 on a topic
-        sys.stdout.write(exc.printed)
-        sys.stdout.flush()
+        _write(exc.printed)
         click.echo(f"trec_eval: {exc.message}", err=True)
         sys.exit(4)
-    sys.stdout.write(text)
+    _write(text)
+
+
+def _write(text: str) -> None:
+    """The output as trec_eval's bytes: ids are held as Latin-1 text of the bytes read
+    (irstats.io.trec.as_text), so Latin-1 gives the very bytes back."""
+    sys.stdout.flush()
+    sys.stdout.buffer.write(text.encode("latin-1"))
+    sys.stdout.buffer.flush()

@@ -44,13 +44,16 @@ def averaged_over_groups(groups: dict[str, pl.DataFrame], results, measures: lis
     """Per measure, a one-run ScoreMatrix whose value on a topic is the mean of the measure
     over the judgment groups that judged that topic."""
     import irstats
+    from irstats.collection import Collection
     from irstats.scores import ScoreMatrix
 
     per_group = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", IrstatsWarning)
         for frame in groups.values():
-            per_group.append(irstats.evaluate(frame, results, measures, trec_eval_compat=True, **options))
+            # the ids stay the bytes read (Collection.with_byte_ids), as the drop-in prints them
+            per_group.append(irstats.evaluate(Collection.with_byte_ids(frame.sort("topic", "docno")), results,
+                                              measures, trec_eval_compat=True, **options))
     topics = sorted({t for scores in per_group for t in next(iter(scores.values())).topics}, key=str.encode)
     out = {}
     for name in per_group[0]:
@@ -59,8 +62,8 @@ def averaged_over_groups(groups: dict[str, pl.DataFrame], results, measures: lis
         for scores in per_group:
             matrix = scores[name]
             for j, topic in enumerate(topics):
-                if topic in matrix.topics:
-                    value = matrix.values[0, matrix.topics.index(topic)]
+                if topic in matrix.topic_positions():
+                    value = matrix.value(0, topic)
                     if not np.isnan(value):
                         total[j] += value
                         count[j] += 1

@@ -10,6 +10,7 @@ counts); then the ``all`` lines: the mean over the evaluated topics, the sum for
 from __future__ import annotations
 
 import math
+import os
 import warnings
 
 from irstats.errors import InputError, IrstatsWarning
@@ -113,11 +114,11 @@ def _undefined_values(marked, scores, topics: list[str]) -> dict[str, dict[str, 
     if not levels:
         return {}
     retrieved, relevant = scores["NumRet"], scores["NumRel"]
-    empty = [t for t in topics if retrieved.values[0, retrieved.topics.index(t)] == 0]
+    empty = [t for t in topics if retrieved.value(0, t) == 0]
     out: dict[str, dict[str, float]] = {}
     for printed, read in levels.items():
         undefined = {t: math.nan for t in empty
-                     if any(_lround(r * relevant.values[0, relevant.topics.index(t)]) == 0 for r in read)}
+                     if any(_lround(r * relevant.value(0, t)) == 0 for r in read)}
         if undefined:
             out[printed] = undefined
     return out
@@ -147,16 +148,14 @@ def _rndcg_undefined(marked, scores, qrels, topics: list[str]) -> dict[str, dict
         else:
             positive = np.bincount(index[grades > 0], minlength=len(topics)) > 0
         undefined = {t: math.nan for t in topics
-                     if not positive[order[t]] and relevant.values[0, relevant.topics.index(t)] > 0}
+                     if not positive[order[t]] and relevant.value(0, t) > 0}
         if undefined:
             out[printed] = undefined
     return out
 
 
 def _run_topics(results) -> set[str]:
-    from irstats.collection import RunSet
-
-    return set(RunSet.load(results).parts[0].lazy().select("topic").unique().collect()
+    return set(results.parts[0].lazy().select("topic").unique().collect()
                .get_column("topic").cast(str).to_list())
 
 
@@ -180,7 +179,7 @@ def _made_up_document_values(marked, scores, made_up: list[str], num_docs: int) 
         elif relevant is not None:  # num_ret 1, num_rel_ret 0, as m_utility.c adds them up
             a, b, c, d = params[1]
             out[printed] = {t: a * 0 + b * 1 + c * r + d * (num_docs + 0 - 1 - r) for t in made_up
-                            for r in [int(relevant.values[0, relevant.topics.index(t)])]}
+                            for r in [int(relevant.value(0, t))]}
     return out
 
 
@@ -238,7 +237,8 @@ def _output(qrels, results, measures, per_topic, summary, complete, rel_level, d
     if zscores is not None and not isinstance(zscores, dict):
         zscores = read_zscores(zscores)
     import irstats
-    from irstats.io.trec import read_qrels
+    from irstats.collection import Collection, RunSet
+    from irstats.io.trec import id_of, read_qrels
     from irstats.judgments import NoTopicInCommon
     from irstats.meta.splits import bytewise_sorted
 
@@ -264,6 +264,8 @@ def _output(qrels, results, measures, per_topic, summary, complete, rel_level, d
         wanted.setdefault("NumRet", None)
         wanted.setdefault("NumRel", None)
     options = dict(depth=depth, rel_level=rel_level, complete=complete, judged_only=judged_only)
+    if not preferences:  # read once, for the scores, the relstrings and the topics answered
+        results = RunSet.load(results)
     answered_only: set[str] | None = None  # set when the topics scored include unanswered ones
     if preferences:
         scores, qrels_topics = _preference_scores(qrels, results, [m for m in wanted if m != "NumQ"], rel_format,
@@ -281,17 +283,21 @@ def _output(qrels, results, measures, per_topic, summary, complete, rel_level, d
             scores = averaged_over_groups(groups, results, list(wanted), **{**options, "complete": True})
             answered_only = _run_topics(results)
     else:
-        qrels = read_qrels(qrels, labels="atol")  # trec_eval's grades: atol of the text (2.5 → 2)
+        # trec_eval's grades: atol of the text (2.5 → 2). Ids stay the bytes read, to the output.
+        collection = Collection.with_byte_ids(read_qrels(qrels, labels="atol"), os.fspath(qrels))
+        qrels = collection.qrels
         graded_lines = int((qrels.get_column("rel") > 0).sum())
-        qrels_topics = bytewise_sorted(qrels.get_column("topic").unique().to_list())
+        qrels_topics = list(collection.topic_keys)
         try:
-            scores = irstats.evaluate(qrels, results, list(wanted), trec_eval_compat=True, **options)
+            scores = irstats.evaluate(collection, results, list(wanted), trec_eval_compat=True, **options)
         except NoTopicInCommon:  # no qrels topic is answered, so trec_eval stops at the first
             # (with -c the engine scores every topic as failed)
             raise TopicWithoutResults(f"result qid '{qrels_topics[0]}' not found in qrels") from None
     any_matrix = scores["NumQ"]
     if len(any_matrix.systems) != 1:
         raise InputError("a trec_eval results file holds one run")
+    # the tag as the bytes read (the systems' names are decoded for people)
+    run_tag = id_of(any_matrix.systems[0]) if preferences else results.parts[0].tag
     evaluated = set(any_matrix.topics)
     if answered_only is not None:
         evaluated &= answered_only
@@ -312,11 +318,12 @@ def _output(qrels, results, measures, per_topic, summary, complete, rel_level, d
             # (without -J and with a depth, a topic the results answer keeps a document)
             retrieved = scores.get("NumRet")
             made_up = [] if retrieved is None else [t for t in topics
-                                                    if retrieved.values[0, retrieved.topics.index(t)] == 0]
+                                                    if retrieved.value(0, t) == 0]
             for printed, values in _made_up_document_values(marked, scores, made_up, num_docs).items():
                 overrides.setdefault(printed, {}).update(values)
-    strings = _relstrings(qrels, results, marked, dict(depth=depth, rel_level=rel_level, complete=complete,
-                                                       judged_only=judged_only)) if per_topic else {}
+    judged_by = collection if rel_format == "trec_qrels" else qrels
+    strings = _relstrings(judged_by, results, marked, dict(depth=depth, rel_level=rel_level, complete=complete,
+                                                           judged_only=judged_only)) if per_topic else {}
     if any(m.name == "relstring" and p is not None for m, p in marked):
         strings.update({t: "-" for t in made_up})  # relstring_N keeps the made-up document, not in the qrels
     out: list[str] = []
@@ -331,7 +338,7 @@ def _output(qrels, results, measures, per_topic, summary, complete, rel_level, d
                     continue
                 for printed, name in measure.values(params):
                     matrix = _matrix(scores, name)
-                    value = float(matrix.values[0, matrix.topics.index(topic)])
+                    value = matrix.value(0, topic)
                     value = overrides.get(printed, {}).get(topic, value)
                     if zscores is not None:
                         value = _z(zscores, topic, printed, value)
@@ -346,7 +353,7 @@ def _output(qrels, results, measures, per_topic, summary, complete, rel_level, d
                 # topic, whatever -l is
                 out.append(_line("num_rel", "all", graded_lines, "long", zscores))
                 continue
-            out.extend(_summary_lines(measure, params, scores, any_matrix.systems[0], topics, zscores, overrides))
+            out.extend(_summary_lines(measure, params, scores, run_tag, topics, zscores, overrides))
     return "".join(out)
 
 
@@ -411,7 +418,7 @@ def _summary_lines(measure: TrecEvalMeasure, params, scores, run_id: str, topics
     lines = []
     for printed, name in measure.values(params):
         matrix = _matrix(scores, name)
-        values = [float(matrix.values[0, matrix.topics.index(t)]) for t in topics]
+        values = [matrix.value(0, t) for t in topics]
         if overrides and printed in overrides:
             values = [overrides[printed].get(t, v) for t, v in zip(topics, values)]
         if measure.kind == "gm":  # trec_eval's per-topic gm value is log(max(v, 1e-5))
