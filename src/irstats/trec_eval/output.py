@@ -326,23 +326,10 @@ def _output(qrels, results, measures, per_topic, summary, complete, rel_level, d
                                                            judged_only=judged_only)) if per_topic else {}
     if any(m.name == "relstring" and p is not None for m, p in marked):
         strings.update({t: "-" for t in made_up})  # relstring_N keeps the made-up document, not in the qrels
+    columns = _Columns(scores, topics, overrides, zscores)
     out: list[str] = []
     if per_topic:
-        for topic in topics:
-            for measure, params in marked:
-                if measure.kind == "string":
-                    printed = measure.name if params is None else measure.printed(params[0])
-                    out.append(f"{printed:<22}\t{topic}\t'{strings[topic]}'\n")
-                    continue
-                if measure.kind not in ("float", "long"):
-                    continue
-                for printed, name in measure.values(params):
-                    matrix = _matrix(scores, name)
-                    value = matrix.value(0, topic)
-                    value = overrides.get(printed, {}).get(topic, value)
-                    if zscores is not None:
-                        value = _z(zscores, topic, printed, value)
-                    out.append(_line(printed, topic, value, measure.kind, zscores))
+        out.extend(_per_topic_lines(marked, columns, strings))
     if stop is not None:
         stop.printed = "".join(out)
         raise stop
@@ -353,8 +340,67 @@ def _output(qrels, results, measures, per_topic, summary, complete, rel_level, d
                 # topic, whatever -l is
                 out.append(_line("num_rel", "all", graded_lines, "long", zscores))
                 continue
-            out.extend(_summary_lines(measure, params, scores, run_tag, topics, zscores, overrides))
+            out.extend(_summary_lines(measure, params, columns, run_tag))
     return "".join(out)
+
+
+class _Columns:
+    """The value of each printed measure on every printed topic, in topic order: one array per
+    printed name, taken from its ScoreMatrix once (a lookup per line made 10^5 topics slow),
+    with the output layer's overrides and -Z's z-scores applied."""
+
+    def __init__(self, scores: dict, topics: list[str], overrides: dict[str, dict[str, float]], zscores):
+        self.scores, self.topics, self.overrides, self.zscores = scores, topics, overrides, zscores
+        self._cache: dict[str, list[float]] = {}
+        self._places: dict[tuple[str, ...], list[int]] = {}  # a matrix's topic axis → positions
+
+    def values(self, printed: str, name: str, zscored: bool = True) -> list[float]:
+        key = (printed, zscored)
+        if key not in self._cache:
+            import numpy as np
+
+            matrix = _matrix(self.scores, name)
+            places = self._places.get(matrix.topics)
+            if places is None:
+                positions = matrix.topic_positions()
+                places = self._places[matrix.topics] = [positions[t] for t in self.topics]
+            values = matrix.values[0, np.asarray(places, dtype=np.int64)].tolist()
+            changed = self.overrides.get(printed)
+            if changed:
+                values = [changed.get(t, v) for t, v in zip(self.topics, values)]
+            if zscored and self.zscores is not None:
+                values = [_z(self.zscores, t, printed, v) for t, v in zip(self.topics, values)]
+            self._cache[key] = values
+        return self._cache[key]
+
+
+def _per_topic_lines(marked, columns: _Columns, strings: dict[str, str]) -> list[str]:
+    """The -q lines: every topic, its measures in table order. Built a measure at a time as
+    columns of lines, then interleaved topic by topic."""
+    import itertools
+
+    topics = columns.topics
+    line_columns: list[list[str]] = []
+    for measure, params in marked:
+        if measure.kind == "string":
+            printed = measure.name if params is None else measure.printed(params[0])
+            line_columns.append([f"{printed:<22}\t{t}\t'{strings[t]}'\n" for t in topics])
+            continue
+        if measure.kind not in ("float", "long"):
+            continue
+        for printed, name in measure.values(params):
+            kind = "float" if columns.zscores is not None else measure.kind
+            head = f"Z{printed:<22}\t" if columns.zscores is not None else f"{printed:<22}\t"
+            text = _texts(columns.values(printed, name), kind)
+            line_columns.append([f"{head}{t}\t{v}\n" for t, v in zip(topics, text)])
+    return list(itertools.chain.from_iterable(zip(*line_columns)))
+
+
+def _texts(values: list[float], kind: str) -> list[str]:
+    """printf's %ld or %6.4f of each value (see :func:`_float`)."""
+    if kind == "long":
+        return [str(int(v)) for v in values]
+    return [f"{v:6.4f}" if v == v else f"{'-nan':>6}" for v in values]
 
 
 def _matrix(scores: dict, name: str):
@@ -406,8 +452,8 @@ def _relstrings(qrels, results, marked, options) -> dict[str, str]:
     return out
 
 
-def _summary_lines(measure: TrecEvalMeasure, params, scores, run_id: str, topics: list[str],
-                   zscores=None, overrides: dict[str, dict[str, float]] | None = None) -> list[str]:
+def _summary_lines(measure: TrecEvalMeasure, params, columns: _Columns, run_id: str) -> list[str]:
+    topics, zscores = columns.topics, columns.zscores
     num_queries = len(topics)
     if measure.kind == "runid":
         return [f"{'runid':<22}\tall\t{run_id}\n"]
@@ -415,19 +461,18 @@ def _summary_lines(measure: TrecEvalMeasure, params, scores, run_id: str, topics
         return []  # trec_eval prints relstring for single topics only
     if measure.kind == "num_q":
         return [_line("num_q", "all", len(topics), "long", zscores)]
+    import numpy as np
+
     lines = []
     for printed, name in measure.values(params):
-        matrix = _matrix(scores, name)
-        values = [matrix.value(0, t) for t in topics]
-        if overrides and printed in overrides:
-            values = [overrides[printed].get(t, v) for t, v in zip(topics, values)]
-        if measure.kind == "gm":  # trec_eval's per-topic gm value is log(max(v, 1e-5))
+        values = columns.values(printed, name, zscored=measure.kind != "gm")
+        if measure.kind == "gm":  # trec_eval's per-topic gm value is log(max(v, 1e-5)), with C's log
             values = [math.log(max(v, MIN_GEO_MEAN)) for v in values]
-        if zscores is not None:
-            values = [_z(zscores, t, printed, v) for t, v in zip(topics, values)]
-        total = 0.0
-        for v in values:  # added in topic order, as trec_eval accumulates (no pairwise summation)
-            total += v
+            if zscores is not None:
+                values = [_z(zscores, t, printed, v) for t, v in zip(topics, values)]
+        # added in topic order, as trec_eval accumulates: a cumulative sum adds one by one
+        # (numpy's sum would add pairwise, and a last bit can change the 4th decimal)
+        total = float(np.cumsum(values)[-1]) if values else 0.0
         if measure.kind == "gm":
             value = math.exp(total / num_queries)
         elif measure.kind == "long":
