@@ -21,6 +21,14 @@ and ir_measures' pipeline hands it to the next provider.
 Like pytrec_eval (ir_measures' default provider), the whole ranking is evaluated (no -M
 1000 cut) by default; give ``depth=1000`` for trec_eval's default, ``score_dtype="float32"``
 to break score ties exactly as pytrec_eval does.
+
+Inside ir_measures the provider keeps ir_measures' conventions (its tests/test_providers.py
+``test_empty``), not irstats' own checks: a run with no line gives every qrels topic the
+measure's ``DEFAULT`` (0); qrels with no judgment give no value (aggregates are NaN); run
+topics the qrels do not judge are dropped silently, as every provider drops them (irstats
+warns of them); a measure irstats does not compute is a ``ValueError`` naming it and the
+provider the default pipeline computes it with. ``irstats.evaluate`` and the command line
+keep their errors and warnings.
 """
 
 from __future__ import annotations
@@ -80,6 +88,38 @@ def irstats_name(measure) -> str | None:
         return None
 
 
+class UnsupportedMeasureError(MeasureError, ValueError):
+    """An ir_measures measure this provider does not compute (a ValueError, as ir_measures'
+    providers raise for an unsupported measure)."""
+
+
+def _unsupported(measures, provider) -> UnsupportedMeasureError:
+    """The error for measures irstats does not compute: which ones, and which provider ir_measures'
+    default pipeline computes each with instead (the first available one that supports it)."""
+    routes: dict[str | None, list[str]] = {}
+    for measure in measures:
+        other = next((p.NAME for p in ir_measures.DefaultPipeline.providers
+                      if p is not provider and getattr(p, "NAME", None) != NAME and _supported_by(p, measure)), None)
+        routes.setdefault(other, []).append(str(measure))
+    names = ", ".join(str(m) for m in measures)
+    noun = "measure" if len(measures) == 1 else "measures"
+    parts = [f"{' and '.join(shown)} with {other}" for other, shown in routes.items() if other is not None]
+    message = f"irstats does not compute the ir_measures {noun} {names}"
+    if parts:
+        message += ("; ir_measures' default pipeline (ir_measures.calc_aggregate, ir_measures.iter_calc) "
+                    "computes " + "; ".join(parts))
+    if None in routes:
+        message += f"; no other installed ir_measures provider computes {' and '.join(routes[None])}"
+    return UnsupportedMeasureError(message)
+
+
+def _supported_by(provider, measure) -> bool:
+    try:
+        return provider.is_available() and provider.supports(measure)
+    except Exception:  # a provider's own check failing is not this error's business
+        return False
+
+
 class IrstatsProvider(providers.Provider):
     """irstats' evaluation engine (trec_eval 10's rules) behind ir_measures' interface."""
 
@@ -100,16 +140,23 @@ class IrstatsProvider(providers.Provider):
     def _evaluator(self, measures, qrels):
         from irstats.collection import Collection
 
+        measures = list(measures)
+        unsupported = [m for m in measures if irstats_name(m) is None]
+        if unsupported:
+            raise _unsupported(unsupported, self)
         frame = ir_measures.util.QrelsConverter(qrels).as_pd_dataframe()
+        if len(frame) == 0:  # ir_measures: no qrels topic, so no value (irstats: an InputError)
+            return IrstatsEvaluator(measures, None, self.options)
         collection = Collection.load(frame[["query_id", "doc_id", "relevance"]])
-        return IrstatsEvaluator(list(measures), collection, self.options)
+        return IrstatsEvaluator(measures, collection, self.options, set(frame["query_id"]))
 
 
 class IrstatsEvaluator(providers.Evaluator):
-    def __init__(self, measures, collection, options: dict):
-        super().__init__(measures, set(collection.topics))
+    def __init__(self, measures, collection, options: dict, qrels_ids: set | None = None):
+        super().__init__(measures, set(collection.topics) if collection is not None else set())
         self.collection = collection
         self.options = options
+        self.qrels_ids = qrels_ids or set()  # the qrels' query ids as ir_measures gave them
         self.names = {m: irstats_name(m) for m in measures}
 
     def _iter_calc(self, run) -> Iterator[Metric]:
@@ -118,6 +165,13 @@ class IrstatsEvaluator(providers.Evaluator):
         from irstats.evaluate import Evaluator
 
         frame = ir_measures.util.RunConverter(run).as_pd_dataframe()[["query_id", "doc_id", "score"]]
+        if self.collection is None:
+            return
+        # Topics the qrels do not judge count for no provider: drop them here, so irstats does
+        # not warn of them (nor stop on a run with no qrels topic at all).
+        frame = frame[frame["query_id"].isin(self.qrels_ids)]
+        if len(frame) == 0:  # no ranking for any qrels topic: iter_calc gives each its DEFAULT
+            return
         by_mode: dict[bool, list] = {}
         for measure in self.measures:
             by_mode.setdefault(bool(measure.params.get("judged_only", False)), []).append(measure)
@@ -148,4 +202,4 @@ def register(default: bool = True, **options: Any) -> IrstatsProvider:
     return provider
 
 
-__all__ = ["IrstatsProvider", "irstats_name", "register"]
+__all__ = ["IrstatsProvider", "UnsupportedMeasureError", "irstats_name", "register"]
