@@ -42,7 +42,8 @@ import numpy as np
 import polars as pl
 
 from irstats.result import Result
-from irstats.errors import InputError, IrstatsWarning, some
+from irstats.checks import kind_of, names, numbers
+from irstats.errors import ArgumentError, ArgumentTypeError, InputError, IrstatsWarning, some
 from irstats.scores import ScoreMatrix, score_matrices
 
 #: Aggregation methods: canonical name → one-line description.
@@ -151,19 +152,22 @@ def resolve_method(method: str) -> str:
     """
     key = str(method).strip().lower()
     key = _ALIASES.get(key, key)
-    if key not in METHODS:
-        raise InputError(f"unknown aggregation method {method!r}; expected one of {', '.join(METHODS)}")
+    if not isinstance(method, str) or key not in METHODS:
+        error = ArgumentError if isinstance(method, str) else ArgumentTypeError
+        raise error(f"unknown aggregation method {method!r}; expected one of {', '.join(METHODS)}",
+                    argument="method")
     return key
 
 
 def _as_matrix(matrix: ScoreMatrix | np.ndarray) -> tuple[np.ndarray, tuple[str, ...], tuple[str, ...], str | None]:
     if isinstance(matrix, ScoreMatrix):
         return matrix.values, matrix.systems, matrix.topics, matrix.measure
-    values = np.asarray(matrix, dtype=np.float64)
+    values = numbers(matrix, "matrix")
     if values.ndim == 1:
         values = values[None, :]
     if values.ndim != 2:
-        raise InputError(f"expected a systems × topics matrix, got an array of shape {values.shape}")
+        raise ArgumentError(f"matrix must be a ScoreMatrix, a systems × topics array or one system's vector, "
+                            f"got an array of shape {values.shape}", argument="matrix")
     return (values, tuple(str(i) for i in range(values.shape[0])),
             tuple(str(j) for j in range(values.shape[1])), None)
 
@@ -204,9 +208,9 @@ def aggregate(matrix: ScoreMatrix | np.ndarray, method: str, epsilon: float | No
     """
     name = resolve_method(method)
     default = DEFAULT_EPSILON[name]
+    if epsilon is not None:
+        _check_epsilon(epsilon)
     eps = None if default is None else float(default if epsilon is None else epsilon)
-    if eps is not None and not (eps >= 0 and np.isfinite(eps)):
-        raise InputError(f"epsilon must be a finite number >= 0, not {epsilon!r}")
     x, systems, topics, measure = _as_matrix(matrix)
     n_sys = x.shape[0]
 
@@ -240,10 +244,19 @@ def aggregate(matrix: ScoreMatrix | np.ndarray, method: str, epsilon: float | No
 
             values = expit(values) * (1.0 + eps) - eps * expit(-values)
         else:
-            raise InputError(f"back_transform applies to 'al' and 'logit', not {name!r}")
+            raise ArgumentError(f"back_transform applies to 'al' and 'logit', not {name!r}", argument="back_transform")
     _warn_reasons(name, measure, systems, topics, reasons, nan)
     return AggregateResult(np.asarray(values, dtype=np.float64), tuple(systems), measure, name, eps,
                            tuple(reasons.tolist()), bool(back_transform), counts)
+
+
+def _check_epsilon(epsilon, argument: str = "epsilon") -> float:
+    """ε (or a floor): a finite number >= 0."""
+    ok = isinstance(epsilon, (int, float, np.integer, np.floating)) and not isinstance(epsilon, (bool, np.bool_))
+    if not ok or not (epsilon >= 0 and np.isfinite(epsilon)):
+        error = ArgumentError if ok else ArgumentTypeError
+        raise error(f"{argument} must be a finite number >= 0, not {epsilon!r}", argument=argument)
+    return float(epsilon)
 
 
 def _expm1_shift(al: np.ndarray, eps: float) -> np.ndarray:
@@ -364,6 +377,8 @@ def check_complete(matrix: ScoreMatrix, source: str | None = None) -> None:
     (aggregate over the evaluated topics with ``skipna``). The command line calls this
     before aggregating unless ``--skipna`` is given.
     """
+    if not isinstance(matrix, ScoreMatrix):
+        raise ArgumentTypeError(f"matrix must be a ScoreMatrix; got {kind_of(matrix)}", argument="matrix")
     nan = np.isnan(matrix.values)
     if not nan.any():
         return
@@ -384,8 +399,9 @@ def parse_methods(methods: Iterable, epsilon: float | None = None) -> list[tuple
     it never moves ``gm_trec_eval``'s floor (1e-5, trec_eval's gm_map), which only
     ``"gm_trec_eval:FLOOR"`` changes (:data:`irstats.aggregate.FLOOR_METHODS`).
     """
-    if isinstance(methods, str):
-        methods = [methods]
+    methods = names(methods, "methods", what="aggregation methods")
+    if epsilon is not None:
+        _check_epsilon(epsilon)
 
     out: list[tuple[str, float | None]] = []
     for spec in methods:
@@ -395,9 +411,13 @@ def parse_methods(methods: Iterable, epsilon: float | None = None) -> list[tuple
             try:
                 own = float(text)
             except ValueError:
-                raise InputError(f"method {spec!r}: the part after ':' must be a number (ε)") from None
+                raise ArgumentError(f"method {spec!r}: the part after ':' must be a number (ε)",
+                                    argument="methods") from None
         elif isinstance(spec, (tuple, list)):
-            name, own = spec[0], (None if spec[1] is None else float(spec[1]))
+            if len(spec) != 2:
+                raise ArgumentError(f"methods: a method given as a pair is (name, ε); got {spec!r}",
+                                    argument="methods")
+            name, own = spec[0], (None if spec[1] is None else _check_epsilon(spec[1], "methods"))
         else:
             name = spec
         name = resolve_method(name)
@@ -408,11 +428,11 @@ def parse_methods(methods: Iterable, epsilon: float | None = None) -> list[tuple
             shared = None if name in FLOOR_METHODS else epsilon
             eps = float(own if own is not None else shared if shared is not None else default)
             if not (eps >= 0 and math.isfinite(eps)):
-                raise InputError(f"epsilon must be a finite number >= 0, not {eps!r}")
+                raise ArgumentError(f"epsilon must be a finite number >= 0, not {eps!r}", argument="methods")
         if (name, eps) not in out:
             out.append((name, eps))
     if not out:
-        raise InputError("give at least one aggregation method")
+        raise ArgumentError("methods: give at least one aggregation method", argument="methods")
     return out
 
 

@@ -56,6 +56,35 @@ class ResourceError(IrstatsError):
         return cls(f"{doing} ({cause})", path=os.fspath(where) if where is not None else None)
 
 
+class ArgumentError(InputError, ValueError):
+    """A value passed to a function of the API that the function does not accept: a number
+    out of range, an unknown name, a seed that is not a whole number, an empty list.
+
+    ``argument`` names the parameter, and the message says what it accepts. It is also a
+    ``ValueError`` (Python's convention for a bad value) and an :class:`InputError` (the
+    command line reports it as bad input, exit 2).
+    """
+
+    def __init__(self, message: str, *, argument: str | None = None):
+        self.argument = argument
+        super().__init__(message)
+
+
+class ArgumentTypeError(ArgumentError, TypeError):
+    """An argument of a kind the function does not take: text where numbers are expected, a
+    LazyFrame where a DataFrame is, a list column as ids. Also a ``TypeError`` (Python's
+    convention for a wrong type) and, as an :class:`ArgumentError`, a ``ValueError``: numpy
+    and polars raised ``ValueError`` for most of these before irstats checked them."""
+
+
+class NotFoundError(ArgumentError, KeyError):
+    """A name (system, topic, measure) that the scores or result at hand do not hold. Also a
+    ``KeyError``: the lookup by name failed."""
+
+    def __str__(self) -> str:  # KeyError would print the message as a repr, in quotes
+        return self.message
+
+
 class MeasureError(IrstatsError):
     """A measure name that does not parse or names no known measure."""
 

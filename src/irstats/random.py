@@ -10,7 +10,31 @@ from __future__ import annotations
 
 import numpy as np
 
-from irstats.errors import InputError
+from irstats.errors import ArgumentError, ArgumentTypeError
+
+SEED_RULE = "a whole number >= 0, None or a numpy Generator"
+
+
+def check_seed(seed, argument: str = "seed"):
+    """``seed`` unchanged if it is one :func:`generator` takes; else an error naming ``argument``.
+
+    Every random procedure calls this (through :func:`generator`, :func:`seed_label` or
+    :func:`fixed_seed`) on entry, before any work, whether or not it will draw: a bad seed
+    is an error even where the result happens not to need random numbers (an exact test,
+    a closed-form test), so that a typo never passes unnoticed.
+    """
+    if isinstance(seed, np.random.Generator) or seed is None:
+        return seed
+    if isinstance(seed, (bool, np.bool_, float, np.floating)):
+        raise ArgumentTypeError(f"{argument} must be {SEED_RULE}, not {seed!r}", argument=argument)
+    try:
+        value = int(seed)
+    except (TypeError, ValueError, OverflowError):
+        error = ArgumentError if isinstance(seed, str) else ArgumentTypeError
+        raise error(f"{argument} must be {SEED_RULE}, not {seed!r}", argument=argument) from None
+    if value < 0:
+        raise ArgumentError(f"{argument} must be >= 0, not {value}", argument=argument)
+    return seed
 
 
 def generator(seed: int | str | np.random.Generator | None = 0) -> np.random.Generator:
@@ -21,24 +45,16 @@ def generator(seed: int | str | np.random.Generator | None = 0) -> np.random.Gen
     >>> g = np.random.default_rng(1); generator(g) is g
     True
     """
+    check_seed(seed)
     if isinstance(seed, np.random.Generator):
         return seed
-    if seed is None:
-        seed = 0
-    if isinstance(seed, (bool, np.bool_, float)):
-        raise InputError(f"seed must be a whole number >= 0, None or a numpy Generator, not {seed!r}")
-    try:
-        value = int(seed)
-    except (TypeError, ValueError):
-        raise InputError(f"seed must be a whole number >= 0, None or a numpy Generator, not {seed!r}") from None
-    if value < 0:
-        raise InputError(f"seed must be >= 0, not {value}")
-    return np.random.Generator(np.random.PCG64(value))
+    return np.random.Generator(np.random.PCG64(0 if seed is None else int(seed)))
 
 
 def seed_label(seed) -> int | str | None:
     """How a result records its seed: the whole number, or ``"generator"`` when a Generator
     was passed (its state is not a number one could pass again)."""
+    check_seed(seed)
     if isinstance(seed, np.random.Generator):
         return "generator"
     return 0 if seed is None else int(seed)
@@ -47,7 +63,7 @@ def seed_label(seed) -> int | str | None:
 def fixed_seed(seed) -> int:
     """A whole-number seed for procedures that must draw the same numbers several times (the
     same resamples at every depth): the seed itself, or one number drawn from a Generator."""
+    check_seed(seed)
     if isinstance(seed, np.random.Generator):
         return int(seed.integers(0, 2**63 - 1))
-    generator(seed)  # validates
     return 0 if seed is None else int(seed)

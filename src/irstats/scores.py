@@ -16,7 +16,8 @@ from typing import Iterable, Mapping
 import numpy as np
 import polars as pl
 
-from irstats.errors import InputError
+from irstats.checks import kind_of, names, numbers
+from irstats.errors import ArgumentError, ArgumentTypeError, InputError, NotFoundError, some
 
 SCORE_COLUMNS = ("system", "topic", "measure", "value")
 
@@ -38,11 +39,11 @@ class ScoreMatrix:
     summary: str = "mean"
 
     def __post_init__(self):
-        self.values = np.ascontiguousarray(self.values, dtype=np.float64)
-        self.systems, self.topics = tuple(self.systems), tuple(self.topics)
+        self.values = np.ascontiguousarray(numbers(self.values, "values"))
+        self.systems, self.topics = names(self.systems, "systems"), names(self.topics, "topics")
         if self.values.shape != (len(self.systems), len(self.topics)):
-            raise ValueError(f"values of shape {self.values.shape} do not fit "
-                             f"{len(self.systems)} systems × {len(self.topics)} topics")
+            raise ArgumentError(f"values of shape {self.values.shape} do not fit "
+                                f"{len(self.systems)} systems × {len(self.topics)} topics", argument="values")
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -85,12 +86,13 @@ class ScoreMatrix:
         try:
             return self.values[self.systems.index(name)]
         except ValueError:
-            raise KeyError(f"no system {name!r} in this score matrix") from None
+            raise NotFoundError(f"no system {name!r} in this score matrix", argument="name") from None
 
     def subset(self, systems: Iterable[str] | None = None, topics: Iterable[str] | None = None) -> "ScoreMatrix":
         """The matrix restricted to some systems and/or topics (in the order given)."""
-        rows = [self.systems.index(s) for s in systems] if systems is not None else list(range(len(self.systems)))
-        cols = [self.topics.index(t) for t in topics] if topics is not None else list(range(len(self.topics)))
+        rows = (_positions(self.systems, systems, "systems") if systems is not None
+                else list(range(len(self.systems))))
+        cols = _positions(self.topics, topics, "topics") if topics is not None else list(range(len(self.topics)))
         return ScoreMatrix(self.values[np.ix_(rows, cols)], tuple(self.systems[i] for i in rows),
                            tuple(self.topics[j] for j in cols), self.measure, dict(self.options), self.summary)
 
@@ -131,7 +133,8 @@ class ScoreMatrix:
 
     @classmethod
     def from_frame(cls, frame: pl.DataFrame, measure: str | None = None) -> "ScoreMatrix":
-        """Build from a tidy frame of one measure (``system, topic, value`` [, ``measure``])."""
+        """Build from a tidy frame of one measure (``system, topic, value`` [, ``measure``]);
+        a polars or pandas DataFrame."""
         matrices = matrices_from_frame(frame)
         if measure is None:
             if len(matrices) != 1:
@@ -143,6 +146,17 @@ class ScoreMatrix:
 
     def __repr__(self) -> str:
         return f"ScoreMatrix({self.measure!r}, {len(self.systems)} systems × {len(self.topics)} topics)"
+
+
+def _positions(held: tuple[str, ...], wanted, argument: str) -> list[int]:
+    """The positions of the ``wanted`` systems (or topics) among those ``held``."""
+    index = {name: k for k, name in enumerate(held)}
+    wanted = names(wanted, argument)
+    missing = [name for name in wanted if name not in index]
+    if missing:
+        raise NotFoundError(f"{argument}: no {argument[:-1]} {some(missing)} in this score matrix "
+                            f"(it has {some(held)})", argument=argument)
+    return [index[name] for name in wanted]
 
 
 def _summary_rule(measure: str) -> str:
@@ -158,14 +172,17 @@ def matrices_from_frame(frame: pl.DataFrame, source: str | None = None) -> dict[
     """Split a tidy score frame into one ScoreMatrix per measure.
 
     Systems and topics are sorted bytewise; a (system, topic) pair missing from the frame
-    is NaN (not evaluated). A (system, topic, measure) given twice is an error.
+    is NaN (not evaluated). A (system, topic, measure) given twice is an error. ``frame`` is a
+    polars or pandas DataFrame.
     """
+    frame = _score_frame(frame, source)
     if "measure" not in frame.columns:
         frame = frame.with_columns(pl.lit("value").alias("measure"))
     missing = [c for c in SCORE_COLUMNS if c not in frame.columns]
     if missing:
         raise InputError(f"score table lacks column(s) {', '.join(missing)}; has {', '.join(frame.columns)}",
                          path=source)
+    _check_score_columns(frame, source)
     frame = frame.select(pl.col("system").cast(pl.String), pl.col("topic").cast(pl.String),
                          pl.col("measure").cast(pl.String), pl.col("value").cast(pl.Float64, strict=False))
     dup = frame.select(pl.struct("system", "topic", "measure").is_duplicated()).to_series()
@@ -188,18 +205,71 @@ def matrices_from_frame(frame: pl.DataFrame, source: str | None = None) -> dict[
     return out
 
 
-def score_matrices(scores: ScoreMatrix | Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix]) -> list[ScoreMatrix]:
-    """The matrices of one ScoreMatrix, a ``{measure: matrix}`` mapping or an iterable of them."""
+def score_matrices(scores: ScoreMatrix | Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix],
+                   argument: str = "scores") -> list[ScoreMatrix]:
+    """The matrices of one ScoreMatrix, a ``{measure: matrix}`` mapping or an iterable of them.
+
+    Anything else (an array, text, None, a list holding something other than ScoreMatrix
+    objects) is an :class:`~irstats.errors.ArgumentTypeError` naming ``argument``.
+    """
     if isinstance(scores, ScoreMatrix):
         return [scores]
+    expected = "a ScoreMatrix, a {measure: ScoreMatrix} dict or a list of ScoreMatrix objects"
     if isinstance(scores, Mapping):
-        return list(scores.values())
-    return list(scores)
+        items = list(scores.values())
+    elif (scores is None or isinstance(scores, (str, bytes, np.ndarray, pl.DataFrame, pl.Series))
+          or not isinstance(scores, Iterable)):
+        raise ArgumentTypeError(f"{argument} must be {expected}; got {kind_of(scores)}", argument=argument)
+    else:
+        items = list(scores)
+    for item in items:
+        if not isinstance(item, ScoreMatrix):
+            raise ArgumentTypeError(f"{argument} must be {expected}; it holds {kind_of(item)}", argument=argument)
+    return items
+
+
+def _score_frame(frame, source: str | None) -> pl.DataFrame:
+    """A polars DataFrame of scores; a pandas one is converted, anything else refused."""
+    if isinstance(frame, pl.DataFrame):
+        return frame
+    if type(frame).__name__ == "DataFrame" and hasattr(frame, "columns"):  # pandas
+        try:
+            return pl.from_pandas(frame)
+        except Exception as exc:  # noqa: BLE001 - a column polars cannot take
+            raise InputError(f"cannot convert the pandas score table ({str(exc).splitlines()[0]})",
+                             path=source) from None
+    hint = "; call .collect() first" if isinstance(frame, pl.LazyFrame) else ""
+    raise ArgumentTypeError(f"frame must be a polars or pandas DataFrame with columns system, topic, "
+                            f"[measure,] value; got {kind_of(frame)}{hint}", argument="frame")
+
+
+def _check_score_columns(frame: pl.DataFrame, source: str | None) -> None:
+    """Ids must be scalars without nulls; values numbers (or text of numbers, or null)."""
+    for column in ("system", "topic", "measure"):
+        dtype = frame.schema[column]
+        if dtype.is_nested() or dtype == pl.Object:
+            raise InputError(f"column {column!r} must hold names (text or numbers), not {dtype}", path=source)
+        nulls = frame.get_column(column).is_null()
+        if nulls.any():
+            raise InputError(f"column {column!r} is empty (null) in row {int(nulls.arg_true()[0]) + 1}",
+                             path=source)
+    value = frame.get_column("value")
+    if value.dtype.is_numeric() or value.dtype == pl.Null:
+        return
+    if value.dtype.is_nested() or value.dtype == pl.Object or not (value.dtype == pl.String or value.dtype == pl.Boolean):
+        raise InputError(f"column 'value' must hold numbers (NaN or null for no score), not {value.dtype}",
+                         path=source)
+    if value.dtype == pl.String:
+        bad = value.is_not_null() & value.cast(pl.Float64, strict=False).is_null()
+        if bad.any():
+            at = int(bad.arg_true()[0])
+            raise InputError(f"column 'value' must hold numbers (NaN or null for no score); row {at + 1} holds "
+                             f"{value[at]!r}", path=source)
 
 
 def scores_to_frame(matrices: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix], per_topic: bool = True) -> pl.DataFrame:
     """Stack several matrices into one tidy frame (per topic, or per-system summaries)."""
-    frames = [m.to_frame() if per_topic else m.summary_frame() for m in score_matrices(matrices)]
+    frames = [m.to_frame() if per_topic else m.summary_frame() for m in score_matrices(matrices, "matrices")]
     if not frames:
         return pl.DataFrame(schema={c: pl.String for c in SCORE_COLUMNS[:-1]} | {"value": pl.Float64})
     return pl.concat(frames)
@@ -213,9 +283,14 @@ JSONL_NAMES = {"system": "run_id", "topic": "topic_id"}
 
 def write_frame(frame: pl.DataFrame, path: str | os.PathLike | None, fmt: str) -> str | None:
     """Write a frame as TSV, CSV, JSON (records) or Parquet; to a path, or return text."""
+    if not (isinstance(fmt, str) and fmt in FORMATS):
+        error = ArgumentError if isinstance(fmt, str) else ArgumentTypeError
+        raise error(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}", argument="fmt")
+    if path is not None:
+        _path_argument(path)
     if fmt == "parquet":
         if path is None:
-            raise InputError("Parquet output needs a file: give a path (-o FILE)")
+            raise ArgumentError("Parquet output needs a file: give a path (-o FILE)", argument="path")
         import io
 
         from irstats.io.output import write_bytes
@@ -252,12 +327,16 @@ def read_scores(path: str | os.PathLike, fmt: str | None = None) -> dict[str, Sc
     The format is taken from the file name when ``fmt`` is None. ``trec_eval -q`` output is
     read by :func:`irstats.io.trec_eval_output.read_trec_eval`.
     """
-    name = os.fspath(path)
+    name = _path_argument(path)
+    if fmt is not None and not (isinstance(fmt, str) and fmt.lower() in READ_FORMATS):
+        error = ArgumentError if isinstance(fmt, str) else ArgumentTypeError
+        raise error(f"fmt must be one of {', '.join(READ_FORMATS)} or None (from the file name); got {kind_of(fmt)}",
+                    argument="fmt")
     if os.path.isdir(name):
         raise InputError("is a folder; expected a score file (TSV, CSV, JSON or Parquet)", path=name)
     if not os.path.exists(name):
         raise InputError("no such file", path=name)
-    fmt = fmt or _guess_format(name)
+    fmt = fmt.lower() if fmt is not None else _guess_format(name)
     try:
         if fmt == "parquet":
             frame = pl.read_parquet(name)
@@ -269,6 +348,18 @@ def read_scores(path: str | os.PathLike, fmt: str | None = None) -> dict[str, Sc
     except (pl.exceptions.PolarsError, ValueError, OSError) as exc:
         raise InputError(f"cannot read as a {fmt} score file ({str(exc).splitlines()[0]})", path=name) from None
     return matrices_from_frame(frame, source=name)
+
+
+#: The formats :func:`read_scores` reads (JSON lines are written for other tools, not read back).
+READ_FORMATS = ("tsv", "csv", "json", "parquet")
+
+
+def _path_argument(path, argument: str = "path") -> str:
+    """A path given as text or a path object, as text."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise ArgumentTypeError(f"{argument} must be a file name (str or os.PathLike); got {kind_of(path)}",
+                                argument=argument)
+    return os.fspath(path)
 
 
 #: Values that stand for "no score" (a topic a system was not evaluated on): irstats writes NaN.

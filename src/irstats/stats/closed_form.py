@@ -21,7 +21,8 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 
-from irstats.errors import InputError, warn
+from irstats.checks import numbers, share
+from irstats.errors import ArgumentError, ArgumentTypeError, warn
 from irstats.stats.degenerate import ZERO_TOL, degenerate_t, zero_spread
 
 #: |d| at or below this counts as zero (METHODS §5.6 [CHOICE]).
@@ -70,10 +71,11 @@ def paired_differences(a: ArrayLike, b: ArrayLike, *, quiet: bool = False) -> tu
 
     Warns (unless ``quiet``) when topics are dropped because a score is missing (NaN).
     """
-    a = np.asarray(a, dtype=np.float64)
-    b = np.asarray(b, dtype=np.float64)
+    a = numbers(a, "a")
+    b = numbers(b, "b")
     if a.ndim != 1 or a.shape != b.shape:
-        raise InputError(f"paired scores need two vectors of the same length, got shapes {a.shape} and {b.shape}")
+        raise ArgumentError(f"paired scores a and b need two vectors of the same length, got shapes {a.shape} "
+                            f"and {b.shape}", argument="a" if a.ndim != 1 else "b")
     keep = ~(np.isnan(a) | np.isnan(b))
     dropped = int(a.size - np.count_nonzero(keep))
     if dropped and not quiet:
@@ -91,13 +93,15 @@ def _scipy_stats():
 
 
 def _check_alternative(alternative: str) -> None:
-    if alternative not in ALTERNATIVES:
-        raise InputError(f"unknown alternative {alternative!r}; expected one of {', '.join(ALTERNATIVES)}")
+    if not (isinstance(alternative, str) and alternative in ALTERNATIVES):
+        error = ArgumentError if isinstance(alternative, str) else ArgumentTypeError
+        raise error(f"unknown alternative {alternative!r}; expected one of {', '.join(ALTERNATIVES)}",
+                    argument="alternative")
 
 
 def _check_confidence(confidence: float) -> None:
-    if not 0 < confidence < 1:
-        raise InputError(f"confidence must lie strictly between 0 and 1, not {confidence!r}")
+    """``confidence`` is a number strictly between 0 and 1."""
+    share(confidence, "confidence")
 
 
 def _t_pvalue(t: np.ndarray, df: np.ndarray, alternative: str) -> np.ndarray:
@@ -387,8 +391,8 @@ def two_sample_t_rows(x: np.ndarray, y: np.ndarray, equal_var: bool = False,
     Fewer than 2 values in a sample give NaN.
     """
     _check_alternative(alternative)
-    x = np.asarray(x, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
+    x = numbers(x, "x")
+    y = numbers(y, "y")
     nx, mx, vx = row_moments(x)
     ny, my, vy = row_moments(y)
     diff = mx - my
@@ -427,8 +431,8 @@ def two_sample_t(x: ArrayLike, y: ArrayLike, equal_var: bool = False, alternativ
     """
     _check_alternative(alternative)
     _check_confidence(confidence)
-    x = np.asarray(x, dtype=np.float64).ravel()
-    y = np.asarray(y, dtype=np.float64).ravel()
+    x = numbers(x, "x").ravel()
+    y = numbers(y, "y").ravel()
     dropped = int(np.isnan(x).sum() + np.isnan(y).sum())
     if dropped:
         warn(f"{dropped} missing score(s) (NaN) dropped from the two samples")
@@ -469,7 +473,7 @@ def t_interval(x: ArrayLike, confidence: float = 0.95) -> Interval:
     (0.0446, 0.4554)
     """
     _check_confidence(confidence)
-    x = np.asarray(x, dtype=np.float64).ravel()
+    x = numbers(x, "x").ravel()
     missing = int(np.isnan(x).sum())
     if missing:
         warn(f"{missing} missing value(s) (NaN) dropped before the t-interval")

@@ -9,8 +9,9 @@ import numpy as np
 import polars as pl
 
 from irstats.result import Result
-from irstats.random import seed_label
-from irstats.errors import InputError, some
+from irstats.checks import kind_of, names, share
+from irstats.random import check_seed, seed_label
+from irstats.errors import ArgumentError, ArgumentTypeError, some
 from irstats.scores import ScoreMatrix, score_matrices
 from irstats.stats.corrections import CORRECTIONS, adjust
 from irstats.stats.pairwise import PAIRWISE_TESTS, PairwiseResult, pairwise
@@ -96,9 +97,36 @@ class Comparison(Result):
 
 
 def _matrices(scores) -> dict[str, ScoreMatrix]:
+    items = score_matrices(scores)  # checks that every item is a ScoreMatrix
     if isinstance(scores, Mapping):
-        return dict(scores)
-    return {m.measure: m for m in score_matrices(scores)}
+        return dict(zip(scores, items))
+    return {m.measure: m for m in items}
+
+
+def _check_options(test, correction, interval, alpha, confidence, seed) -> str:
+    """The checks shared by :func:`compare` and :func:`compare_pairs`; the correction to use."""
+    from irstats.stats.closed_form import _check_confidence
+    from irstats.stats.effects import INTERVAL_METHODS
+    from irstats.stats.pairwise import check_test
+
+    check_test(test)
+    if not (isinstance(interval, str) and interval in ("t", *INTERVAL_METHODS)):
+        error = ArgumentError if isinstance(interval, str) else ArgumentTypeError
+        raise error(f"unknown interval {interval!r}; expected one of t, {', '.join(INTERVAL_METHODS)}",
+                    argument="interval")
+    if correction is None:
+        correction = "none" if test == "tukey" else "holm"
+    if not (isinstance(correction, str) and correction in CORRECTIONS):
+        error = ArgumentError if isinstance(correction, str) else ArgumentTypeError
+        raise error(f"unknown correction {correction!r}; expected one of {', '.join(CORRECTIONS)}",
+                    argument="correction")
+    if test == "tukey" and correction != "none":
+        raise ArgumentError("Tukey HSD p-values are already familywise; use correction='none' (--correction none) "
+                            "with test='tukey'", argument="correction")
+    share(alpha, "alpha")
+    _check_confidence(confidence)
+    check_seed(seed)
+    return correction
 
 
 def marker(p_adjusted: float, alpha: float) -> str:
@@ -150,28 +178,18 @@ def compare(scores: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix] | ScoreMat
     bootstrap intervals of the mean difference (:func:`irstats.stats.effects.bootstrap_mean_intervals`,
     ``n_resamples`` and ``seed`` as for the tests) on the topics every system has.
     """
-    from irstats.stats.effects import INTERVAL_METHODS
-
-    if interval not in ("t", *INTERVAL_METHODS):
-        raise InputError(f"unknown interval {interval!r}; expected one of t, {', '.join(INTERVAL_METHODS)}")
-    if test not in PAIRWISE_TESTS:
-        raise InputError(f"unknown test {test!r}; expected one of {', '.join(PAIRWISE_TESTS)}")
-    if correction is None:
-        correction = "none" if test == "tukey" else "holm"
-    if correction not in CORRECTIONS:
-        raise InputError(f"unknown correction {correction!r}; expected one of {', '.join(CORRECTIONS)}")
-    if test == "tukey" and correction != "none":
-        raise InputError("Tukey HSD p-values are already familywise; use correction='none' (--correction none) "
-                         "with test='tukey'")
-    if not 0 < alpha < 1:
-        raise InputError(f"alpha must lie strictly between 0 and 1, not {alpha!r}")
+    correction = _check_options(test, correction, interval, alpha, confidence, seed)
+    if baseline is not None and not isinstance(baseline, str):
+        raise ArgumentTypeError(f"baseline must be a system name or None; got {kind_of(baseline)}",
+                                argument="baseline")
     matrices = _matrices(scores)
     if not matrices:
-        raise InputError("no scores to compare")
+        raise ArgumentError("no scores to compare: scores holds no ScoreMatrix", argument="scores")
     measures = tuple(matrices)
     first = matrices[measures[0]]
     if len(first.systems) < 2:
-        raise InputError(f"comparing needs at least two systems; the scores have {len(first.systems)}")
+        raise ArgumentError(f"comparing needs at least two systems; the scores have {len(first.systems)}",
+                            argument="scores")
     first_means = first.means()
     order = np.argsort(-np.nan_to_num(first_means, nan=-np.inf), kind="stable")
     systems = tuple(first.systems[i] for i in order)
@@ -181,7 +199,8 @@ def compare(scores: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix] | ScoreMat
     for name, matrix in matrices.items():
         if baseline not in matrix.systems:
             known = some(matrix.systems, limit=8, quote=False)
-            raise InputError(f"unknown baseline {baseline!r}: no such system for {name} (systems: {known})")
+            raise ArgumentError(f"unknown baseline {baseline!r}: no such system for {name} (systems: {known})",
+                                argument="baseline")
     rows = []
     results, power, sig_pairs, n_pairs = {}, {}, {}, {}
     for name, matrix in matrices.items():
@@ -279,29 +298,21 @@ def compare_pairs(scores: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix] | Sc
     Holm; none for Tukey, which is familywise already) runs over all pairs printed for a
     measure, and the family is stated in the result (``family``, ``legend()``).
     """
-    from irstats.stats.effects import INTERVAL_METHODS
-
-    if test not in PAIRWISE_TESTS:
-        raise InputError(f"unknown test {test!r}; expected one of {', '.join(PAIRWISE_TESTS)}")
-    correction = correction or ("none" if test == "tukey" else "holm")
-    if correction not in CORRECTIONS:
-        raise InputError(f"unknown correction {correction!r}; expected one of {', '.join(CORRECTIONS)}")
-    if interval not in ("t", *INTERVAL_METHODS):
-        raise InputError(f"unknown interval {interval!r}; expected one of t, {', '.join(INTERVAL_METHODS)}")
+    correction = _check_options(test, correction or None, interval, alpha, confidence, seed)
     matrices = _matrices(scores)
     if not matrices:
-        raise InputError("no scores to compare")
+        raise ArgumentError("no scores to compare: scores holds no ScoreMatrix", argument="scores")
     measures = tuple(matrices)
     first = matrices[measures[0]]
     order = np.argsort(-np.nan_to_num(first.means(), nan=-np.inf), kind="stable")
     systems = tuple(first.systems[i] for i in order)
     if baselines is not None:
-        baselines = tuple(dict.fromkeys(baselines))
+        baselines = tuple(dict.fromkeys(names(baselines, "baselines", what="system names")))
         for name, matrix in matrices.items():
             unknown = [b for b in baselines if b not in matrix.systems]
             if unknown:
-                raise InputError(f"unknown baseline {unknown[0]!r}: no such system for {name} "
-                                 f"(systems: {some(matrix.systems, limit=8, quote=False)})")
+                raise ArgumentError(f"unknown baseline {unknown[0]!r}: no such system for {name} "
+                                    f"(systems: {some(matrix.systems, limit=8, quote=False)})", argument="baselines")
     rows = []
     family = ""
     for name, matrix in matrices.items():

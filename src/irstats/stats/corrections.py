@@ -11,16 +11,18 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from irstats.errors import InputError
+from irstats.checks import numbers
+from irstats.errors import ArgumentError, ArgumentTypeError
 
 CORRECTIONS = ("holm", "bonferroni", "bh", "by", "none")
 
 
 def _as_pvalues(pvalues: ArrayLike) -> np.ndarray:
-    p = np.asarray(pvalues, dtype=np.float64)
+    p = numbers(pvalues, "pvalues")
     finite = p[~np.isnan(p)]
     if np.any((finite < 0) | (finite > 1)):
-        raise InputError("p-values must lie in [0, 1]")
+        bad = finite[(finite < 0) | (finite > 1)][0]
+        raise ArgumentError(f"pvalues must lie in [0, 1] (NaN for none); found {bad:g}", argument="pvalues")
     return p
 
 
@@ -85,6 +87,9 @@ def benjamini_yekutieli(pvalues: ArrayLike) -> np.ndarray:
 
 def adjust(pvalues: ArrayLike, method: str = "holm") -> np.ndarray:
     """Adjust p-values by ``method``: ``"holm"``, ``"bonferroni"``, ``"bh"``, ``"by"`` or ``"none"``."""
+    if not isinstance(method, str):
+        raise ArgumentTypeError(f"unknown correction {method!r}; expected one of {', '.join(CORRECTIONS)}",
+                                argument="method")
     if method == "holm":
         return holm(pvalues)
     if method == "bonferroni":
@@ -93,4 +98,5 @@ def adjust(pvalues: ArrayLike, method: str = "holm") -> np.ndarray:
         return benjamini_hochberg(pvalues, dependent=method == "by")
     if method == "none":
         return _as_pvalues(pvalues).copy()
-    raise InputError(f"unknown correction {method!r}; expected one of {', '.join(CORRECTIONS)}")
+    raise ArgumentError(f"unknown correction {method!r}; expected one of {', '.join(CORRECTIONS)}",
+                        argument="method")

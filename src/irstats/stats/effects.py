@@ -21,15 +21,16 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from irstats.errors import InputError
-from irstats.random import generator
+from irstats.checks import numbers, one_of, share, whole
+from irstats.errors import ArgumentError, InputError
+from irstats.random import check_seed, generator
 
 INTERVAL_METHODS = ("percentile", "bca")
 
 
 def d_z(differences: ArrayLike) -> float:
     """Paired effect size d̄/s_d (ddof = 1); NaN with fewer than two values or s_d = 0."""
-    d = np.asarray(differences, dtype=np.float64)
+    d = numbers(differences, "differences")
     d = d[~np.isnan(d)]
     if d.size < 2:
         return float("nan")
@@ -42,7 +43,7 @@ def _pooled_sd(x: np.ndarray, y: np.ndarray) -> float:
 
 
 def _two_samples(x: ArrayLike, y: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
-    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    x, y = numbers(x, "x").ravel(), numbers(y, "y").ravel()
     x, y = x[~np.isnan(x)], y[~np.isnan(y)]
     if x.size < 2 or y.size < 2:
         raise InputError("each sample needs at least two values")
@@ -59,8 +60,7 @@ def cohens_d(x: ArrayLike, y: ArrayLike, pooling: str = "df") -> float:
     """(x̄ − ȳ)/s_p with the pooled standard deviation: s_p² = (S_x + S_y)/(n_x + n_y − 2)
     (``pooling="df"``) or (S_x + S_y)/(n_x + n_y) (``pooling="n"``, Sakai's Eq. 5.8), with
     S the sums of squared deviations."""
-    if pooling not in COHEN_POOLING:
-        raise InputError(f"pooling must be one of {', '.join(COHEN_POOLING)}; got {pooling!r}")
+    one_of(pooling, "pooling", COHEN_POOLING)
     x, y = _two_samples(x, y)
     if pooling == "n":
         squares = ((x - x.mean()) ** 2).sum() + ((y - y.mean()) ** 2).sum()
@@ -114,19 +114,19 @@ def bootstrap_mean_intervals(values: ArrayLike, n_resamples: int = 10000, confid
     >>> bool(b.low[0] < 0.43 < b.high[0])
     True
     """
-    if method not in INTERVAL_METHODS:
-        raise InputError(f"unknown interval method {method!r}; expected one of {', '.join(INTERVAL_METHODS)}")
-    if not 0 < confidence < 1:
-        raise InputError(f"confidence must be between 0 and 1; got {confidence!r}")
-    x = np.atleast_2d(np.asarray(values, dtype=np.float64))
+    one_of(method, "method", INTERVAL_METHODS)
+    share(confidence, "confidence")
+    n_resamples = whole(n_resamples, "n_resamples", minimum=2)
+    check_seed(seed)
+    x = np.atleast_2d(numbers(values, "values"))
+    if x.ndim != 2:
+        raise ArgumentError(f"values must be one row or rows × topics, got an array of shape {x.shape}",
+                            argument="values")
     if np.isnan(x).any():
         raise InputError("bootstrap intervals need complete rows (no NaN)")
     rows, n = x.shape
     if n < 2:
         raise InputError("a bootstrap interval needs at least two topics")
-    n_resamples = int(n_resamples)
-    if n_resamples < 2:
-        raise InputError(f"n_resamples must be at least 2; got {n_resamples}")
     rng = generator(seed)
     index = rng.integers(0, n, (n_resamples, n))
     means = np.empty((rows, n_resamples))

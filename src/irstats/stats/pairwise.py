@@ -11,17 +11,20 @@ single-pair function (:func:`~irstats.stats.paired_t`, :func:`~irstats.stats.boo
 from __future__ import annotations
 
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 import polars as pl
 
 from irstats.result import Result
-from irstats.random import generator, seed_label
-from irstats.errors import InputError, warn
+from irstats.checks import numbers, share
+from irstats.random import check_seed, generator, seed_label
+from irstats.errors import ArgumentError, ArgumentTypeError, InputError, NotFoundError, warn
 from irstats.scores import ScoreMatrix
 from irstats.stats.resampling import (
     _check_resamples,
+    check_batch_size,
     bootstrap_core,
     exact_is_cheaper,
     randomization_core,
@@ -65,7 +68,8 @@ class PairwiseResult(Result):
         try:
             return self.systems.index(name)
         except ValueError:
-            raise KeyError(f"no system {name!r}") from None
+            raise NotFoundError(f"no system {name!r}; the systems are {', '.join(self.systems)}",
+                                argument="name") from None
 
     def p(self, a: str, b: str) -> float:
         """The p-value of the comparison of systems a and b."""
@@ -121,10 +125,22 @@ def _as_matrix(scores) -> tuple[np.ndarray, tuple[str, ...], str | None, np.ndar
         topics = np.array(sorted(range(len(scores.topics)), key=lambda j: scores.topics[j].encode()), dtype=np.intp)
         X = np.ascontiguousarray(scores.values[np.ix_(order, topics)])
         return X, scores.systems, scores.measure, order
-    X = np.ascontiguousarray(np.asarray(scores, dtype=np.float64))
+    if isinstance(scores, Mapping):
+        raise ArgumentTypeError(f"scores must be one ScoreMatrix (or a systems × topics array), not a "
+                                f"{type(scores).__name__}; pass scores[measure]", argument="scores")
+    X = np.ascontiguousarray(numbers(scores, "scores"))
     if X.ndim != 2:
-        raise InputError(f"expected a systems × topics matrix, got an array of shape {X.shape}")
+        raise ArgumentError(f"scores must be a ScoreMatrix or a systems × topics array, got an array of shape "
+                            f"{X.shape}", argument="scores")
     return X, tuple(str(i) for i in range(X.shape[0])), None, np.arange(X.shape[0])
+
+
+def check_test(test) -> str:
+    """``test`` if it names one of :data:`PAIRWISE_TESTS`."""
+    if not (isinstance(test, str) and test in PAIRWISE_TESTS):
+        error = ArgumentError if isinstance(test, str) else ArgumentTypeError
+        raise error(f"unknown test {test!r}; expected one of {', '.join(PAIRWISE_TESTS)}", argument="test")
+    return test
 
 
 def _restore(matrix: np.ndarray, order: np.ndarray) -> np.ndarray:
@@ -164,14 +180,16 @@ def pairwise(scores: ScoreMatrix | np.ndarray, test: str = "paired_t", n_resampl
     given the two systems' rows with the topics in bytewise order (the order of every
     ScoreMatrix irstats reads or evaluates).
     """
-    if test not in PAIRWISE_TESTS:
-        raise InputError(f"unknown test {test!r}; expected one of {', '.join(PAIRWISE_TESTS)}")
+    check_test(test)
+    check_seed(seed)  # every test, so that a bad seed is an error even where no resample is drawn
+    check_batch_size(batch_size)
+    _check_resamples(n_resamples, feasible=False)
     if test == "tukey":
         return tukey_hsd(scores, n_resamples=n_resamples, seed=seed, batch_size=batch_size)
     X, systems, measure, order = _as_matrix(scores)
     m = X.shape[0]
     if m < 2:
-        raise InputError("pairwise tests need at least two systems")
+        raise ArgumentError(f"pairwise tests need at least two systems; scores has {m}", argument="scores")
     I, J = np.triu_indices(m, 1)
     D = X[I] - X[J]
     ok = ~np.isnan(D)
@@ -261,11 +279,13 @@ def tukey_hsd(scores: ScoreMatrix | np.ndarray, n_resamples: int = 10000, seed: 
     integer or a Generator; ``batch_size`` changes memory use, never the result. See
     :func:`irstats.stats.resampling.tukey_ranges` for the exact order of the random draws.
     """
+    check_seed(seed)
+    check_batch_size(batch_size)
     X, systems, measure, order = _as_matrix(scores)
     B = _check_resamples(n_resamples, X.shape[0] * X.shape[1])
     m, total = X.shape
     if m < 2:
-        raise InputError("Tukey HSD needs at least two systems")
+        raise ArgumentError(f"Tukey HSD needs at least two systems; scores has {m}", argument="scores")
     complete = ~np.isnan(X).any(axis=0)
     warn_dropped_topics(int(total - complete.sum()), total, "the Tukey HSD test")
     X = X[:, complete]
@@ -301,5 +321,6 @@ def discriminative_power(scores: ScoreMatrix | np.ndarray, test: str = "paired_t
     which are familywise by construction). A pair whose p-value is NaN (fewer than two
     common topics) counts as not significant.
     """
+    share(alpha, "alpha")
     return pairwise(scores, test, n_resamples=n_resamples, seed=seed, exact=exact,
                     batch_size=batch_size).discriminative_power(alpha)

@@ -19,8 +19,9 @@ from typing import Iterator
 import numpy as np
 from numpy.typing import ArrayLike
 
-from irstats.errors import InputError, warn
-from irstats.random import generator, seed_label
+from irstats.checks import whole
+from irstats.errors import ArgumentError, warn
+from irstats.random import check_seed, generator, seed_label
 from irstats.stats.degenerate import ZERO_TOL, studentize, zero_spread
 from irstats.stats.closed_form import TestResult, _check_confidence, paired_differences
 
@@ -35,15 +36,21 @@ MAX_EXACT_TOPICS = 24
 MAX_RESAMPLED_VALUES = 10**10
 
 
-def _check_resamples(n_resamples: int, values_per_resample: int = 1) -> int:
-    """``n_resamples`` as an int, if it is a positive whole number of feasible size."""
+def _check_resamples(n_resamples: int, values_per_resample: int = 1, *, feasible: bool = True) -> int:
+    """``n_resamples`` as an int, if it is a positive whole number (of feasible size, unless
+    ``feasible`` is False: an exact test that enumerates instead only needs it well formed)."""
     if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) or n_resamples < 1:
-        raise InputError(f"the number of resamples must be a positive integer, not {n_resamples!r}")
+        whole(n_resamples, "n_resamples", minimum=1)  # raises, naming the argument
     work = int(n_resamples) * max(1, int(values_per_resample))
-    if work > MAX_RESAMPLED_VALUES:
-        raise InputError(f"n_resamples={int(n_resamples):,} would draw {work:.1e} random values (at most "
-                         f"{MAX_RESAMPLED_VALUES:.0e}); ask for fewer resamples")
+    if feasible and work > MAX_RESAMPLED_VALUES:
+        raise ArgumentError(f"n_resamples={int(n_resamples):,} would draw {work:.1e} random values (at most "
+                            f"{MAX_RESAMPLED_VALUES:.0e}); ask for fewer resamples", argument="n_resamples")
     return int(n_resamples)
+
+
+def check_batch_size(batch_size) -> int | None:
+    """``batch_size``: None (the default, sized to the memory budget) or a whole number >= 1."""
+    return None if batch_size is None else whole(batch_size, "batch_size", minimum=1)
 
 
 def exact_is_cheaper(n_topics: int, n_resamples) -> bool:
@@ -63,8 +70,8 @@ def batch_sizes(total: int, batch_size: int | None, per_item: int) -> Iterator[i
     """Split ``total`` resamples into batches; the default keeps a batch under the budget."""
     if batch_size is None:
         batch_size = max(1, ELEMENT_BUDGET // max(1, per_item))
-    elif batch_size < 1:
-        raise InputError(f"batch_size must be positive, not {batch_size!r}")
+    else:
+        batch_size = check_batch_size(batch_size)
     done = 0
     while done < total:
         size = min(batch_size, total - done)
@@ -158,9 +165,11 @@ def bootstrap_test(a: ArrayLike, b: ArrayLike, n_resamples: int = 10000, seed: i
     ``seed`` is an integer (a fresh ``Generator(PCG64(seed))``) or a Generator to draw
     from. ``batch_size`` (resamples per batch) changes memory use, never the result.
     """
-    B = _check_resamples(n_resamples, np.size(a))
+    check_seed(seed)
+    check_batch_size(batch_size)
     _check_confidence(confidence)
     d, dropped = paired_differences(a, b)
+    B = _check_resamples(n_resamples, d.size + dropped)
     n = d.size
     details = {"n_resamples": B, "seed": seed_label(seed),
                "confidence": confidence, "alternative": "two-sided", "dropped": dropped}
@@ -220,8 +229,8 @@ def randomization_exact_core(D: np.ndarray, batch_size: int | None = None) -> tu
     D = np.ascontiguousarray(D)
     P, n = D.shape
     if n > MAX_EXACT_TOPICS:
-        raise InputError(f"exact randomisation enumerates 2^n sign vectors; n = {n} topics is too many "
-                         f"(at most {MAX_EXACT_TOPICS}); use the Monte Carlo test")
+        raise ArgumentError(f"exact randomisation (exact=True) enumerates 2^n sign vectors; n = {n} topics is too "
+                            f"many (at most {MAX_EXACT_TOPICS}); use the Monte Carlo test", argument="exact")
     T = D.sum(axis=-1) / n
     threshold = np.abs(T) - ZERO_TOL * np.maximum(1.0, np.abs(T))
     counts = np.zeros(P, dtype=np.int64)
@@ -248,8 +257,11 @@ def randomization_test(a: ArrayLike, b: ArrayLike, n_resamples: int = 10000, see
     The statistic is T; the effect size d_z = d̄/s_d. ``seed`` is an integer or a
     Generator; ``batch_size`` changes memory use, never the result.
     """
+    check_seed(seed)
+    check_batch_size(batch_size)
     d, dropped = paired_differences(a, b)
     n = d.size
+    _check_resamples(n_resamples, feasible=False)  # well formed even when the test enumerates
     exact = exact or (n > 0 and exact_is_cheaper(n, n_resamples))
     details = {"exact": exact, "alternative": "two-sided", "dropped": dropped}
     if not exact:
