@@ -7,6 +7,8 @@ import krippendorff
 import numpy as np
 import polars as pl
 import pytest
+
+from irstats.errors import IrstatsWarning
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.metrics import cohen_kappa_score
@@ -22,17 +24,22 @@ def _frames(topics, a, b):
             pl.DataFrame({"topic": topics, "docno": docs, "rel": b}))
 
 
-def _check(a, b, result, categories=None):
+def _check(a, b, result, categories=None, nominal=True):
     """``categories``: how scikit-learn is to see the labels (it refuses floats as "continuous";
-    fixed-width strings of values in [0, 1] sort as the numbers do)."""
+    fixed-width strings of values in [0, 1] sort as the numbers do). ``nominal=False``:
+    real-valued labels, whose nominal statistics are not computed (NaN)."""
     values = dict(zip(result.statistics["statistic"], result.statistics["value"]))
+    if not nominal:
+        assert np.isnan(values.pop("cohen_kappa")) and np.isnan(values.pop("krippendorff_alpha_nominal"))
     assert values["pairs"] == len(a)
     ca, cb = (a, b) if categories is None else ([categories(x) for x in a], [categories(x) for x in b])
     for name, weights in (("cohen_kappa", None), ("cohen_kappa_linear", "linear"),
                           ("cohen_kappa_quadratic", "quadratic")):
+        if name not in values:
+            continue
         expected = cohen_kappa_score(ca, cb, weights=weights)
         assert values[name] == pytest.approx(expected, abs=1e-12, nan_ok=True), name
-    for level in ("nominal", "ordinal", "interval"):
+    for level in ("nominal", "ordinal", "interval") if nominal else ("ordinal", "interval"):
         expected = krippendorff.alpha(reliability_data=[a, b], level_of_measurement=level)
         assert values[f"krippendorff_alpha_{level}"] == pytest.approx(expected, abs=1e-12), level
 
@@ -227,8 +234,9 @@ def test_real_valued_labels_equal_the_reference_packages(seed, distinct):
     a = values[rng.integers(0, distinct, n)]
     b = np.clip(np.round(a + rng.normal(0, 0.1, n), 2), 0, 1) + 0.0  # + 0.0: no −0 (a string of its own)
     topics = [str(t) for t in rng.integers(0, 8, n)]
-    result = label_agreement(*_frames(topics, a.tolist(), b.tolist()), n_resamples=20)
-    _check(a.tolist(), b.tolist(), result, categories=lambda x: f"{x:.17f}")
+    with pytest.warns(IrstatsWarning, match="real-valued labels.*cohen_kappa and krippendorff_alpha_nominal"):
+        result = label_agreement(*_frames(topics, a.tolist(), b.tolist()), n_resamples=20)
+    _check(a.tolist(), b.tolist(), result, categories=lambda x: f"{x:.17f}", nominal=False)
     assert result.confusion is None
 
 

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-from irstats.errors import InputError
+from irstats.errors import InputError, warn
 from irstats.random import generator, seed_label
 from irstats.result import Result
 
@@ -194,11 +194,33 @@ def label_agreement(qrels_a, qrels_b, *, n_resamples: int = 1000, confidence: fl
     with np.errstate(invalid="ignore"):
         low = np.nanquantile(resampled, tail, axis=0)
         high = np.nanquantile(resampled, 1 - tail, axis=0)
+    by_topic = _statistics(pairs, None)
+    if _real_valued(grades):
+        # every distinct probability its own category: nominal agreement would be near 0 however
+        # close the labels are (κ 0.13 on DL 2019 with probability labels). Not computed.
+        nominal = [STATISTICS.index(name) for name in NOMINAL_STATISTICS]
+        point[nominal] = low[nominal] = high[nominal] = np.nan
+        warn(f"real-valued labels (e.g. {_a_real_label(grades)!r}): {' and '.join(NOMINAL_STATISTICS)} treat each "
+             f"distinct value as a category and are not computed (NaN); the quadratic κ and interval α fit "
+             f"continuous labels (or bin the labels to grades first)")
     statistics = pl.DataFrame({"statistic": list(STATISTICS), "value": point, "ci_low": low, "ci_high": high})
     per_topic = pl.DataFrame({"topic": topics.astype(str), "pairs": np.bincount(topic_index).astype(np.int64),
-                              "cohen_kappa": _statistics(pairs, None)[:, 1]})
+                              "cohen_kappa": by_topic[:, 1], "cohen_kappa_quadratic": by_topic[:, 3]})
     return LabelAgreement(statistics, _confusion(pairs), per_topic, int(n_resamples), float(confidence),
                           seed_label(seed))
+
+
+#: The statistics that treat every label as a category: meaningless on real-valued labels.
+NOMINAL_STATISTICS = ("cohen_kappa", "krippendorff_alpha_nominal")
+
+
+def _real_valued(grades: np.ndarray) -> bool:
+    """Labels with a fractional value (0.37, 2.5): real-valued, not grades."""
+    return grades.dtype.kind == "f" and bool((grades != np.floor(grades)).any())
+
+
+def _a_real_label(grades: np.ndarray) -> float:
+    return float(grades[grades != np.floor(grades)][0])
 
 
 def _confusion(pairs: _Pairs) -> pl.DataFrame | None:

@@ -151,6 +151,8 @@ class Evaluator:
             for m in widest_first(parsed):
                 values[str(m)][batch] = m.definition.evaluate(judgments, m)
             del judgments
+        if not self.options.complete:
+            warn_partial_runs(runset.names, present.sum(axis=1), n_top)
         keep = present.any(axis=0)
         if self.options.drop_r0:
             keep &= ~r_zero
@@ -164,6 +166,26 @@ class Evaluator:
     def score_judgments(self, judgments: Judgments, measures) -> dict[str, ScoreMatrix]:
         """Score a judgments tensor made by :meth:`judgments` (one tensor, many measures)."""
         return score_judgments(judgments, measures, self.options)
+
+
+def warn_partial_runs(names: Sequence[str], answered: np.ndarray, n_topics: int) -> None:
+    """One warning for the runs that answer only some of the qrels' topics: their means are
+    over the topics they answer (trec_eval's rule, kept), which flatters a run that skips hard
+    topics; ``complete=True`` (-c) scores the others as 0. (A run answering none is an error
+    elsewhere.)"""
+    from irstats.errors import some, warn
+
+    partial = {name: int(a) for name, a in zip(names, answered) if 0 < a < n_topics}
+    if len(partial) == 1:
+        (name, count), = partial.items()
+        warn(f"run {name!r} answers {count} of the qrels' {n_topics} topics: its means are over those {count} "
+             f"(trec_eval's rule); complete=True (-c) scores the other {n_topics - count} as 0")
+    elif partial:
+        counts = sorted(set(partial.values()))
+        count = str(counts[0]) if len(counts) == 1 else f"{counts[0]} to {counts[-1]}"
+        warn(f"{len(partial)} runs ({some(partial, limit=3)}) answer {count} of the qrels' {n_topics} topics: "
+             f"their means are over the topics each answers (trec_eval's rule); complete=True (-c) scores "
+             f"the others as 0")
 
 
 def evaluate(qrels, runs, measures: Iterable[str | Measure] | str = DEFAULT_MEASURES, **options) -> dict[str, ScoreMatrix]:

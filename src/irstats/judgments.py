@@ -59,7 +59,10 @@ class QrelsFacts:
     @property
     def gain_top(self) -> int | float:
         """g_max as the denominator of graded gains (METHODS.md §2.6–2.7): 1 when no grade is
-        positive (every gain is 0 then)."""
+        positive (every gain is 0 then). Warns once when the top grade dwarfs every other."""
+        if "top checked" not in self._cache:
+            self._cache["top checked"] = True
+            _warn_outlying_top(self.g_max, self.values(np.unique(self.rel)))
         return self.g_max if self.g_max > 0 else 1
 
     def num_relevant(self, level: int | float) -> np.ndarray:
@@ -408,6 +411,23 @@ def _refuse_straddling_ties(frame: pl.DataFrame, rows: np.ndarray, position: np.
                          f"{topics[top_idx[i]]!r} has tied documents on both sides of the depth cut-off "
                          f"{options.depth}; use depth=None (-M none) or a depth between tie groups",
                          path=runset.parts[systems[sys_idx[i]]].source)
+
+
+#: A top grade this many times the next one is taken for a slip (2^31, 1e308 among grades 0–3).
+OUTLYING_TOP = 1000
+
+
+def _warn_outlying_top(top, grades: np.ndarray) -> None:
+    """ERR and graded RBP divide gains by the collection's top grade, so one absurd grade (a
+    typo, an overflowed export) silently turns every topic's value to ~0: say so, with the
+    value, rather than print those numbers without a word."""
+    below = np.unique(grades[(grades > 0) & (grades < top)])
+    if len(below) == 0 or top < OUTLYING_TOP * below[-1]:
+        return
+    top, second = (v.item() if hasattr(v, "item") else v for v in (top, below[-1]))
+    warn(f"the qrels' top grade {top!r} is over {OUTLYING_TOP} times the next largest ({second!r}): ERR and "
+         f"graded RBP scale gains by the top grade, so every other document counts as ~0; check that grade, or "
+         f"give g_max= to scale by another top grade")
 
 
 def grade_dtype(g_max: int) -> np.dtype:

@@ -66,6 +66,14 @@ def interpolated_precision(j, m) -> np.ndarray:
 # with lower bounds on their order statistics (q_i ≥ ⌈(J + i)/x⌉ − o), and E[V] sums x times
 # the jumps of that product over the values V can take — exact, in integers where it matters.
 
+#: Most elementary steps the exact expectation may take for one ranked list, and for a whole
+#: evaluation (about 2·10^8 steps a second here): past them the measure is refused before any
+#: is computed. (DL 2019's test1, the most tied official run, needs 3·10^9 in all; one list of
+#: 1,000 equal scores with 300 relevant documents, 10^12.)
+LIST_STEPS = 2 * 10**9
+TOTAL_STEPS = 10**10
+
+
 def _expected_at_levels(j, m, levels) -> np.ndarray:
     """E[IPrec] at each recall level over every ordering of the tied documents: (S, T, L)."""
     level = level_of(j, m)
@@ -74,18 +82,60 @@ def _expected_at_levels(j, m, levels) -> np.ndarray:
         return out
     relevant = j.relevant(level)
     big_r = j.num_relevant(level)
+    lists = []
     for s, t in zip(*np.nonzero(j.n_ret)):
         n = int(j.n_ret[s, t])
         rel = relevant[s, t, :n].astype(np.int64)
         starts = np.flatnonzero(j.tie_start[s, t, :n] == np.arange(n))
         groups = [(int(o), int(j.tie_size[s, t, o]), int(rel[o:o + j.tie_size[s, t, o]].sum()), int(rel[:o].sum()))
                   for o in starts]
-        retrieved = int(rel.sum())
+        lists.append((s, t, groups, int(rel.sum())))
+    _refuse_beyond_budget(j, m, lists, [[max(int(np.floor(r * big_r[t] + 0.5)), 1) for r in levels]
+                                        for _, t, _, _ in lists])
+    for s, t, groups, retrieved in lists:
+        known: dict[int, float] = {}  # levels rounding to the same relevant document share it
         for k, r in enumerate(levels):
             cut = int(np.floor(r * big_r[t] + 0.5))
             if retrieved and cut <= retrieved:
-                out[s, t, k] = _expected_best_precision(groups, max(cut, 1))
+                first = max(cut, 1)
+                if first not in known:
+                    known[first] = _expected_best_precision(groups, first)
+                out[s, t, k] = known[first]
     return out
+
+
+def _steps(groups, firsts) -> int:
+    """The steps :func:`_max_at_most` takes for one list's tie groups at each first counted
+    relevant document: per group, (its candidate values) × (its relevant documents) × (its size)."""
+    total = 0
+    for first in firsts:
+        for _, size, k, above in groups:
+            ranks = k - max(0, first - above - 1)
+            if ranks > 0 and size > 1:
+                total += ranks * (size - k + 1) * k * size
+    return total
+
+
+def _refuse_beyond_budget(j, m, lists, firsts) -> None:
+    """Refuse up front (a MeasureError naming the measure, the run and the topic) an
+    expectation that would take more than a few seconds: what is left of it is a count over
+    the arrangements of each tie group's relevant documents, quadratic in the group's size."""
+    from irstats.errors import MeasureError
+
+    costs = [(_steps(groups, set(f)), s, t, groups) for (s, t, groups, _), f in zip(lists, firsts)]
+    if not costs:
+        return
+    worst = max(costs, key=lambda c: c[0])
+    total = sum(c[0] for c in costs)
+    if worst[0] > LIST_STEPS or total > TOTAL_STEPS:
+        steps, s, t, groups = worst
+        _, size, k, _ = max(groups, key=lambda g: _steps([g], [1]))
+        scope = (f"run {j.systems[s]!r}, topic {j.topics[t]!r} alone would take ~{steps:.1e} steps" if steps > LIST_STEPS
+                 else f"all lists together would take ~{total:.1e} steps (the largest: run {j.systems[s]!r}, "
+                      f"topic {j.topics[t]!r})")
+        raise MeasureError(f"{m}: ties='expected' is refused: {scope}, more than a few seconds, for a tie group "
+                           f"of {size} documents with {k} relevant; use ties='docno' or 'file', or a smaller "
+                           f"depth (-M)")
 
 
 def _expected_best_precision(groups, first: int) -> float:

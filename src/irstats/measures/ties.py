@@ -393,6 +393,9 @@ def enumerated(j, m, evaluate: Callable, limit: int | None) -> np.ndarray:
     MeasureError when one list has more than :data:`ENUMERATION_LIMIT` arrangements.
     """
     n_sys, n_top, _ = j.grades.shape
+    for t in range(n_top):  # refused up front, before any list is arranged
+        for s in range(n_sys):
+            _arrangement_count(j, s, t, limit, m)
     out = None
     for t in range(n_top):
         facts = _topic_facts(j, t)
@@ -427,8 +430,9 @@ def _topic_facts(j, t: int):
     return j.memo(("one topic's qrels", t), compute)
 
 
-def _arrangements(j, s: int, t: int, limit: int | None, m) -> np.ndarray:
-    """Every distinct arrangement of list (s, t)'s tied grades: (A, K), each row a list."""
+def _tie_groups(j, s: int, t: int, limit: int | None) -> list[tuple[int, list]]:
+    """List (s, t)'s tie groups whose grades differ, as (first rank, grades); ``limit``: only
+    groups starting above this rank."""
     base = j.grades[s, t]
     starts, sizes = j.tie_start[s, t], j.tie_size[s, t]
     groups = []
@@ -438,13 +442,26 @@ def _arrangements(j, s: int, t: int, limit: int | None, m) -> np.ndarray:
         grades = base[first:first + sizes[first]].tolist()
         if len(set(grades)) > 1:
             groups.append((first, grades))
-    if not groups:
-        return base[None, :]
-    count = math.prod(_multinomial(g) for _, g in groups)
+    return groups
+
+
+def _arrangement_count(j, s: int, t: int, limit: int | None, m) -> int:
+    """How many distinct arrangements list (s, t) has; a MeasureError past ENUMERATION_LIMIT."""
+    count = math.prod(_multinomial(g) for _, g in _tie_groups(j, s, t, limit))
     if count > ENUMERATION_LIMIT:
         raise MeasureError(f"{m}: ties='expected' would average {count} orderings of the tied documents of run "
                            f"{j.systems[s]!r}, topic {j.topics[t]!r} (more than {ENUMERATION_LIMIT}); "
                            f"{m.family} has no closed form over ties — use ties='docno' or 'file'")
+    return count
+
+
+def _arrangements(j, s: int, t: int, limit: int | None, m) -> np.ndarray:
+    """Every distinct arrangement of list (s, t)'s tied grades: (A, K), each row a list."""
+    base = j.grades[s, t]
+    groups = _tie_groups(j, s, t, limit)
+    if not groups:
+        return base[None, :]
+    count = _arrangement_count(j, s, t, limit, m)
     out = np.repeat(base[None, :], count, axis=0)
     choices = [list(_distinct_permutations(g)) for _, g in groups]
     for row, combination in enumerate(itertools.product(*choices)):
