@@ -128,14 +128,20 @@ def _valid_int(text: str) -> bool:
     return body.isdigit() and body.isascii()
 
 
+#: C's long on the machines trec_eval is built for (LP64): glibc's atol clamps to these.
+LONG_MIN, LONG_MAX = -2**63, 2**63 - 1
+
+
 def _atol(text: str) -> int:
-    """C's atol: the leading whole number of ``text`` ("23.4" → 23)."""
+    """C's atol as glibc computes it (strtol): the leading whole number of ``text`` ("23.4" →
+    23, "1e20" → 1), clamped to a long (99999999999999999999 → 2^63 − 1). Text with no
+    leading number, which atol reads as 0, is refused (ValueError)."""
     import re
 
     match = re.match(r"\s*[+-]?\d+", text)
     if not match:
         raise ValueError(text)
-    return int(match.group(0))
+    return min(max(int(match.group(0)), LONG_MIN), LONG_MAX)
 
 
 def _single(name: str, kind: str, measure: str | None) -> TrecEvalMeasure:
