@@ -160,3 +160,13 @@ def names(value: Any, argument: str, *, what: str = "names") -> tuple:
 
 def _raise(error: type, message: str, argument: str):
     raise error(message, argument=argument)
+
+
+def score_matrix(value: Any, argument: str = "matrix"):
+    """``value`` if it is a :class:`~irstats.scores.ScoreMatrix` (one measure's systems × topics)."""
+    from irstats.scores import ScoreMatrix  # late: scores imports this module
+
+    if isinstance(value, ScoreMatrix):
+        return value
+    hint = "; pass scores[measure]" if isinstance(value, Mapping) else ""
+    return _raise(ArgumentTypeError, f"{argument} must be a ScoreMatrix; got {kind_of(value)}{hint}", argument)

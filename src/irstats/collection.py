@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from irstats.errors import InputError, warn
+from irstats.errors import ArgumentError, ArgumentTypeError, InputError, warn
 from irstats.io.trec import (
     as_text,
     check_run_values,
@@ -48,7 +48,7 @@ def relevance_level(value) -> int | float:
     """A relevance level ℓ >= 0: whole numbers as int (``2``, ``2.0``), real levels as float."""
     number = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
     if not number or not np.isfinite(value) or value < 0:
-        raise InputError(f"option rel_level must be a number of at least 0; got {value!r}")
+        raise ArgumentError(f"option rel_level must be a number of at least 0; got {value!r}", argument="rel_level")
     return int(value) if float(value).is_integer() else float(value)
 
 
@@ -56,7 +56,7 @@ def _top_grade(value) -> int | float:
     """g_max > 0: whole numbers as int, a real top grade (real-valued labels) as float."""
     number = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
     if not number or not np.isfinite(value) or value <= 0:
-        raise InputError(f"option g_max must be a number above 0; got {value!r}")
+        raise ArgumentError(f"option g_max must be a number above 0; got {value!r}", argument="g_max")
     return int(value) if float(value).is_integer() else float(value)
 
 
@@ -70,7 +70,7 @@ def whole_number(name: str, value, minimum: int | None = None, maximum: int | No
     bounds = (f" from {minimum} to {maximum}" if minimum is not None and maximum is not None
               else f" of at least {minimum}" if minimum is not None
               else f" of at most {maximum}" if maximum is not None else "")
-    raise InputError(f"option {name} must be a whole number{bounds}{note}; got {value!r}")
+    raise ArgumentError(f"option {name} must be a whole number{bounds}{note}; got {value!r}", argument=name)
 
 
 @dataclass(frozen=True)
@@ -115,6 +115,23 @@ class EvalOptions:
     trec_eval_compat: bool = False
     g_max: int | float | None = None
 
+    def __new__(cls, *args, **fields):
+        """Refuse an option that does not exist (a typo such as ``rel_levle=2``) by name, before
+        the dataclass' own ``__init__`` would raise a bare TypeError."""
+        known = cls.__dataclass_fields__
+        unknown = [name for name in fields if name not in known]
+        if unknown:
+            import difflib
+
+            close = difflib.get_close_matches(unknown[0], known, n=1)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            raise ArgumentTypeError(f"unknown option {unknown[0]!r}{hint}; the options are {', '.join(known)}",
+                                    argument=unknown[0])
+        if len(args) > len(known):
+            raise ArgumentTypeError(f"EvalOptions takes at most {len(known)} options, got {len(args)} positional "
+                                    "arguments; give them by name", argument="options")
+        return super().__new__(cls)
+
     def __post_init__(self):
         order = "score" if self.order == "trec_eval" else self.order
         object.__setattr__(self, "order", order)
@@ -127,8 +144,8 @@ class EvalOptions:
             "negative_rel": (self.negative_rel, ("unjudged", "nonrel")),
         }
         for name, (value, allowed) in checks.items():
-            if value not in allowed:
-                raise InputError(f"option {name} must be one of {', '.join(allowed)}; got {value!r}")
+            if not isinstance(value, str) or value not in allowed:
+                raise ArgumentError(f"option {name} must be one of {', '.join(allowed)}; got {value!r}", argument=name)
         object.__setattr__(self, "rel_level", relevance_level(self.rel_level))
         if self.depth is not None:
             whole_number("depth", self.depth, minimum=0, note=" (or None for unlimited)")
@@ -136,7 +153,7 @@ class EvalOptions:
             object.__setattr__(self, "g_max", _top_grade(self.g_max))
         for name in ("complete", "judged_only", "drop_r0", "trec_eval_compat"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
-                raise InputError(f"option {name} must be True or False; got {getattr(self, name)!r}")
+                raise ArgumentError(f"option {name} must be True or False; got {getattr(self, name)!r}", argument=name)
 
     def as_dict(self) -> dict:
         return asdict(self)

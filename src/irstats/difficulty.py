@@ -26,7 +26,8 @@ import numpy as np
 import polars as pl
 
 from irstats.result import Result
-from irstats.errors import InputError, IrstatsWarning, some
+from irstats.checks import score_matrix, whole
+from irstats.errors import ArgumentError, IrstatsWarning, some
 from irstats.scores import ScoreMatrix
 
 #: Difficulty definitions: name → one-line description.
@@ -78,8 +79,9 @@ def resolve_difficulty_method(method: str) -> str:
     """Canonical difficulty method name; :class:`~irstats.errors.InputError` if unknown."""
     key = str(method).strip().lower()
     key = _ALIASES.get(key, key)
-    if key not in DIFFICULTY_METHODS:
-        raise InputError(f"unknown difficulty method {method!r}; expected one of {', '.join(DIFFICULTY_METHODS)}")
+    if not isinstance(method, str) or key not in DIFFICULTY_METHODS:
+        raise ArgumentError(f"unknown difficulty method {method!r}; expected one of {', '.join(DIFFICULTY_METHODS)}",
+                            argument="method")
     return key
 
 
@@ -103,6 +105,8 @@ def topic_difficulty(matrix: ScoreMatrix, method: str = "max_mean_sd", ddof: int
     >>> hard_first = d.ranked()              # doctest: +SKIP
     """
     name = resolve_difficulty_method(method)
+    score_matrix(matrix)
+    whole(ddof, "ddof", minimum=0)
     x = matrix.values
     valid = ~np.isnan(x)
     n = valid.sum(axis=0)

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
+from irstats.checks import names, real, whole
 from irstats.errors import InputError, MeasureError
 
 MEASURE_NAMES = ("alpha_DCG", "alpha_nDCG", "ERR_IA", "nERR_IA", "NRBP", "nNRBP", "P_IA", "StRecall")
@@ -161,9 +162,10 @@ def evaluate_diversity(qrels, runs, measures=("alpha_nDCG@20", "ERR_IA@20", "NRB
     from irstats.scores import ScoreMatrix
 
     for name, value in (("alpha", alpha), ("beta", beta)):
-        if not 0.0 <= float(value) <= 1.0:  # NaN fails the comparison too
-            raise InputError(f"{name} must be in [0, 1]; got {value!r}")
-    parsed = [parse_diversity_measure(m) for m in ([measures] if isinstance(measures, str) else measures)]
+        real(value, name, low=0.0, high=1.0)
+    whole(rel, "rel")
+    parsed = [parse_diversity_measure(m) for m in names(measures, "measures", what="diversity measure names")]
+    EvalOptions(**{"depth": None, **options})  # the options are checked before any file is read
     frame = read_subtopic_qrels(qrels)
     # one row per judged (topic, docno): the engine ranks the runs against these rows, and each
     # row's subtopic relevance vector (over its topic's subtopics, padded) is read off by row

@@ -32,7 +32,8 @@ import numpy as np
 import polars as pl
 
 from irstats.stats.degenerate import ZERO_TOL
-from irstats.errors import InputError, IrstatsWarning, MeasureError, some
+from irstats.checks import kind_of, one_of, score_matrix
+from irstats.errors import ArgumentTypeError, InputError, IrstatsWarning, MeasureError, some
 from irstats.scores import ScoreMatrix, score_matrices
 
 
@@ -233,6 +234,7 @@ def fit_factors(matrix_or_scores: ScoreMatrix | Mapping[str, ScoreMatrix] | Iter
 
 def standardized_name(measure: str, form: str = "cdf") -> str:
     """``std(AP)`` for ``form="cdf"``, ``z(AP)`` for ``form="z"``."""
+    one_of(form, "form", STANDARD_FORMS)
     return f"{'std' if form == 'cdf' else 'z'}({measure})"
 
 
@@ -262,6 +264,10 @@ def apply_factors(matrix: ScoreMatrix, factors: Factors, form: str = "cdf", zero
     ScoreMatrix
         Same systems; same topics (less dropped ones); measure ``std(M)`` or ``z(M)``.
     """
+    score_matrix(matrix)
+    if not isinstance(factors, Factors):
+        raise ArgumentTypeError(f"factors must be Factors (from fit_factors, read_factors or read_trec_eval_factors); "
+                                f"got {kind_of(factors)}", argument="factors")
     if form not in STANDARD_FORMS:
         raise InputError(f"unknown form {form!r}; expected one of {', '.join(STANDARD_FORMS)}")
     if zero_sd not in ZERO_SD:

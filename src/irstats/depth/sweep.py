@@ -26,14 +26,15 @@ Names. A swept measure is named by its canonical family name without a cut-off �
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 import polars as pl
 
 from irstats.result import Result
 from irstats.collection import EvalOptions
-from irstats.errors import InputError, MeasureError
+from irstats.checks import kind_of, names, whole
+from irstats.errors import ArgumentError, ArgumentTypeError, InputError, MeasureError
 from irstats.judgments import PADDING, Judgments
 from irstats.measures import FAMILIES, Measure, parse_measure
 from irstats.measures.common import accumulate, level_of, per_topic, safe_divide, shown
@@ -112,10 +113,18 @@ def parse_swept_measure(name: str | SweptMeasure) -> SweptMeasure:
 
 def default_depths(pool_depth: int | None = None, grid: Iterable[int] = DEPTH_GRID) -> np.ndarray:
     """METHODS.md §5.5 grid ∪ {d}, sorted."""
-    depths = set(int(k) for k in grid)
+    depths = set(_whole_numbers(grid, "grid"))
     if pool_depth is not None:
-        depths.add(int(pool_depth))
+        depths.add(whole(pool_depth, "pool_depth", minimum=1))
     return np.array(sorted(depths), dtype=np.int64)
+
+
+def _whole_numbers(values, argument: str) -> list[int]:
+    """A list (or array, range) of whole numbers >= 1."""
+    if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+        raise ArgumentTypeError(f"{argument} must be a list of whole numbers of at least 1; got {kind_of(values)}",
+                                argument=argument)
+    return [whole(k, argument, minimum=1) for k in values]
 
 
 def resolve_depths(depths, pool_depth: int | None, max_depth: int) -> np.ndarray:
@@ -130,10 +139,19 @@ def resolve_depths(depths, pool_depth: int | None, max_depth: int) -> np.ndarray
         try:
             depths = [int(v) for v in text.replace(" ", "").split(",") if v]
         except ValueError:
-            raise InputError(f"depths must be 'all' or whole numbers separated by commas; got {depths!r}") from None
-    values = sorted(set(int(k) for k in depths) | ({int(pool_depth)} if pool_depth is not None else set()))
+            raise ArgumentError(f"depths must be 'all' or whole numbers separated by commas; got {depths!r}",
+                                argument="depths") from None
+    if isinstance(depths, (bytes, Mapping)) or not isinstance(depths, Iterable):
+        raise ArgumentTypeError(f"depths must be None, 'all' or a list of whole numbers; got {kind_of(depths)}",
+                                argument="depths")
+    given = []
+    for k in depths:
+        if not isinstance(k, (int, np.integer)) or isinstance(k, (bool, np.bool_)):
+            raise ArgumentTypeError(f"depths must be whole numbers; got {kind_of(k)}", argument="depths")
+        given.append(int(k))
+    values = sorted(set(given) | ({int(pool_depth)} if pool_depth is not None else set()))
     if not values or values[0] < 1:
-        raise InputError(f"every evaluation depth must be at least 1; got {values[:3]}")
+        raise ArgumentError(f"every evaluation depth must be at least 1; got {values[:3]}", argument="depths")
     return np.array(values, dtype=np.int64)
 
 
@@ -323,12 +341,13 @@ def sweep_judgments(judgments: Judgments, measures: Iterable[str | SweptMeasure]
     """
     options = options or EvalOptions()
     parsed: dict[str, SweptMeasure] = {}
-    for name in measures:
+    for name in ((measures,) if isinstance(measures, SweptMeasure) else names(measures, "measures",
+                                                                                what="measure names")):
         sm = parse_swept_measure(name)
         parsed.setdefault(sm.name, sm)
     if not parsed:
-        raise InputError("no measures to sweep")
-    forms = tuple(forms)
+        raise ArgumentError("no measures to sweep: measures is empty", argument="measures")
+    forms = names(forms, "forms", what="forms")
     for form in forms:
         if form not in UNJUDGED_FORMS:
             raise InputError(f"unknown form {form!r}; expected {' or '.join(UNJUDGED_FORMS)}")

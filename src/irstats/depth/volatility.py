@@ -34,7 +34,8 @@ import polars as pl
 
 from irstats.result import Result
 from irstats.depth.sweep import DepthSweep
-from irstats.errors import InputError, IrstatsWarning
+from irstats.checks import kind_of, numbers, real, share, whole
+from irstats.errors import ArgumentError, ArgumentTypeError, InputError, IrstatsWarning
 from irstats.meta.correlation import kendall_tau_b
 from irstats.progress import Progress, track
 from irstats.stats.pairwise import PAIRWISE_TESTS, pairwise
@@ -46,21 +47,36 @@ _BLOCK = 4_000_000
 
 # ----------------------------------------------------------------------------- orderings
 
+def _series(means, argument: str = "means", ndim: int = 2) -> np.ndarray:
+    """A systems × depths array of numbers (``ndim`` axes)."""
+    array = numbers(means, argument)
+    if array.ndim != ndim:
+        shape = "systems × depths" if ndim == 2 else "systems × topics × depths"
+        raise ArgumentError(f"{argument} must be a {shape} array, got one of shape {array.shape}", argument=argument)
+    return array
+
+
+def _depth_index(ref, n_depths: int) -> int:
+    """``ref``, a depth index (negative from the end) within the D depths."""
+    return whole(ref, "ref", minimum=-n_depths, maximum=n_depths - 1) if n_depths else whole(ref, "ref")
+
+
 def tau_reference(means: np.ndarray, ref: int = -1) -> np.ndarray:
     """τ_b between the ordering at each depth and the ordering at depth index ``ref``: (D,)."""
-    means = np.asarray(means, dtype=np.float64)
+    means = _series(means)
+    ref = _depth_index(ref, means.shape[1])
     return kendall_tau_b(means.T, means[:, ref][None, :])
 
 
 def tau_consecutive(means: np.ndarray) -> np.ndarray:
     """τ_b between the orderings at consecutive depths: (D − 1,); entry i compares i and i+1."""
-    means = np.asarray(means, dtype=np.float64)
+    means = _series(means)
     return kendall_tau_b(means[:, :-1].T, means[:, 1:].T)
 
 
 def pair_signs(means: np.ndarray, tol: float = ZERO_TOL) -> np.ndarray:
     """sign(S[a] − S[b]) for every pair a < b (system order) and depth: (pairs, D), ties = 0."""
-    means = np.asarray(means, dtype=np.float64)
+    means = _series(means)
     i, j = np.triu_indices(means.shape[0], 1)
     diff = means[i] - means[j]
     return np.where(np.abs(diff) <= tol, 0, np.sign(diff)).astype(np.int8)
@@ -105,12 +121,12 @@ def crossing_steps(means: np.ndarray, tol: float = ZERO_TOL) -> np.ndarray:
 
 def total_variation(means: np.ndarray) -> np.ndarray:
     """Per system: Σ_k |S[k+1] − S[k]| along the depths: (S,)."""
-    return np.abs(np.diff(np.asarray(means, dtype=np.float64), axis=1)).sum(axis=1)
+    return np.abs(np.diff(_series(means), axis=1)).sum(axis=1)
 
 
 def direction_changes(means: np.ndarray, tol: float = ZERO_TOL) -> np.ndarray:
     """Per system: how often the trajectory turns (rise → fall or fall → rise); flat steps skipped."""
-    steps = np.diff(np.asarray(means, dtype=np.float64), axis=1)
+    steps = np.diff(_series(means), axis=1)
     signs = np.where(np.abs(steps) <= tol, 0, np.sign(steps)).astype(np.int8)
     if signs.shape[1] == 0:
         return np.zeros(signs.shape[0], dtype=np.int64)
@@ -119,7 +135,7 @@ def direction_changes(means: np.ndarray, tol: float = ZERO_TOL) -> np.ndarray:
 
 def decreases(means: np.ndarray, tol: float = ZERO_TOL) -> np.ndarray:
     """Per system: number of steps along the depths where the score falls by more than tol."""
-    return (np.diff(np.asarray(means, dtype=np.float64), axis=1) < -tol).sum(axis=1)
+    return (np.diff(_series(means), axis=1) < -tol).sum(axis=1)
 
 
 # ----------------------------------------------------------------------------- significance
@@ -134,7 +150,10 @@ def pairwise_p_values(per_topic: np.ndarray, test: str = "paired_t", *, n_resamp
     Pairs whose differences are all equal follow METHODS §5.6 (p = 1 if they are all zero,
     else 0), silently.
     """
-    X = np.asarray(per_topic, dtype=np.float64)
+    if not (isinstance(test, str) and test in PAIRWISE_TESTS):
+        raise (ArgumentError if isinstance(test, str) else ArgumentTypeError)(
+            f"unknown test {test!r}; expected one of {', '.join(PAIRWISE_TESTS)}", argument="test")
+    X = _series(per_topic, "per_topic", ndim=3)
     n_sys, n_top, n_dep = X.shape
     i, j = np.triu_indices(n_sys, 1)
     n_pairs = len(i)
@@ -159,8 +178,6 @@ def pairwise_p_values(per_topic: np.ndarray, test: str = "paired_t", *, n_resamp
             p[start:start + step] = res.p_value.reshape(D.shape[:2])
             delta[start:start + step] = res.mean.reshape(D.shape[:2])
         return p, delta
-    if test not in PAIRWISE_TESTS:
-        raise InputError(f"unknown test {test!r}; expected one of {', '.join(PAIRWISE_TESTS)}")
     from irstats.scores import ScoreMatrix
 
     names = systems if systems is not None else tuple(f"s{k:06d}" for k in range(n_sys))
@@ -176,7 +193,10 @@ def pairwise_p_values(per_topic: np.ndarray, test: str = "paired_t", *, n_resamp
 
 def discrimination_ratio(p: np.ndarray, alpha: float = 0.05) -> np.ndarray:
     """Share of pairs with p < alpha, per depth (rows of ``p``); NaN p counts as not significant."""
-    p = np.asarray(p, dtype=np.float64)
+    p = numbers(p, "p")
+    share(alpha, "alpha")
+    if p.ndim == 0:
+        raise ArgumentError("p must be an array of p-values (depths × pairs), not one number", argument="p")
     if p.shape[-1] == 0:
         return np.full(p.shape[:-1], np.nan)
     return (np.nan_to_num(p, nan=1.0) < alpha).mean(axis=-1)
@@ -190,7 +210,12 @@ def overturn_rates(p: np.ndarray, delta: np.ndarray, alpha: float = 0.05,
     share significant at depth index ``ref`` with the opposite sign of the mean difference,
     ``weak[k]`` the share not significant at ``ref``. NaN where no pair is significant.
     """
-    p, delta = np.asarray(p, dtype=np.float64), np.asarray(delta, dtype=np.float64)
+    p, delta = _series(p, "p"), _series(delta, "delta")
+    if p.shape != delta.shape:
+        raise ArgumentError(f"p and delta must have the same shape (depths × pairs), got {p.shape} and {delta.shape}",
+                            argument="delta")
+    share(alpha, "alpha")
+    ref = _depth_index(ref, p.shape[0])
     sig = np.nan_to_num(p, nan=1.0) < alpha
     ref_sig = sig[ref][None, :]
     flipped = np.sign(delta) != np.sign(delta[ref])[None, :]
@@ -322,6 +347,14 @@ def volatility(result: DepthSweep, *, test: str = "paired_t", alpha: float = 0.0
     """
     from irstats.random import fixed_seed
 
+    if not isinstance(result, DepthSweep):
+        raise ArgumentTypeError(f"result must be a DepthSweep (from depth_sweep or sweep); got {kind_of(result)}",
+                                argument="result")
+    if not (isinstance(test, str) and test in PAIRWISE_TESTS):
+        raise (ArgumentError if isinstance(test, str) else ArgumentTypeError)(
+            f"unknown test {test!r}; expected one of {', '.join(PAIRWISE_TESTS)}", argument="test")
+    share(alpha, "alpha")
+    real(tol, "tol", low=0.0)
     seed = fixed_seed(seed)
     depths = result.depths
     n_sys = len(result.systems)

@@ -20,7 +20,7 @@ from typing import Iterable, Sequence, Union
 
 import polars as pl
 
-from irstats.errors import InputError, ResourceError, warn
+from irstats.errors import ArgumentError, ArgumentTypeError, InputError, ResourceError, warn
 
 PathLike = Union[str, os.PathLike]
 QRELS_COLUMNS = ("topic", "docno", "rel")
@@ -35,7 +35,7 @@ def expand_paths(spec: PathLike | Sequence[PathLike]) -> list[Path]:
     A directory stands for the regular files directly inside it (hidden files skipped);
     ``-`` is standard input, and pipes (``<(zcat run.gz)``) are taken as they are.
     """
-    items = [spec] if isinstance(spec, (str, os.PathLike)) else list(spec)
+    items = [spec] if isinstance(spec, (str, os.PathLike)) else _path_items(spec)
     paths: list[Path] = []
     for item in items:
         text = os.fspath(item)
@@ -59,6 +59,20 @@ def expand_paths(spec: PathLike | Sequence[PathLike]) -> list[Path]:
         else:
             raise InputError("no such file or directory", path=text)
     return paths
+
+
+def _path_items(spec) -> list:
+    """The items of a list of paths, each a str or os.PathLike."""
+    from irstats.checks import kind_of
+
+    what = "a file, a directory, a glob or a list of them"
+    if isinstance(spec, (bytes, dict)) or not isinstance(spec, Iterable):
+        raise ArgumentTypeError(f"expected {what}; got {kind_of(spec)}", argument="paths")
+    items = list(spec)
+    for item in items:
+        if not isinstance(item, (str, os.PathLike)):
+            raise ArgumentTypeError(f"expected {what}; the list holds {kind_of(item)}", argument="paths")
+    return items
 
 
 def run_name_from_path(path: Path) -> str:
@@ -293,7 +307,8 @@ def _resolve_qrels_duplicates(frame: pl.DataFrame, name: str, on_duplicate: str)
         elif on_duplicate == "last":
             frame = frame.unique(["topic", "docno"], keep="last", maintain_order=True)
         else:
-            raise InputError(f"on_duplicate must be 'error', 'max' or 'last', not {on_duplicate!r}")
+            raise ArgumentError(f"on_duplicate must be 'error', 'max' or 'last', not {on_duplicate!r}",
+                                argument="on_duplicate")
         warn(f"{name}: {int(dup.sum())} duplicate judgment lines resolved with on_duplicate={on_duplicate!r}")
     return frame.select(*QRELS_COLUMNS).sort(["topic", "docno"])
 
@@ -303,22 +318,25 @@ def qrels_from_frame(frame) -> pl.DataFrame:
 
     ir_measures/pandas names ``query_id, doc_id, relevance`` are accepted too.
     """
-    frame = _to_polars(frame)
+    frame = _to_polars(frame, "qrels")
     frame = _rename(frame, {"query_id": "topic", "doc_id": "docno", "relevance": "rel"})
     _require_columns(frame, QRELS_COLUMNS, "qrels DataFrame")
+    _check_frame_columns(frame, "qrels", ids=("topic", "docno"), numbers=("rel",))
     rel = frame.get_column("rel")
     if rel.dtype.is_numeric():
         grades = _grades(rel.cast(pl.Float64).cast(pl.String)) if rel.dtype.is_float() else rel.cast(pl.Int64)
     else:
         grades = _grades(rel.cast(pl.String))
     if grades.null_count():
-        raise InputError(f"qrels DataFrame: column 'rel' must hold numbers (whole-number grades or real-valued "
-                         f"labels); found {rel.filter(grades.is_null())[0]!r}")
+        row = int(grades.is_null().arg_true()[0])
+        raise ArgumentError(f"qrels DataFrame: column 'rel' must hold numbers (whole-number grades or real-valued "
+                            f"labels); row {row + 1} (counting from 1) has {rel[row]!r}", argument="qrels")
     out = pl.DataFrame([ids(frame.get_column("topic")), ids(frame.get_column("docno")), grades.alias("rel")])
     dup = out.select(pl.struct("topic", "docno").is_duplicated()).to_series()
     if dup.any():
         row = out.filter(dup).row(0, named=True)
-        raise InputError(f"qrels DataFrame: duplicate judgment for topic {row['topic']!r}, document {row['docno']!r}")
+        raise ArgumentError(f"qrels DataFrame: duplicate judgment for topic {row['topic']!r}, document "
+                            f"{row['docno']!r}", argument="qrels")
     return out.sort(["topic", "docno"])
 
 
@@ -334,6 +352,8 @@ def read_qrels(source, *, on_duplicate: str = "error", labels: str = "real") -> 
     if _is_frame(source):
         return qrels_from_frame(source)
     paths = expand_paths(source)
+    if not paths:
+        raise ArgumentError("qrels: no qrels given (an empty list of files)", argument="qrels")
     frames = [read_qrels_file(p, on_duplicate=on_duplicate, labels=labels) for p in paths]
     if len(frames) == 1:
         return frames[0]
@@ -443,14 +463,17 @@ def run_from_frame(frame, default_name: str = "run") -> dict[str, pl.DataFrame]:
     Columns ``topic, docno, score`` (or ``query_id, doc_id, score``) are required; ``rank``
     is optional (file order is used in its place).
     """
-    frame = _to_polars(frame)
+    frame = _to_polars(frame, "runs")
     frame = _rename(frame, {"query_id": "topic", "doc_id": "docno", "run": "system", "tag": "system", "name": "system"})
     _require_columns(frame, ("topic", "docno", "score"), "run DataFrame")
+    _check_frame_columns(frame, "runs", ids=tuple(c for c in ("system", "topic", "docno") if c in frame.columns),
+                         numbers=("score",), scalars=("rank",))
     if "system" not in frame.columns:
         frame = frame.with_columns(pl.lit(default_name).alias("system"))
     if "rank" not in frame.columns:
         frame = frame.with_columns(pl.int_range(1, pl.len() + 1).over("system", "topic").alias("rank"))
     frame = frame.with_columns(ids(frame.get_column(c)) for c in ("system", "topic", "docno"))
+    given = frame
     frame = frame.with_row_index("line", offset=1).select(
         pl.col("system"),
         pl.col("topic"),
@@ -460,8 +483,12 @@ def run_from_frame(frame, default_name: str = "run") -> dict[str, pl.DataFrame]:
         pl.col("system").alias("tag"),
         pl.col("line").cast(pl.Int64),
     )
-    if frame.get_column("score").is_null().any() or frame.get_column("score").is_nan().any():
-        raise InputError("run DataFrame: column 'score' must hold numbers (no NaN)")
+    score = frame.get_column("score")
+    bad = score.is_null() | score.is_nan()
+    if bad.any():
+        row = int(bad.arg_true()[0])
+        raise ArgumentError(f"run DataFrame: column 'score' must hold numbers (no NaN); row {row + 1} (counting "
+                            f"from 1) has {given.get_column('score')[row]!r}", argument="runs")
     runs: dict[str, pl.DataFrame] = {}
     for (system,), part in frame.partition_by("system", as_dict=True, maintain_order=True).items():
         runs[system] = part.select("topic", "docno", "rank", "score", "tag", "line")
@@ -505,13 +532,41 @@ def _is_frame(obj) -> bool:
     return isinstance(obj, pl.DataFrame) or type(obj).__name__ == "DataFrame"
 
 
-def _to_polars(frame) -> pl.DataFrame:
+def _to_polars(frame, argument: str = "frame") -> pl.DataFrame:
+    """A polars DataFrame; a pandas one is converted. A LazyFrame is refused (collect it first:
+    irstats does not run a query on the caller's behalf)."""
     if isinstance(frame, pl.DataFrame):
         return frame
+    if isinstance(frame, pl.LazyFrame):
+        raise ArgumentTypeError(f"{argument}: a polars LazyFrame is not a DataFrame; call .collect() on it first",
+                                argument=argument)
     try:
         return pl.from_pandas(frame)
     except Exception as exc:  # noqa: BLE001 - anything pandas-like that polars cannot take
-        raise InputError(f"cannot convert {type(frame).__name__} to a DataFrame ({exc})") from None
+        raise ArgumentError(f"{argument}: cannot convert the {type(frame).__name__} to a polars DataFrame "
+                            f"({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})",
+                            argument=argument) from None
+
+
+def _check_frame_columns(frame: pl.DataFrame, argument: str, ids: Sequence[str] = (),
+                         numbers: Sequence[str] = (), scalars: Sequence[str] = ()) -> None:
+    """Columns of a qrels or run frame hold one value per row: ids (text or numbers, never null)
+    and numbers (or their text) — no list, struct or object column; a null id names its row."""
+    what = "qrels DataFrame" if argument == "qrels" else "run DataFrame"
+    for column in (*ids, *numbers, *scalars):
+        if column not in frame.columns:
+            continue
+        dtype = frame.schema[column]
+        if dtype.is_nested() or dtype == pl.Object or dtype.is_temporal() or dtype == pl.Binary:
+            kind = "ids (text or whole numbers)" if column in ids else "numbers" if column in numbers else "one value"
+            raise ArgumentTypeError(f"{what}: column {column!r} must hold {kind} per row, not {dtype}",
+                                    argument=argument)
+    for column in ids:
+        nulls = frame.get_column(column).is_null()
+        if nulls.any():
+            row = int(nulls.arg_true()[0]) + 1
+            raise ArgumentError(f"{what}: column {column!r} is empty (null) in row {row} (counting from 1); every "
+                                f"row needs a {column}", argument=argument)
 
 
 def _rename(frame: pl.DataFrame, mapping: dict[str, str]) -> pl.DataFrame:
@@ -522,4 +577,5 @@ def _rename(frame: pl.DataFrame, mapping: dict[str, str]) -> pl.DataFrame:
 def _require_columns(frame: pl.DataFrame, columns: Iterable[str], what: str) -> None:
     missing = [c for c in columns if c not in frame.columns]
     if missing:
-        raise InputError(f"{what}: missing column(s) {', '.join(missing)}; has {', '.join(frame.columns)}")
+        raise ArgumentError(f"{what}: missing column(s) {', '.join(missing)}; has {', '.join(frame.columns)}",
+                            argument="qrels" if what.startswith("qrels") else "runs")

@@ -6,7 +6,8 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from irstats.errors import InputError
+from irstats.checks import whole
+from irstats.errors import ArgumentError, InputError
 from irstats.meta.splitagg import REASON_CODES
 from irstats.meta.splits import bytewise_sorted
 from irstats.scores import ScoreMatrix, score_matrices
@@ -25,13 +26,11 @@ def as_matrices(scores: ScoreMatrix | Mapping[str, ScoreMatrix] | Iterable[Score
     """{measure: matrix} with systems and topics sorted bytewise (METHODS.md §5)."""
     items = score_matrices(scores)
     if not items:
-        raise InputError("no score matrices given")
+        raise ArgumentError("no score matrices given: scores is empty", argument="scores")
     out: dict[str, ScoreMatrix] = {}
     for m in items:
-        if not isinstance(m, ScoreMatrix):
-            raise InputError(f"expected ScoreMatrix objects, got {type(m).__name__}")
         if m.measure in out:
-            raise InputError(f"measure {m.measure!r} is given twice")
+            raise ArgumentError(f"measure {m.measure!r} is given twice in scores", argument="scores")
         systems, topics = bytewise_sorted(m.systems), bytewise_sorted(m.topics)
         if systems != m.systems or topics != m.topics:
             m = m.subset(systems, topics)
@@ -40,26 +39,25 @@ def as_matrices(scores: ScoreMatrix | Mapping[str, ScoreMatrix] | Iterable[Score
 
 
 def check_policy(nan_policy: str) -> str:
-    if nan_policy not in EXPERIMENT_NAN_POLICIES:
-        raise InputError(f"nan_policy must be one of {', '.join(EXPERIMENT_NAN_POLICIES)}, not {nan_policy!r}")
+    if not isinstance(nan_policy, str) or nan_policy not in EXPERIMENT_NAN_POLICIES:
+        raise ArgumentError(f"nan_policy must be one of {', '.join(EXPERIMENT_NAN_POLICIES)}, not {nan_policy!r}",
+                            argument="nan_policy")
     return nan_policy
 
 
 def check_correlation(correlation: str) -> str:
     key = str(correlation).lower()
     key = {"tau": "kendall", "tau_b": "kendall", "kendall_tau_b": "kendall", "r": "pearson"}.get(key, key)
-    if key not in CORRELATIONS:
-        raise InputError(f"correlation must be one of {', '.join(CORRELATIONS)}, not {correlation!r}")
+    if not isinstance(correlation, str) or key not in CORRELATIONS:
+        raise ArgumentError(f"correlation must be one of {', '.join(CORRELATIONS)}, not {correlation!r}",
+                            argument="correlation")
     return key
 
 
 def batch_rows(n_splits: int, n_systems: int, n_topics: int, blocks: int, batch_size: int | None) -> int:
     """Splits per batch: the given size, or one that bounds memory."""
     if batch_size is not None:
-        batch_size = int(batch_size)
-        if batch_size < 1:
-            raise InputError(f"batch_size must be at least 1, not {batch_size}")
-        return batch_size
+        return whole(batch_size, "batch_size", minimum=1)
     per_split = max(1, n_systems * (blocks + 8) + n_topics)
     return int(max(16, min(n_splits, _BATCH_CELLS // per_split)))
 

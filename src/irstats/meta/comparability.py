@@ -46,8 +46,9 @@ import numpy as np
 import polars as pl
 
 from irstats.result import Result
-from irstats.random import generator, seed_label
-from irstats.errors import InputError, IrstatsWarning, MeasureError, some, warn
+from irstats.checks import numbers, share, whole
+from irstats.random import check_seed, generator, seed_label
+from irstats.errors import ArgumentError, ArgumentTypeError, InputError, IrstatsWarning, MeasureError, some, warn
 from irstats.meta.splits import bytewise_unique as _bytewise
 from irstats.meta.splits import random_permutations
 from irstats.progress import Progress, progress_bar
@@ -74,14 +75,20 @@ def halving_permutations(n_topics: int, count: int, seed: int | np.random.Genera
     Row b is ``rng.permutation(n_topics)`` (the b-th call); H₁ = its first ⌊t/2⌋ entries,
     H₂ the rest (for odd t, H₁ is the smaller half).
     """
+    check_seed(seed)
+    n_topics = whole(n_topics, "n_topics")
+    count = whole(count, "count", minimum=1)
     if n_topics < 4:
-        raise InputError(f"a random halving needs at least 4 topics (2 per half), not {n_topics}")
+        raise ArgumentError(f"a random halving needs at least 4 topics (2 per half), not {n_topics}",
+                            argument="n_topics")
     return random_permutations(n_topics, count, generator(seed)).astype(np.int64, copy=False)
 
 
-def _check_count(value, what: str) -> int:
+def _check_count(value, what: str, argument: str) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise InputError(f"the number of {what} must be a positive integer, not {value!r}")
+        error = ArgumentError if isinstance(value, (int, np.integer)) and not isinstance(value, bool) else (
+            ArgumentTypeError)
+        raise error(f"{argument}: the number of {what} must be a positive integer, not {value!r}", argument=argument)
     return int(value)
 
 
@@ -89,7 +96,7 @@ def _check_count(value, what: str) -> int:
 
 
 def _means(x) -> np.ndarray:
-    return x.means() if isinstance(x, ScoreMatrix) else np.asarray(x, dtype=np.float64)
+    return x.means() if isinstance(x, ScoreMatrix) else numbers(x, "a or b (system means)")
 
 
 def _aligned_means(a, b) -> tuple[np.ndarray, np.ndarray]:
@@ -109,7 +116,10 @@ def _aligned_means(a, b) -> tuple[np.ndarray, np.ndarray]:
 
 def rmse_rows(m1: np.ndarray, m2: np.ndarray, ddof: int = 1) -> tuple[np.ndarray, np.ndarray]:
     """RMSE and dRMSE over the first axis (systems) of two arrays of system means."""
-    m1, m2 = np.asarray(m1, dtype=np.float64), np.asarray(m2, dtype=np.float64)
+    m1, m2 = numbers(m1, "m1"), numbers(m2, "m2")
+    if m1.ndim == 0 or m1.shape != m2.shape:
+        raise ArgumentError(f"m1 and m2 must be arrays of system means of one shape, got {m1.shape} and {m2.shape}",
+                            argument="m2")
     s = m1.shape[0]
     diff = m1 - m2
     rmse = np.sqrt((diff * diff).sum(axis=0) / s)
@@ -496,10 +506,10 @@ def randomized_baseline(scores, n_partitions: int = 1000, n_fp_partitions: int =
         The progress convention of every experiment (:mod:`irstats.progress`): None shows a bar
         when stderr is a terminal, True/False always/never, a callable gets the halvings done.
     """
-    P = _check_count(n_partitions, "partitions")
-    P_fp = _check_count(n_fp_partitions, "false-positive partitions")
-    if not 0 < alpha < 1:
-        raise InputError(f"alpha must lie strictly between 0 and 1, not {alpha!r}")
+    P = _check_count(n_partitions, "partitions", "n_partitions")
+    P_fp = _check_count(n_fp_partitions, "false-positive partitions", "n_fp_partitions")
+    share(alpha, "alpha")
+    check_seed(seed)
     groups = {k: _canonical(m) for k, m in _as_groups(scores).items()}
     topic_sets = {m.topics for m in groups.values()}
     if len(topic_sets) != 1:
@@ -592,6 +602,10 @@ def compare_collections(collections: Mapping[str, ScoreMatrix], alpha: float = 0
                         one_tailed_alpha: float = 0.025, equal_var: bool = False) -> CollectionComparison:
     """dRMSE, RMSE, "better on row than column" counts and FP rates for every pair of
     collections (METHODS.md §5.4 Tables 3–5), over the systems all collections share."""
+    share(alpha, "alpha")
+    share(one_tailed_alpha, "one_tailed_alpha")
+    if not isinstance(collections, Mapping) or not all(isinstance(m, ScoreMatrix) for m in collections.values()):
+        raise ArgumentTypeError("collections must be a {label: ScoreMatrix} dict", argument="collections")
     if len(collections) < 2:
         raise InputError("comparing collections needs at least 2 score matrices")
     labels = tuple(str(k) for k in collections)
@@ -714,9 +728,17 @@ def comparability_study(forms: Mapping[str, Mapping[str, Mapping[str, ScoreMatri
     group and form they share is compared (:func:`compare_collections`), and the baseline is
     run on the union of their topics; each observed dRMSE gets its percentile there.
     """
+    check_seed(seed)
+    share(alpha, "alpha")
+    _check_count(n_partitions, "partitions", "n_partitions")
+    _check_count(n_fp_partitions, "false-positive partitions", "n_fp_partitions")
+    if not isinstance(forms, Mapping):
+        raise ArgumentTypeError("forms must be {collection: {metric group: {form: ScoreMatrix}}} "
+                                "(see forms_by_group)", argument="forms")
     labels = tuple(forms)
     if len(labels) not in (1, 2):
-        raise InputError(f"a comparability study takes one or two collections, not {len(labels)}")
+        raise ArgumentError(f"a comparability study takes one or two collections, not {len(labels)}",
+                            argument="forms")
     observed = None
     if len(labels) == 1:
         pooled = forms[labels[0]]

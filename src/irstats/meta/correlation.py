@@ -18,7 +18,8 @@ import warnings
 
 import numpy as np
 
-from irstats.errors import InputError, IrstatsWarning
+from irstats.checks import numbers, real
+from irstats.errors import ArgumentError, IrstatsWarning
 
 #: Rows per block in the τ-b kernel are chosen so a block's bitsets stay near this size.
 _BLOCK_BYTES = 24_000_000
@@ -29,8 +30,9 @@ NAN_POLICIES = ("propagate", "omit")
 
 
 def _check_policy(nan_policy: str) -> str:
-    if nan_policy not in NAN_POLICIES:
-        raise InputError(f"nan_policy must be one of {', '.join(NAN_POLICIES)}, not {nan_policy!r}")
+    if not isinstance(nan_policy, str) or nan_policy not in NAN_POLICIES:
+        raise ArgumentError(f"nan_policy must be one of {', '.join(NAN_POLICIES)}, not {nan_policy!r}",
+                            argument="nan_policy")
     return nan_policy
 
 
@@ -241,10 +243,11 @@ def kendall_tau_b(x, y, *, nan_policy: str = "propagate", tie_rtol: float = 0.0)
     0.6666666666666669
     """
     _check_policy(nan_policy)
-    if not tie_rtol >= 0:
-        raise InputError(f"tie_rtol must be >= 0, not {tie_rtol!r}")
-    x, y = np.broadcast_arrays(np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64))
+    real(tie_rtol, "tie_rtol", low=0.0)
+    x, y = _vectors(x, y)
     lead, s = x.shape[:-1], x.shape[-1]
+    if s == 0:
+        return np.full(lead, np.nan)
     x2, y2 = x.reshape(-1, s), y.reshape(-1, s)
     n = x2.shape[0]
     rows = max(1, _BLOCK_CELLS // max(s, 1))  # bounded memory; rows are independent
@@ -265,8 +268,9 @@ def snap_ties(x, rtol: float) -> np.ndarray:
     stays NaN.
     ``kendall_tau_b(x, y, tie_rtol=r)`` equals ``kendall_tau_b(snap_ties(x, r), snap_ties(y, r))``.
     """
-    x = np.asarray(x, dtype=np.float64)
-    if x.ndim == 0:
+    x = numbers(x, "x")
+    real(rtol, "rtol", low=0.0)
+    if x.ndim == 0 or x.size == 0:
         return x.copy()
     lead, s = x.shape[:-1], x.shape[-1]
     v = x.reshape(-1, s)
@@ -289,7 +293,7 @@ def pearson(x, y, *, nan_policy: str = "propagate") -> np.ndarray:
     ``nan_policy="omit"`` leaves out the items that are NaN in x or y (pairwise).
     """
     _check_policy(nan_policy)
-    x, y = np.broadcast_arrays(np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64))
+    x, y = _vectors(x, y)
     if nan_policy == "omit":
         valid = ~(np.isnan(x) | np.isnan(y))
         m = valid.sum(axis=-1, keepdims=True)
@@ -308,6 +312,20 @@ def pearson(x, y, *, nan_policy: str = "propagate") -> np.ndarray:
     return np.where((sxx > 0) & (syy > 0), r, np.nan)
 
 
+def _vectors(x, y) -> tuple[np.ndarray, np.ndarray]:
+    """x and y as float arrays of one shape (broadcast), with the items along the last axis."""
+    x, y = numbers(x, "x"), numbers(y, "y")
+    try:
+        x, y = np.broadcast_arrays(x, y)
+    except ValueError:
+        raise ArgumentError(f"x and y must have the same shape (items along the last axis), got {x.shape} and "
+                            f"{y.shape}", argument="y") from None
+    if x.ndim == 0:
+        raise ArgumentError("x and y must be vectors of scores (items along the last axis), not single numbers",
+                            argument="x")
+    return x, y
+
+
 class TieWarning(IrstatsWarning):
     """τ_AP met tied scores and broke the ties by system position (METHODS.md §5)."""
 
@@ -321,7 +339,9 @@ def tau_ap(x, y, symmetric: bool = True, warn_ties: bool = True) -> np.ndarray:
     ``symmetric`` (the default, METHODS.md [CHOICE]) the mean of both directions. A
     :class:`TieWarning` says when ties were broken (``warn_ties=False`` silences it).
     """
-    x, y = np.broadcast_arrays(np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64))
+    x, y = _vectors(x, y)
+    if x.shape[-1] == 0:
+        return np.full(x.shape[:-1], np.nan)
     if warn_ties and x.shape[-1] > 1:
         xs, ys = np.sort(x, axis=-1), np.sort(y, axis=-1)
         if (xs[..., 1:] == xs[..., :-1]).any() or (ys[..., 1:] == ys[..., :-1]).any():

@@ -31,7 +31,9 @@ import polars as pl
 
 from irstats.result import Result
 from irstats.aggregate import DEFAULT_EPSILON, resolve_method
-from irstats.errors import InputError
+from irstats.checks import kind_of, names as name_list, real
+from irstats.errors import ArgumentError, ArgumentTypeError, InputError
+from irstats.random import check_seed
 from irstats.progress import Progress, progress_bar
 from irstats.meta._common import (
     DEFAULT_TIE_RTOL,
@@ -181,9 +183,7 @@ def top_systems(matrix: ScoreMatrix, top: float = DEFAULT_TOP) -> tuple[str, ...
 
     The systems are returned in bytewise order.
     """
-    top_fraction = Fraction(str(top)) if not isinstance(top, Fraction) else top
-    if not (0 < top_fraction <= 1):
-        raise InputError(f"top must be a share in (0, 1], not {top!r}")
+    top_fraction = _top(top)
     systems = bytewise_sorted(matrix.systems)
     means = matrix.subset(systems=systems).means()
     keep = math.ceil(top_fraction * len(systems))
@@ -193,12 +193,35 @@ def top_systems(matrix: ScoreMatrix, top: float = DEFAULT_TOP) -> tuple[str, ...
     return tuple(s for s in systems if s in chosen)
 
 
+def _top(top) -> Fraction:
+    """``top`` as an exact fraction, if it is a share in (0, 1]."""
+    ok = isinstance(top, (int, float, Fraction, np.integer, np.floating)) and not isinstance(top, (bool, np.bool_))
+    fraction = Fraction(str(top)) if ok and not isinstance(top, Fraction) and math.isfinite(top) else (
+        top if isinstance(top, Fraction) else None)
+    if fraction is None or not (0 < fraction <= 1):
+        error = ArgumentError if ok else ArgumentTypeError
+        raise error(f"top must be a share in (0, 1] (or None for all systems), not {top!r}", argument="top")
+    return fraction
+
+
+def _check_common(seed, tie_rtol, batch_size) -> None:
+    """The arguments :func:`predictive_power` and :func:`predictive_curve` share, checked on entry."""
+    check_seed(seed)
+    real(tie_rtol, "tie_rtol", low=0.0)
+    if batch_size is not None:
+        batch_rows(1, 1, 1, 1, batch_size)  # checks it
+
+
 def _prepare(scores, measures, top, by) -> tuple[dict[str, ScoreMatrix], tuple[str, ...], int, str | None]:
     matrices = as_matrices(scores)
+    if top is not None:
+        _top(top)
     if measures is not None:
+        measures = name_list(measures, "measures", what="measure names")
         missing = [m for m in measures if m not in matrices]
         if missing:
-            raise InputError(f"no measure(s) {', '.join(map(repr, missing))}; the scores have {', '.join(matrices)}")
+            raise ArgumentError(f"no measure(s) {', '.join(map(repr, missing))}; the scores have "
+                                f"{', '.join(matrices)}", argument="measures")
         selected = {m: matrices[m] for m in dict.fromkeys(measures)}
     else:
         selected = dict(matrices)
@@ -213,9 +236,9 @@ def _prepare(scores, measures, top, by) -> tuple[dict[str, ScoreMatrix], tuple[s
     if by is None:
         by = first.measure
     if by not in matrices:
-        raise InputError(f"measure {by!r} (to choose the top systems by) is not among the scores "
+        raise ArgumentError(f"measure {by!r} (to choose the top systems by) is not among the scores "
                          f"({', '.join(matrices)}); add it, choose another with by=/--by, or keep all systems "
-                         "with top=1/--all-systems")
+                         "with top=1/--all-systems", argument="by")
     source = matrices[by]
     if set(source.systems) != set(first.systems):
         raise InputError(f"measure {by!r} covers other systems than {first.measure!r}")
@@ -267,7 +290,11 @@ def _pair_taus(matrices: Mapping[str, ScoreMatrix], splits: TopicSplits, pairs: 
 
 
 def _method(method: str, epsilon: float | None) -> tuple[str, float | None]:
+    from irstats.aggregate import _check_epsilon
+
     name = resolve_method(method)
+    if epsilon is not None:
+        _check_epsilon(epsilon)
     default = DEFAULT_EPSILON[name]
     return name, (None if default is None else float(default if epsilon is None else epsilon))
 
@@ -302,6 +329,7 @@ def predictive_power(scores: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix], 
     """
     check_policy(nan_policy)
     correlation = check_correlation(correlation)
+    _check_common(seed, tie_rtol, batch_size)
     name, eps = _method(method, epsilon)
     matrices, systems, n_all, by_used = _prepare(scores, measures, top, by)
     topics = next(iter(matrices.values())).topics
@@ -333,6 +361,7 @@ def predictive_curve(scores: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix],
     """
     check_policy(nan_policy)
     correlation = check_correlation(correlation)
+    _check_common(seed, tie_rtol, batch_size)
     name, eps = _method(method, epsilon)
     available = as_matrices(scores)
     if pairs is None:
@@ -341,6 +370,14 @@ def predictive_curve(scores: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix],
         else:
             names = list(available)
             pairs = [(a, b) for i, a in enumerate(names) for b in names[i:]]
+    if isinstance(pairs, (str, bytes)) or not isinstance(pairs, Iterable):
+        raise ArgumentTypeError(f"pairs must be a list of (measure, measure) pairs; got {kind_of(pairs)}",
+                                argument="pairs")
+    pairs = tuple(pairs)
+    for pair in pairs:
+        if isinstance(pair, (str, bytes)) or not isinstance(pair, (tuple, list)) or len(pair) != 2:
+            raise ArgumentTypeError(f"pairs must be a list of (measure, measure) pairs; it holds {kind_of(pair)}",
+                                    argument="pairs")
     pairs = tuple((str(a), str(b)) for a, b in pairs)
     wanted = list(dict.fromkeys(m for pair in pairs for m in pair))
     matrices, systems, n_all, by_used = _prepare(available, wanted, top, by)

@@ -49,8 +49,9 @@ import numpy as np
 import polars as pl
 
 from irstats.result import Result
-from irstats.random import generator, seed_label
-from irstats.errors import InputError, some
+from irstats.checks import kind_of, numbers, score_matrix, whole
+from irstats.random import check_seed, generator, seed_label
+from irstats.errors import ArgumentError, ArgumentTypeError, InputError, some
 from irstats.meta.correlation import kendall_tau_b, pearson
 from irstats.meta.splits import bytewise_unique as _bytewise
 from irstats.scores import ScoreMatrix
@@ -272,8 +273,7 @@ def _require_known(names: Sequence[str], known: set[str], role: str, measure: st
 
 def _resolve_sets(matrix: ScoreMatrix, standardizing, evaluated) -> tuple[ScoreMatrix, ScoreMatrix]:
     """The pool matrix and the evaluated matrix, systems and topics in bytewise order."""
-    if not isinstance(matrix, ScoreMatrix):
-        raise InputError("expected a ScoreMatrix of per-topic scores")
+    score_matrix(matrix)
     known = set(matrix.systems)
     pool_names = _bytewise(matrix.systems if standardizing is None else standardizing)
     _require_known(pool_names, known, "standardizing", matrix.measure)
@@ -342,21 +342,30 @@ def standardization_robustness(matrix: ScoreMatrix, standardizing: Sequence[str]
     """
     _check_zero_sd(zero_sd)
     if isinstance(n_samples, bool) or not isinstance(n_samples, (int, np.integer)) or n_samples < 1:
-        raise InputError(f"the number of samples must be a positive integer, not {n_samples!r}")
+        raise ArgumentError(f"n_samples: the number of samples must be a positive integer, not {n_samples!r}",
+                            argument="n_samples")
+    check_seed(seed)
+    whole(ddof, "ddof", minimum=0)
+    if isinstance(sizes, (str, bytes)) or not (sizes is None or isinstance(sizes, Iterable)):
+        raise ArgumentTypeError(f"sizes must be a list of whole numbers (or None); got {kind_of(sizes)}",
+                                argument="sizes")
+    if sizes is not None:
+        sizes = [whole(n, "sizes") for n in sizes]
+    q = numbers(quantiles, "quantiles").ravel()
+    if np.isnan(q).any() or ((q < 0) | (q > 1)).any():
+        raise ArgumentError(f"quantiles must lie in [0, 1], not {tuple(q.tolist())}", argument="quantiles")
     pool, eval_matrix = _resolve_sets(matrix, standardizing, evaluated)
     s_std = len(pool.systems)
     if s_std < ddof + 1:
         raise InputError(f"the standardizing pool needs at least {ddof + 1} systems; it has {s_std}")
     size_list = list(range(max(2, ddof + 1), s_std + 1)) if sizes is None else sorted(set(int(n) for n in sizes))
     if not size_list:
-        raise InputError("no sample sizes")
+        raise ArgumentError("sizes: no sample sizes", argument="sizes")
     bad = [n for n in size_list if not ddof + 1 <= n <= s_std]
     if bad:
-        raise InputError(f"sample size(s) {', '.join(map(str, bad))} outside {ddof + 1}..{s_std} "
-                         f"(the standardizing pool has {s_std} systems; ddof={ddof})")
-    q = tuple(float(v) for v in quantiles)
-    if any(not 0 <= v <= 1 for v in q):
-        raise InputError(f"quantiles must lie in [0, 1], not {q}")
+        raise ArgumentError(f"sample size(s) {', '.join(map(str, bad))} outside {ddof + 1}..{s_std} "
+                            f"(the standardizing pool has {s_std} systems; ddof={ddof})", argument="sizes")
+    q = tuple(float(v) for v in q)
 
     reference = reference_scores(pool, eval_matrix, ddof, zero_sd)
     if np.isnan(reference).any():

@@ -38,7 +38,9 @@ import polars as pl
 from irstats.result import Result
 from irstats.aggregate import DEFAULT_EPSILON, parse_methods, resolve_method
 from irstats.difficulty import topic_difficulty
-from irstats.errors import InputError
+from irstats.checks import names as name_list, real
+from irstats.errors import ArgumentError, InputError
+from irstats.random import check_seed
 from irstats.progress import Progress, _Silent, progress_bar
 from irstats.meta._common import (
     DEFAULT_TIE_RTOL,
@@ -304,6 +306,7 @@ def low_score_share(matrix: ScoreMatrix, threshold: float = 0.1, low_inclusive: 
     >>> share.pct_zero, share.pct_low
     (25.0, 50.0)
     """
+    real(threshold, "threshold", finite=False)
     x = matrix.values[~np.isnan(matrix.values)]
     n = int(x.size)
     if n == 0:
@@ -426,8 +429,11 @@ def split_half(scores: ScoreMatrix | Mapping[str, ScoreMatrix] | Iterable[ScoreM
     specs = parse_methods(methods, epsilon)
     correlation = check_correlation(correlation)
     check_policy(nan_policy)
-    if not tie_rtol >= 0:
-        raise InputError(f"tie_rtol must be >= 0, not {tie_rtol!r}")
+    check_seed(seed)  # also when splits are given and no split is drawn
+    real(tie_rtol, "tie_rtol", low=0.0)
+    real(low_threshold, "low_threshold", finite=False)
+    if batch_size is not None:
+        batch_rows(1, 1, 1, 1, batch_size)  # checks it
 
     variants: list[Variant] = []
     per_measure: dict[str, list[tuple[str, SplitAggregator]]] = {}
@@ -510,11 +516,15 @@ def epsilon_sweep(scores: ScoreMatrix | Mapping[str, ScoreMatrix] | Iterable[Sco
     :func:`split_half` (``n_splits``, ``seed``, ``correlation``, …); fixed difficulty
     splits are skipped unless ``difficulty`` is given.
     """
-    names = [resolve_method(m) for m in ([methods] if isinstance(methods, str) else methods)]
+    names = [resolve_method(m) for m in name_list(methods, "methods", what="aggregation methods")]
     for name in names:
         if DEFAULT_EPSILON[name] is None:
-            raise InputError(f"method {name!r} takes no ε; the sweep is for egm, ehm, gm_trec_eval, al, logit")
-    specs: list = [(name, float(e)) for name in names for e in epsilons]
+            raise ArgumentError(f"method {name!r} takes no ε; the sweep is for egm, ehm, gm_trec_eval, al, logit",
+                                argument="methods")
+    if isinstance(epsilons, (str, bytes)) or not isinstance(epsilons, Iterable) or not list(epsilons):
+        raise ArgumentError(f"epsilons must be a non-empty list of numbers >= 0; got {epsilons!r}",
+                            argument="epsilons")
+    specs: list = [(name, real(e, "epsilons", low=0.0)) for name in names for e in epsilons]
     if asymptote is not None:
         specs.append(resolve_method(asymptote))
     kwargs.setdefault("difficulty", None)

@@ -23,13 +23,14 @@ bit-identical splits whatever order the topics came in.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 from numpy.random import Generator
 
-from irstats.errors import InputError, some
-from irstats.random import generator
+from irstats.checks import kind_of, whole
+from irstats.errors import ArgumentError, ArgumentTypeError, InputError, some
+from irstats.random import check_seed, generator
 
 #: Default number of random halvings of the split-half experiment (METHODS.md §5.1).
 DEFAULT_SPLITHALF_SPLITS = 10_000
@@ -157,13 +158,16 @@ def random_permutations(t: int, n: int, rng: Generator) -> np.ndarray:
 
 
 def _topics_of(topics) -> tuple[str, ...]:
-    if isinstance(topics, (int, np.integer)):
+    if isinstance(topics, (int, np.integer)) and not isinstance(topics, (bool, np.bool_)):
         return tuple(str(j) for j in range(int(topics)))
     if hasattr(topics, "topics") and not isinstance(topics, (list, tuple)):
         topics = topics.topics  # a ScoreMatrix
+    if topics is None or isinstance(topics, (str, bytes, float, bool, Mapping)) or not isinstance(topics, Iterable):
+        raise ArgumentTypeError(f"topics must be topic ids, a ScoreMatrix or a whole number of topics; got "
+                                f"{kind_of(topics)}", argument="topics")
     ids = bytewise_sorted(topics)
     if len(set(ids)) != len(ids):
-        raise InputError("topic ids must be unique")
+        raise ArgumentError("topic ids must be unique", argument="topics")
     return ids
 
 
@@ -187,10 +191,11 @@ def random_halvings(topics, n_splits: int = DEFAULT_SPLITHALF_SPLITS,
         ``first[b]`` = the first ⌊t/2⌋ entries of the b-th ``rng.permutation(t)`` (H₁),
         ``second[b]`` the rest (H₂).
     """
+    check_seed(seed)
     ids = _topics_of(topics)
     t = len(ids)
     if t < 2:
-        raise InputError(f"a halving needs at least 2 topics, not {t}")
+        raise ArgumentError(f"a halving needs at least 2 topics, not {t}", argument="topics")
     n_splits = _check_count(n_splits)
     perms = random_permutations(t, n_splits, generator(seed))
     h = t // 2
@@ -205,15 +210,18 @@ def random_subsets(topics, sizes: Sequence[int], n_splits: int = DEFAULT_PREDICT
     size n, set 1 = the first n topics of a permutation and set 2 = the next n. Each n
     needs 2n ≤ t.
     """
+    check_seed(seed)
     ids = _topics_of(topics)
     t = len(ids)
-    sizes = [int(n) for n in sizes]
+    if isinstance(sizes, (str, bytes)) or not isinstance(sizes, Iterable):
+        raise ArgumentTypeError(f"sizes must be a list of whole numbers; got {kind_of(sizes)}", argument="sizes")
+    sizes = [whole(n, "sizes", minimum=1) for n in sizes]
     if not sizes:
-        raise InputError("give at least one subset size")
+        raise ArgumentError("sizes: give at least one subset size", argument="sizes")
     for n in sizes:
         if n < 1 or 2 * n > t:
-            raise InputError(f"subset size {n} does not fit: two disjoint sets of {n} topics need 2·{n} <= {t} "
-                             "topics")
+            raise ArgumentError(f"subset size {n} does not fit: two disjoint sets of {n} topics need 2·{n} <= {t} "
+                                "topics", argument="sizes")
     n_splits = _check_count(n_splits)
     perms = random_permutations(t, n_splits, generator(seed))
     return {n: TopicSplits(ids, perms[:, :n], perms[:, n:2 * n], "subsets", _seed_of(seed), 2 * n == t,
@@ -242,13 +250,8 @@ def fixed_split(topics, first: Sequence[str], second: Sequence[str] | None = Non
 
 
 def _check_count(n) -> int:
-    try:
-        n = int(n)
-    except (TypeError, ValueError):
-        raise InputError(f"the number of splits must be an integer, not {n!r}") from None
-    if n < 1:
-        raise InputError(f"the number of splits must be at least 1, not {n}")
-    return n
+    """``n_splits``: a whole number >= 1."""
+    return whole(n, "n_splits", minimum=1)
 
 
 def _seed_of(seed) -> int | None:

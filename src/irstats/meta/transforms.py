@@ -29,7 +29,8 @@ import numpy as np
 import polars as pl
 
 from irstats.result import Result
-from irstats.errors import InputError
+from irstats.checks import names, real, score_matrix, share
+from irstats.errors import ArgumentError, InputError
 from irstats.scores import ScoreMatrix
 
 DEFAULT_EPSILON = 0.01
@@ -136,14 +137,14 @@ def transform_robustness(matrix: ScoreMatrix, transforms=tuple(TRANSFORMS), alph
     """
     from irstats.stats.closed_form import paired_t_rows
 
-    transforms = tuple(transforms)
+    score_matrix(matrix)
+    transforms = names(transforms, "transforms", what="transformations")
     unknown = [t for t in transforms if t not in TRANSFORMS]
     if unknown:
-        raise InputError(f"unknown transformation {unknown[0]!r}; expected one of {', '.join(TRANSFORMS)}")
-    if not 0 < alpha < 1:
-        raise InputError(f"alpha must be between 0 and 1; got {alpha!r}")
-    if not (np.isfinite(epsilon) and epsilon >= 0):
-        raise InputError(f"epsilon must be a number >= 0; got {epsilon!r}")
+        raise ArgumentError(f"unknown transformation {unknown[0]!r}; expected one of {', '.join(TRANSFORMS)}",
+                            argument="transforms")
+    share(alpha, "alpha")
+    epsilon = real(epsilon, "epsilon", low=0.0)
     complete = ~np.isnan(matrix.values).any(axis=0)
     from irstats.stats.resampling import warn_dropped_topics
 

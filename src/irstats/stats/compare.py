@@ -14,7 +14,7 @@ from irstats.random import check_seed, seed_label
 from irstats.errors import ArgumentError, ArgumentTypeError, some
 from irstats.scores import ScoreMatrix, score_matrices
 from irstats.stats.corrections import CORRECTIONS, adjust
-from irstats.stats.pairwise import PAIRWISE_TESTS, PairwiseResult, pairwise
+from irstats.stats.pairwise import PairwiseResult, pairwise
 
 #: Readable names of the corrections, for legends (BH and BY control the false discovery rate).
 CORRECTION_NAMES = {"holm": "holm", "bonferroni": "bonferroni", "bh": "Benjamini–Hochberg (FDR)",

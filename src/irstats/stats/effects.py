@@ -22,7 +22,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from irstats.checks import numbers, one_of, share, whole
-from irstats.errors import ArgumentError, InputError
+from irstats.errors import ArgumentError, ArgumentTypeError, InputError
 from irstats.random import check_seed, generator
 
 INTERVAL_METHODS = ("percentile", "bca")
@@ -114,7 +114,9 @@ def bootstrap_mean_intervals(values: ArrayLike, n_resamples: int = 10000, confid
     >>> bool(b.low[0] < 0.43 < b.high[0])
     True
     """
-    one_of(method, "method", INTERVAL_METHODS)
+    if not (isinstance(method, str) and method in INTERVAL_METHODS):
+        raise (ArgumentError if isinstance(method, str) else ArgumentTypeError)(
+            f"unknown interval method {method!r}; expected one of {', '.join(INTERVAL_METHODS)}", argument="method")
     share(confidence, "confidence")
     n_resamples = whole(n_resamples, "n_resamples", minimum=2)
     check_seed(seed)
