@@ -159,11 +159,11 @@ class LabelAgreement(Result):
         return self.statistics
 
 
-def _shared_pairs(qrels_a, qrels_b) -> pl.DataFrame:
+def _shared_pairs(qrels_a, qrels_b, qrels_duplicate: str = "error") -> pl.DataFrame:
     from irstats.io.trec import read_qrels
 
-    a = read_qrels(qrels_a).filter(pl.col("rel") >= 0)
-    b = read_qrels(qrels_b).filter(pl.col("rel") >= 0)
+    a = read_qrels(qrels_a, on_duplicate=qrels_duplicate).filter(pl.col("rel") >= 0)
+    b = read_qrels(qrels_b, on_duplicate=qrels_duplicate).filter(pl.col("rel") >= 0)
     shared = a.join(b, on=["topic", "docno"], how="inner", suffix="_b")
     if shared.height == 0:
         raise NoSharedPairsError("the two qrels share no judged (topic, docno) pair")
@@ -171,14 +171,16 @@ def _shared_pairs(qrels_a, qrels_b) -> pl.DataFrame:
 
 
 def label_agreement(qrels_a, qrels_b, *, n_resamples: int = 1000, confidence: float = 0.95,
-                    seed=0) -> LabelAgreement:
+                    seed=0, qrels_duplicate: str = "error") -> LabelAgreement:
     """Cohen's κ (three weightings) and Krippendorff's α (three levels) of two qrels on the
-    pairs both judge, with percentile bootstrap intervals over topics."""
+    pairs both judge, with percentile bootstrap intervals over topics. ``qrels_duplicate``: a
+    (topic, docno) judged twice in one qrels is an error, or keeps the ``"max"`` or ``"last"``
+    grade (as in :func:`irstats.evaluate`)."""
     if not 0 < confidence < 1:
         raise InputError(f"confidence must be between 0 and 1; got {confidence!r}")
     if int(n_resamples) < 1:
         raise InputError(f"n_resamples must be at least 1; got {n_resamples!r}")
-    shared = _shared_pairs(qrels_a, qrels_b)
+    shared = _shared_pairs(qrels_a, qrels_b, qrels_duplicate)
     # whole-number grades stay int64; real-valued labels (either file) make every grade a float
     grades = np.unique(np.concatenate([shared["rel"].to_numpy(), shared["rel_b"].to_numpy()]))
     topics, topic_index = np.unique(shared["topic"].to_numpy(), return_inverse=True)

@@ -51,8 +51,16 @@ class Evaluator:
         topics the qrels lack are warned of once, after the last batch."""
         from irstats.judgments import warn_topics_outside_qrels
 
+        from irstats.errors import some
+        from irstats.judgments import NoTopicInCommon
+
         outside: dict[str, int] = {}
-        yield from self._batches(runs, systems, outside)
+        try:
+            yield from self._batches(runs, systems, outside)
+        except NoTopicInCommon as exc:  # name the qrels too: either file may be the wrong one
+            qrels = f"the qrels {self.collection.source}" if self.collection.source else "the qrels"
+            raise NoTopicInCommon(f"{exc.message}; {qrels} judge topics "
+                                  f"{some(self.collection.topics, limit=3)}", path=exc.path) from None
         warn_topics_outside_qrels(outside)
 
     def _batches(self, runs, systems: Sequence[int] | None,

@@ -46,6 +46,8 @@ bootstrap over topics (--resamples, --seed).
 @click.option("-n", "--resamples", "n_resamples", default=1000, show_default=True, type=int,
               help="Bootstrap resamples of the topics for the intervals.")
 @click.option("--confidence", default=0.95, show_default=True, type=float, help="Level of the intervals.")
+@click.option("--qrels-duplicate", type=click.Choice(["error", "max", "last"]), default="error", show_default=True,
+              help="A (topic, document) judged twice in one qrels: stop, keep the highest grade, or the last.")
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed of the bootstrap.")
 @click.option("--format", "fmt", default="table", show_default=True, type=click.Choice(FORMATS),
               help="table (aligned text), tsv, csv or json.")
@@ -56,7 +58,7 @@ bootstrap over topics (--resamples, --seed).
               help="Conclusions: write every system's mean and rank under A and B (measure system mean_a "
                    "mean_b rank_a rank_b rank_gain) to FILE (TSV).")
 def agreement_command(qrels, scores, runs, measures, all_topics, alpha, per_topic, confusion, n_resamples,
-                      confidence, seed, fmt, output, plot_path, gains_path):
+                      confidence, qrels_duplicate, seed, fmt, output, plot_path, gains_path):
     """Agreement of two qrels (Cohen's κ, Krippendorff's α) and of the conclusions they lead to."""
     from irstats.agreement import conclusion_agreement, label_agreement
     from irstats.errors import InputError
@@ -79,12 +81,13 @@ def agreement_command(qrels, scores, runs, measures, all_topics, alpha, per_topi
     if len(qrels) != 2:
         raise InputError("give two QRELS files (or --scores A B)")
     if runs and not (per_topic or confusion):
-        _labels_and_conclusions(qrels, runs, measures, all_topics, alpha, boot, fmt, output, plot_path, gains_path)
+        _labels_and_conclusions(qrels, runs, measures, all_topics, alpha, boot, fmt, output, plot_path, gains_path,
+                                qrels_duplicate)
         return
     from irstats.agreement import NoSharedPairsError
 
     try:
-        labels = label_agreement(qrels[0], qrels[1], **boot)
+        labels = label_agreement(qrels[0], qrels[1], qrels_duplicate=qrels_duplicate, **boot)
     except NoSharedPairsError as exc:
         if runs:  # --per-topic / --confusion: label views only
             raise InputError(f"{exc.message}: there are no labels to show per topic or by grade; drop "
@@ -106,7 +109,7 @@ def agreement_command(qrels, scores, runs, measures, all_topics, alpha, per_topi
 
 
 def _labels_and_conclusions(qrels, runs, measures, all_topics, alpha, boot, fmt, output, plot_path,
-                            gains_path) -> None:
+                            gains_path, qrels_duplicate: str = "error") -> None:
     """Both at once. Two qrels over different topics (an LLM-judged topic set beside a
     human-judged one) share no pair: the labels are left out, with a note, and only the
     conclusions are compared."""
@@ -114,14 +117,14 @@ def _labels_and_conclusions(qrels, runs, measures, all_topics, alpha, boot, fmt,
     from irstats.agreement import NoSharedPairsError, conclusion_agreement, label_agreement
 
     try:
-        labels = label_agreement(qrels[0], qrels[1], **boot)
+        labels = label_agreement(qrels[0], qrels[1], qrels_duplicate=qrels_duplicate, **boot)
     except NoSharedPairsError as exc:
         labels = None
         click.echo(f"irstats: note: {exc}; labels are not compared, only the conclusions"
                    + ("" if all_topics else " (add --all-topics if the qrels cover different topics)"), err=True)
     names = list(measures) or ["AP"]
-    a = irstats.evaluate(qrels[0], list(runs), names)
-    b = irstats.evaluate(qrels[1], list(runs), names)
+    a = irstats.evaluate(qrels[0], list(runs), names, qrels_duplicate=qrels_duplicate)
+    b = irstats.evaluate(qrels[1], list(runs), names, qrels_duplicate=qrels_duplicate)
     conclusions = conclusion_agreement(a, b, None, all_topics=all_topics, alpha=alpha, **boot)
     _write_gains(conclusions, plot_path, gains_path)
     frames, text = [conclusions.to_frame()], str(conclusions) + "\n"

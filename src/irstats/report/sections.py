@@ -119,6 +119,8 @@ def agreement(study: Study) -> Section | None:
         return None
     import irstats
     from irstats.agreement import NoSharedPairsError, conclusion_agreement, label_agreement
+    from irstats.errors import InputError
+    from irstats.judgments import NoTopicInCommon
 
     section = Section("Agreement with a second qrels", "agreement")
     boot = dict(n_resamples=200 if study.settings.quick else 1000, seed=study.settings.seed)
@@ -128,7 +130,10 @@ def agreement(study: Study) -> Section | None:
     except NoSharedPairsError as exc:  # e.g. different topics: only the conclusions are compared
         labels = None
         text += f"Labels are not compared: {exc}. "
-    b_scores = irstats.evaluate(qrels_b, study.runs, list(study.measures), **study.settings.options)
+    try:
+        b_scores = irstats.evaluate(qrels_b, study.runs, list(study.measures), **study.settings.options)
+    except NoTopicInCommon as exc:
+        raise InputError(f"--qrels-b judges none of the topics of a run: {exc}", path=str(qrels_b)) from None
     a_scores = {m: study.scores[m] for m in study.measures}
     shared = set(a_scores[study.measures[0]].topics) & set(b_scores[study.measures[0]].topics)
     all_topics = len(shared) < 2

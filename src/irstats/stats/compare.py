@@ -88,7 +88,27 @@ class Comparison(Result):
                            f"{self.n_pairs[m]})" for m in self.measures)
         qualifier = "Tukey HSD" if self.test == "tukey" else f"{self.test}, unadjusted"
         lines.append(f"discriminative power (share of system pairs with p < {self.alpha:g}, {qualifier}): {powers}")
+        lines.extend(self._undefined_notes())
         return lines
+
+    def _undefined_notes(self) -> list[str]:
+        """Why a p-value is blank: the test is undefined on the topics the pair shares (the
+        t-tests need two, so that the differences have a spread)."""
+        notes = []
+        base = self.systems.index(self.baseline) if self.baseline in self.systems else None
+        for measure in self.measures:
+            rows = self.frame.filter((pl.col("measure") == measure) & ~pl.col("is_baseline")
+                                     & pl.col("p_value").is_nan())
+            if rows.height == 0:
+                continue
+            pairs = self.pairwise.get(measure)
+            shared = ""
+            if pairs is not None and base is not None:
+                counts = sorted({int(pairs.n[base, pairs.index(s)]) for s in rows["system"]})
+                shared = f" (topics shared with the baseline: {', '.join(map(str, counts))})"
+            notes.append(f"{measure}: no p-value for {some(rows['system'], limit=3)}: the {TEST_NAMES[self.test]} "
+                         f"is undefined on fewer than 2 topics{shared}; evaluate more topics")
+        return notes
 
     def to_frame(self) -> pl.DataFrame:
         """One row per measure and system: mean, Δ, p-values, marker, interval and d_z."""
