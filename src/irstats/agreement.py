@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
+from irstats.checks import resample_count
 from irstats.errors import InputError, warn
 from irstats.random import generator, seed_label
 from irstats.result import Result
@@ -178,9 +179,9 @@ def label_agreement(qrels_a, qrels_b, *, n_resamples: int = 1000, confidence: fl
     grade (as in :func:`irstats.evaluate`)."""
     if not 0 < confidence < 1:
         raise InputError(f"confidence must be between 0 and 1; got {confidence!r}")
-    if int(n_resamples) < 1:
-        raise InputError(f"n_resamples must be at least 1; got {n_resamples!r}")
+    n_resamples = resample_count(n_resamples)
     shared = _shared_pairs(qrels_a, qrels_b, qrels_duplicate)
+    resample_count(n_resamples, values_per_resample=shared.height)
     # whole-number grades stay int64; real-valued labels (either file) make every grade a float
     grades = np.unique(np.concatenate([shared["rel"].to_numpy(), shared["rel_b"].to_numpy()]))
     topics, topic_index = np.unique(shared["topic"].to_numpy(), return_inverse=True)
@@ -325,6 +326,7 @@ def conclusion_agreement(scores_a, scores_b, measures=None, *, all_topics: bool 
     names = list(measures) if measures else [m for m in a_all if m in b_all]
     if not names:
         raise InputError("the two score sets share no measure")
+    n_resamples = resample_count(n_resamples)
     rng = generator(seed)
     rows = []
     changes = []

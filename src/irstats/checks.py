@@ -133,6 +133,26 @@ def whole(value: Any, argument: str, minimum: int | None = None, maximum: int | 
                   f"{argument} must be a whole number{bounds}; got {kind_of(value)}", argument)
 
 
+#: The most numbers a resampling procedure may draw (resamples × values per resample): about
+#: ten minutes of work here. Past it the request is refused, not run for hours (or failing
+#: deep inside numpy on an array too large to make).
+MAX_RESAMPLED_VALUES = 10**10
+
+
+def resample_count(value: Any, argument: str = "n_resamples", values_per_resample: int = 1, *,
+                   feasible: bool = True) -> int:
+    """A number of resamples, splits or partitions: a whole number >= 1 whose work
+    (× ``values_per_resample``) stays within :data:`MAX_RESAMPLED_VALUES` (unless ``feasible``
+    is False: an exact test that enumerates instead only needs it well formed). The one rule
+    for every resampling experiment."""
+    n = whole(value, argument, minimum=1)
+    work = n * max(1, int(values_per_resample))
+    if feasible and work > MAX_RESAMPLED_VALUES:
+        raise ArgumentError(f"{argument}={n:,} would draw {work:.1e} random values (at most "
+                            f"{MAX_RESAMPLED_VALUES:.0e}); ask for fewer", argument=argument)
+    return n
+
+
 def optional_whole(value: Any, argument: str, minimum: int | None = None) -> int | None:
     """:func:`whole`, or None."""
     return None if value is None else whole(value, argument, minimum)

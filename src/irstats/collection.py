@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from irstats.errors import ArgumentError, ArgumentTypeError, InputError, warn
+from irstats.errors import MAX_WHOLE, ArgumentError, ArgumentTypeError, InputError, warn
 from irstats.io.trec import (
     as_text,
     check_run_values,
@@ -47,8 +47,9 @@ TIES = ("docno", "file", "expected")
 def relevance_level(value) -> int | float:
     """A relevance level ℓ >= 0: whole numbers as int (``2``, ``2.0``), real levels as float."""
     number = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
-    if not number or not np.isfinite(value) or value < 0:
-        raise ArgumentError(f"option rel_level must be a number of at least 0; got {value!r}", argument="rel_level")
+    if not number or not 0 <= value <= MAX_WHOLE:  # (NaN and ±inf fail the comparison)
+        raise ArgumentError(f"option rel_level must be a number from 0 to {MAX_WHOLE}; got {value!r}",
+                            argument="rel_level")
     return int(value) if float(value).is_integer() else float(value)
 
 
@@ -148,7 +149,7 @@ class EvalOptions:
                 raise ArgumentError(f"option {name} must be one of {', '.join(allowed)}; got {value!r}", argument=name)
         object.__setattr__(self, "rel_level", relevance_level(self.rel_level))
         if self.depth is not None:
-            whole_number("depth", self.depth, minimum=0, note=" (or None for unlimited)")
+            whole_number("depth", self.depth, minimum=0, maximum=MAX_WHOLE, note=" (or None for unlimited)")
         if self.g_max is not None:
             object.__setattr__(self, "g_max", _top_grade(self.g_max))
         for name in ("complete", "judged_only", "drop_r0", "trec_eval_compat"):

@@ -9,6 +9,11 @@ from __future__ import annotations
 import warnings
 
 
+#: The largest depth, cut-off or relevance level irstats takes: a 64-bit signed integer, C's
+#: long, as trec_eval reads them (its atol clamps there).
+MAX_WHOLE = 2**63 - 1
+
+
 class IrstatsError(Exception):
     """Base class of every error irstats raises on purpose.
 

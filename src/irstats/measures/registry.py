@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Hashable
 
-from irstats.errors import MeasureError
+from irstats.errors import MAX_WHOLE, MeasureError
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -440,13 +440,9 @@ def _cutoff(text: str, family: Family, name) -> int | float:
         return level
     if not text.isdigit():
         raise MeasureError(f"measure {name!r}: the cut-off must be a whole number of documents")
-    if int(text) > MAX_CUTOFF:  # (depths are 64-bit integers, as trec_eval's longs)
-        raise MeasureError(f"measure {name!r}: the cut-off must be at most {MAX_CUTOFF} documents")
+    if int(text) > MAX_WHOLE:  # (depths are 64-bit integers, as trec_eval's longs)
+        raise MeasureError(f"measure {name!r}: the cut-off must be at most {MAX_WHOLE} documents")
     return int(text)
-
-
-#: The largest cut-off or depth: a 64-bit signed integer, trec_eval's long.
-MAX_CUTOFF = 2**63 - 1
 
 
 def _convert(spec: Param, raw: str, name: str) -> Any:

@@ -46,7 +46,7 @@ import numpy as np
 import polars as pl
 
 from irstats.result import Result
-from irstats.checks import numbers, share, whole
+from irstats.checks import numbers, resample_count, share, whole
 from irstats.random import check_seed, generator, seed_label
 from irstats.errors import ArgumentError, ArgumentTypeError, InputError, IrstatsWarning, MeasureError, some, warn
 from irstats.meta.splits import bytewise_unique as _bytewise
@@ -82,14 +82,6 @@ def halving_permutations(n_topics: int, count: int, seed: int | np.random.Genera
         raise ArgumentError(f"a random halving needs at least 4 topics (2 per half), not {n_topics}",
                             argument="n_topics")
     return random_permutations(n_topics, count, generator(seed)).astype(np.int64, copy=False)
-
-
-def _check_count(value, what: str, argument: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        error = ArgumentError if isinstance(value, (int, np.integer)) and not isinstance(value, bool) else (
-            ArgumentTypeError)
-        raise error(f"{argument}: the number of {what} must be a positive integer, not {value!r}", argument=argument)
-    return int(value)
 
 
 # --------------------------------------------------------------------------- dRMSE
@@ -506,8 +498,8 @@ def randomized_baseline(scores, n_partitions: int = 1000, n_fp_partitions: int =
         The progress convention of every experiment (:mod:`irstats.progress`): None shows a bar
         when stderr is a terminal, True/False always/never, a callable gets the halvings done.
     """
-    P = _check_count(n_partitions, "partitions", "n_partitions")
-    P_fp = _check_count(n_fp_partitions, "false-positive partitions", "n_fp_partitions")
+    P = resample_count(n_partitions, "n_partitions")
+    P_fp = resample_count(n_fp_partitions, "n_fp_partitions")
     share(alpha, "alpha")
     check_seed(seed)
     groups = {k: _canonical(m) for k, m in _as_groups(scores).items()}
@@ -730,8 +722,8 @@ def comparability_study(forms: Mapping[str, Mapping[str, Mapping[str, ScoreMatri
     """
     check_seed(seed)
     share(alpha, "alpha")
-    _check_count(n_partitions, "partitions", "n_partitions")
-    _check_count(n_fp_partitions, "false-positive partitions", "n_fp_partitions")
+    resample_count(n_partitions, "n_partitions")
+    resample_count(n_fp_partitions, "n_fp_partitions")
     if not isinstance(forms, Mapping):
         raise ArgumentTypeError("forms must be {collection: {metric group: {form: ScoreMatrix}}} "
                                 "(see forms_by_group)", argument="forms")

@@ -28,7 +28,7 @@ from typing import Iterable, Mapping, Sequence
 import numpy as np
 from numpy.random import Generator
 
-from irstats.checks import kind_of, whole
+from irstats.checks import kind_of, resample_count, whole
 from irstats.errors import ArgumentError, ArgumentTypeError, InputError, some
 from irstats.random import check_seed, generator
 
@@ -71,11 +71,11 @@ class TopicSplits:
         first = np.atleast_2d(np.asarray(self.first))
         second = np.atleast_2d(np.asarray(self.second))
         if first.shape[0] != second.shape[0]:
-            raise ValueError("first and second must hold the same number of splits")
+            raise ArgumentError("first and second must hold the same number of splits", argument="second")
         t = len(self.topics)
         for part in (first, second):
             if part.size and (part.min() < 0 or part.max() >= t):
-                raise ValueError("topic index out of range")
+                raise ArgumentError(f"topic index out of range (0..{t - 1})", argument="first")
         object.__setattr__(self, "first", first)
         object.__setattr__(self, "second", second)
         object.__setattr__(self, "topics", tuple(self.topics))
@@ -196,7 +196,7 @@ def random_halvings(topics, n_splits: int = DEFAULT_SPLITHALF_SPLITS,
     t = len(ids)
     if t < 2:
         raise ArgumentError(f"a halving needs at least 2 topics, not {t}", argument="topics")
-    n_splits = _check_count(n_splits)
+    n_splits = resample_count(n_splits, "n_splits", t)
     perms = random_permutations(t, n_splits, generator(seed))
     h = t // 2
     return TopicSplits(ids, perms[:, :h], perms[:, h:], "halving", _seed_of(seed), True, ("H1", "H2"))
@@ -222,7 +222,7 @@ def random_subsets(topics, sizes: Sequence[int], n_splits: int = DEFAULT_PREDICT
         if n < 1 or 2 * n > t:
             raise ArgumentError(f"subset size {n} does not fit: two disjoint sets of {n} topics need 2·{n} <= {t} "
                                 "topics", argument="sizes")
-    n_splits = _check_count(n_splits)
+    n_splits = resample_count(n_splits, "n_splits", t)
     perms = random_permutations(t, n_splits, generator(seed))
     return {n: TopicSplits(ids, perms[:, :n], perms[:, n:2 * n], "subsets", _seed_of(seed), 2 * n == t,
                            ("S1", "S2")) for n in sizes}
@@ -247,11 +247,6 @@ def fixed_split(topics, first: Sequence[str], second: Sequence[str] | None = Non
     complementary = len(a) + len(b) == len(ids)
     return TopicSplits(ids, np.array([a], dtype=np.int64), np.array([b], dtype=np.int64), kind, None,
                        complementary, labels)
-
-
-def _check_count(n) -> int:
-    """``n_splits``: a whole number >= 1."""
-    return whole(n, "n_splits", minimum=1)
 
 
 def _seed_of(seed) -> int | None:

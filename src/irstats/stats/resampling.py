@@ -19,7 +19,7 @@ from typing import Iterator
 import numpy as np
 from numpy.typing import ArrayLike
 
-from irstats.checks import whole
+from irstats.checks import resample_count, whole
 from irstats.errors import ArgumentError, warn
 from irstats.random import check_seed, generator, seed_label
 from irstats.stats.degenerate import ZERO_TOL, studentize, zero_spread
@@ -31,21 +31,9 @@ ELEMENT_BUDGET = 1 << 22
 #: Most topics for which ``randomization_test(..., exact=True)`` enumerates all 2^n sign vectors.
 MAX_EXACT_TOPICS = 24
 
-#: The most numbers a resampling procedure may draw (resamples × values per resample): about
-#: ten minutes of work here. Past it the request is refused, not run for hours.
-MAX_RESAMPLED_VALUES = 10**10
-
-
 def _check_resamples(n_resamples: int, values_per_resample: int = 1, *, feasible: bool = True) -> int:
-    """``n_resamples`` as an int, if it is a positive whole number (of feasible size, unless
-    ``feasible`` is False: an exact test that enumerates instead only needs it well formed)."""
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) or n_resamples < 1:
-        whole(n_resamples, "n_resamples", minimum=1)  # raises, naming the argument
-    work = int(n_resamples) * max(1, int(values_per_resample))
-    if feasible and work > MAX_RESAMPLED_VALUES:
-        raise ArgumentError(f"n_resamples={int(n_resamples):,} would draw {work:.1e} random values (at most "
-                            f"{MAX_RESAMPLED_VALUES:.0e}); ask for fewer resamples", argument="n_resamples")
-    return int(n_resamples)
+    """``n_resamples`` as an int (:func:`irstats.checks.resample_count`)."""
+    return resample_count(n_resamples, "n_resamples", values_per_resample, feasible=feasible)
 
 
 def check_batch_size(batch_size) -> int | None:
