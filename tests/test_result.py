@@ -81,9 +81,17 @@ def test_every_experiment_result_has_the_same_methods(demo, scores):
         assert isinstance(summary, pl.DataFrame), name
         markdown = result.to_markdown()
         table_lines = [line for line in markdown.splitlines() if line.startswith("|")]
-        assert len(table_lines) == summary.height + 2, name  # header, rule, one line per row
+        shown = result.display_table()
+        assert len(table_lines) == len(shown.rows) + 2, name  # header, rule, one line per row
         latex = result.to_latex()
         assert r"\toprule" in latex and r"\bottomrule" in latex, name
+        assert r"\caption{" in latex and r"\label{" in latex and latex.count(r"\begin{table") == 1, name
+        # one printer: every format of people is laid out from the one display table
+        assert (result.format("table"), result.format("markdown"), result.format("latex")) == (
+            shown.text(), shown.markdown(), shown.latex()), name
+        for fmt in ("tsv", "csv", "json"):  # the data only, nothing else
+            assert result.format(fmt) == getattr(result, f"to_{fmt}")(), name
+            assert "#" not in result.format(fmt).splitlines()[0], name
         text = str(result)
         assert text.strip() and "Traceback" not in text, name
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -135,6 +136,155 @@ def cells(frame: pl.DataFrame, formats: Mapping[str, Callable[[object], str]] | 
     rows = [[w(v) for w, v in zip(writers, row)] for row in frame.iter_rows()]
     right = [frame.schema[c].is_numeric() for c in columns]
     return list(columns), rows, right
+
+
+# ----------------------------------------------------------------------------- display tables
+
+@dataclass(frozen=True)
+class Cell:
+    """One cell of a display table: its text (aligned text, Markdown, HTML), its LaTeX (None:
+    the text escaped), and whether it is the best of its column (bold where that is the
+    convention)."""
+
+    text: str
+    latex: str | None = None
+    bold: bool = False
+
+    def as_latex(self) -> str:
+        body = self.latex if self.latex is not None else latex_escape(self.text)
+        return rf"\textbf{{{body}}}" if self.bold and body else body
+
+    def as_markdown(self) -> str:
+        body = markdown_escape(self.text)
+        return f"**{body}**" if self.bold and body else body
+
+
+def number_cell(value, digits: int = 4, *, sign: bool = False, marker: str = "", whole: bool = False) -> Cell:
+    """A number as a cell: fixed decimals (``whole``: no decimals), a typeset minus sign in
+    LaTeX, ``sign`` for an explicit + on differences, ``marker`` (*, †) as a superscript."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return Cell("")
+    text = f"{value:+.{digits}f}" if sign else f"{value:.0f}" if whole else f"{value:.{digits}f}"
+    latex = text.replace("-", "$-$", 1) if text.startswith("-") else text
+    sup = {"*": r"$^{*}$", "†": r"$^{\dagger}$"}
+    return Cell(text + marker, latex + "".join(sup.get(ch, latex_escape(ch)) for ch in marker))
+
+
+def p_cell(p) -> Cell:
+    """A p-value in one notation everywhere: three decimals, ``< 0.001`` below; blank if undefined."""
+    if p is None or not math.isfinite(p):
+        return Cell("")
+    if p < 0.001:
+        return Cell("< 0.001", r"$<$\,0.001")
+    return Cell(f"{p:.3f}")
+
+
+@dataclass(frozen=True)
+class Table:
+    """A table for people: header, rows of cells, alignment, title and legend, laid out in
+    every format by one method each. Results build one (:meth:`irstats.result.Result.table`);
+    machine formats (TSV, CSV, JSON) are written from the result's frame instead."""
+
+    header: tuple[str, ...]
+    rows: tuple[tuple[Cell, ...], ...]
+    right: tuple[bool, ...]
+    title: str | None = None
+    legend: tuple[str, ...] = ()
+    header_latex: tuple[str, ...] | None = None
+    label: str = "tab:irstats"
+
+    @classmethod
+    def of(cls, header: Sequence[str], rows: Sequence[Sequence[Cell | str]], right: Sequence[bool], *,
+           title: str | None = None, legend: Sequence[str] = (), header_latex: Sequence[str] | None = None,
+           label: str = "tab:irstats") -> "Table":
+        def cell(v) -> Cell:
+            return v if isinstance(v, Cell) else Cell(str(v))
+
+        return cls(tuple(header), tuple(tuple(cell(v) for v in r) for r in rows), tuple(right), title,
+                   tuple(legend), None if header_latex is None else tuple(header_latex), label)
+
+    def text(self) -> str:
+        """Aligned text: the title, the table, the legend underneath."""
+        table = text_table(self.header, [[c.text for c in r] for r in self.rows], right=self.right, title=self.title)
+        return table + ("\n" + "\n".join(self.legend) + "\n" if self.legend else "")
+
+    def markdown(self) -> str:
+        """GitHub-flavoured Markdown: the title in bold, the table, the legend as lines."""
+        align = _alignment(len(self.header), None, self.right)
+        out = [f"**{markdown_escape(self.title)}**", ""] if self.title else []
+        out += ["| " + " | ".join(markdown_escape(h) for h in self.header) + " |",
+                "|" + "|".join("---:" if a else ":---" for a in align) + "|"]
+        out += ["| " + " | ".join(c.as_markdown() for c in r) + " |" for r in self.rows]
+        if self.legend:
+            out += [""] + [markdown_escape(line) + "  " for line in self.legend]
+        return "\n".join(out).rstrip() + "\n"
+
+    def latex(self, *, caption: str | None = None, label: str | None = None, wide: bool | None = None) -> str:
+        """A paper-ready float: ``table`` (``table*`` when ``wide``; by default when the table
+        has more than 7 columns) with the caption (title, then the legend) and a label above a
+        booktabs ``tabular`` with right-aligned numbers, scaled down only if it is wider than
+        the column (adjustbox's ``max width``). Needs booktabs and adjustbox."""
+        wide = len(self.header) > 7 if wide is None else wide
+        spec = "".join("r" if a else "l" for a in self.right)
+        head = self.header_latex if self.header_latex is not None else tuple(latex_escape(h) for h in self.header)
+        text = caption if caption is not None else " ".join(
+            _sentence(line) for line in (self.title or "", *self.legend) if line)
+        env = "table*" if wide else "table"
+        out = [f"% needs \\usepackage{{booktabs}} and \\usepackage{{adjustbox}}",
+               rf"\begin{{{env}}}[t]", r"\centering", r"\small"]
+        if text:
+            out.append(rf"\caption{{{latex_escape(text)}}}")
+        out.append(rf"\label{{{label or self.label}}}")
+        out += [r"\begin{adjustbox}{max width=\linewidth}", rf"\begin{{tabular}}{{{spec}}}", r"\toprule",
+                " & ".join(head) + r" \\", r"\midrule"]
+        out += [" & ".join(c.as_latex() for c in r) + r" \\" for r in self.rows]
+        out += [r"\bottomrule", r"\end{tabular}", r"\end{adjustbox}", rf"\end{{{env}}}"]
+        return "\n".join(out) + "\n"
+
+    def html(self) -> str:
+        """For notebooks: the title, the table as HTML (numbers right-aligned, best in bold),
+        the legend in small print."""
+        import html
+
+        def td(cell: Cell, right: bool) -> str:
+            body = html.escape(cell.text)
+            body = f"<b>{body}</b>" if cell.bold and body else body
+            return f'<td style="text-align:{"right" if right else "left"}">{body}</td>'
+
+        head = "".join(f'<th style="text-align:{"right" if a else "left"}">{html.escape(h)}</th>'
+                       for h, a in zip(self.header, self.right))
+        body = "".join("<tr>" + "".join(td(c, a) for c, a in zip(r, self.right)) + "</tr>" for r in self.rows)
+        title = f"<p><b>{html.escape(self.title)}</b></p>" if self.title else ""
+        legend = "".join(f"<br>{html.escape(line)}" for line in self.legend)
+        return (f"<div>{title}<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+                + (f"<small>{legend[4:]}</small>" if legend else "") + "</div>")
+
+
+def _sentence(line: str) -> str:
+    """A caption's piece ending as a sentence does."""
+    line = line.strip()
+    return line if line.endswith((".", "!", "?", ":")) else line + "."
+
+
+def table_of_frame(frame: pl.DataFrame, *, title: str | None = None, legend: Sequence[str] = (),
+                   formats: Mapping[str, Callable[[object], str]] | None = None, digits: int = 4) -> Table:
+    """A display table of a plain frame: numbers with ``digits`` decimals (typeset minus signs
+    in LaTeX), other values as text."""
+    formats = dict(formats or {})
+    header = frame.columns
+    right = [frame.schema[c].is_numeric() for c in header]
+    rows = []
+    for row in frame.iter_rows():
+        cells_ = []
+        for name, value in zip(header, row):
+            if name in formats:
+                cells_.append(Cell(formats[name](value)))
+            elif isinstance(value, float):
+                cells_.append(Cell("nan") if math.isnan(value) else number_cell(value, digits))
+            else:
+                cells_.append(Cell("" if value is None else str(value)))
+        rows.append(cells_)
+    return Table.of(header, rows, right, title=title, legend=legend)
 
 
 def render(frame: pl.DataFrame, fmt: str = "table", *, title: str | None = None,

@@ -1,26 +1,41 @@
-"""The one shape of an experiment's result (issue 11, item 3; docs/design.md "Experiments").
+"""The one shape of an experiment's result, and the one printer of each (issues 11 and 24;
+docs/design.md "Results print themselves").
 
 Every experiment returns a frozen dataclass that mixes in :class:`Result`. The class writes
-``to_frame()`` — its main table as a polars DataFrame — and, where the headline numbers are a
-smaller table, ``summary()``; everything else derives from those two:
+``to_frame()`` — its data as a polars DataFrame — and may write ``summary()`` (the headline
+numbers as a smaller frame), ``title``, ``legend()`` (the lines that explain the table) or,
+for a table laid out otherwise than its summary, ``display_table()``. Everything else derives from
+those:
 
-- ``to_pandas()`` — ``to_frame()`` as a pandas DataFrame (pandas is imported only here);
-- ``to_markdown()`` / ``to_latex()`` — ``summary()`` as a GitHub-flavoured Markdown or a
-  booktabs LaTeX table (:mod:`irstats.render`);
-- ``str(result)`` — a title line and ``summary()`` as an aligned text table;
-- in Jupyter, the title and ``summary()`` as an HTML table (``_repr_html_``).
+- ``display_table()`` — the display table (:class:`irstats.render.Table`): the summary's columns,
+  numbers with fixed decimals, the title and the legend;
+- ``to_text()`` / ``str(result)``, ``to_markdown()``, ``to_latex()`` (a paper-ready float
+  with caption and label), ``_repr_html_()`` in Jupyter — that table in each format;
+- ``to_tsv()``, ``to_csv()``, ``to_json()`` — the data of ``to_frame()`` and nothing else
+  (full precision; the legend is not data: the command line prints it on stderr);
+- ``format(fmt)`` — any of those by name: what a command prints for ``--format fmt``.
 
 A result is frozen: what an experiment returned cannot be changed afterwards by mistake.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import polars as pl
+
+if TYPE_CHECKING:  # pragma: no cover
+    from irstats.render import Table
+
+#: The formats every result prints itself in: for people, then for machines.
+DISPLAY_FORMATS = ("table", "markdown", "latex")
+DATA_FORMATS = ("tsv", "csv", "json")
+FORMATS = DISPLAY_FORMATS + DATA_FORMATS
 
 
 class Result:
     """Mixin of the shared methods; a subclass defines ``to_frame()`` (and may define
-    ``summary()`` and ``title``)."""
+    ``summary()``, ``title``, ``legend()`` and ``display_table()``)."""
 
     def to_frame(self) -> pl.DataFrame:  # pragma: no cover - every result defines it
         raise NotImplementedError
@@ -34,6 +49,41 @@ class Result:
         """A one-line caption for printed tables."""
         return type(self).__name__
 
+    def legend(self) -> list[str]:
+        """Lines explaining the table (tests, corrections, markers, notes); none by default."""
+        return []
+
+    def display_table(self, digits: int = 4) -> "Table":
+        """The display table every format of people is laid out from."""
+        from irstats.render import table_of_frame
+
+        return table_of_frame(self.summary(), title=self.title, legend=self.legend(), digits=digits)
+
+    # --------------------------------------------------------------------- for people
+
+    def to_text(self, digits: int = 4) -> str:
+        """An aligned text table: the title, the table, the legend."""
+        return self.display_table(digits).text()
+
+    def __str__(self) -> str:
+        return self.to_text()
+
+    def to_markdown(self, digits: int = 4) -> str:
+        """A GitHub-flavoured Markdown table with the title in bold above it and the legend below."""
+        return self.display_table(digits).markdown()
+
+    def to_latex(self, digits: int = 4, *, caption: str | None = None, label: str | None = None,
+                 wide: bool | None = None) -> str:
+        """A ``table`` float (``table*`` when ``wide``) with caption and label around a booktabs
+        ``tabular`` (needs ``\\usepackage{booktabs}`` and ``\\usepackage{adjustbox}``)."""
+        return self.display_table(digits).latex(caption=caption, label=label, wide=wide)
+
+    def _repr_html_(self) -> str:
+        """Jupyter shows a result as its display table."""
+        return self.display_table().html()
+
+    # --------------------------------------------------------------------- for machines
+
     def to_pandas(self):
         """:meth:`to_frame` as a pandas DataFrame."""
         try:
@@ -42,28 +92,37 @@ class Result:
             raise ImportError("to_pandas() needs pandas and pyarrow: pip install pandas pyarrow") from None
         return self.to_frame().to_pandas()
 
-    def to_markdown(self, digits: int = 4) -> str:
-        """:meth:`summary` as a Markdown table with the title in bold above it."""
+    def to_tsv(self) -> str:
+        """:meth:`to_frame` as TSV: the data only, floats in full precision, NaN as ``nan``."""
+        from irstats.render import delimited
+
+        return delimited(self.to_frame(), "\t")
+
+    def to_csv(self) -> str:
+        """:meth:`to_frame` as CSV (see :meth:`to_tsv`)."""
+        from irstats.render import delimited
+
+        return delimited(self.to_frame(), ",")
+
+    def to_json(self) -> str:
+        """:meth:`to_frame` as JSON records (NaN as null)."""
         from irstats.render import render
 
-        return render(self.summary(), "markdown", title=self.title, digits=digits)
+        return render(self.to_frame(), "json")
 
-    def to_latex(self, digits: int = 4) -> str:
-        """:meth:`summary` as a booktabs LaTeX ``tabular`` (needs ``\\usepackage{booktabs}``)."""
-        from irstats.render import render
+    def format(self, fmt: str, digits: int = 4) -> str:
+        """The result in format ``fmt`` (one of :data:`FORMATS`): what ``--format`` prints."""
+        if fmt == "table":
+            return self.to_text(digits)
+        if fmt == "markdown":
+            return self.to_markdown(digits)
+        if fmt == "latex":
+            return self.to_latex(digits)
+        if fmt in DATA_FORMATS:
+            return getattr(self, f"to_{fmt}")()
+        from irstats.errors import ArgumentError
 
-        return render(self.summary(), "latex", digits=digits)
-
-    def __str__(self) -> str:
-        from irstats.render import render
-
-        return render(self.summary(), "table", title=self.title)
-
-    def _repr_html_(self) -> str:
-        """Jupyter shows a result as its title and :meth:`summary` as an HTML table."""
-        import html
-
-        return f"<div><p><b>{html.escape(self.title)}</b></p>{self.summary()._repr_html_()}</div>"
+        raise ArgumentError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}", argument="fmt")
 
 
-__all__ = ["Result"]
+__all__ = ["DATA_FORMATS", "DISPLAY_FORMATS", "FORMATS", "Result"]

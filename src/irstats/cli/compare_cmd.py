@@ -9,20 +9,12 @@ import polars as pl
 
 from irstats.cli.common import scores_input
 from irstats.cli.main import cli
-from irstats.cli.output import OutputFile, emit_text
+from irstats.cli.output import OutputFile, emit_result
 from irstats.errors import InputError
-from irstats.render import (
-    latex_escape,
-    latex_table,
-    markdown_escape,
-    markdown_table,
-    text_table,
-)
-from irstats.stats.compare import Comparison, compare
+from irstats.result import FORMATS
+from irstats.stats.compare import compare
 from irstats.stats.corrections import CORRECTIONS
 from irstats.stats.pairwise import PAIRWISE_TESTS
-
-FORMATS = ("table", "markdown", "latex", "tsv")
 
 COMPARE_EPILOG = """
 \b
@@ -40,100 +32,13 @@ Examples:
 SCORES is a per-topic score file (irstats eval -q --format tsv) or trec_eval -q output.
 Columns per measure: the system's mean, Δ = mean − baseline mean with a marker
 (* p < alpha, † p < alpha/5, after the correction), and the p-value against the baseline.
-The tsv format also gives each difference's interval (delta_low, delta_high; --interval) and
-its effect size d_z (effect_size). The footer gives each measure's discriminative power: the share of all system pairs with
-p < alpha under the test (unadjusted; Tukey's p-values are familywise already).
+The tsv, csv and json formats give the data only, one row per measure and system, with each
+difference's interval (delta_low, delta_high; --interval) and its effect size d_z
+(effect_size); the legend then goes to stderr. The legend gives each measure's
+discriminative power: the share of all system pairs with p < alpha under the test
+(unadjusted; Tukey's p-values are familywise already). latex is a table float with caption
+and label (needs booktabs and adjustbox).
 """
-
-
-def _format_p(p: float) -> str:
-    if not math.isfinite(p):
-        return ""
-    return f"{p:.4f}" if p >= 1e-4 else f"{p:.1e}"
-
-
-def _cells(comp: Comparison) -> tuple[list[str], list[list[str]]]:
-    """Header and rows of the wide table: system, then mean / Δ / p per measure."""
-    header = ["system"]
-    for m in comp.measures:
-        header += [m, f"Δ{m}", f"p({m})"]
-    values = {(r["measure"], r["system"]): r for r in comp.frame.iter_rows(named=True)}
-    rows = []
-    for s in comp.systems:
-        cells = [s]
-        for m in comp.measures:
-            r = values.get((m, s))
-            if r is None:
-                cells += ["", "", ""]
-            elif r["is_baseline"]:
-                cells += [f"{r['mean']:.4f}", "baseline", ""]
-            else:
-                cells += [f"{r['mean']:.4f}", f"{r['delta']:+.4f}{r['marker']}", _format_p(r["p_adjusted"])]
-        rows.append(cells)
-    return header, rows
-
-
-def format_table(comp: Comparison) -> str:
-    """Aligned plain-text table with the legend underneath."""
-    header, rows = _cells(comp)
-    return text_table(header, rows, left=1) + "\n".join(["", *comp.legend()]) + "\n"
-
-
-def format_markdown(comp: Comparison) -> str:
-    """GitHub-flavoured Markdown table; the legend follows as a paragraph."""
-    header, rows = _cells(comp)
-    legend = [markdown_escape(line) + "  " for line in comp.legend()]
-    return (markdown_table(header, rows, left=1) + "\n".join(["", *legend])).rstrip() + "\n"
-
-
-def format_latex(comp: Comparison) -> str:
-    """A booktabs ``tabular`` (needs ``\\usepackage{booktabs}``) followed by the legend."""
-    header, rows = _cells(comp)
-    head = ["System"]
-    for m in comp.measures:
-        head += [latex_escape(m), r"$\Delta$", "$p$"]
-    table = latex_table(head, rows, left=1, escape_header=False,
-                        cell=lambda v: r"\textit{baseline}" if v == "baseline" else latex_escape(v))
-    legend = [r"\par\smallskip\footnotesize"] + [latex_escape(line) + r"\\" for line in comp.legend()]
-    return table + "\n" + "\n".join(legend) + "\n"
-
-
-def format_tsv(comp: Comparison) -> str:
-    """The tidy comparison frame (full precision), then the legend as ``#`` comment lines."""
-    text = comp.frame.write_csv(separator="\t", float_precision=None)
-    lines = [f"# {line}" for line in comp.legend()]
-    lines += [f"# discriminative_power\t{m}\t{comp.discriminative_power[m]!r}\t{comp.significant_pairs[m]}\t"
-              f"{comp.n_pairs[m]}" for m in comp.measures]
-    return text + "\n".join(lines) + "\n"
-
-
-def format_pairs(pairs, fmt: str) -> str:
-    """Several baselines or all pairs: per measure a system × system matrix of Δ with markers
-    (table, markdown, latex), or every pair's row (tsv); the legend states the family."""
-    if fmt == "tsv":
-        text = pairs.frame.write_csv(separator="\t", float_precision=None)
-        return text + "\n".join(f"# {line}" for line in pairs.legend()) + "\n"
-    blocks = []
-    for measure in pairs.measures:
-        rows = pairs.frame.filter(pl.col("measure") == measure)
-        cell = {}
-        for r in rows.iter_rows(named=True):
-            a, b = r["system_a"], r["system_b"]
-            cell[(a, b)] = f"{r['delta']:+.4f}{r['marker']}"
-            cell.setdefault((b, a), f"{-r['delta']:+.4f}{r['marker']}")  # the same comparison, read the other way
-        columns = list(pairs.baselines) if pairs.baselines is not None else list(pairs.systems)
-        table_rows = [[a, *(cell.get((a, b), "") for b in columns)] for a in pairs.systems]
-        header = [f"{measure}: row − column", *columns]
-        if fmt == "markdown":
-            blocks.append(markdown_table(header, table_rows, left=1))
-        elif fmt == "latex":
-            blocks.append(latex_table([latex_escape(h) for h in header], table_rows, left=1, escape_header=False))
-        else:
-            blocks.append(text_table(header, table_rows, left=1))
-    return "\n".join(blocks) + "\n" + "\n".join(pairs.legend()) + "\n"
-
-
-FORMATTERS = {"table": format_table, "markdown": format_markdown, "latex": format_latex, "tsv": format_tsv}
 
 
 @cli.command("compare", epilog=COMPARE_EPILOG)
@@ -167,7 +72,7 @@ def compare_command(scores, baselines, all_pairs, test, correction, alpha, n_res
     baseline on the topics both were evaluated on, adjusts the p-values for the number of
     comparisons, and reports each measure's discriminative power.
     """
-    if fmt not in FORMATTERS:
+    if fmt not in FORMATS:
         raise InputError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
     if all_pairs or len(baselines) > 1:
         if all_pairs and baselines:
@@ -177,8 +82,8 @@ def compare_command(scores, baselines, all_pairs, test, correction, alpha, n_res
         pairs = compare_pairs(scores, None if all_pairs else list(baselines), test=test, correction=correction,
                               alpha=alpha, n_resamples=n_resamples, seed=seed, interval=interval,
                               confidence=confidence)
-        emit_text(format_pairs(pairs, fmt), output)
+        emit_result(pairs, fmt, output)
         return
     comp = compare(scores, baseline=baselines[0] if baselines else None, test=test, correction=correction, alpha=alpha,
                    n_resamples=n_resamples, seed=seed, interval=interval, confidence=confidence)
-    emit_text(FORMATTERS[fmt](comp), output)
+    emit_result(comp, fmt, output)

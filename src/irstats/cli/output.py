@@ -25,6 +25,17 @@ def emit_text(text: str, output: str | None) -> None:
         sys.stdout.write(text)
 
 
+def emit_result(result, fmt: str, output: str | None) -> None:
+    """Write a result as ``--format fmt`` asks: its own printer (:meth:`irstats.result.Result.format`).
+    A data format holds the data only; the legend then goes to stderr, one note a line."""
+    from irstats.result import DATA_FORMATS
+
+    emit_text(result.format(fmt), output)
+    if fmt in DATA_FORMATS:
+        for line in result.legend():
+            click.echo(f"irstats: note: {line}", err=True)
+
+
 class OutputFile(click.ParamType):
     """A file the command will write (``-o``, ``--plot``): checked when the command line is
     parsed, before anything is computed — its folder must exist and be writable, and a

@@ -114,6 +114,41 @@ class Comparison(Result):
         """One row per measure and system: mean, Δ, p-values, marker, interval and d_z."""
         return self.frame
 
+    def display_table(self, digits: int = 4):
+        """The paper table: a row per system; per measure its mean (the best in bold), Δ to
+        the baseline with its significance marker as a superscript, and the adjusted p-value."""
+        from irstats.render import Cell, Table, latex_escape, number_cell, p_cell
+
+        header, header_latex = ["system"], ["System"]
+        for m in self.measures:
+            header += [m, f"Δ{m}", f"p({m})"]
+            header_latex += [latex_escape(m), r"$\Delta$", "$p$"]
+        values = {(r["measure"], r["system"]): r for r in self.frame.iter_rows(named=True)}
+        best = {m: max((r["mean"] for (mm, _), r in values.items() if mm == m and r["mean"] == r["mean"]),
+                       default=None) for m in self.measures}
+        rows = []
+        for s in self.systems:
+            cells = [Cell(s)]
+            for m in self.measures:
+                r = values.get((m, s))
+                if r is None:
+                    cells += [Cell(""), Cell(""), Cell("")]
+                    continue
+                mean = number_cell(r["mean"], digits)
+                mean = Cell(mean.text, mean.latex, bold=r["mean"] == best[m])
+                if r["is_baseline"]:
+                    cells += [mean, Cell("baseline", r"\textit{baseline}"), Cell("")]
+                else:
+                    cells += [mean, number_cell(r["delta"], digits, sign=True, marker=r["marker"]),
+                              p_cell(r["p_adjusted"])]
+            rows.append(cells)
+        return Table.of(header, rows, [False] + [True] * (len(header) - 1), title=self.title,
+                        legend=self.legend(), header_latex=header_latex, label="tab:compare")
+
+    @property
+    def title(self) -> str:
+        return f"Systems against {self.baseline}: mean, Δ and p per measure"
+
 
 
 def _matrices(scores) -> dict[str, ScoreMatrix]:
@@ -281,6 +316,26 @@ class PairComparison(Result):
 
     def to_frame(self) -> pl.DataFrame:
         return self.frame
+
+    def display_table(self, digits: int = 4):
+        """Per measure, a system × system block of Δ (row − column) with its marker."""
+        from irstats.render import Cell, Table, latex_escape, number_cell
+
+        columns = list(self.baselines) if self.baselines is not None else list(self.systems)
+        rows = []
+        for measure in self.measures:
+            cell = {}
+            for r in self.frame.filter(pl.col("measure") == measure).iter_rows(named=True):
+                a, b = r["system_a"], r["system_b"]
+                cell[(a, b)] = number_cell(r["delta"], digits, sign=True, marker=r["marker"])
+                # the same comparison, read the other way
+                cell.setdefault((b, a), number_cell(-r["delta"], digits, sign=True, marker=r["marker"]))
+            rows += [[Cell(measure), Cell(a), *(cell.get((a, b), Cell("")) for b in columns)] for a in self.systems]
+        header = ["measure", "row − column", *columns]
+        return Table.of(header, rows, [False, False] + [True] * len(columns), title=self.title,
+                        legend=self.legend(), header_latex=["Measure", r"Row $-$ column",
+                                                             *(latex_escape(c) for c in columns)],
+                        label="tab:compare-pairs")
 
     def matrix(self, measure: str, value: str = "delta") -> pl.DataFrame:
         """A system × system table of ``value`` (``delta``, ``p_value`` or ``p_adjusted``) for one
