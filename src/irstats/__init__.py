@@ -19,16 +19,17 @@ _LAZY = {
     "Collection": "irstats.collection", "EvalOptions": "irstats.collection", "RunSet": "irstats.collection",
     "Judgments": "irstats.judgments", "build_judgments": "irstats.judgments",
     "InputError": "irstats.errors", "IrstatsError": "irstats.errors", "IrstatsWarning": "irstats.errors",
-    "MeasureError": "irstats.errors",
+    "MeasureError": "irstats.errors", "ArgumentError": "irstats.errors", "ArgumentTypeError": "irstats.errors",
+    "NotFoundError": "irstats.errors",
     "DEFAULT_MEASURES": "irstats.evaluate", "evaluate": "irstats.evaluate",
     "Measure": "irstats.measures", "canonical_name": "irstats.measures", "parse_measure": "irstats.measures",
     "ScoreMatrix": "irstats.scores", "read_scores": "irstats.scores", "write_scores": "irstats.scores",
 }
 
 __all__ = [
-    "Collection", "DEFAULT_MEASURES", "EvalOptions", "InputError", "IrstatsError", "IrstatsWarning", "Judgments", "Measure",
-    "MeasureError", "RunSet", "ScoreMatrix", "build_judgments", "canonical_name", "evaluate", "parse_measure",
-    "read_scores", "write_scores", "__version__",
+    "ArgumentError", "ArgumentTypeError", "Collection", "DEFAULT_MEASURES", "EvalOptions", "InputError", "IrstatsError",
+    "IrstatsWarning", "Judgments", "Measure", "MeasureError", "NotFoundError", "RunSet", "ScoreMatrix",
+    "build_judgments", "canonical_name", "evaluate", "parse_measure", "read_scores", "write_scores", "__version__",
 ]
 
 

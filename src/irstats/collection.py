@@ -300,7 +300,7 @@ class RunSet:
             for path in expand_paths(runs):
                 parts.append(_open_file(path))
         if not parts:
-            raise InputError("no runs given")
+            raise ArgumentError("no runs given: runs is empty", argument="runs")
         return cls(tuple(_unique_names(parts)), parts)
 
     def batches(self, max_bytes: int = 48 << 20) -> list[list[int]]:

@@ -37,14 +37,22 @@ def make_demo_collection(out_dir: str | Path, *, seed: int = 0, n_topics: int = 
                          measures: Sequence[str] | None = None) -> DemoCollection:
     """Write ``qrels.txt`` and ``runs/*.run`` for a synthetic collection into ``out_dir``.
 
-    Everything is drawn from ``numpy.random.default_rng(seed)``: the same seed gives the
-    same files. Half the runs (the "contributing" runs) are pooled to ``pool_depth``.
-    With ``measures``, the runs are also evaluated and the per-topic scores written as
-    ``scores.tsv``. ``out_dir`` must be new, empty or made by irstats (checked before
+    Everything is drawn from ``Generator(PCG64(seed))`` (:func:`irstats.random.generator`, the
+    seed rule of every experiment): the same seed gives the same files. Half the runs (the
+    "contributing" runs) are pooled to ``pool_depth``. With ``measures``, the runs are also
+    evaluated and the per-topic scores written as ``scores.tsv``. ``out_dir`` must be new, empty or made by irstats (checked before
     anything is generated); the files appear together when all are written.
     """
+    from irstats.checks import names, whole
     from irstats.io.output import OutputFolder
+    from irstats.random import check_seed
 
+    check_seed(seed)  # every argument is checked before the folder is touched
+    for name, value in (("n_topics", n_topics), ("n_runs", n_runs), ("n_docs", n_docs), ("run_depth", run_depth),
+                        ("pool_depth", pool_depth)):
+        whole(value, name, minimum=1)
+    if measures is not None:
+        measures = names(measures, "measures", what="measure names")
     folder = OutputFolder(out_dir, kind="demo")
     with folder as scratch:
         made = _write_collection(scratch, seed, n_topics, n_runs, n_docs, run_depth, pool_depth)
@@ -63,7 +71,9 @@ def make_demo_collection(out_dir: str | Path, *, seed: int = 0, n_topics: int = 
 def _write_collection(out: Path, seed, n_topics, n_runs, n_docs, run_depth, pool_depth) -> DemoCollection:
     from irstats.io.output import write_text
 
-    rng = np.random.default_rng(seed)
+    from irstats.random import generator
+
+    rng = generator(seed)  # the same Generator(PCG64(seed)) as numpy.random.default_rng(seed) for a whole number
     (out / "runs").mkdir(parents=True, exist_ok=True)
     topics = np.array([f"{401 + t}" for t in range(n_topics)])
     docnos = np.array([f"DOC-{d:05d}" for d in range(n_docs)])

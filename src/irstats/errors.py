@@ -65,14 +65,24 @@ class ArgumentError(InputError, ValueError):
     """A value passed to a function of the API that the function does not accept: a number
     out of range, an unknown name, a seed that is not a whole number, an empty list.
 
-    ``argument`` names the parameter, and the message says what it accepts. It is also a
+    ``argument`` names the parameter, and the message says what it accepts; a message that
+    does not name the parameter is prefixed with it (``runs: run DataFrame: …``). It is also a
     ``ValueError`` (Python's convention for a bad value) and an :class:`InputError` (the
     command line reports it as bad input, exit 2).
     """
 
     def __init__(self, message: str, *, argument: str | None = None):
         self.argument = argument
+        if argument and not _names(message, argument):
+            message = f"{argument}: {message}"
         super().__init__(message)
+
+
+def _names(message: str, argument: str) -> bool:
+    """Whether ``message`` names ``argument`` as a word of its own."""
+    import re
+
+    return re.search(rf"(?<![\w]){re.escape(argument)}(?![\w])", message) is not None
 
 
 class ArgumentTypeError(ArgumentError, TypeError):

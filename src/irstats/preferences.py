@@ -184,6 +184,12 @@ class PreferenceError(InputError):
 def topic_preferences(judgments: pl.DataFrame, ranking: list[str], topic: str = "") -> TopicPreferences:
     """trec_eval's form_prefs_counts for one topic: ``judgments`` are the topic's rows of
     :func:`read_prefs`; ``ranking`` the run's docnos in its order (already cut at depth)."""
+    if not isinstance(judgments, pl.DataFrame):
+        from irstats.checks import kind_of
+        from irstats.errors import ArgumentTypeError
+
+        raise ArgumentTypeError(f"judgments must be a DataFrame of one topic's rows of read_prefs; got "
+                                f"{kind_of(judgments)}", argument="judgments")
     docnos = judgments["docno"].to_list()
     judged = set(docnos)
     docid: dict[str, int] = {}
@@ -475,10 +481,11 @@ def evaluate_preferences(prefs, runs, measures=None, *, qrels: bool = False, dep
     from irstats.meta.splits import bytewise_sorted
     from irstats.scores import ScoreMatrix
 
+    from irstats.checks import names as name_list, optional_whole
+
     names = list(MEASURES) if measures is None else [measure_name(m) for m in
-                                                     ([measures] if isinstance(measures, str) else measures)]
-    if depth is not None and int(depth) < 1:
-        raise InputError(f"depth must be at least 1; got {depth!r}")
+                                                     name_list(measures, "measures", what="measure names")]
+    optional_whole(depth, "depth", minimum=1)
     judgments = read_prefs(prefs, qrels=qrels)
     by_topic = {topic: part for (topic,), part in judgments.group_by("topic", maintain_order=True)}
     topics = bytewise_sorted(by_topic)

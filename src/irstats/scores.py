@@ -114,7 +114,7 @@ class ScoreMatrix:
     def to_jsonl(self, path: str | os.PathLike) -> Path:
         """Write the per-topic scores as JSON lines ``{"run_id", "topic_id", "measure", "value"}``
         (the TREC AutoJudge layout), atomically; topics not evaluated are left out."""
-        write_frame(self.to_frame(), path, "jsonl")
+        write_frame(self.to_frame(), _path_argument(path), "jsonl")
         return Path(path)
 
     def _repr_html_(self) -> str:

@@ -32,8 +32,8 @@ import numpy as np
 import polars as pl
 
 from irstats.stats.degenerate import ZERO_TOL
-from irstats.checks import kind_of, one_of, score_matrix
-from irstats.errors import ArgumentTypeError, InputError, IrstatsWarning, MeasureError, some
+from irstats.checks import kind_of, names as name_list, one_of, score_matrix
+from irstats.errors import ArgumentError, ArgumentTypeError, InputError, IrstatsWarning, MeasureError, some
 from irstats.scores import ScoreMatrix, score_matrices
 
 
@@ -90,7 +90,7 @@ class Factors:
         self.sd = np.asarray(self.sd, dtype=np.float64)
         self.n = np.asarray(self.n, dtype=np.float64)
         if not (len(self.topics) == len(self.measures) == len(self.mean) == len(self.sd) == len(self.n)):
-            raise ValueError("topics, measures, mean, sd and n must have one entry per row")
+            raise ArgumentError("topics, measures, mean, sd and n must have one entry per row", argument="topics")
         if self.reference is not None:
             self.reference = tuple(self.reference)
 
@@ -190,7 +190,7 @@ def fit_factors(matrix_or_scores: ScoreMatrix | Mapping[str, ScoreMatrix] | Iter
             rows = np.arange(len(matrix.systems))
             names = matrix.systems
         else:
-            names = tuple(dict.fromkeys(str(r) for r in reference))
+            names = tuple(dict.fromkeys(str(r) for r in name_list(reference, "reference", what="system names")))
             index = {s: i for i, s in enumerate(matrix.systems)}
             unknown = [r for r in names if r not in index]
             if unknown:

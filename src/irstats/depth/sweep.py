@@ -34,7 +34,7 @@ import polars as pl
 from irstats.result import Result
 from irstats.collection import EvalOptions
 from irstats.checks import kind_of, names, whole
-from irstats.errors import ArgumentError, ArgumentTypeError, InputError, MeasureError
+from irstats.errors import ArgumentError, ArgumentTypeError, InputError, MeasureError, NotFoundError
 from irstats.judgments import PADDING, Judgments
 from irstats.measures import FAMILIES, Measure, parse_measure
 from irstats.measures.common import accumulate, level_of, per_topic, safe_divide, shown
@@ -258,15 +258,16 @@ class DepthSweep(Result):
         """Position of depth k in :attr:`depths`."""
         hits = np.flatnonzero(self.depths == int(depth))
         if not len(hits):
-            raise KeyError(f"depth {depth} is not in the sweep (depths {self.depths[0]}…{self.depths[-1]})")
+            raise NotFoundError(f"depth {depth} is not in the sweep (depths {self.depths[0]}…{self.depths[-1]})",
+                                argument="depth")
         return int(hits[0])
 
     def _key(self, measure: str, form: str) -> tuple[str, str]:
         name = measure if measure in self.measures else parse_swept_measure(measure).name
         key = (name, form)
         if key not in self.means:
-            raise KeyError(f"no ({measure!r}, {form!r}) in the sweep; measures {', '.join(self.measures)}, "
-                           f"forms {', '.join(self.forms)}")
+            raise NotFoundError(f"no ({measure!r}, {form!r}) in the sweep; measures {', '.join(self.measures)}, "
+                                f"forms {', '.join(self.forms)}", argument="measure")
         return key
 
     def series(self, measure: str, form: str = UNJUDGED_FORMS[0]) -> np.ndarray:

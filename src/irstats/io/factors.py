@@ -16,9 +16,20 @@ from typing import Iterable, Sequence
 import numpy as np
 import polars as pl
 
-from irstats.errors import InputError, MeasureError
-from irstats.io.trec import check_field_count, read_lines, split_fields
+from irstats.errors import ArgumentTypeError, InputError, MeasureError
+from irstats.io.trec import check_field_count, path_name, read_lines, split_fields
 from irstats.standardize import FACTOR_COLUMNS, Factors, _canonical_or_none
+
+def _check_factors(factors, path) -> None:
+    """Factors to write, and a file name or None (the text is returned)."""
+    if not isinstance(factors, Factors):
+        from irstats.checks import kind_of
+
+        raise ArgumentTypeError(f"factors must be Factors (from fit_factors or read_factors); got {kind_of(factors)}",
+                                argument="factors")
+    if path is not None:
+        path_name(path)
+
 
 def _fmt(value: float) -> str:
     if math.isnan(value):
@@ -40,6 +51,8 @@ def write_factors(factors: Factors, path: str | os.PathLike | None) -> str | Non
     and one row per (topic, measure), sorted bytewise, numbers as ``%.17g``.
     """
     from irstats import __version__
+
+    _check_factors(factors, path)
 
     meta = {
         "format": "irstats standardization factors",
@@ -73,6 +86,8 @@ def write_trec_eval_factors(factors: Factors, path: str | os.PathLike | None) ->
     (e.g. ``SP``) is an error: use :func:`write_factors` for it.
     """
     from irstats.measures import parse_measure
+
+    _check_factors(factors, path)
 
     names_of: dict[str, str] = {}
     for m in factors.measure_names:
@@ -157,7 +172,7 @@ def read_factors(path: str | os.PathLike) -> Factors:
     Measure names are canonicalised (``map`` → ``AP``). A malformed line raises
     :class:`~irstats.errors.InputError` naming the file and line.
     """
-    name = os.fspath(path)
+    name = path_name(path)
     if not os.path.exists(name):
         raise InputError("no such factors file", path=name)
     rows, comments = _content_rows(name)
@@ -241,7 +256,7 @@ def read_trec_eval_factors(path: str | os.PathLike) -> Factors:
     names irstats does not know are kept as they are. ``ddof``, ``n`` and the reference
     systems are unknown in this format.
     """
-    name = os.fspath(path)
+    name = path_name(path)
     if not os.path.exists(name):
         raise InputError("no such factors file", path=name)
     rows, _ = _content_rows(name)
@@ -262,9 +277,10 @@ def read_trec_eval_factors(path: str | os.PathLike) -> Factors:
 
 def read_any_factors(path: str | os.PathLike) -> Factors:
     """Read either format: irstats' TSV if a header line names ``topic``, else trec_eval's."""
-    rows, _ = _content_rows(os.fspath(path)) if os.path.exists(os.fspath(path)) else (None, None)
+    name = path_name(path)
+    rows, _ = _content_rows(name) if os.path.exists(name) else (None, None)
     if rows is None:
-        raise InputError("no such factors file", path=os.fspath(path))
+        raise InputError("no such factors file", path=name)
     if rows.height and rows["fields"][0].to_list()[:1] == ["topic"]:
         return read_factors(path)
     return read_trec_eval_factors(path)

@@ -75,6 +75,16 @@ def _path_items(spec) -> list:
     return items
 
 
+def path_name(path, argument: str = "path") -> str:
+    """A file name given as text or a path object, as text; anything else names ``argument``."""
+    if not isinstance(path, (str, os.PathLike)):
+        from irstats.checks import kind_of
+
+        raise ArgumentTypeError(f"{argument} must be a file name (str or os.PathLike); got {kind_of(path)}",
+                                argument=argument)
+    return os.fspath(path)
+
+
 def run_name_from_path(path: Path) -> str:
     """The file name without ``.gz`` and then without ``.run``/``.txt``/``.trec``/``.eval``."""
     name = path.name
@@ -102,7 +112,7 @@ def is_gzip(path: PathLike) -> bool:
 
 def _read_start(path: PathLike, size: int) -> bytes:
     """The first ``size`` bytes of a file, without consuming a pipe or standard input."""
-    name = os.fspath(path)
+    name = path_name(path)
     if name not in _read_once and name != STDIN and _is_regular(name):
         try:
             with open(name, "rb") as fh:
@@ -125,7 +135,7 @@ def read_raw(path: PathLike) -> bytes:
     Standard input, pipes and process substitutions (``<(zcat run.gz)``) can be read only
     once, so their bytes are kept for every later look at the same name.
     """
-    name = os.fspath(path)
+    name = path_name(path)
     if name in _read_once:
         return _read_once[name]
     try:
@@ -192,7 +202,7 @@ def shown(text: str) -> str:
 
 def read_lines(path: PathLike) -> pl.Series:
     """All lines of a file as a string Series; row i is line i + 1."""
-    name = os.fspath(path)
+    name = path_name(path)
     return text_lines(as_text(read_bytes(path), name), name)
 
 
@@ -243,7 +253,7 @@ def read_qrels_file(path: PathLike, *, on_duplicate: str = "error", labels: str 
     (``0.37``, ``2.5``; negative = unjudged) as Float64; ``"atol"`` reads every grade as
     trec_eval does, its leading whole number (``2.5`` → 2).
     """
-    name = os.fspath(path)
+    name = path_name(path)
     parts = split_fields(read_lines(path))
     if parts.height == 0:
         raise InputError("no qrels lines (only comments or blank lines)", path=name)
@@ -348,6 +358,11 @@ def read_qrels(source, *, on_duplicate: str = "error", labels: str = "real") -> 
     """
     from irstats.io.shapes import qrels_shape
 
+    if not (isinstance(on_duplicate, str) and on_duplicate in ("error", "max", "last")):
+        raise ArgumentError(f"on_duplicate must be 'error', 'max' or 'last', not {on_duplicate!r}",
+                            argument="on_duplicate")
+    if not (isinstance(labels, str) and labels in ("real", "atol")):
+        raise ArgumentError(f"labels must be 'real' or 'atol', not {labels!r}", argument="labels")
     source = qrels_shape(source)
     if _is_frame(source):
         return qrels_from_frame(source)
@@ -417,7 +432,7 @@ def read_run_file(path: PathLike, *, need_rank: bool = False) -> tuple[str, pl.D
     with ``topic, docno, rank, score, tag, line``. Fields after the sixth are ignored, as
     trec_eval ignores them. Bad lines raise :class:`InputError` naming the file and line.
     """
-    return parse_run_lines(read_lines(path), os.fspath(path), need_rank=need_rank)
+    return parse_run_lines(read_lines(path), path_name(path), need_rank=need_rank)
 
 
 def parse_run_lines(lines: pl.Series, name: str, *, need_rank: bool = False) -> tuple[str, pl.DataFrame]:
@@ -501,7 +516,7 @@ def run_from_frame(frame, default_name: str = "run") -> dict[str, pl.DataFrame]:
 def read_names(path: PathLike, what: str = "system") -> list[str]:
     """Names (of systems or runs) from a file, one per line; blank lines and ``#`` comments
     (whole lines, or after whitespace) are skipped. ``-`` is standard input."""
-    name = os.fspath(path)
+    name = path_name(path)
     names = []
     for raw in read_bytes(path).decode("utf-8", "replace").splitlines():
         text = re.split(r"(?:^|\s)#", raw, maxsplit=1)[0].strip()

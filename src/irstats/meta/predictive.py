@@ -32,7 +32,7 @@ import polars as pl
 from irstats.result import Result
 from irstats.aggregate import DEFAULT_EPSILON, resolve_method
 from irstats.checks import kind_of, names as name_list, real
-from irstats.errors import ArgumentError, ArgumentTypeError, InputError
+from irstats.errors import ArgumentError, ArgumentTypeError, InputError, NotFoundError
 from irstats.random import check_seed
 from irstats.progress import Progress, progress_bar
 from irstats.meta._common import (
@@ -100,7 +100,8 @@ class PredictiveResult(Result):
         try:
             return float(self.phi[self.measures.index(a), self.measures.index(b)])
         except ValueError:
-            raise KeyError(f"no measure pair {pair!r}; measures: {', '.join(self.measures)}") from None
+            raise NotFoundError(f"no measure pair {pair!r}; measures: {', '.join(self.measures)}",
+                                argument="pair") from None
 
     def to_frame(self) -> pl.DataFrame:
         """One row per ordered pair: ``measure_a measure_b phi sd n`` (A predicts B)."""

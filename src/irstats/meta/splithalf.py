@@ -39,7 +39,7 @@ from irstats.result import Result
 from irstats.aggregate import DEFAULT_EPSILON, parse_methods, resolve_method
 from irstats.difficulty import topic_difficulty
 from irstats.checks import names as name_list, real
-from irstats.errors import ArgumentError, InputError
+from irstats.errors import ArgumentError, InputError, NotFoundError
 from irstats.random import check_seed
 from irstats.progress import Progress, _Silent, progress_bar
 from irstats.meta._common import (
@@ -175,7 +175,8 @@ class SplitHalfResult(Result):
                        and (not has_eps or _same_eps(v.epsilon, eps))]
         if len(matches) != 1:
             what = "no" if not matches else "more than one"
-            raise KeyError(f"{what} variant matches {key!r}; variants: {', '.join(v.label for v in self.variants)}")
+            raise NotFoundError(f"{what} variant matches {key!r}; variants: "
+                                f"{', '.join(v.label for v in self.variants)}", argument="key")
         return matches[0]
 
     def __getitem__(self, key) -> np.ndarray:

@@ -31,6 +31,7 @@ from typing import Iterable, Mapping, Sequence
 import numpy as np
 import polars as pl
 
+from irstats.errors import ArgumentError
 from irstats.plots.common import PALETTE, new_axes
 from irstats.scores import ScoreMatrix
 
@@ -45,7 +46,7 @@ def figure_data(ax) -> pl.DataFrame:
     """The frame of plotted numbers that a figure function attached to ``ax``."""
     data = getattr(ax, "irstats_data", None)
     if data is None:
-        raise ValueError("this Axes was not drawn by an irstats figure function")
+        raise ArgumentError("ax: this Axes was not drawn by an irstats figure function", argument="ax")
     return data
 
 

@@ -25,6 +25,7 @@ import polars as pl
 
 from irstats.depth.sweep import UNJUDGED_FORMS, DepthSweep
 from irstats.depth.volatility import Volatility
+from irstats.errors import ArgumentError
 from irstats.plots.common import PALETTE, new_axes
 
 #: Quantile positions of the highlighted systems in the ordering at k_max (best first).
@@ -44,7 +45,7 @@ def plot_data(drawn) -> pl.DataFrame:
         data = getattr(obj, "irstats_data", None)
         if data is not None:
             return data
-    raise ValueError("this drawing carries no irstats data frame")
+    raise ArgumentError("drawn: this drawing carries no irstats data frame", argument="drawn")
 
 
 def _candidates(drawn):

@@ -16,12 +16,14 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Sequence
 
+from irstats.checks import names
 from irstats.collection import EvalOptions
 from irstats.errors import IrstatsError, ResourceError
 from irstats.evaluate import Evaluator
 from irstats.io.output import OutputFolder, write_text
 from irstats.measures import canonical_name
 from irstats.progress import Progress, progress_bar
+from irstats.random import check_seed
 from irstats.report import sections
 from irstats.report.document import Figure, Note, Section, Table, Text, render_html, render_markdown, write_tables
 from irstats.report.model import (DEFAULT_REPORT_MEASURES, SUPPORT_MEASURES, BackgroundPdfs, ReportResult,
@@ -43,6 +45,8 @@ def build_report(qrels, runs, out_dir, measures: Sequence[str] | None = None, re
     conclusions they lead to agree with ``qrels``'. ``options`` go to :func:`irstats.evaluate`.
     """
     started = time.perf_counter()
+    check_seed(seed)  # before anything is evaluated or written
+    measures = None if measures is None else names(measures, "measures", what="measure names")
     chosen = tuple(dict.fromkeys(canonical_name(m) for m in (measures or DEFAULT_REPORT_MEASURES)))
     settings = StudySettings(measures=chosen, reference=tuple(reference) if reference else None, quick=quick,
                              seed=seed, pool_depth=pool_depth, options=EvalOptions(**options).as_dict(),

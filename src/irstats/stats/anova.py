@@ -28,7 +28,8 @@ import numpy as np
 import polars as pl
 
 from irstats.result import Result
-from irstats.errors import InputError
+from irstats.checks import score_matrix, share
+from irstats.errors import ArgumentError, ArgumentTypeError, InputError
 from irstats.scores import ScoreMatrix
 from irstats.stats.resampling import warn_dropped_topics
 
@@ -142,10 +143,11 @@ def anova(matrix: ScoreMatrix, design: str = "two-way", confidence: float = 0.95
     >>> anova(x).to_frame()["df"].to_list()
     [1, 2, 2, 5]
     """
-    if design not in DESIGNS:
-        raise InputError(f"unknown ANOVA design {design!r}; expected one of {', '.join(DESIGNS)}")
-    if not 0 < confidence < 1:
-        raise InputError(f"confidence must be between 0 and 1; got {confidence!r}")
+    score_matrix(matrix)
+    if not (isinstance(design, str) and design in DESIGNS):
+        raise (ArgumentError if isinstance(design, str) else ArgumentTypeError)(
+            f"unknown ANOVA design {design!r}; expected one of {', '.join(DESIGNS)}", argument="design")
+    share(confidence, "confidence")
     complete = ~np.isnan(matrix.values).any(axis=0)
     warn_dropped_topics(int((~complete).sum()), len(complete), f"the ANOVA of {matrix.measure}")
     x = matrix.values[:, complete]

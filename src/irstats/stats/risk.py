@@ -30,7 +30,8 @@ import numpy as np
 import polars as pl
 
 from irstats.result import Result
-from irstats.errors import InputError, some
+from irstats.checks import kind_of, numbers, real, score_matrix
+from irstats.errors import ArgumentError, ArgumentTypeError, InputError, some
 from irstats.scores import ScoreMatrix
 from irstats.stats.degenerate import degenerate_t, zero_spread
 from irstats.stats.resampling import warn_dropped_topics
@@ -38,17 +39,19 @@ from irstats.stats.resampling import warn_dropped_topics
 
 def weighted_losses(delta: np.ndarray, alpha: float) -> np.ndarray:
     """δ′: wins as they are, losses multiplied by 1 + α."""
+    delta = numbers(delta, "delta")
+    alpha = real(alpha, "alpha", low=0.0)
     return np.where(delta >= 0, delta, (1.0 + alpha) * delta)
 
 
 def urisk(delta: np.ndarray, alpha: float = 1.0) -> np.ndarray:
     """URisk(α) = mean(δ′) along the last axis (topics)."""
-    return weighted_losses(np.asarray(delta, dtype=np.float64), alpha).mean(axis=-1)
+    return weighted_losses(delta, alpha).mean(axis=-1)
 
 
 def trisk(delta: np.ndarray, alpha: float = 1.0) -> np.ndarray:
     """TRisk(α) = URisk/(sd(δ′)/√n) along the last axis; fewer than two topics give NaN."""
-    weighted = weighted_losses(np.asarray(delta, dtype=np.float64), alpha)
+    weighted = weighted_losses(delta, alpha)
     n = weighted.shape[-1]
     if n < 2:
         return np.full(weighted.shape[:-1], np.nan)
@@ -60,9 +63,17 @@ def trisk(delta: np.ndarray, alpha: float = 1.0) -> np.ndarray:
     return np.where(flat, degenerate_t(mean)[0], t)
 
 
+def _systems_by_topics(matrix) -> np.ndarray:
+    x = numbers(matrix.values if isinstance(matrix, ScoreMatrix) else matrix, "matrix")
+    if x.ndim != 2:
+        raise ArgumentError(f"matrix must be systems × topics, got an array of shape {x.shape}", argument="matrix")
+    return x
+
+
 def zrisk(matrix: np.ndarray, alpha: float = 1.0) -> np.ndarray:
     """ZRisk_i(α) of every system (row) of a complete, non-negative system × topic matrix."""
-    x = np.asarray(matrix, dtype=np.float64)
+    x = _systems_by_topics(matrix)
+    alpha = real(alpha, "alpha", low=0.0)
     expected = _expected(x)
     with np.errstate(divide="ignore", invalid="ignore"):
         z = np.where(expected > 0, (x - expected) / np.sqrt(expected), 0.0)
@@ -73,7 +84,7 @@ def georisk(matrix: np.ndarray, alpha: float = 1.0) -> np.ndarray:
     """GeoRisk_i(α) = √((S_i/c)·Φ(ZRisk_i(α)/c)) of every system (row)."""
     from scipy.special import ndtr  # Φ; scipy.special loads in milliseconds, scipy.stats does not
 
-    x = np.asarray(matrix, dtype=np.float64)
+    x = _systems_by_topics(matrix)
     c = x.shape[1]
     return np.sqrt(x.mean(axis=1) * ndtr(zrisk(x, alpha) / c))
 
@@ -133,10 +144,13 @@ def risk(matrix: ScoreMatrix, baseline: str, alpha: float = 1.0) -> RiskResult:
     >>> [round(float(v), 4) for v in r.urisk]          # a: (0.2 − 2·0.1 + 0.1)/3
     [0.0333, 0.0]
     """
-    if not np.isfinite(alpha) or alpha < 0:
-        raise InputError(f"alpha must be a number >= 0; got {alpha!r}")
+    score_matrix(matrix)
+    real(alpha, "alpha", low=0.0)
+    if not isinstance(baseline, str):
+        raise ArgumentTypeError(f"baseline must be a system name; got {kind_of(baseline)}", argument="baseline")
     if baseline not in matrix.systems:
-        raise InputError(f"baseline {baseline!r} is not one of the systems of {matrix.measure}: {some(matrix.systems)}")
+        raise ArgumentError(f"baseline {baseline!r} is not one of the systems of {matrix.measure}: "
+                            f"{some(matrix.systems)}", argument="baseline")
     complete = ~np.isnan(matrix.values).any(axis=0)
     warn_dropped_topics(int((~complete).sum()), len(complete), f"the risk of {matrix.measure}")
     if complete.sum() < 1:

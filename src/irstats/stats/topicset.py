@@ -36,7 +36,8 @@ import numpy as np
 import polars as pl
 
 from irstats.result import Result
-from irstats.errors import InputError
+from irstats.checks import real, score_matrix, share, whole
+from irstats.errors import ArgumentError, ArgumentTypeError, InputError
 from irstats.scores import ScoreMatrix
 
 DESIGNS = ("paired_t", "two_sample_t", "anova", "ci")
@@ -56,8 +57,8 @@ def power(n: int, min_diff: float, variance: float, design: str = "paired_t", al
     """The exact power of ``design`` with n topics (per system, for two_sample_t) to detect
     ``min_diff`` (δ) at level ``alpha`` when the variance is ``variance`` (V)."""
     _check(design, alpha, None, None, variance, n_systems)
-    if not (math.isfinite(min_diff) and min_diff >= 0):  # δ = 0 is allowed here: its power is α
-        raise InputError(f"min_diff must be >= 0; got {min_diff!r}")
+    real(min_diff, "min_diff", low=0.0)  # δ = 0 is allowed here: its power is α
+    n = whole(n, "n", minimum=1)
     st = _stats()
     if n < 2:
         return float("nan")
@@ -78,6 +79,9 @@ def power(n: int, min_diff: float, variance: float, design: str = "paired_t", al
 
 def expected_ci_width(n: int, variance: float, alpha: float = 0.05) -> float:
     """The expected width 2·t_{1−α/2, n−1}·c₄(n)·√(V/n) of a paired-difference interval."""
+    n = whole(n, "n", minimum=2)
+    real(variance, "variance", low=0.0, open_low=True)
+    share(alpha, "alpha")
     st = _stats()
     c4 = math.sqrt(2 / (n - 1)) * math.exp(math.lgamma(n / 2) - math.lgamma((n - 1) / 2))
     return 2 * st.t.isf(alpha / 2, n - 1) * c4 * math.sqrt(variance / n)
@@ -117,8 +121,7 @@ def min_detectable_difference(n: int, variance: float, design: str = "paired_t",
                               beta: float = 0.2, n_systems: int = 2) -> float:
     """The smallest δ that n topics detect with power 1 − β (for ``ci``: the expected width)."""
     _check(design, alpha, beta, 1.0, variance, n_systems)
-    if n < 2:
-        raise InputError(f"n must be at least 2; got {n}")
+    n = whole(n, "n", minimum=2)
     if design == "ci":
         return expected_ci_width(n, variance, alpha)
     from scipy.optimize import brentq
@@ -133,6 +136,7 @@ def min_detectable_difference(n: int, variance: float, design: str = "paired_t",
 
 def residual_variance(matrix: ScoreMatrix) -> float:
     """V_E = Σ(x_ij − x̄_i· − x̄_·j + x̄)²/((m − 1)(n − 1)) over topics every system has."""
+    score_matrix(matrix)
     x = matrix.values[:, ~np.isnan(matrix.values).any(axis=0)]
     m, n = x.shape
     if m < 2 or n < 2:
@@ -149,18 +153,17 @@ def variance_for(matrix: ScoreMatrix, design: str) -> float:
 
 
 def _check(design, alpha, beta, min_diff, variance, n_systems) -> None:
-    if design not in DESIGNS:
-        raise InputError(f"unknown design {design!r}; expected one of {', '.join(DESIGNS)}")
-    if not 0 < alpha < 1:
-        raise InputError(f"alpha must be between 0 and 1; got {alpha!r}")
-    if beta is not None and not 0 < beta < 1:
-        raise InputError(f"beta must be between 0 and 1; got {beta!r}")
-    if min_diff is not None and not (math.isfinite(min_diff) and min_diff > 0):
-        raise InputError(f"min_diff must be > 0; got {min_diff!r}")
-    if not (math.isfinite(variance) and variance > 0):
-        raise InputError(f"variance must be > 0; got {variance!r}")
-    if design == "anova" and n_systems < 2:
-        raise InputError(f"the anova design needs n_systems >= 2; got {n_systems!r}")
+    if not (isinstance(design, str) and design in DESIGNS):
+        raise (ArgumentError if isinstance(design, str) else ArgumentTypeError)(
+            f"unknown design {design!r}; expected one of {', '.join(DESIGNS)}", argument="design")
+    share(alpha, "alpha")
+    if beta is not None:
+        share(beta, "beta")
+    if min_diff is not None:
+        real(min_diff, "min_diff", low=0.0, open_low=True)
+    real(variance, "variance", low=0.0, open_low=True)
+    if design == "anova":
+        whole(n_systems, "n_systems", minimum=2)
 
 
 @dataclass(frozen=True)
@@ -215,9 +218,11 @@ def design_topic_set(matrix: ScoreMatrix | None = None, *, min_diff: float, desi
                      n_systems: int | None = None, measure: str | None = None) -> TopicSetDesign:
     """Topics needed for ``design``, with V given or estimated from ``matrix``; when a matrix
     is given, also what its own topics can detect (minimum difference and power)."""
+    if matrix is not None:
+        score_matrix(matrix)
     if variance is None:
         if matrix is None:
-            raise InputError("give a variance or a score matrix to estimate it from")
+            raise ArgumentError("give a variance or a score matrix to estimate it from", argument="variance")
         variance = variance_for(matrix, design)
     if n_systems is None:
         n_systems = len(matrix.systems) if (matrix is not None and design == "anova") else 2
