@@ -122,11 +122,15 @@ CASES = [
         b"1 Q0 a 1 2 r\xff\n1 Q0 b 2 1 r\xff\n",
         0,
         b"runid                 \tall\tr\xff\nprefs_simp            \tall\t1.0000\n",
-        id="prefs-run-tag-not-utf8",
-        marks=pytest.mark.xfail(strict=True, reason=(
-            "irstats bug: with -R prefs/qrels_prefs the run tag is taken from the decoded system "
-            "name (output.py: id_of(any_matrix.systems[0])), so a byte that is not UTF-8 prints as "
-            "the text \\xff instead of the byte (found by bench/fuzz_trec_eval.py)"))),
+        id="prefs-run-tag-not-utf8"),
+    # several tags in one results file: trec_eval prints the last line's (found by the fuzz)
+    pytest.param(
+        ["-m", "runid", "-m", "num_ret"],
+        b"1 0 a 1\n",
+        b"1 Q0 a 1 1 r1\n1 Q0 b 2 0 r\xe92\n",
+        0,
+        b"runid                 \tall\tr\xe92\nnum_ret               \tall\t2\n",
+        id="last-line-run-tag"),
 ]
 
 

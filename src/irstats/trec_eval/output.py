@@ -154,6 +154,19 @@ def _rndcg_undefined(marked, scores, qrels, topics: list[str]) -> dict[str, dict
     return out
 
 
+def _last_tag(results) -> str:
+    """The run tag trec_eval prints: that of the results file's last line (each line's tag
+    overwrites the one before), as the bytes read."""
+    from irstats.io.trec import as_text, read_bytes
+
+    part = results.parts[0]
+    if part.source == "DataFrame":
+        return part.tag
+    lines = as_text(read_bytes(part.source), part.source).rstrip().rsplit(b"\n", 1)
+    fields = lines[-1].split()
+    return fields[5].decode("utf-8") if len(fields) >= 6 else part.tag
+
+
 def _run_topics(results) -> set[str]:
     return set(results.parts[0].lazy().select("topic").unique().collect()
                .get_column("topic").cast(str).to_list())
@@ -238,7 +251,7 @@ def _output(qrels, results, measures, per_topic, summary, complete, rel_level, d
         zscores = read_zscores(zscores)
     import irstats
     from irstats.collection import Collection, RunSet
-    from irstats.io.trec import id_of, read_qrels
+    from irstats.io.trec import read_qrels
     from irstats.judgments import NoTopicInCommon
     from irstats.meta.splits import bytewise_sorted
 
@@ -297,7 +310,8 @@ def _output(qrels, results, measures, per_topic, summary, complete, rel_level, d
     if len(any_matrix.systems) != 1:
         raise InputError("a trec_eval results file holds one run")
     # the tag as the bytes read (the systems' names are decoded for people)
-    run_tag = id_of(any_matrix.systems[0]) if preferences else results.parts[0].tag
+    run_tag = _last_tag(results if not preferences else RunSet.load(results)) if any(
+        m.kind == "runid" for m, _ in marked) else ""
     evaluated = set(any_matrix.topics)
     if answered_only is not None:
         evaluated &= answered_only
