@@ -485,6 +485,147 @@ def test_signal_during_report_leaves_nothing(small, tmp_path, signum):
     assert not target.exists()
 
 
+def _program_env() -> dict:
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])}
+
+
+def _default_signals():  # a background job may inherit SIGINT (nohup: SIGHUP) ignored; irstats keeps those
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_DFL)
+
+
+def assert_whole(folder: Path) -> None:
+    """``folder`` is absent, or a folder irstats made whole: its manifest lists exactly the
+    files in it (nothing missing, nothing extra, no scratch or temporary file)."""
+    if not folder.exists():
+        return
+    manifest = json.loads((folder / MARKER).read_text())
+    present = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*")
+                     if p.is_file() and p.name != MARKER and not p.relative_to(folder).as_posix().startswith("report/"))
+    assert present == sorted(manifest["files"]), folder
+
+
+def assert_interrupted_once(returncode: int, err: str) -> None:
+    """Exit 130 and ``irstats: interrupted`` once, as the last line; no traceback."""
+    assert returncode == 130, (returncode, err)
+    assert "Traceback" not in err and "internal error" not in err, err
+    assert err.endswith("irstats: interrupted\n") and err.count("interrupted") == 1, err
+
+
+@pytest.mark.skipif(not hasattr(os, "killpg"), reason="sends the signal to a process group")
+def test_sighup_during_report_leaves_nothing(small, tmp_path):
+    """A closed terminal hangs up the whole process group — irstats and the child drawing a
+    PDF: SIGHUP is handled as SIGTERM is (one line, exit 130), and nothing is left.
+
+    Sent once the report is under way (its scratch folder holds a figure): a point of
+    progress, not a delay; from there the report still has seconds of work."""
+    demo, _ = small
+    target = tmp_path / "study"
+    command = [sys.executable, "-m", "irstats", *map(str, report_args(demo, target))]
+    proc = subprocess.Popen(command, env=_program_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            preexec_fn=_default_signals, start_new_session=True)
+    deadline = time.monotonic() + 300
+    while (not list(tmp_path.glob(".study.partial-*/figures/*.png")) and proc.poll() is None
+           and time.monotonic() < deadline):
+        time.sleep(0.005)
+    assert proc.poll() is None, "the report finished before it could be interrupted"
+    os.killpg(proc.pid, signal.SIGHUP)
+    out, err = proc.communicate(timeout=120)
+    assert_interrupted_once(proc.returncode, err.decode())
+    assert err.decode() == "irstats: interrupted\n"
+    assert leftovers(tmp_path) == [] and not target.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+#: Runs ``irstats ARGS`` as the program does (its signal handlers installed), with hooks
+#: ``module.function:N:before|after:ACTIONS`` taken in turn: at the N-th call of the function
+#: after the previous hook fired, before or after the call, the process sends itself each
+#: signal in ACTIONS (``parent-INT``: to its parent, from a forked child) or, for ``ENOSPC``,
+#: the call fails with a full disk. A moment in the code, not in time; each hook that fires
+#: adds a line to the file FIRED.
+_SIGNAL_AT = """
+import errno, importlib, os, signal, sys
+hooks, fired, args = sys.argv[1].split(";"), sys.argv[2], sys.argv[3:]
+armed = [0]  # the hook now counting calls
+def hook(index, spec):
+    target, nth, when, actions = spec.split(":")
+    module, name = target.rsplit(".", 1)
+    module = importlib.import_module(module)
+    original, calls = getattr(module, name), [0]
+    def fire():
+        armed[0] += 1
+        with open(fired, "a") as fh:
+            fh.write(spec + "\\n")
+        for action in actions.split(","):
+            if action == "ENOSPC":
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+            pid = os.getppid() if action.startswith("parent-") else os.getpid()
+            os.kill(pid, getattr(signal, "SIG" + action.removeprefix("parent-")))
+    def wrapper(*a, **k):
+        hit = False
+        if armed[0] == index:
+            calls[0] += 1
+            hit = calls[0] == int(nth)
+        if hit and when == "before":
+            fire()
+        result = original(*a, **k)
+        if hit and when == "after":
+            fire()
+        return result
+    setattr(module, name, wrapper)
+for index, spec in enumerate(hooks):
+    hook(index, spec)
+sys.argv = ["irstats", *args]
+from irstats.cli.main import main
+main()
+"""
+
+DEMO_MOMENTS = {
+    # the demo's scratch folder has just been made (the old window before its removal was registered)
+    "demo-scratch-made": "tempfile.mkdtemp:1:after:INT,TERM,HUP",
+    # a run file's temporary file has just been made, in the demo's scratch folder
+    "temp-file-made": "tempfile.mkstemp:3:after:INT,TERM,HUP",
+    # the demo folder is being moved into place: held until it is whole
+    "demo-commit": "os.rename:1:before:TERM,INT,HUP",
+    # moving it fails (a full disk), and the signal lands in the finally block before the
+    # scratch folder's removal starts: the removal registered with it is done on the way out
+    "in-a-finally-block": "os.rename:1:before:ENOSPC;irstats._interrupts.settle:1:before:INT,TERM,HUP",
+    # the report's scratch folder has just been made, inside the committed demo folder
+    "report-scratch-made": "tempfile.mkdtemp:2:after:HUP,INT,TERM",
+    # the child that draws a PDF has just been forked: both processes get the signals
+    "pdf-child-forked": "os.fork:1:after:INT,TERM,HUP",
+    # the PDF child is about to write into the scratch folder when irstats is signalled
+    "while-a-child-writes": "irstats.report.model._write_pdf:1:before:parent-INT,parent-TERM,parent-HUP",
+    # interrupted mid-report, then again while the scratch folder is being removed
+    "during-clean-up": "tempfile.mkstemp:60:after:INT;shutil.rmtree:1:before:TERM,HUP,INT",
+}
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="signals a forked child")
+@pytest.mark.parametrize("moment", list(DEMO_MOMENTS))
+def test_repeated_signals_during_demo_leave_nothing_half_written(moment, tmp_path):
+    """SIGINT, SIGTERM and SIGHUP in a row at given points of ``irstats demo``'s code — not
+    after given delays — including the moments that used to leave a ``.partial-*`` folder: one
+    line, exit 130, no scratch folder or temporary file left, and each folder the demo writes
+    (the collection, then its report) absent or whole."""
+    work = tmp_path / "work"
+    work.mkdir()
+    fired = tmp_path / "fired"
+    command = [sys.executable, "-c", _SIGNAL_AT, DEMO_MOMENTS[moment], str(fired), "demo", "--out", "d", "--quiet"]
+    done = subprocess.run(command, cwd=work, env=_program_env(), capture_output=True, preexec_fn=_default_signals,
+                          timeout=600)
+    err = done.stderr.decode()
+    hooks = DEMO_MOMENTS[moment].split(";")
+    # every hook fired (one after a fork fires in both processes)
+    assert fired.exists() and set(fired.read_text().splitlines()) == set(hooks), f"a moment was never reached: {err}"
+    assert_interrupted_once(done.returncode, err)
+    assert all(line.startswith(("Generating ", "Writing ")) for line in err.splitlines()[:-1]), err
+    assert leftovers(work) == []
+    assert_whole(work / "d")
+    assert_whole(work / "d" / "report")
+    assert sorted(os.listdir(work)) in ([], ["d"])
+
+
 # ----------------------------------------------------------------------------- permissions
 def test_report_and_demo_folders_follow_the_umask(small, tmp_path, capsys):
     demo, _ = small

@@ -6,15 +6,21 @@ listed in ``COMMANDS`` with their one-line help and imported on first use, so
 (and through it numpy and polars, never scipy or matplotlib).
 
 Interrupts: when this process *is* irstats (the ``irstats`` script or ``python -m
-irstats``), SIGINT and SIGTERM get one handler, installed before anything else is
-imported. While a command runs, the signal becomes a ``KeyboardInterrupt``, so every
-``finally`` block (temporary files, scratch folders) runs; ``main()`` then prints
-``irstats: interrupted`` and exits 130 — for SIGTERM too (the shell's convention would be
-143; one code for "interrupted" is simpler to script against). Before the command starts
-and after it has finished there is nothing to clean up: the handler prints the same line
-and leaves with 130 at once. A second signal while the first is being handled is ignored,
-so the clean-up is not cut short. Signals that arrive while Python itself is still starting
-(before any irstats code runs) get Python's own treatment.
+irstats``), SIGINT, SIGTERM and SIGHUP (a closed terminal) get one handler, installed
+before anything else is imported; then, if the environment names a file in
+``IRSTATS_READY_FILE``, that file is created — the promise below holds from that moment.
+While a command runs, the signal becomes a ``KeyboardInterrupt``, so every ``finally``
+block (temporary files, scratch folders) runs; ``main()`` then removes whatever a clean-up
+cut short left registered (:mod:`irstats._interrupts`), prints ``irstats: interrupted``
+and exits 130 — for SIGTERM and SIGHUP too (the shell's convention would be 143 and 129;
+one code for "interrupted" is simpler to script against). Inside a
+:class:`~irstats._interrupts.deferred` block (making a scratch folder and registering its
+removal, committing a folder, removing one) the interrupt is held until the block ends.
+Before the command starts and after it has finished there is nothing to clean up: the
+handler prints the same line and leaves with 130 at once. A second signal while the first
+is being handled is ignored, so the clean-up is not cut short. Signals that arrive before
+the handler is installed (while Python itself starts, or in a launcher's own first lines)
+get Python's own treatment.
 """
 
 from __future__ import annotations
@@ -22,6 +28,8 @@ from __future__ import annotations
 import os
 import signal
 import sys
+
+from irstats import _interrupts
 
 _INTERRUPTED = "irstats: interrupted"
 
@@ -32,6 +40,7 @@ _handlers_installed = False
 
 
 def _hard_exit_interrupted() -> None:
+    _interrupts.undo_all()  # nothing is registered before or after a command; if it were, remove it
     try:
         os.write(2, (_INTERRUPTED + "\n").encode())
     except OSError:
@@ -42,6 +51,8 @@ def _hard_exit_interrupted() -> None:
 def _on_signal(signum, frame) -> None:
     global _state
     if _state == "running":
+        if _interrupts.hold(lambda: _on_signal(signum, None)):
+            return  # inside a deferred block: raised when the block ends
         _state = "stopping"
         raise KeyboardInterrupt
     if _state == "stopping":
@@ -64,21 +75,36 @@ def _on_lost_interrupt(unraisable) -> None:
     sys.__unraisablehook__(unraisable)
 
 
+#: The signals that interrupt a command: Ctrl-C, ``kill``, a closed terminal.
+INTERRUPT_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
 def _install_signal_handlers() -> None:
-    """SIGINT and SIGTERM → :func:`_on_signal` (signals someone set to be ignored stay ignored)."""
+    """SIGINT, SIGTERM and SIGHUP → :func:`_on_signal` (signals someone set to be ignored stay
+    ignored), then create the file named by ``IRSTATS_READY_FILE``, if any."""
     global _handlers_installed
     if _handlers_installed:
         return
     sys.unraisablehook = _on_lost_interrupt
-    for sig in (signal.SIGINT, getattr(signal, "SIGTERM", None)):
-        if sig is None:
-            continue
+    for sig in INTERRUPT_SIGNALS:
         try:
             if signal.getsignal(sig) is not signal.SIG_IGN:
                 signal.signal(sig, _on_signal)
         except (ValueError, OSError):  # not the main thread, or not supported here
             return
     _handlers_installed = True
+    _announce_ready()
+
+
+def _announce_ready() -> None:
+    """Create the (empty) file ``IRSTATS_READY_FILE`` names: from now on a signal gets
+    irstats' treatment. For supervisors and tests that must not signal earlier."""
+    path = os.environ.get("IRSTATS_READY_FILE")
+    if path:
+        try:
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o666))
+        except OSError:
+            pass
 
 
 def _is_program() -> bool:
@@ -116,6 +142,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
                     "Preference measures of RUN files against preference judgments PREFS (trec_eval's prefs_*)."),
     "agreement": ("irstats.cli.agreement_cmd:agreement_command",
                   "Agreement of two qrels (Cohen's κ, Krippendorff's α) and of the conclusions they lead to."),
+    "ppi": ("irstats.cli.ppi_cmd:ppi_command", "Prediction-powered means from human labels on a few topics and cheap labels on all (PPI++)."),
     "aggregate": ("irstats.cli.aggregate_cmd:aggregate_command",
                   "Aggregate per-topic SCORES into one value per system and measure."),
     "standardize": ("irstats.cli.standardize_cmd:standardize_group",
@@ -261,7 +288,7 @@ def main(argv: list[str] | None = None) -> None:
     """Run the command line (``argv``: the arguments, default ``sys.argv[1:]``) and exit.
 
     Errors print one line and exit non-zero (2 for bad input, 1 for the machine), never a
-    traceback; SIGINT and SIGTERM print ``irstats: interrupted`` and exit 130.
+    traceback; SIGINT, SIGTERM and SIGHUP print ``irstats: interrupted`` and exit 130.
     """
     global _state
     if argv is None:  # the program itself (also when launched some other way)
@@ -276,6 +303,7 @@ def main(argv: list[str] | None = None) -> None:
         _state = "finished"
     except KeyboardInterrupt:
         _state = "stopping"
+        _interrupts.undo_all()  # what an interrupted clean-up left (none when every finally ran)
         _say(_INTERRUPTED)
         code = 130
         if _handlers_installed:  # the program: finish here, so that the exit code is 130 whatever the

@@ -18,6 +18,13 @@ its marker file :data:`MARKER`, a manifest of the files irstats wrote there. Onl
 files are replaced or removed; anything else in the folder is left alone. Any other folder
 is refused before anything is computed.
 
+Interrupts (see :mod:`irstats._interrupts`): a temporary file or scratch folder is made and
+its removal registered in one :class:`~irstats._interrupts.deferred` block, so no signal can
+come between the two; a folder's commit and a scratch folder's removal are deferred blocks
+too (the target is old or new, never a mix). Should a signal still skip a clean-up (it lands
+in a ``finally`` block before the clean-up starts), the command line removes what is left
+registered before it exits.
+
 :func:`check_output_file` and :func:`check_output_folder` validate a target before a
 command computes anything (the folder exists and is writable; a figure's format is one
 matplotlib writes).
@@ -34,6 +41,7 @@ import tempfile
 from pathlib import Path
 from typing import IO, Iterator
 
+from irstats._interrupts import deferred, settle, track
 from irstats.errors import InputError, ResourceError
 
 #: The marker file of a folder made by irstats: JSON with the files (and folders) it wrote.
@@ -169,36 +177,47 @@ def atomic_path(path, *, fsync: bool = True) -> Iterator[Path]:
     folder = os.path.dirname(target) or "."
     if st is not None and not os.access(target, os.W_OK):
         raise ResourceError("cannot write (Permission denied: the file is read-only)", path=text)
+    token = None
     try:
-        fd, temp = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", suffix=".tmp", dir=folder)
-        os.close(fd)
-    except OSError as exc:
+        with deferred():  # the temporary file never exists without its removal registered
+            fd, temp = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", suffix=".tmp", dir=folder)
+            token = track(lambda: _remove_file(temp))
+            os.close(fd)
+    except BaseException as exc:  # an OSError, or an interrupt held back until the end of the block
+        settle(token, undo=True)
+        if not isinstance(exc, OSError):
+            raise
         if not os.path.isdir(folder):
             _writable_folder(folder, text)  # names the missing folder
         raise _output_error(exc, text) from None
+    renamed = False
     try:
-        try:
-            yield Path(temp)
-            if fsync:
-                fd = os.open(temp, os.O_RDONLY)
-                try:
-                    os.fsync(fd)
-                finally:
-                    os.close(fd)
-            if st is not None:  # keep the replaced file's permissions (and owner, when allowed)
-                os.chmod(temp, stat.S_IMODE(st.st_mode))
-                if (st.st_uid, st.st_gid) != (os.getuid(), os.getgid()):
-                    with contextlib.suppress(OSError):
-                        os.chown(temp, st.st_uid, st.st_gid)
-            else:  # what open(path, "w") gives: 0666 under the umask (mkstemp makes 0600)
-                os.chmod(temp, 0o666 & ~current_umask())
+        yield Path(temp)
+        if fsync:
+            fd = os.open(temp, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        if st is not None:  # keep the replaced file's permissions (and owner, when allowed)
+            os.chmod(temp, stat.S_IMODE(st.st_mode))
+            if (st.st_uid, st.st_gid) != (os.getuid(), os.getgid()):
+                with contextlib.suppress(OSError):
+                    os.chown(temp, st.st_uid, st.st_gid)
+        else:  # what open(path, "w") gives: 0666 under the umask (mkstemp makes 0600)
+            os.chmod(temp, 0o666 & ~current_umask())
+        with deferred():  # renamed and known to be renamed, or neither
             os.replace(temp, target)
-        except OSError as exc:
-            raise _output_error(exc, text) from None
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
+            renamed = True
+    except OSError as exc:
+        raise _output_error(exc, text) from None
+    finally:  # the temporary file is removed unless it became the target
+        settle(token, undo=not renamed)
+
+
+def _remove_file(path: str) -> None:
+    with contextlib.suppress(OSError):
+        os.unlink(path)
 
 
 @contextlib.contextmanager
@@ -303,6 +322,7 @@ class OutputFolder:
         self.target = Path(os.path.realpath(self.path))
         self.scratch: Path | None = None
         self._made_parents: list[Path] = []
+        self._token: int | None = None
 
     def __enter__(self) -> Path:
         parent = self.target.parent
@@ -311,33 +331,39 @@ class OutputFolder:
             missing.append(parent)
             parent = parent.parent
         try:
-            for folder in reversed(missing):
-                folder.mkdir()
-                self._made_parents.append(folder)
-            self.scratch = Path(tempfile.mkdtemp(prefix=f".{self.target.name}.partial-", dir=self.target.parent))
+            with deferred():  # the scratch folder (and parents made for it) never exist unregistered
+                self._token = track(self._cleanup)
+                for folder in reversed(missing):
+                    folder.mkdir()
+                    self._made_parents.append(folder)
+                self.scratch = Path(tempfile.mkdtemp(prefix=f".{self.target.name}.partial-", dir=self.target.parent))
         except OSError as exc:
-            self._remove_parents()
+            settle(self._token, undo=True)
             raise _output_error(exc, self.path) from None
+        except BaseException:  # an interrupt held back until the end of the block: __exit__ will not run
+            settle(self._token, undo=True)
+            raise
         return self.scratch
 
     def __exit__(self, exc_type, exc, tb) -> bool:
         try:
             if exc_type is None:
                 try:
-                    self._commit()
+                    with deferred():  # the target is the old folder or the new one, never a mix
+                        self._commit()
                 except OSError as error:
                     raise _output_error(error, self.path) from None
-        except BaseException:
-            self._cleanup()
-            raise
-        if exc_type is not None:
-            self._cleanup()
+        finally:  # removes the scratch folder, unless the commit moved it into place
+            settle(self._token, undo=True)
         return False
 
     # -- internals
     def _cleanup(self) -> None:
+        """Remove the scratch folder and the parent folders made for it (unless the target is
+        in place). Runs inside a deferred block (:func:`~irstats._interrupts.settle`)."""
         if self.scratch is not None:
             shutil.rmtree(self.scratch, ignore_errors=True)
+            self.scratch = None
         if not self.target.exists():
             self._remove_parents()
 

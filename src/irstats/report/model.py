@@ -92,12 +92,21 @@ class BackgroundPdfs:
     the second core sits idle. A child made by ``fork`` holds the finished figure already (no
     pickling, no imports), writes the PDF atomically and leaves by ``os._exit`` — never
     through the parent's clean-up code. One child at a time; :meth:`wait` raises if a child
-    failed, and the report waits for every PDF before it is committed (also when a stage
-    fails). Without ``fork`` (Windows) the PDF is drawn in place.
+    failed, and the report waits for every PDF before it is committed. When the report fails
+    or is interrupted, the running child is killed and reaped before the scratch folder it
+    writes in is removed. Without ``fork`` (Windows) the PDF is drawn in place.
+
+    Interrupts: the child is forked, and registered for that clean-up
+    (:func:`irstats._interrupts.track`), in one deferred block, so no signal comes between
+    the two — nor, in the child, before it has restored the default handlers (a signal held
+    there ends the child at once). The child is known unreaped until the parent has reaped it
+    and forgotten it in one deferred block, so it is never killed after its process id could
+    have been reused.
     """
 
     def __init__(self) -> None:
         self._child: tuple[int, Path] | None = None
+        self._token: int | None = None
 
     def submit(self, figure, path: Path) -> None:
         import os
@@ -106,46 +115,83 @@ class BackgroundPdfs:
         if not hasattr(os, "fork"):
             _write_pdf(figure, path)
             return
-        import signal
         import warnings
 
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", DeprecationWarning)  # 3.12+: fork in a threaded process
-            pid = os.fork()
-        if pid == 0:  # the child: draw, write, leave, whatever happens
-            code = 1
-            try:
-                for sig in (signal.SIGINT, signal.SIGTERM):
-                    signal.signal(sig, signal.SIG_DFL)
-                _write_pdf(figure, path)
-                code = 0
-            finally:
-                os._exit(code)
-        self._child = (pid, path)
+        from irstats._interrupts import deferred, track
+
+        with deferred():
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", DeprecationWarning)  # 3.12+: fork in a threaded process
+                pid = os.fork()
+            if pid == 0:
+                _pdf_child(figure, path)  # never returns
+            self._child = (pid, path)
+            self._token = track(self._kill)
 
     def __enter__(self) -> "BackgroundPdfs":
         return self
 
     def __exit__(self, kind, value, traceback) -> None:
-        if kind is not None:  # the report failed: reap the child, whatever it did
-            try:
-                self.wait()
-            except Exception:  # noqa: BLE001 - the report's own error is the one to show
-                pass
+        if kind is not None:  # the report failed or was interrupted: its PDFs are not wanted
+            from irstats._interrupts import settle
+
+            settle(self._token, undo=True)
 
     def wait(self) -> None:
         """Wait for the running child; raise if it could not write its PDF."""
         import os
 
+        from irstats._interrupts import deferred, settle
+
         if self._child is None:
             return
         pid, path = self._child
-        self._child = None
-        _, status = os.waitpid(pid, 0)
+        if hasattr(os, "waitid") and hasattr(os, "WNOWAIT"):  # wait, not reap: interrupted here, the child stays known
+            os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)
+        with deferred():  # reaped and forgotten together
+            _, status = os.waitpid(pid, 0)
+            self._child = None
+            settle(self._token, undo=False)
+            self._token = None
         if os.waitstatus_to_exitcode(status) != 0:
             from irstats.errors import IrstatsError
 
             raise IrstatsError(f"could not write the figure {path.name}")
+
+    def _kill(self) -> None:
+        """Kill and reap the running child (registered as its clean-up)."""
+        import os
+        import signal
+
+        if self._child is None:
+            return
+        pid, _ = self._child
+        self._child = None
+        try:
+            os.kill(pid, signal.SIGKILL)  # not reaped yet, so the id is still this child's
+            os.waitpid(pid, 0)
+        except OSError:
+            pass
+
+
+def _pdf_child(figure, path: Path) -> None:
+    """The forked child: restore the default signal handlers, draw and write the PDF, leave
+    by ``os._exit`` whatever happens (never through the parent's code)."""
+    import os
+    import signal
+
+    from irstats._interrupts import held
+
+    code = 1
+    try:
+        for name in ("SIGINT", "SIGTERM", "SIGHUP"):
+            if hasattr(signal, name) and signal.getsignal(getattr(signal, name)) is not signal.SIG_IGN:
+                signal.signal(getattr(signal, name), signal.SIG_DFL)
+        if not held():  # no interrupt came before the default handlers were back
+            _write_pdf(figure, path)
+            code = 0
+    finally:
+        os._exit(code)
 
 
 def _write_pdf(figure, path: Path) -> None:
