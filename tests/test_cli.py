@@ -66,8 +66,13 @@ def test_trec_eval_format_matches_trec_eval(te, capsys):
 def test_table_is_default(te, capsys):
     code, out, _ = run_cli(["eval", te / "qrels.test", te / "results.test"], capsys)
     assert code == 0
-    header = out.splitlines()[0].split()
+    assert out.splitlines()[0].startswith("System means by measure (1 system; topics per system: ")
+    header = out.splitlines()[1].split()
     assert header[:3] == ["system", "AP", "nDCG@10"]
+    # one printer: the command prints the Evaluation's own table
+    import irstats
+
+    assert out == irstats.evaluate(te / "qrels.test", te / "results.test").to_text()
 
 
 @pytest.mark.parametrize("args, needle", [

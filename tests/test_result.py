@@ -143,3 +143,33 @@ def test_results_and_score_matrices_render_as_valid_html_in_notebooks(demo, scor
         checker.close()
         assert checker.stack == [] and "<table" in text
     assert scores["AP"].systems[0] in scores["AP"]._repr_html_()
+
+
+def test_evaluate_returns_an_evaluation_that_shows_itself(shared_data):
+    """irstats.evaluate returns one result: still a dict of ScoreMatrix, with labelled means
+    (equal to pytrec_eval's on trec_eval's own test files), a notebook table with the best
+    value in bold and no dtype row, and compare() equal to stats.compare."""
+    import pytrec_eval
+
+    import irstats
+    from irstats import stats
+
+    te = shared_data / "conformance" / "trec_eval-test"
+    scores = irstats.evaluate(te / "qrels.test", te / "results.test", ["AP", "P@5"])
+    assert isinstance(scores, irstats.Evaluation) and isinstance(scores["AP"], irstats.ScoreMatrix)
+    means = scores.means()
+    assert means.columns == ["system", "AP", "P@5"]
+    qrels, run = {}, {}
+    for line in (te / "qrels.test").read_text().splitlines():
+        t, _, d, g = line.split()
+        qrels.setdefault(t, {})[d] = int(g)
+    for line in (te / "results.test").read_text().splitlines():
+        t, _, d, _, s, _ = line.split()
+        run.setdefault(t, {})[d] = float(s)
+    per_topic = pytrec_eval.RelevanceEvaluator(qrels, {"map", "P_5"}).evaluate(run)
+    assert means["AP"][0] == pytest.approx(np.mean([v["map"] for v in per_topic.values()]), abs=1e-6)
+    assert means["P@5"][0] == pytest.approx(np.mean([v["P_5"] for v in per_topic.values()]), abs=1e-6)
+    html = scores._repr_html_()
+    assert "<b>" in html and "<table>" in html and "dtype" not in html and "str" not in html.split("<table>")[1][:80]
+    assert scores.to_pandas().index.name == "system"
+    assert scores.per_topic().columns == ["system", "topic", "measure", "value"]

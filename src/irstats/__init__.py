@@ -21,13 +21,13 @@ _LAZY = {
     "InputError": "irstats.errors", "IrstatsError": "irstats.errors", "IrstatsWarning": "irstats.errors",
     "MeasureError": "irstats.errors", "ArgumentError": "irstats.errors", "ArgumentTypeError": "irstats.errors",
     "NotFoundError": "irstats.errors",
-    "DEFAULT_MEASURES": "irstats.evaluate", "evaluate": "irstats.evaluate",
+    "DEFAULT_MEASURES": "irstats.evaluate", "evaluate": "irstats.evaluate", "Evaluation": "irstats.evaluation",
     "Measure": "irstats.measures", "canonical_name": "irstats.measures", "parse_measure": "irstats.measures",
     "ScoreMatrix": "irstats.scores", "read_scores": "irstats.scores", "write_scores": "irstats.scores",
 }
 
 __all__ = [
-    "ArgumentError", "ArgumentTypeError", "Collection", "DEFAULT_MEASURES", "EvalOptions", "InputError", "IrstatsError",
+    "ArgumentError", "ArgumentTypeError", "Collection", "DEFAULT_MEASURES", "EvalOptions", "Evaluation", "InputError", "IrstatsError",
     "IrstatsWarning", "Judgments", "Measure", "MeasureError", "NotFoundError", "RunSet", "ScoreMatrix",
     "build_judgments", "canonical_name", "evaluate", "parse_measure", "read_scores", "write_scores", "__version__",
 ]

@@ -218,14 +218,19 @@ def evaluate(qrels, runs, measures: Iterable[str | Measure] | str = DEFAULT_MEAS
 
     Returns
     -------
-    dict mapping each canonical measure name to its ScoreMatrix (systems × topics).
+    An :class:`~irstats.evaluation.Evaluation`: a dict of each canonical measure name to its
+    ScoreMatrix (systems × topics) that prints, and shows in Jupyter, as the table of system
+    means by measure; ``.means()``, ``.per_topic()``, ``.compare(baseline=…)``, ``.to_latex()``.
 
     Examples
     --------
     >>> scores = evaluate("qrels.txt", "runs/", ["AP", "nDCG@10"])  # doctest: +SKIP
     >>> scores["AP"].means()                                          # doctest: +SKIP
+    >>> scores.means()                   # system × measure, labelled  # doctest: +SKIP
     """
-    return Evaluator(qrels, **options).score(runs, measures)
+    from irstats.evaluation import Evaluation
+
+    return Evaluation(Evaluator(qrels, **options).score(runs, measures))
 
 
 #: Text per batch of runs: small enough to bound memory, large enough to keep both cores busy.

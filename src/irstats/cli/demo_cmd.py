@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from irstats.cli.main import cli
-from irstats.cli.output import OutputFolder, format_means_table
+from irstats.cli.output import OutputFolder
 from irstats.demo import make_demo_collection
 
 DEMO_MEASURES = ("AP", "nDCG@10", "P@10", "RR", "RBP(p=0.8)", "RBPresid(p=0.8)", "Judged@10")
@@ -34,7 +34,9 @@ def demo_command(out_dir, seed, no_report, quiet):
         check_output_folder(Path(out_dir) / "report")
     click.echo(f"Generating a synthetic collection in {out_dir}/ (seed {seed}) ...", err=True)
     demo = make_demo_collection(out_dir, seed=seed, measures=DEMO_MEASURES)
-    click.echo(format_means_table(demo.scores))
+    from irstats.evaluation import Evaluation
+
+    click.echo(Evaluation(demo.scores).to_text(), nl=False)
     if not no_report:
         from irstats.report import build_report
 

@@ -11,7 +11,6 @@ from irstats.cli.main import cli
 from irstats.cli.output import (
     OutputFile,
     emit_text,
-    format_means_table,
     format_per_topic_table,
 )
 from irstats.evaluate import DEFAULT_MEASURES, evaluate
@@ -60,7 +59,7 @@ def eval_command(qrels, runs, measures, options, per_topic, fmt, output):
     if fmt == "trec_eval":
         emit_text(format_trec_eval(scores, per_topic=per_topic), output)
     elif fmt == "table":
-        emit_text(format_per_topic_table(scores) if per_topic else format_means_table(scores), output)
+        emit_text(format_per_topic_table(scores) if per_topic else scores.to_text(), output)
     else:
         frame = scores_to_frame(scores, per_topic=per_topic)
         text = write_frame(frame, output, fmt)

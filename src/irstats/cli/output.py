@@ -70,26 +70,6 @@ class OutputFolder(click.ParamType):
         return value
 
 
-def format_means_table(scores) -> str:
-    """Systems × measures table of means, sorted by the first measure, best first."""
-    items = list(scores.values())
-    systems = items[0].systems
-    means = np.column_stack([m.summaries() for m in items])
-    order = np.argsort(-np.nan_to_num(means[:, 0], nan=-np.inf), kind="stable")
-    header = ["system", *(m.measure for m in items)]
-    rows = []
-    for i in order:
-        cells = [systems[i]]
-        for m, value in zip(items, means[i]):
-            cells.append(f"{value:.0f}" if m.summary == "sum" else f"{value:.4f}")
-        rows.append(cells)
-    lines = text_table(header, rows, left=1).splitlines()
-    n_topics = items[0].num_topics()
-    lines.append(f"\n{len(systems)} systems; topics per system: {int(n_topics.min())}"
-                 + (f"–{int(n_topics.max())}" if n_topics.max() != n_topics.min() else ""))
-    return "\n".join(lines) + "\n"
-
-
 def format_per_topic_table(scores) -> str:
     """Systems × topics rows with one column per measure (``eval -q`` in the table format)."""
     items = list(scores.values())

@@ -1,0 +1,111 @@
+"""What :func:`irstats.evaluate` returns: the scores of every measure, as a result that
+shows itself (issue 23, "one result object for an evaluation").
+
+An :class:`Evaluation` is a dict of canonical measure name → :class:`~irstats.scores.ScoreMatrix`
+(so ``scores["AP"]`` keeps working) and a :class:`~irstats.result.Result`: printed, in a
+notebook or with ``to_latex()``, it is the table of system means by measure.
+
+>>> scores = irstats.evaluate("qrels.txt", "runs/", ["AP", "nDCG@10"])   # doctest: +SKIP
+>>> scores                                     # in Jupyter: the styled table of means   # doctest: +SKIP
+>>> scores.means()                             # system × measure, labelled               # doctest: +SKIP
+>>> scores.compare(baseline="bm25", test="randomization", correction="holm")          # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+
+from irstats.result import Result
+
+
+class Evaluation(dict, Result):
+    """Canonical measure name → ScoreMatrix (systems × topics), in the order asked for."""
+
+    @property
+    def measures(self) -> tuple[str, ...]:
+        return tuple(self)
+
+    @property
+    def systems(self) -> tuple[str, ...]:
+        return next(iter(self.values())).systems if self else ()
+
+    @property
+    def title(self) -> str:
+        first = next(iter(self.values()), None)
+        topics = "" if first is None else self._topics_note(first)
+        n = len(self.systems)
+        return f"System means by measure ({n} system{'' if n == 1 else 's'}; {topics})"
+
+    @staticmethod
+    def _topics_note(matrix) -> str:
+        counts = matrix.num_topics()
+        if len(counts) == 0:
+            return "no topics"
+        low, high = int(counts.min()), int(counts.max())
+        return f"topics per system: {low}" + (f"–{high}" if high != low else "")
+
+    def means(self) -> pl.DataFrame:
+        """A row per system (best first by the first measure), a column per measure: each
+        system's mean over its topics (trec_eval's sum for the counts NumRet, NumRel, NumRelRet)."""
+        if not self:
+            return pl.DataFrame({"system": []}, schema={"system": pl.String})
+        items = list(self.values())
+        values = np.column_stack([m.summaries() for m in items])
+        order = np.argsort(-np.nan_to_num(values[:, 0], nan=-np.inf), kind="stable")
+        return pl.DataFrame({"system": [self.systems[i] for i in order],
+                             **{name: values[order, k] for k, name in enumerate(self)}})
+
+    def per_topic(self) -> pl.DataFrame:
+        """The tidy per-topic frame: ``system, topic, measure, value`` (the score file)."""
+        from irstats.scores import scores_to_frame
+
+        return scores_to_frame(self, per_topic=True)
+
+    def to_frame(self) -> pl.DataFrame:
+        """The tidy summary frame: ``system, measure, value`` (``eval --format tsv``)."""
+        from irstats.scores import scores_to_frame
+
+        return scores_to_frame(self, per_topic=False)
+
+    def to_polars(self) -> pl.DataFrame:
+        """:meth:`means` (a polars frame)."""
+        return self.means()
+
+    def to_pandas(self):
+        """:meth:`means` as a pandas DataFrame indexed by system."""
+        return self.means().to_pandas().set_index("system")
+
+    def summary(self) -> pl.DataFrame:
+        return self.means()
+
+    def display_table(self, digits: int = 4):
+        """The means table: the best value of each measure in bold, counts without decimals."""
+        from irstats.render import Cell, Table, latex_escape, number_cell
+
+        means = self.means()
+        sums = {name: m.summary == "sum" for name, m in self.items()}
+        best = {name: means.get_column(name).max() for name in self}
+        rows = []
+        for row in means.iter_rows(named=True):
+            cells = [Cell(row["system"])]
+            for name in self:
+                cell = number_cell(row[name], digits, whole=sums[name])
+                cells.append(Cell(cell.text, cell.latex, bold=not sums[name] and row[name] == best[name]))
+            rows.append(cells)
+        return Table.of(["system", *self], rows, [False] + [True] * len(self), title=self.title,
+                        header_latex=["System", *(latex_escape(m) for m in self)], label="tab:means")
+
+    def compare(self, baseline: str | None = None, measures=None, **options):
+        """Every system against ``baseline`` per measure (:func:`irstats.stats.compare`:
+        ``test=``, ``correction=``, ``alpha=``, ``n_resamples=``, ``seed=`` …)."""
+        from irstats.stats.compare import compare
+
+        chosen = self if measures is None else {m: self[m] for m in measures}
+        return compare(chosen, baseline=baseline, **options)
+
+    def __repr__(self) -> str:
+        return f"Evaluation({len(self.systems)} systems × {list(self)})"
+
+
+__all__ = ["Evaluation"]
