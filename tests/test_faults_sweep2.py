@@ -12,7 +12,8 @@
 - messages
   - huge numbers ..................................... test_huge_numbers_*
   - hints naming the right option and file ........... test_duplicate_hint_*, test_qrels_b_*,
-                                                       test_compare_notes_blank_p_values
+                                                       test_compare_notes_blank_p_values,
+                                                       test_report_figure_on_a_full_disk_*
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from irstats.errors import IrstatsWarning
 
 sys.path.insert(0, str(Path(__file__).parent))
 from conftest import run_cli  # noqa: E402
+from test_faults_output import full_disk, mounted  # noqa: E402,F401  (fixtures: a real full tmpfs)
 
 DL19 = "trec-dl-2019-passage"
 
@@ -230,3 +232,27 @@ def test_compare_notes_blank_p_values(tmp_path, capsys):
 
     result = compare({"AP": irstats.read_scores(tmp_path / "one.tsv")["AP"]}, baseline="a")
     assert np.isnan(result.to_frame().filter(~result.to_frame()["is_baseline"])["p_value"][0])
+
+
+def test_report_figure_on_a_full_disk_names_the_path_and_cause(full_disk):
+    """The report draws each figure's PDF in a forked child: on a full disk its one line (path
+    and "No space left on device") reaches the parent, exit 1 as every other full disk."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from irstats.errors import ResourceError
+    from irstats.report.model import BackgroundPdfs
+
+    folder = full_disk("64k")
+    fig, ax = plt.subplots()
+    ax.plot(range(1000), range(1000))
+    target = folder / "system_means.pdf"
+    with pytest.raises(ResourceError) as caught:
+        with BackgroundPdfs() as pdfs:
+            pdfs.submit(fig, target)
+            pdfs.wait()
+    assert caught.value.exit_code == 1
+    assert str(target) in str(caught.value) and "No space left on device" in str(caught.value)
+    assert not target.exists()

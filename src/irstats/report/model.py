@@ -105,7 +105,7 @@ class BackgroundPdfs:
     """
 
     def __init__(self) -> None:
-        self._child: tuple[int, Path] | None = None
+        self._child: tuple[int, Path, int] | None = None  # process id, PDF, read end of its error pipe
         self._token: int | None = None
 
     def submit(self, figure, path: Path) -> None:
@@ -120,12 +120,15 @@ class BackgroundPdfs:
         from irstats._interrupts import deferred, track
 
         with deferred():
+            errors, error_end = os.pipe()  # the child's one line, if it cannot write the PDF
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", DeprecationWarning)  # 3.12+: fork in a threaded process
                 pid = os.fork()
             if pid == 0:
-                _pdf_child(figure, path)  # never returns
-            self._child = (pid, path)
+                os.close(errors)
+                _pdf_child(figure, path, error_end)  # never returns
+            os.close(error_end)
+            self._child = (pid, path, errors)
             self._token = track(self._kill)
 
     def __enter__(self) -> "BackgroundPdfs":
@@ -145,7 +148,7 @@ class BackgroundPdfs:
 
         if self._child is None:
             return
-        pid, path = self._child
+        pid, path, errors = self._child
         if hasattr(os, "waitid") and hasattr(os, "WNOWAIT"):  # wait, not reap: interrupted here, the child stays known
             os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)
         with deferred():  # reaped and forgotten together
@@ -153,10 +156,13 @@ class BackgroundPdfs:
             self._child = None
             settle(self._token, undo=False)
             self._token = None
+            message = _drain(errors)
         if os.waitstatus_to_exitcode(status) != 0:
-            from irstats.errors import IrstatsError
+            from irstats.errors import ResourceError
 
-            raise IrstatsError(f"could not write the figure {path.name}")
+            # the child's own line names the path and the cause ("No space left on device")
+            raise ResourceError(message or f"could not write the figure (its process ended with status "
+                                           f"{os.waitstatus_to_exitcode(status)})", path=None if message else str(path))
 
     def _kill(self) -> None:
         """Kill and reap the running child (registered as its clean-up)."""
@@ -165,8 +171,9 @@ class BackgroundPdfs:
 
         if self._child is None:
             return
-        pid, _ = self._child
+        pid, _, errors = self._child
         self._child = None
+        _drain(errors)
         try:
             os.kill(pid, signal.SIGKILL)  # not reaped yet, so the id is still this child's
             os.waitpid(pid, 0)
@@ -174,13 +181,16 @@ class BackgroundPdfs:
             pass
 
 
-def _pdf_child(figure, path: Path) -> None:
+def _pdf_child(figure, path: Path, error_end: int) -> None:
     """The forked child: restore the default signal handlers, draw and write the PDF, leave
-    by ``os._exit`` whatever happens (never through the parent's code)."""
+    by ``os._exit`` whatever happens (never through the parent's code). If the PDF cannot be
+    written, its one-line reason (naming the path, e.g. "No space left on device") goes to
+    the parent through ``error_end``."""
     import os
     import signal
 
     from irstats._interrupts import held
+    from irstats.errors import IrstatsError
 
     code = 1
     try:
@@ -188,10 +198,43 @@ def _pdf_child(figure, path: Path) -> None:
             if hasattr(signal, name) and signal.getsignal(getattr(signal, name)) is not signal.SIG_IGN:
                 signal.signal(getattr(signal, name), signal.SIG_DFL)
         if not held():  # no interrupt came before the default handlers were back
-            _write_pdf(figure, path)
-            code = 0
+            try:
+                _write_pdf(figure, path)
+                code = 0
+            except OSError as exc:
+                from irstats.errors import ResourceError
+
+                _tell(error_end, str(ResourceError.from_os_error(exc, path)))
+            except IrstatsError as exc:  # (the writers' own: "PATH: cannot write (No space left …)")
+                _tell(error_end, str(exc))
+            except Exception as exc:  # noqa: BLE001 - whatever it is, the parent says it in one line
+                _tell(error_end, f"{path}: could not write the figure ({exc})")
     finally:
         os._exit(code)
+
+
+def _tell(fd: int, message: str) -> None:
+    import os
+
+    try:
+        os.write(fd, message.encode("utf-8", "replace")[:4000])
+    except OSError:
+        pass
+
+
+def _drain(fd: int) -> str:
+    """What a finished child wrote to its error pipe (the pipe is closed)."""
+    import os
+
+    chunks = []
+    try:
+        while chunk := os.read(fd, 4096):
+            chunks.append(chunk)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+    return b"".join(chunks).decode("utf-8", "replace").strip()
 
 
 def _write_pdf(figure, path: Path) -> None:
