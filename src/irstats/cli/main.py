@@ -142,6 +142,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
                     "Preference measures of RUN files against preference judgments PREFS (trec_eval's prefs_*)."),
     "agreement": ("irstats.cli.agreement_cmd:agreement_command",
                   "Agreement of two qrels (Cohen's κ, Krippendorff's α) and of the conclusions they lead to."),
+    "ppi": ("irstats.cli.ppi_cmd:ppi_command",
+            "Prediction-powered means from human labels on a few topics and cheap labels on all (PPI++)."),
     "aggregate": ("irstats.cli.aggregate_cmd:aggregate_command",
                   "Aggregate per-topic SCORES into one value per system and measure."),
     "standardize": ("irstats.cli.standardize_cmd:standardize_group",
