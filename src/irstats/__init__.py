@@ -24,12 +24,13 @@ _LAZY = {
     "DEFAULT_MEASURES": "irstats.evaluate", "evaluate": "irstats.evaluate", "Evaluation": "irstats.evaluation",
     "Measure": "irstats.measures", "canonical_name": "irstats.measures", "parse_measure": "irstats.measures",
     "ScoreMatrix": "irstats.scores", "read_scores": "irstats.scores", "write_scores": "irstats.scores",
+    "ppi": "irstats.ppi",
 }
 
 __all__ = [
     "ArgumentError", "ArgumentTypeError", "Collection", "DEFAULT_MEASURES", "EvalOptions", "Evaluation", "InputError", "IrstatsError",
     "IrstatsWarning", "Judgments", "Measure", "MeasureError", "NotFoundError", "RunSet", "ScoreMatrix",
-    "build_judgments", "canonical_name", "evaluate", "parse_measure", "read_scores", "write_scores", "__version__",
+    "build_judgments", "canonical_name", "evaluate", "parse_measure", "ppi", "read_scores", "write_scores", "__version__",
 ]
 
 
@@ -55,7 +56,7 @@ def __dir__():
 
 
 def _keep_evaluate_a_function() -> None:
-    """``irstats.evaluate`` is the function, as it always was; but importing the submodule
+    """``irstats.evaluate`` is the function, as it always was (and ``irstats.ppi`` too); but importing the submodule
     ``irstats.evaluate`` (which every evaluating command does) makes the import system set the
     package attribute to the module. Turn that assignment into the module's function."""
     import sys
@@ -63,8 +64,8 @@ def _keep_evaluate_a_function() -> None:
 
     class _Package(types.ModuleType):
         def __setattr__(self, name, value):
-            if name == "evaluate" and isinstance(value, types.ModuleType) and hasattr(value, "evaluate"):
-                value = value.evaluate
+            if name in ("evaluate", "ppi") and isinstance(value, types.ModuleType) and hasattr(value, name):
+                value = getattr(value, name)
             super().__setattr__(name, value)
 
     sys.modules[__name__].__class__ = _Package
