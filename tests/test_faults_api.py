@@ -24,6 +24,8 @@ One test (or one parametrised group) per class found by the API fault sweep:
 - shapes that do not fit ............................................. test_shapes_that_do_not_fit
 - file names of the wrong type ....................................... test_paths_of_the_wrong_type
 - empty and NaN-only inputs give NaN, not an exception ............... test_empty_and_nan_only_inputs
+- any argument of the API replaced by a bad value .................... test_every_argument_refuses_bad_values_cleanly
+- evaluate(measures=None or 5): still raw (evaluate.py, strict xfail) . test_evaluate_measures_of_the_wrong_kind
 """
 
 from __future__ import annotations
@@ -435,3 +437,120 @@ def test_empty_and_nan_only_inputs():
         assert stats.holm([]).size == 0
     with pytest.raises(InputError, match="complete topics"):  # Tukey's test needs one topic every system has
         stats.tukey_hsd(nan, n_resamples=10)
+
+
+# ----------------------------------------------------------------------------- every argument
+
+BAD_VALUES = [None, "abc", -1, 1.5, [], {}, float("nan"), object(), True, ["zz"], np.array([["x"]])]
+
+
+def _api_calls(tmp_path):
+    """(function, valid keyword arguments): each argument in turn is replaced by a bad value."""
+    import importlib
+
+    from irstats.depth import pooling
+    from irstats.meta import comparability as cp, correlation as cr, predictive as pr, robustness as rb
+    from irstats.meta import splithalf as sh, splits as spl, transforms as tf
+    from irstats.stats import anova as an, effects as ef, risk as rk, topicset as ts
+
+    compare_module = importlib.import_module("irstats.stats.compare")
+    m, ms = matrix(), {"AP": matrix(), "P@10": matrix(measure="P@10", seed=1)}
+    x, y = list(np.random.default_rng(2).random(8)), list(np.random.default_rng(3).random(8))
+    factors = irstats.standardize.fit_factors(m)
+    sweep = irstats.depth.depth_sweep(QRELS, RUNS, ["AP"], depths=[1, 2])
+    qrels_file = tmp_path / "q.txt"
+    qrels_file.write_text("q1 0 d1 1\nq1 0 d2 0\n")
+    return [
+        (stats.paired_t, dict(a=x, b=y, alternative="two-sided", confidence=0.95)),
+        (stats.wilcoxon, dict(a=x, b=y)),
+        (stats.bootstrap_test, dict(a=x, b=y, n_resamples=50, seed=0, confidence=0.95, batch_size=None)),
+        (stats.randomization_test, dict(a=x, b=y, n_resamples=50, seed=0, exact=False, batch_size=None)),
+        (stats.two_sample_t, dict(x=x, y=y, equal_var=False, alternative="two-sided", confidence=0.95)),
+        (stats.t_interval, dict(x=x, confidence=0.95)),
+        (stats.adjust, dict(pvalues=[0.1, 0.2], method="holm")),
+        (stats.pairwise, dict(scores=m, test="paired_t", n_resamples=20, seed=0, batch_size=None)),
+        (stats.tukey_hsd, dict(scores=m, n_resamples=20, seed=0, batch_size=None)),
+        (stats.discriminative_power, dict(scores=m, test="paired_t", alpha=0.05, n_resamples=20, seed=0)),
+        (stats.compare, dict(scores=ms, baseline=None, test="paired_t", correction=None, alpha=0.05,
+                             n_resamples=20, seed=0, interval="t", confidence=0.95)),
+        (compare_module.compare_pairs, dict(scores=ms, baselines=None, test="paired_t", alpha=0.05, seed=0)),
+        (stats.pairwise(m).significant, dict(alpha=0.05)),
+        (stats.paired_t(x, y).significant, dict(alpha=0.05)),
+        (agg.aggregate, dict(matrix=m, method="egm", epsilon=None)),
+        (agg.aggregate_many, dict(scores=ms, methods=["am"], epsilon=None)),
+        (irstats.write_scores, dict(matrices=ms, path=None, fmt="tsv")),
+        (irstats.read_scores, dict(path=tmp_path / "none.tsv", fmt=None)),
+        (ScoreMatrix.from_frame, dict(frame=m.to_frame(), measure=None)),
+        (m.subset, dict(systems=["s0"], topics=None)),
+        (irstats.standardize.standardize, dict(matrix_or_scores=m, reference=None, ddof=1, form="cdf")),
+        (irstats.standardize.apply_factors, dict(matrix=m, factors=factors, form="cdf", missing="warn")),
+        (irstats.standardize.write_factors, dict(factors=factors, path=None)),
+        (irstats.difficulty.topic_difficulty, dict(matrix=m, method="max_mean_sd", ddof=1)),
+        (an.anova, dict(matrix=m, design="two-way", confidence=0.95)),
+        (ts.topics_needed, dict(min_diff=0.1, variance=0.01, design="paired_t", alpha=0.05, beta=0.2)),
+        (ts.power, dict(n=10, min_diff=0.1, variance=0.01, design="paired_t", alpha=0.05)),
+        (rk.risk, dict(matrix=m, baseline="s0", alpha=1.0)),
+        (ef.bootstrap_mean_intervals, dict(values=[x], n_resamples=50, confidence=0.95, method="percentile",
+                                           seed=0)),
+        (sh.split_half, dict(scores=m, methods=("am",), n_splits=5, seed=0, splits=None, correlation="kendall",
+                             difficulty="auto", low_threshold=0.1, batch_size=None)),
+        (sh.low_score_share, dict(matrix=m, threshold=0.1)),
+        (pr.predictive_power, dict(scores=ms, measures=None, top=0.75, by="AP", n_splits=5, seed=0, splits=None)),
+        (cp.randomized_baseline, dict(scores=m, n_partitions=5, n_fp_partitions=5, seed=0, alpha=0.05)),
+        (cp.drmse, dict(a=m, b=ms["P@10"], ddof=1)),
+        (cp.metric_forms, dict(matrix=m, num_rel=None)),
+        (rb.standardization_robustness, dict(matrix=m, standardizing=None, sizes=[2], n_samples=5, seed=0,
+                                             quantiles=(0.5,))),
+        (rb.factor_longevity, dict(evaluated=m, first=["s0", "s1"], second=["s2", "s3"], systems=None)),
+        (rb.correlate_means, dict(first=m, second=ms["P@10"])),
+        (tf.transform_robustness, dict(matrix=m, transforms=("raw", "log"), alpha=0.05, epsilon=0.01)),
+        (cr.kendall_tau_b, dict(x=x, y=y, nan_policy="propagate", tie_rtol=0.0)),
+        (cr.tau_ap, dict(x=x, y=y)),
+        (spl.random_halvings, dict(topics=10, n_splits=5, seed=0)),
+        (spl.random_subsets, dict(topics=10, sizes=[2], n_splits=5, seed=0)),
+        (spl.fixed_split, dict(topics=["a", "b", "c"], first=["a"], second=None)),
+        (irstats.depth.volatility, dict(result=sweep, test="paired_t", alpha=0.05, seed=0, tol=1e-12)),
+        (irstats.depth.depth_sweep, dict(qrels=QRELS, runs=RUNS, measures=["AP"], contributing=None,
+                                         depths=[1, 2], forms=("judged-as-nonrel",))),
+        (irstats.depth.sweep, dict(pool=pooling.given_pool(QRELS, RUNS, pool_depth=2), measures=("AP",),
+                                   depths=[1, 2], systems=None)),
+        (irstats.depth.crossings, dict(means=np.ones((2, 3)), tol=1e-12)),
+        (irstats.depth.overturn_rates, dict(p=np.ones((2, 3)), delta=np.ones((2, 3)), alpha=0.05, ref=-1)),
+        (irstats.diversity.evaluate_diversity, dict(qrels=QRELS, runs=RUNS, measures=("alpha_nDCG@20",),
+                                                    alpha=0.5, beta=0.5)),
+        (irstats.preferences.measure_name, dict(name="PrefsSimp")),
+        (irstats.io.read_qrels, dict(source=qrels_file, on_duplicate="error", labels="real")),
+        (irstats.io.read_trec_eval, dict(source=qrels_file)),
+        (irstats.Collection.load, dict(qrels=QRELS, qrels_duplicate="error")),
+        (irstats.RunSet.load, dict(runs=RUNS)),
+        (irstats.EvalOptions, dict(rel_level=1, depth=1000, order="score", ties="docno", g_max=None)),
+        (irstats.evaluate, dict(qrels=QRELS, runs=RUNS)),
+    ]
+
+
+def test_every_argument_refuses_bad_values_cleanly(tmp_path, monkeypatch):
+    """Each argument of the functions above, replaced in turn by None, text, a negative or
+    fractional number, an empty list or dict, NaN, an object, a bool, a list of an unknown
+    name or an array of text: the call works or raises an IrstatsError, never a raw exception."""
+    monkeypatch.chdir(tmp_path)  # a path given as "abc" is written here
+    raw = []
+    for function, arguments in _api_calls(tmp_path):
+        for name in arguments:
+            for bad in BAD_VALUES:
+                try:
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        function(**{**arguments, name: bad})
+                except IrstatsError:
+                    pass
+                except Exception as exc:  # noqa: BLE001 - what the test is looking for
+                    raw.append(f"{getattr(function, '__qualname__', function)}({name}={bad!r:.20}): "
+                               f"{type(exc).__name__}: {exc}")
+    assert not raw, "\n".join(raw[:20])
+
+
+@pytest.mark.xfail(strict=True, raises=TypeError, reason="evaluate.py (another engineer's file) iterates measures "
+                   "before any check: _parse_all should take irstats.checks.names(measures, 'measures')")
+@pytest.mark.parametrize("measures", [None, 5])
+def test_evaluate_measures_of_the_wrong_kind(measures):
+    misuse(lambda: irstats.evaluate(QRELS, RUNS, measures), "measures", TypeError)

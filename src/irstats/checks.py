@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import numbers as _numbers
-from collections.abc import Iterable, Mapping
+from collections.abc import Hashable, Iterable, Mapping
 from typing import Any
 
 import numpy as np
@@ -167,15 +167,28 @@ def one_of(value: Any, argument: str, allowed: Iterable[str]) -> str:
     return _raise(error, f"{argument} must be one of {', '.join(allowed)}; got {kind_of(value)}", argument)
 
 
-def names(value: Any, argument: str, *, what: str = "names") -> tuple:
+def names(value: Any, argument: str, *, what: str = "names", text: bool = False) -> tuple:
     """A name or an iterable of names (e.g. measures, methods, forms) as a tuple. One string
-    is one name, never its letters."""
+    is one name, never its letters. Every item must be hashable (a name, not a list); with
+    ``text``, every item must be a string."""
     if isinstance(value, str):
         return (value,)
     if value is None or isinstance(value, (bytes, Mapping)) or not isinstance(value, Iterable):
         return _raise(ArgumentTypeError, f"{argument} must be a name or a list of {what}; got {kind_of(value)}",
                       argument)
-    return tuple(value)
+    items = tuple(value)
+    for item in items:
+        if (text and not isinstance(item, str)) or not isinstance(item, Hashable):
+            return _raise(ArgumentTypeError, f"{argument} must be a name or a list of {what}; it holds "
+                          f"{kind_of(item)}", argument)
+    return items
+
+
+def optional_name(value: Any, argument: str, what: str = "a name") -> str | None:
+    """``value`` if it is a string (one name) or None."""
+    if value is None or isinstance(value, str):
+        return value
+    return _raise(ArgumentTypeError, f"{argument} must be {what} or None; got {kind_of(value)}", argument)
 
 
 def _raise(error: type, message: str, argument: str):

@@ -46,6 +46,12 @@ class DiversityMeasure:
 
 def parse_diversity_measure(text: str) -> DiversityMeasure:
     """``alpha_nDCG@20``, ``ERR_IA@10``, ``NRBP`` … (α and β are arguments of the evaluation)."""
+    if not isinstance(text, str):
+        from irstats.checks import kind_of
+        from irstats.errors import ArgumentTypeError
+
+        raise ArgumentTypeError(f"a diversity measure name must be text (e.g. alpha_nDCG@20); got {kind_of(text)}",
+                                argument="text")
     match = re.fullmatch(r"([A-Za-z_]+)(?:@(\d+))?", text.strip())
     if not match or match.group(1) not in MEASURE_NAMES:
         raise MeasureError(f"unknown diversity measure {text!r}; expected one of {', '.join(MEASURE_NAMES)} "
@@ -164,7 +170,7 @@ def evaluate_diversity(qrels, runs, measures=("alpha_nDCG@20", "ERR_IA@20", "NRB
     for name, value in (("alpha", alpha), ("beta", beta)):
         real(value, name, low=0.0, high=1.0)
     whole(rel, "rel")
-    parsed = [parse_diversity_measure(m) for m in names(measures, "measures", what="diversity measure names")]
+    parsed = [parse_diversity_measure(m) for m in names(measures, "measures", what="diversity measure names", text=True)]
     EvalOptions(**{"depth": None, **options})  # the options are checked before any file is read
     frame = read_subtopic_qrels(qrels)
     # one row per judged (topic, docno): the engine ranks the runs against these rows, and each

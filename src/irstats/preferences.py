@@ -67,6 +67,12 @@ _BY_TREC_NAME = {v: k for k, v in MEASURES.items()}
 def measure_name(name: str) -> str:
     """The irstats name of a preference measure given by either name (``PrefsSimp`` or
     ``prefs_simp``)."""
+    if not isinstance(name, str):
+        from irstats.checks import kind_of
+        from irstats.errors import ArgumentTypeError
+
+        raise ArgumentTypeError(f"a preference measure name must be text (e.g. PrefsSimp); got {kind_of(name)}",
+                                argument="name")
     if name in MEASURES:
         return name
     if name in _BY_TREC_NAME:

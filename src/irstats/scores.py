@@ -136,6 +136,9 @@ class ScoreMatrix:
         """Build from a tidy frame of one measure (``system, topic, value`` [, ``measure``]);
         a polars or pandas DataFrame."""
         matrices = matrices_from_frame(frame)
+        if measure is not None and not isinstance(measure, str):
+            raise ArgumentTypeError(f"measure must be a measure name or None; got {kind_of(measure)}",
+                                    argument="measure")
         if measure is None:
             if len(matrices) != 1:
                 raise InputError(f"the frame holds {len(matrices)} measures; name one of {', '.join(matrices)}")
@@ -283,6 +286,8 @@ JSONL_NAMES = {"system": "run_id", "topic": "topic_id"}
 
 def write_frame(frame: pl.DataFrame, path: str | os.PathLike | None, fmt: str) -> str | None:
     """Write a frame as TSV, CSV, JSON (records) or Parquet; to a path, or return text."""
+    if not isinstance(frame, pl.DataFrame):
+        raise ArgumentTypeError(f"frame must be a polars DataFrame; got {kind_of(frame)}", argument="frame")
     if not (isinstance(fmt, str) and fmt in FORMATS):
         error = ArgumentError if isinstance(fmt, str) else ArgumentTypeError
         raise error(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}", argument="fmt")

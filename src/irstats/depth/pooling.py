@@ -109,12 +109,14 @@ def judged_depth(judgments: Judgments, systems: Iterable[str] | None = None) -> 
     return max(1, int(np.floor(np.median(per_run))))
 
 
-def _system_rows(names: Sequence[str], wanted: Iterable[str] | None) -> list[int]:
+def _system_rows(names: Sequence[str], wanted: Iterable[str] | None, argument: str = "systems") -> list[int]:
     if wanted is None:
         return list(range(len(names)))
+    from irstats.checks import names as name_list
+
     index = {n: i for i, n in enumerate(names)}
     rows = []
-    for name in wanted:
+    for name in name_list(wanted, argument, what="run names"):
         if name not in index:
             raise InputError(f"no run named {name!r}; the runs are {', '.join(names)}")
         rows.append(index[name])
@@ -370,7 +372,7 @@ def _pool(qrels, runs, contributing: Iterable[str] | None, simulated: bool, opti
     opts = dataclasses.replace(EvalOptions(**options), judged_only=False)
     collection = _as_collection(qrels, opts)
     ranked = ranked_lines(collection, _as_runset(runs), opts)
-    rows = _system_rows(ranked.systems, contributing)
+    rows = _system_rows(ranked.systems, contributing, "contributing")
     if not rows:
         raise InputError("no contributing runs given")
     names = tuple(ranked.systems[i] for i in rows)

@@ -395,10 +395,15 @@ def sweep(pool, measures: Iterable[str | SweptMeasure] = DEFAULT_SWEEP_MEASURES,
     Every run of the simulation is scored against the simulated qrels (or only
     ``systems``); AP_pool uses the pool's R_k. See :func:`sweep_judgments`.
     """
+    from irstats.depth.pooling import PoolSimulation
+
+    if not isinstance(pool, PoolSimulation):
+        raise ArgumentTypeError(f"pool must be a PoolSimulation (from simulate_pool or given_pool); got "
+                                f"{kind_of(pool)}", argument="pool")
     judgments = pool.judgments()
     if systems is not None:
         rows = [judgments.systems.index(s) if s in judgments.systems else _no_run(s, judgments.systems)
-                for s in systems]
+                for s in names(systems, "systems", what="run names")]
         judgments = Judgments(judgments.grades[rows], judgments.n_ret[rows], judgments.present[rows],
                               tuple(judgments.systems[i] for i in rows), judgments.topics, judgments.qrels,
                               judgments.rel_level, judgments.trec_eval_compat)

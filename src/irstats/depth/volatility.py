@@ -77,6 +77,7 @@ def tau_consecutive(means: np.ndarray) -> np.ndarray:
 def pair_signs(means: np.ndarray, tol: float = ZERO_TOL) -> np.ndarray:
     """sign(S[a] − S[b]) for every pair a < b (system order) and depth: (pairs, D), ties = 0."""
     means = _series(means)
+    tol = real(tol, "tol", low=0.0)
     i, j = np.triu_indices(means.shape[0], 1)
     diff = means[i] - means[j]
     return np.where(np.abs(diff) <= tol, 0, np.sign(diff)).astype(np.int8)
@@ -127,6 +128,7 @@ def total_variation(means: np.ndarray) -> np.ndarray:
 def direction_changes(means: np.ndarray, tol: float = ZERO_TOL) -> np.ndarray:
     """Per system: how often the trajectory turns (rise → fall or fall → rise); flat steps skipped."""
     steps = np.diff(_series(means), axis=1)
+    tol = real(tol, "tol", low=0.0)
     signs = np.where(np.abs(steps) <= tol, 0, np.sign(steps)).astype(np.int8)
     if signs.shape[1] == 0:
         return np.zeros(signs.shape[0], dtype=np.int64)
@@ -135,7 +137,7 @@ def direction_changes(means: np.ndarray, tol: float = ZERO_TOL) -> np.ndarray:
 
 def decreases(means: np.ndarray, tol: float = ZERO_TOL) -> np.ndarray:
     """Per system: number of steps along the depths where the score falls by more than tol."""
-    return (np.diff(_series(means), axis=1) < -tol).sum(axis=1)
+    return (np.diff(_series(means), axis=1) < -real(tol, "tol", low=0.0)).sum(axis=1)
 
 
 # ----------------------------------------------------------------------------- significance

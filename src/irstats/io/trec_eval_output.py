@@ -13,7 +13,7 @@ from pathlib import Path
 
 import polars as pl
 
-from irstats.errors import InputError
+from irstats.errors import ArgumentError, InputError
 from irstats.io.trec import check_field_count, expand_paths, read_lines, run_name_from_path, split_fields
 from irstats.measures.registry import trec_eval_alias
 from irstats.scores import ScoreMatrix, matrices_from_frame
@@ -61,6 +61,8 @@ def read_trec_eval(source) -> dict[str, ScoreMatrix]:
     Returns one ScoreMatrix per measure over all the runs read.
     """
     paths = expand_paths(source)
+    if not paths:
+        raise ArgumentError("source: no trec_eval output given (an empty list of files)", argument="source")
     frames = [read_trec_eval_file(p) for p in paths]
     systems = [f.get_column("system")[0] for f in frames if f.height]
     seen = set()

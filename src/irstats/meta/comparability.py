@@ -46,7 +46,7 @@ import numpy as np
 import polars as pl
 
 from irstats.result import Result
-from irstats.checks import numbers, resample_count, share, whole
+from irstats.checks import numbers, resample_count, score_matrix, share, whole
 from irstats.random import check_seed, generator, seed_label
 from irstats.errors import ArgumentError, ArgumentTypeError, InputError, IrstatsWarning, MeasureError, some, warn
 from irstats.meta.splits import bytewise_unique as _bytewise
@@ -131,6 +131,7 @@ def rmse(a: ScoreMatrix | np.ndarray, b: ScoreMatrix | np.ndarray) -> float:
 
 def drmse(a: ScoreMatrix | np.ndarray, b: ScoreMatrix | np.ndarray, ddof: int = 1) -> float:
     """dRMSE = 2·RMSE/(sd(m^C) + sd(m^D)) (Eq. 4; sd with ``ddof``, default 1)."""
+    ddof = whole(ddof, "ddof", minimum=0)
     ma, mb = _aligned_means(a, b)
     if ma.shape[0] <= ddof:
         raise InputError(f"dRMSE needs more than {ddof} systems")
@@ -171,8 +172,8 @@ def num_relevant(source, topics: Sequence[str]) -> np.ndarray:
         lacking = [t for t in topics if t not in source]
         if lacking:
             raise InputError(f"no R for topic(s) {some(lacking)}")
-        return np.array([float(source[t]) for t in topics])
-    values = np.asarray(source, dtype=np.float64).ravel()
+        return numbers([source[t] for t in topics], "num_rel").astype(np.float64)
+    values = numbers(source, "num_rel").ravel()
     if values.shape != (len(topics),):
         raise InputError(f"expected one R per topic ({len(topics)}), got {values.size} values")
     return values
@@ -284,6 +285,7 @@ def r_normalize(matrix: ScoreMatrix, num_rel=None, ideal=None) -> ScoreMatrix:
     ``nRBP(…)`` (÷ (1 − p^min(R, m))). Where the ideal score is 0 the result is 0.
     ``num_rel``/``ideal``: see :func:`num_relevant`.
     """
+    score_matrix(matrix)
     rule = normalisation_of(matrix.measure, _depth_of(matrix))
     if matrix.measure != rule.raw:
         raise InputError(f"{matrix.measure} is already R-normalised (its raw form is {rule.raw})")
@@ -328,6 +330,7 @@ def metric_forms(matrix: ScoreMatrix, num_rel=None, ideal=None, factors: Factors
     ``factors`` if given (e.g. from a collection's original systems), else fitted on the
     ``reference`` systems (default: all).
     """
+    score_matrix(matrix)
     out: dict[str, ScoreMatrix] = {}
     try:
         rule = normalisation_of(matrix.measure, _depth_of(matrix))

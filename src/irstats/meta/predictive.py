@@ -31,7 +31,7 @@ import polars as pl
 
 from irstats.result import Result
 from irstats.aggregate import DEFAULT_EPSILON, resolve_method
-from irstats.checks import kind_of, names as name_list, real
+from irstats.checks import kind_of, names as name_list, optional_name, real
 from irstats.errors import ArgumentError, ArgumentTypeError, InputError, NotFoundError
 from irstats.random import check_seed
 from irstats.progress import Progress, progress_bar
@@ -48,6 +48,7 @@ from irstats.meta.splitagg import SplitAggregator
 from irstats.meta.splits import (
     DEFAULT_PREDICTIVE_SPLITS,
     TopicSplits,
+    check_splits,
     bytewise_sorted,
     random_halvings,
     random_subsets,
@@ -217,8 +218,11 @@ def _prepare(scores, measures, top, by) -> tuple[dict[str, ScoreMatrix], tuple[s
     matrices = as_matrices(scores)
     if top is not None:
         _top(top)
+    optional_name(by, "by", "a measure name")
     if measures is not None:
-        measures = name_list(measures, "measures", what="measure names")
+        measures = name_list(measures, "measures", what="measure names", text=True)
+        if not measures:
+            raise ArgumentError("measures is empty; give measure names or None for all", argument="measures")
         missing = [m for m in measures if m not in matrices]
         if missing:
             raise ArgumentError(f"no measure(s) {', '.join(map(repr, missing))}; the scores have "
@@ -238,8 +242,8 @@ def _prepare(scores, measures, top, by) -> tuple[dict[str, ScoreMatrix], tuple[s
         by = first.measure
     if by not in matrices:
         raise ArgumentError(f"measure {by!r} (to choose the top systems by) is not among the scores "
-                         f"({', '.join(matrices)}); add it, choose another with by=/--by, or keep all systems "
-                         "with top=1/--all-systems", argument="by")
+                            f"({', '.join(matrices)}); add it, choose another with by=/--by, or keep all "
+                            "systems with top=1/--all-systems", argument="by")
     source = matrices[by]
     if set(source.systems) != set(first.systems):
         raise InputError(f"measure {by!r} covers other systems than {first.measure!r}")
@@ -334,7 +338,7 @@ def predictive_power(scores: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix], 
     name, eps = _method(method, epsilon)
     matrices, systems, n_all, by_used = _prepare(scores, measures, top, by)
     topics = next(iter(matrices.values())).topics
-    splits = splits.align(topics) if splits is not None else random_halvings(topics, n_splits, seed)
+    splits = check_splits(splits).align(topics) if splits is not None else random_halvings(topics, n_splits, seed)
     m = len(matrices)
     pairs = [(i, j) for i in range(m) for j in range(m)]
     with progress_bar(len(splits), progress, "predictive power") as bar:

@@ -49,7 +49,7 @@ import numpy as np
 import polars as pl
 
 from irstats.result import Result
-from irstats.checks import kind_of, numbers, score_matrix, whole
+from irstats.checks import kind_of, names, numbers, score_matrix, whole
 from irstats.random import check_seed, generator, seed_label
 from irstats.errors import ArgumentError, ArgumentTypeError, InputError, some
 from irstats.meta.correlation import kendall_tau_b, pearson
@@ -275,7 +275,8 @@ def _resolve_sets(matrix: ScoreMatrix, standardizing, evaluated) -> tuple[ScoreM
     """The pool matrix and the evaluated matrix, systems and topics in bytewise order."""
     score_matrix(matrix)
     known = set(matrix.systems)
-    pool_names = _bytewise(matrix.systems if standardizing is None else standardizing)
+    pool_names = _bytewise(matrix.systems if standardizing is None else names(standardizing, "standardizing",
+                                                                               what="system names"))
     _require_known(pool_names, known, "standardizing", matrix.measure)
     if isinstance(evaluated, ScoreMatrix):
         topics = _bytewise(evaluated.topics)
@@ -286,7 +287,8 @@ def _resolve_sets(matrix: ScoreMatrix, standardizing, evaluated) -> tuple[ScoreM
         eval_matrix = evaluated.subset(_bytewise(evaluated.systems), topics)
     else:
         topics = _bytewise(matrix.topics)
-        eval_names = _bytewise(matrix.systems if evaluated is None else evaluated)
+        eval_names = _bytewise(matrix.systems if evaluated is None else names(evaluated, "evaluated",
+                                                                               what="system names"))
         _require_known(eval_names, known, "evaluated", matrix.measure)
         eval_matrix = matrix.subset(eval_names, topics)
     if len(eval_matrix.systems) < 2:
@@ -421,14 +423,15 @@ class LongevityResult(Result):
         return self.to_frame()
 
 
-def _factors_from(spec, evaluated: ScoreMatrix, ddof: int) -> Factors:
+def _factors_from(spec, evaluated: ScoreMatrix, ddof: int, argument: str) -> Factors:
     if isinstance(spec, Factors):
         return spec
     if isinstance(spec, ScoreMatrix):
         return fit_factors(spec, ddof=ddof)
-    if isinstance(spec, str):
-        raise InputError("a reference set is a list of system names, not one string")
-    return fit_factors(evaluated, reference=list(spec), ddof=ddof)
+    if isinstance(spec, str) or not isinstance(spec, Iterable):
+        raise ArgumentTypeError(f"{argument} must be Factors, a ScoreMatrix of reference systems or a list of system "
+                                f"names; got {kind_of(spec)}", argument=argument)
+    return fit_factors(evaluated, reference=list(names(spec, argument, what="system names")), ddof=ddof)
 
 
 def factor_longevity(evaluated: ScoreMatrix, first: Factors | ScoreMatrix | Sequence[str],
@@ -445,12 +448,15 @@ def factor_longevity(evaluated: ScoreMatrix, first: Factors | ScoreMatrix | Sequ
     Standardization* Table 2).
     """
     _check_zero_sd(zero_sd)
-    names = _bytewise(evaluated.systems if systems is None else systems)
-    ev = evaluated.subset(names, _bytewise(evaluated.topics))
+    score_matrix(evaluated, "evaluated")
+    if isinstance(labels, str) or not isinstance(labels, (tuple, list)) or len(labels) != 2:
+        raise ArgumentTypeError(f"labels must be two names; got {kind_of(labels)}", argument="labels")
+    chosen = _bytewise(evaluated.systems if systems is None else names(systems, "systems", what="system names"))
+    ev = evaluated.subset(chosen, _bytewise(evaluated.topics))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ZeroVarianceWarning)
-        a = apply_factors(ev, _factors_from(first, evaluated, ddof), zero_sd=zero_sd).means()
-        b = apply_factors(ev, _factors_from(second, evaluated, ddof), zero_sd=zero_sd).means()
+        a = apply_factors(ev, _factors_from(first, evaluated, ddof, "first"), zero_sd=zero_sd).means()
+        b = apply_factors(ev, _factors_from(second, evaluated, ddof, "second"), zero_sd=zero_sd).means()
     return LongevityResult(ev.systems, a, b, float(pearson(a, b)), float(kendall_tau_b(a, b)), tuple(labels))
 
 
@@ -460,6 +466,8 @@ def correlate_means(first: ScoreMatrix, second: ScoreMatrix) -> dict[str, float]
     The baselines of *Score Standardization* §4: e.g. the 2004 systems' AP on the 2003
     topics against the 2004 topics, or raw AP against std(AP) on one topic set.
     """
+    score_matrix(first, "first")
+    score_matrix(second, "second")
     common = [s for s in _bytewise(first.systems) if s in set(second.systems)]
     if len(common) < 2:
         raise InputError("the two score matrices share fewer than 2 systems")

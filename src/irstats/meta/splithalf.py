@@ -38,8 +38,8 @@ import polars as pl
 from irstats.result import Result
 from irstats.aggregate import DEFAULT_EPSILON, parse_methods, resolve_method
 from irstats.difficulty import topic_difficulty
-from irstats.checks import names as name_list, real
-from irstats.errors import ArgumentError, InputError, NotFoundError
+from irstats.checks import kind_of, names as name_list, real, score_matrix
+from irstats.errors import ArgumentError, ArgumentTypeError, InputError, NotFoundError
 from irstats.random import check_seed
 from irstats.progress import Progress, _Silent, progress_bar
 from irstats.meta._common import (
@@ -56,6 +56,7 @@ from irstats.meta.splitagg import SplitAggregator
 from irstats.meta.splits import (
     DEFAULT_SPLITHALF_SPLITS,
     TopicSplits,
+    check_splits,
     fixed_split,
     random_halvings,
 )
@@ -307,6 +308,7 @@ def low_score_share(matrix: ScoreMatrix, threshold: float = 0.1, low_inclusive: 
     >>> share.pct_zero, share.pct_low
     (25.0, 50.0)
     """
+    score_matrix(matrix)
     real(threshold, "threshold", finite=False)
     x = matrix.values[~np.isnan(matrix.values)]
     n = int(x.size)
@@ -452,7 +454,7 @@ def split_half(scores: ScoreMatrix | Mapping[str, ScoreMatrix] | Iterable[ScoreM
     by_topics: dict[tuple[str, ...], TopicSplits] = {}
     for name, matrix in matrices.items():
         if matrix.topics not in by_topics:
-            by_topics[matrix.topics] = (splits.align(matrix.topics) if splits is not None
+            by_topics[matrix.topics] = (check_splits(splits).align(matrix.topics) if splits is not None
                                         else random_halvings(matrix.topics, n_splits, seed))
         split_of[name] = by_topics[matrix.topics]
     n_total = len(next(iter(split_of.values())))
@@ -499,6 +501,9 @@ def _difficulty_source(difficulty, matrices: Mapping[str, ScoreMatrix]) -> Score
         return None
     if isinstance(difficulty, ScoreMatrix):
         return as_matrices(difficulty)[difficulty.measure]
+    if not isinstance(difficulty, str):
+        raise ArgumentTypeError(f"difficulty must be 'auto', a measure name, a ScoreMatrix or None; got "
+                                f"{kind_of(difficulty)}", argument="difficulty")
     if difficulty == "auto":
         return matrices.get("AP")
     if difficulty not in matrices:

@@ -28,7 +28,7 @@ from typing import Iterable, Mapping, Sequence
 import numpy as np
 from numpy.random import Generator
 
-from irstats.checks import kind_of, resample_count, whole
+from irstats.checks import kind_of, names, resample_count, whole
 from irstats.errors import ArgumentError, ArgumentTypeError, InputError, some
 from irstats.random import check_seed, generator
 
@@ -233,6 +233,8 @@ def fixed_split(topics, first: Sequence[str], second: Sequence[str] | None = Non
     """One given split (B = 1) of the topics; ``second`` defaults to the other topics."""
     ids = _topics_of(topics)
     where = {t: j for j, t in enumerate(ids)}
+    first = names(first, "first", what="topic ids")
+    second = None if second is None else names(second, "second", what="topic ids")
     try:
         a = [where[str(t)] for t in first]
         if second is None:
@@ -247,6 +249,14 @@ def fixed_split(topics, first: Sequence[str], second: Sequence[str] | None = Non
     complementary = len(a) + len(b) == len(ids)
     return TopicSplits(ids, np.array([a], dtype=np.int64), np.array([b], dtype=np.int64), kind, None,
                        complementary, labels)
+
+
+def check_splits(splits, argument: str = "splits") -> TopicSplits:
+    """``splits`` if it is a :class:`TopicSplits` (from :func:`random_halvings`, :func:`fixed_split` …)."""
+    if not isinstance(splits, TopicSplits):
+        raise ArgumentTypeError(f"{argument} must be TopicSplits (from random_halvings, random_subsets or "
+                                f"fixed_split) or None; got {kind_of(splits)}", argument=argument)
+    return splits
 
 
 def _seed_of(seed) -> int | None:

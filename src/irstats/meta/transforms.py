@@ -138,7 +138,7 @@ def transform_robustness(matrix: ScoreMatrix, transforms=tuple(TRANSFORMS), alph
     from irstats.stats.closed_form import paired_t_rows
 
     score_matrix(matrix)
-    transforms = names(transforms, "transforms", what="transformations")
+    transforms = names(transforms, "transforms", what="transformations", text=True)
     unknown = [t for t in transforms if t not in TRANSFORMS]
     if unknown:
         raise ArgumentError(f"unknown transformation {unknown[0]!r}; expected one of {', '.join(TRANSFORMS)}",

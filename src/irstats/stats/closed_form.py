@@ -54,6 +54,7 @@ class TestResult:
 
     def significant(self, alpha: float = 0.05) -> bool:
         """Whether p < alpha."""
+        share(alpha, "alpha")
         return bool(self.p_value < alpha)
 
 

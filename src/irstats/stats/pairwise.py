@@ -83,6 +83,7 @@ class PairwiseResult(Result):
 
     def significant(self, alpha: float = 0.05) -> np.ndarray:
         """Boolean systems × systems matrix of p < alpha (NaN counts as not significant)."""
+        share(alpha, "alpha")
         with np.errstate(invalid="ignore"):
             return np.nan_to_num(self.p_value, nan=1.0) < alpha
 

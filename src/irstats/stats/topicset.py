@@ -94,6 +94,7 @@ def topics_needed(min_diff: float, variance: float, design: str = "paired_t", al
     >>> topics_needed(0.05, 0.0479, "paired_t", alpha=0.05, beta=0.2)
     153
     """
+    share(beta, "beta")
     _check(design, alpha, beta, min_diff, variance, n_systems)
 
     def good(n: int) -> bool:
@@ -120,6 +121,7 @@ def topics_needed(min_diff: float, variance: float, design: str = "paired_t", al
 def min_detectable_difference(n: int, variance: float, design: str = "paired_t", alpha: float = 0.05,
                               beta: float = 0.2, n_systems: int = 2) -> float:
     """The smallest δ that n topics detect with power 1 − β (for ``ci``: the expected width)."""
+    share(beta, "beta")
     _check(design, alpha, beta, 1.0, variance, n_systems)
     n = whole(n, "n", minimum=2)
     if design == "ci":
