@@ -10,6 +10,8 @@ import numpy as np
 import polars as pl
 import pytest
 
+import irstats
+
 from irstats.scores import ScoreMatrix, read_scores, write_scores
 from irstats.standardize import apply_factors, fit_factors, read_factors, read_trec_eval_factors
 from tests.conftest import run_cli
@@ -74,9 +76,16 @@ def test_gm_trec_eval_epsilon_and_formats(table1_file, capsys, tmp_path):
     code, _, err = run_cli(["aggregate", table1_file, "--method", "gm_trec_eval", "--epsilon", "0.01"], capsys)
     assert code == 2 and "gm_trec_eval:FLOOR" in err and "no effect" in err
     code, out, _ = run_cli(["aggregate", table1_file], capsys)  # default: a table of am, egm, gm_trec_eval
-    header = out.splitlines()[0].split()
+    assert out.splitlines()[0] == "Aggregates over topics (am, egm, gm_trec_eval)"
+    header = out.splitlines()[1].split()
     assert header == ["system", "AP:am", "AP:egm", "AP:gm_trec_eval"]
-    assert out.splitlines()[2].startswith("S1")  # sorted by the first column (AM), best first
+    assert out.splitlines()[3].startswith("S1")  # sorted by the first column (AM), best first
+    from irstats.aggregate import aggregate_table
+
+    result = aggregate_table(irstats.read_scores(table1_file), ["am", "egm", "gm_trec_eval"])
+    assert out == result.to_text()  # one printer: the command prints the result's own table
+    for fmt, method in (("markdown", result.to_markdown), ("latex", result.to_latex)):
+        assert run_cli(["aggregate", table1_file, "--format", fmt], capsys)[1] == method()
     target = tmp_path / "agg.parquet"
     code, out, _ = run_cli(["aggregate", table1_file, "--method", "am", "--format", "parquet", "-o", target],
                            capsys)

@@ -461,5 +461,42 @@ def aggregate_many(scores: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix] | S
     return pl.concat(frames)
 
 
-__all__ = ["AggregateResult", "AggregationWarning", "DEFAULT_EPSILON", "METHODS", "REASONS", "aggregate",
+@dataclass(frozen=True)
+class Aggregates(Result):
+    """Several measures aggregated by several methods (:func:`aggregate_table`): the tidy
+    frame ``system, measure, method, value``, printed as a systems × (measure, method) table,
+    best first by its first column."""
+
+    frame: pl.DataFrame
+
+    @property
+    def title(self) -> str:
+        methods = list(dict.fromkeys(self.frame.get_column("method").to_list()))
+        return f"Aggregates over topics ({', '.join(methods)})"
+
+    def to_frame(self) -> pl.DataFrame:
+        return self.frame
+
+    def wide(self) -> pl.DataFrame:
+        """A row per system (best first by the first column), a column per ``measure:method``."""
+        frame = self.frame.with_columns((pl.col("measure") + ":" + pl.col("method")).alias("column"))
+        columns = list(dict.fromkeys(frame.get_column("column").to_list()))
+        systems = list(dict.fromkeys(frame.get_column("system").to_list()))
+        wide = frame.pivot(on="column", index="system", values="value").select("system", *columns)
+        wide = pl.DataFrame({"system": systems}).join(wide, on="system", how="left")
+        if columns:
+            wide = wide.sort(pl.col(columns[0]).fill_nan(None), descending=True, nulls_last=True, maintain_order=True)
+        return wide
+
+    def summary(self) -> pl.DataFrame:
+        return self.wide()
+
+
+def aggregate_table(scores, methods: Sequence[str] | str, epsilon: float | None = None, skipna: bool = False,
+                    back_transform: bool = False) -> Aggregates:
+    """:func:`aggregate_many` as a result that prints itself (``irstats aggregate``)."""
+    return Aggregates(aggregate_many(scores, methods, epsilon=epsilon, skipna=skipna, back_transform=back_transform))
+
+
+__all__ = ["AggregateResult", "Aggregates", "AggregationWarning", "aggregate_table", "DEFAULT_EPSILON", "METHODS", "REASONS", "aggregate",
            "aggregate_many", "check_complete", "resolve_method"]

@@ -2,25 +2,20 @@
 
 from __future__ import annotations
 
-import math
-
 import click
-import numpy as np
-import polars as pl
 
 from irstats.aggregate import (
     DEFAULT_EPSILON,
     FLOOR_METHODS,
     METHODS,
-    aggregate_many,
+    aggregate_table,
     check_complete,
     resolve_method,
 )
 from irstats.cli.common import parse_epsilon, scores_input
 from irstats.cli.main import cli
-from irstats.cli.output import OutputFile, emit_data, emit_text
+from irstats.cli.output import OutputFile, emit_data, emit_result
 from irstats.errors import InputError
-from irstats.render import text_table
 
 DEFAULT_METHODS = ("am", "egm", "gm_trec_eval")
 
@@ -45,21 +40,6 @@ zero score) print as nan, with a warning saying why.
 """
 
 
-def format_table(frame: pl.DataFrame) -> str:
-    """Systems × (measure, method) table, sorted by the first column, best first."""
-    keys = list(dict.fromkeys(zip(frame.get_column("measure").to_list(), frame.get_column("method").to_list())))
-    systems = list(dict.fromkeys(frame.get_column("system").to_list()))
-    index = {s: i for i, s in enumerate(systems)}
-    table = np.full((len(systems), len(keys)), np.nan)
-    col = {k: j for j, k in enumerate(keys)}
-    for system, measure, method, value in frame.iter_rows():
-        table[index[system], col[(measure, method)]] = value
-    order = np.argsort(-np.nan_to_num(table[:, 0], nan=-np.inf), kind="stable") if keys else np.arange(len(systems))
-    header = ["system", *(f"{measure}:{method}" for measure, method in keys)]
-    rows = [[systems[i], *("nan" if math.isnan(v) else f"{v:.4f}" for v in table[i])] for i in order]
-    return text_table(header, rows, left=1)
-
-
 @cli.command("aggregate", epilog=AGGREGATE_EPILOG)
 @scores_input
 @click.option("--method", "methods", multiple=True, metavar="NAME[:EPS]",
@@ -71,8 +51,9 @@ def format_table(frame: pl.DataFrame) -> str:
               help="Aggregate each system over the topics it has scores for, instead of stopping.")
 @click.option("--back-transform", is_flag=True,
               help="Map al and logit back to the score scale (al becomes εGM; logit uses its exact inverse).")
-@click.option("--format", "fmt", type=click.Choice(["table", "tsv", "csv", "json", "parquet"]), default="table",
-              show_default=True, help="Output format; tsv/csv/json/parquet have columns system measure method value.")
+@click.option("--format", "fmt", type=click.Choice(["table", "markdown", "latex", "tsv", "csv", "json", "parquet"]),
+              default="table", show_default=True,
+              help="Output format; tsv/csv/json/parquet have columns system measure method value.")
 @click.option("-o", "--output", type=OutputFile(), help="Write to FILE, not stdout.")
 def aggregate_command(scores, methods, epsilon, skipna, back_transform, fmt, output):
     """Aggregate per-topic SCORES into one value per system and measure.
@@ -90,8 +71,8 @@ def aggregate_command(scores, methods, epsilon, skipna, back_transform, fmt, out
     if not skipna:
         for matrix in scores.values():
             check_complete(matrix)
-    frame = aggregate_many(scores, methods, epsilon=eps, skipna=skipna, back_transform=back_transform)
-    if fmt == "table":
-        emit_text(format_table(frame), output)
+    result = aggregate_table(scores, methods, epsilon=eps, skipna=skipna, back_transform=back_transform)
+    if fmt == "parquet":
+        emit_data(result.to_frame(), fmt, output)
     else:
-        emit_data(frame, fmt, output)
+        emit_result(result, fmt, output)
