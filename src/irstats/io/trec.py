@@ -308,7 +308,8 @@ def _resolve_qrels_duplicates(frame: pl.DataFrame, name: str, on_duplicate: str)
             ).get_column("line")
             raise InputError(
                 f"duplicate judgment for topic {first['topic']!r}, document {first['docno']!r} "
-                f"(also on line {later[0]}); use on_duplicate='max' or 'last' to accept it",
+                f"(also on line {later[0]}); to keep the highest grade or the last: --qrels-duplicate max|last "
+                f"on the command line, qrels_duplicate='max'|'last' in the API",
                 path=name,
                 line=int(later[1]),
             )
@@ -319,7 +320,8 @@ def _resolve_qrels_duplicates(frame: pl.DataFrame, name: str, on_duplicate: str)
         else:
             raise ArgumentError(f"on_duplicate must be 'error', 'max' or 'last', not {on_duplicate!r}",
                                 argument="on_duplicate")
-        warn(f"{name}: {int(dup.sum())} duplicate judgment lines resolved with on_duplicate={on_duplicate!r}")
+        kept = "highest grade" if on_duplicate == "max" else "last grade"
+        warn(f"{name}: {int(dup.sum())} duplicate judgment lines resolved: the {kept} of each pair is kept")
     return frame.select(*QRELS_COLUMNS).sort(["topic", "docno"])
 
 
