@@ -20,6 +20,7 @@ A result is frozen: what an experiment returned cannot be changed afterwards by 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import polars as pl
@@ -125,4 +126,56 @@ class Result:
         raise ArgumentError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}", argument="fmt")
 
 
-__all__ = ["DATA_FORMATS", "DISPLAY_FORMATS", "FORMATS", "Result"]
+@dataclass(frozen=True)
+class FrameResult(Result):
+    """A frame with a title, printed like every result: a view of a result that is a plain
+    table (a Tukey HSD's pairs, a confusion matrix, a per-topic breakdown)."""
+
+    frame: pl.DataFrame
+    caption: str = ""
+    notes: tuple[str, ...] = ()
+
+    @property
+    def title(self) -> str:
+        return self.caption
+
+    def to_frame(self) -> pl.DataFrame:
+        return self.frame
+
+    def legend(self) -> list[str]:
+        return list(self.notes)
+
+
+class Results(tuple, Result):
+    """Several results printed as one (a command's result per measure): the tables one after
+    another in the formats for people, the frames stacked in the data formats.
+
+    >>> Results([a, b]).format("tsv")        # doctest: +SKIP
+    """
+
+    @property
+    def title(self) -> str:
+        return "; ".join(r.title for r in self)
+
+    def to_frame(self) -> pl.DataFrame:
+        return pl.concat([r.to_frame() for r in self], how="diagonal_relaxed")
+
+    def legend(self) -> list[str]:
+        return list(dict.fromkeys(line for r in self for line in r.legend()))
+
+    def to_text(self, digits: int = 4) -> str:
+        return "\n".join(r.to_text(digits) for r in self)
+
+    def to_markdown(self, digits: int = 4) -> str:
+        return "\n".join(r.to_markdown(digits) for r in self)
+
+    def to_latex(self, digits: int = 4, *, caption: str | None = None, label: str | None = None,
+                 wide: bool | None = None) -> str:
+        return "\n".join(r.to_latex(digits, caption=caption, label=None if label is None else f"{label}-{k}",
+                                     wide=wide) for k, r in enumerate(self, start=1))
+
+    def _repr_html_(self) -> str:
+        return "".join(r._repr_html_() for r in self)
+
+
+__all__ = ["DATA_FORMATS", "DISPLAY_FORMATS", "FORMATS", "FrameResult", "Result", "Results"]

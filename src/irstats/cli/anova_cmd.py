@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import click
-import polars as pl
 
 from irstats.cli.common import scores_input
 from irstats.cli.main import cli
-from irstats.cli.output import FORMATS, OutputFile, emit_frame
+from irstats.cli.output import OutputFile, emit_result
+from irstats.result import FORMATS, FrameResult, Results
 from irstats.errors import InputError
 
 ANOVA_EPILOG = """
@@ -32,7 +32,7 @@ Only topics scored for every system are used.
 @click.option("--means", is_flag=True, help="Print each system's mean with its ANOVA-based interval instead.")
 @click.option("--confidence", default=0.95, show_default=True, type=float, help="Level of the intervals.")
 @click.option("--format", "fmt", default="table", show_default=True, type=click.Choice(FORMATS),
-              help="table (aligned text), tsv, csv or json.")
+              help="table (aligned text), markdown, latex, tsv, csv or json.")
 @click.option("-o", "--output", type=OutputFile(), help="Write to FILE, not stdout.")
 def anova_command(scores, one_way, tukey, means, confidence, fmt, output):
     """ANOVA of the systems of per-topic SCORES: variation, df, variance, F, p, ω², Tukey HSD."""
@@ -44,11 +44,11 @@ def anova_command(scores, one_way, tukey, means, confidence, fmt, output):
     if not results:
         raise InputError("no scores")
     if tukey:
-        frame = pl.concat([r.tukey() for r in results])
-        emit_frame(frame, fmt, output)
+        shown = Results(FrameResult(r.tukey(), f"{r.measure}: classic Tukey HSD of every pair") for r in results)
     elif means:
-        frame = pl.concat([r.system_frame() for r in results])
-        emit_frame(frame, fmt, output)
+        shown = Results(FrameResult(r.system_frame(), f"{r.measure}: system means with their "
+                                                      f"{100 * r.confidence:g}% ANOVA-based intervals")
+                        for r in results)
     else:
-        frame = pl.concat([r.to_frame() for r in results])
-        emit_frame(frame, fmt, output, table_text="\n".join(str(r) for r in results) + "\n")
+        shown = Results(results)
+    emit_result(shown, fmt, output)

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import click
-import polars as pl
 
 from irstats.cli.common import scores_input
 from irstats.cli.main import cli
-from irstats.cli.output import FORMATS, OutputFile, emit_frame
+from irstats.cli.output import OutputFile, emit_result
+from irstats.result import FORMATS, Results
 from irstats.errors import InputError
 
 RISK_EPILOG = """
@@ -34,7 +34,7 @@ Only topics scored for every system are used.
 @click.option("--alpha", default=1.0, show_default=True, type=float,
               help="Extra weight of a loss: a topic where the system does worse counts 1 + alpha times.")
 @click.option("--format", "fmt", default="table", show_default=True, type=click.Choice(FORMATS),
-              help="table (aligned text), tsv, csv or json.")
+              help="table (aligned text), markdown, latex, tsv, csv or json.")
 @click.option("-o", "--output", type=OutputFile(), help="Write to FILE, not stdout.")
 def risk_command(scores, baseline, alpha, fmt, output):
     """Risk of every system against a baseline: URisk, TRisk, ZRisk and GeoRisk per measure."""
@@ -43,5 +43,4 @@ def risk_command(scores, baseline, alpha, fmt, output):
     results = [risk(matrix, baseline, alpha) for matrix in scores.values()]
     if not results:
         raise InputError("no scores")
-    frame = pl.concat([r.to_frame() for r in results])
-    emit_frame(frame, fmt, output, table_text="\n".join(str(r) for r in results))
+    emit_result(Results(results), fmt, output)

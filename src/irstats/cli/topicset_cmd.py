@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import click
-import polars as pl
 
 from irstats.cli.common import eval_options, load_scores
 from irstats.cli.main import cli
-from irstats.cli.output import FORMATS, OutputFile, emit_frame
+from irstats.cli.output import OutputFile, emit_result
+from irstats.result import FORMATS, FrameResult, Results
 from irstats.errors import InputError
 from irstats.stats.topicset import DESIGNS
 
@@ -43,7 +43,7 @@ Columns (tsv/csv/json): measure design alpha beta min_diff variance n_topics.
 @click.option("--variance", type=float, help="The variance V, instead of estimating it from SCORES.")
 @click.option("--systems", "n_systems", type=int, help="m for the anova design (default: the systems in SCORES).")
 @click.option("--format", "fmt", default="table", show_default=True, type=click.Choice(FORMATS),
-              help="table (a sentence per measure), tsv, csv or json.")
+              help="table (a sentence and a row per measure), markdown, latex, tsv, csv or json.")
 @click.option("-o", "--output", type=OutputFile(), help="Write to FILE, not stdout.")
 @eval_options
 def topicset_command(scores_path, qrels, runs, measures, design, min_diff, alpha, beta, variance, n_systems, fmt,
@@ -61,5 +61,4 @@ def topicset_command(scores_path, qrels, runs, measures, design, min_diff, alpha
         results = [design_topic_set(None, measure=", ".join(measures), **kwargs)]
     if not results:
         raise InputError("no scores")
-    frame = pl.concat([r.to_frame() for r in results])
-    emit_frame(frame, fmt, output, table_text="\n".join(str(r) for r in results) + "\n")
+    emit_result(Results(results), fmt, output)

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import click
-import polars as pl
 
 from irstats.cli.common import scores_input
 from irstats.cli.main import cli
-from irstats.cli.output import FORMATS, OutputFile, emit_frame
+from irstats.cli.output import OutputFile, emit_result
+from irstats.result import FORMATS, FrameResult, Results
 from irstats.errors import InputError
 from irstats.meta.transforms import DEFAULT_EPSILON, TRANSFORMS
 
@@ -39,7 +39,7 @@ with --pairs: measure system_a system_b transform delta t p conclusion changed r
 @click.option("--pairs", is_flag=True, help="Print every pair's conclusion under every transformation instead.")
 @click.option("--plot", type=OutputFile(), help="Write a bar chart of the change rates (PNG, SVG or PDF).")
 @click.option("--format", "fmt", default="table", show_default=True, type=click.Choice(FORMATS),
-              help="table (aligned text), tsv, csv or json.")
+              help="table (aligned text), markdown, latex, tsv, csv or json.")
 @click.option("-o", "--output", type=OutputFile(), help="Write to FILE, not stdout.")
 def transforms_command(scores, transforms, alpha, epsilon, pairs, plot, fmt, output):
     """Which system comparisons change direction or significance when the scores are transformed."""
@@ -55,7 +55,7 @@ def transforms_command(scores, transforms, alpha, epsilon, pairs, plot, fmt, out
         ax = results[0].plot()
         save(ax, plot, ax.irstats_data)
     if pairs:
-        emit_frame(pl.concat([r.pairs_frame for r in results]), fmt, output)
+        emit_result(Results(FrameResult(r.pairs_frame, f"{r.measure}: every system pair's conclusion per "
+                                                       "transformation") for r in results), fmt, output)
     else:
-        emit_frame(pl.concat([r.to_frame() for r in results]), fmt, output,
-                   table_text="\n".join(str(r) for r in results) + "\n")
+        emit_result(Results(results), fmt, output)

@@ -104,14 +104,19 @@ class TransformRobustness(Result):
         """The pairs whose conclusion differs from the raw scores' under some transformation."""
         return self.pairs_frame.filter(pl.col("changed"))
 
-    def __str__(self) -> str:
-        from irstats.render import text_table
+    @property
+    def title(self) -> str:
+        return (f"{self.measure}: paired t-test conclusions (α = {self.alpha:g}) under transformations of the "
+                f"per-topic scores (ε = {self.epsilon:g}); changed = differs from the raw scores")
 
-        rows = [[r["transform"], str(r["pairs"]), str(r["significant"]), str(r["changed"]),
-                 f"{100 * r['change_rate']:.1f}%", str(r["reversed"])] for r in self.to_frame().iter_rows(named=True)]
-        head = (f"{self.measure}: paired t-test conclusions (α = {self.alpha:g}) under transformations of the "
-                f"per-topic scores (ε = {self.epsilon:g}); changed = differs from the raw scores\n")
-        return head + text_table(["transform", "pairs", "significant", "changed", "rate", "reversed"], rows, left=1)
+    def display_table(self, digits: int = 4):
+        from irstats.render import Cell, Table
+
+        rows = [[Cell(r["transform"]), Cell(str(r["pairs"])), Cell(str(r["significant"])), Cell(str(r["changed"])),
+                 Cell(f"{100 * r['change_rate']:.1f}%", f"{100 * r['change_rate']:.1f}\\%"), Cell(str(r["reversed"]))]
+                for r in self.to_frame().iter_rows(named=True)]
+        return Table.of(["transform", "pairs", "significant", "changed", "rate", "reversed"], rows,
+                        [False] + [True] * 5, title=self.title, label="tab:transforms")
 
     def plot(self, ax=None):
         """A bar per transformation: the share of system pairs whose conclusion changes."""

@@ -120,18 +120,21 @@ class AnovaResult(Result):
     def summary(self) -> pl.DataFrame:
         return self.to_frame()
 
-    def __str__(self) -> str:
-        from irstats.render import text_table
-
-        frame = self.to_frame()
-        rows = [[r["source"], f"{r['variation']:.4f}", str(r["df"]),
-                 "" if r["variance"] != r["variance"] else f"{r['variance']:.4f}",
-                 "" if r["F"] != r["F"] else f"{r['F']:.3f}", "" if r["p"] != r["p"] else f"{r['p']:.4g}"]
-                for r in frame.iter_rows(named=True)]
-        head = (f"{self.measure}: {self.design} ANOVA ({len(self.systems)} systems × {len(self.topics)} topics); "
+    @property
+    def title(self) -> str:
+        return (f"{self.measure}: {self.design} ANOVA ({len(self.systems)} systems × {len(self.topics)} topics); "
                 f"ω² = {self.omega_squared:.4f}; {100 * self.confidence:g}% margin of error of a system mean "
-                f"± {self.margin_of_error:.4f}\n")
-        return head + text_table(["source", "variation", "df", "variance", "F", "p"], rows, left=1)
+                f"± {self.margin_of_error:.4f}")
+
+    def display_table(self, digits: int = 4):
+        from irstats.render import Cell, Table, number_cell
+
+        rows = [[Cell(r["source"]), number_cell(r["variation"], digits), Cell(str(r["df"])),
+                 number_cell(r["variance"], digits), number_cell(r["F"], 3),
+                 Cell("" if r["p"] != r["p"] else f"{r['p']:.4g}")]
+                for r in self.to_frame().iter_rows(named=True)]
+        return Table.of(["source", "variation", "df", "variance", "F", "p"], rows, [False] + [True] * 5,
+                        title=self.title, label="tab:anova")
 
 
 def anova(matrix: ScoreMatrix, design: str = "two-way", confidence: float = 0.95) -> AnovaResult:

@@ -123,14 +123,18 @@ class RiskResult(Result):
             "zrisk": self.zrisk, "georisk": self.georisk,
         })
 
-    def __str__(self) -> str:
-        from irstats.render import text_table
+    @property
+    def title(self) -> str:
+        return f"{self.measure}: risk against {self.baseline} (α = {self.alpha:g}, {len(self.topics)} topics)"
 
-        header = ["system", "URisk", "TRisk", "ZRisk", "GeoRisk"]
-        rows = [[s, f"{u:+.4f}", f"{t:+.2f}", f"{z:+.2f}", f"{g:.4f}"]
+    def display_table(self, digits: int = 4):
+        from irstats.render import Cell, Table, number_cell
+
+        rows = [[Cell(s), number_cell(u, digits, sign=True), number_cell(t, 2, sign=True),
+                 number_cell(z, 2, sign=True), number_cell(g, digits)]
                 for s, u, t, z, g in zip(self.systems, self.urisk, self.trisk, self.zrisk, self.georisk)]
-        title = (f"{self.measure}: risk against {self.baseline} (α = {self.alpha:g}, {len(self.topics)} topics)\n")
-        return title + text_table(header, rows, left=1)
+        return Table.of(["system", "URisk", "TRisk", "ZRisk", "GeoRisk"], rows, [False, True, True, True, True],
+                        title=self.title, label="tab:risk")
 
 
 def risk(matrix: ScoreMatrix, baseline: str, alpha: float = 1.0) -> RiskResult:

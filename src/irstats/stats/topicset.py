@@ -200,7 +200,12 @@ class TopicSetDesign(Result):
             pl.lit(self.current_min_diff, pl.Float64).alias("current_min_diff"),
             pl.lit(self.current_power, pl.Float64).alias("current_power"))
 
-    def __str__(self) -> str:
+    @property
+    def title(self) -> str:
+        """The design in one sentence (what the table above the numbers says)."""
+        return self.sentence()
+
+    def sentence(self) -> str:
         name = f"{self.measure} " if self.measure else ""
         head = f"{name}({self.design}, α = {self.alpha:g}, β = {self.beta:g}, V = {self.variance:.6g}): "
         if self.design == "ci":
