@@ -5,14 +5,13 @@ from __future__ import annotations
 import click
 
 from irstats.cli.common import scores_input
-from irstats.cli.experiment_common import fmt_number, parse_int_list
+from irstats.cli.experiment_common import parse_int_list
 from irstats.cli.main import cli
-from irstats.cli.output import FORMATS as OUTPUT_FORMATS
-from irstats.cli.output import OutputFile, emit_frame
+from irstats.cli.output import OutputFile, emit_result
 from irstats.errors import InputError, some
 from irstats.io.trec import read_names
-from irstats.meta.robustness import RobustnessResult, standardization_robustness
-from irstats.render import text_table
+from irstats.meta.robustness import standardization_robustness
+from irstats.result import FORMATS as OUTPUT_FORMATS
 from irstats.scores import ScoreMatrix
 from irstats.standardize import ZERO_SD
 
@@ -53,23 +52,6 @@ def _parse_lines(values) -> dict[str, float]:
         except ValueError:
             raise InputError(f"--line takes LABEL=VALUE or VALUE, not {text!r}") from None
     return out
-
-
-def format_robustness_table(result: RobustnessResult) -> str:
-    """The header lines and one row per sample size."""
-    head = [f"Robustness of standardization: std({result.measure}); {len(result.standardizing)} standardizing "
-            f"systems, {len(result.evaluated)} evaluated, {len(result.topics)} topics",
-            f"{result.n_samples} samples per size, seed {result.seed}; ddof {result.ddof}; zero-variance rule "
-            f"{result.zero_sd}",
-            f"τ_b(raw {result.measure}, std({result.measure}) with the full factor set) = {result.raw_tau:.4f}", ""]
-    frame = result.frame()
-    qcols = [c for c in frame.columns if c.startswith("tau_q")]
-    header = ["n", *(f"τ {float(c[5:]):g}%" for c in qcols), "τ mean", "τ min", "NaN", "zero-var"]
-    rows = []
-    for r in frame.iter_rows(named=True):
-        rows.append([str(r["n"]), *(fmt_number(r[c]) for c in qcols), fmt_number(r["tau_mean"]),
-                     fmt_number(r["tau_min"]), str(r["nan"]), fmt_number(r["zero_variance"])])
-    return "\n".join(head) + "\n" + text_table(header, rows, left=0)
 
 
 @cli.command("robustness", epilog=ROBUSTNESS_EPILOG)
@@ -121,5 +103,4 @@ def robustness_command(ctx, scores, standardizing_file, evaluated_file, n_sample
         ax = plot_tau_quantiles(result, reference_lines=refs,
                                 title=f"std({result.measure}): {len(result.evaluated)} evaluated systems")
         save(ax, plot_path, tau_quantile_data(result, refs))
-    emit_frame(result.frame(), fmt, output, format_robustness_table(result) if fmt == "table" else None,
-               result.to_dict())
+    emit_result(result, fmt, output)

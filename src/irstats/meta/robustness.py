@@ -247,6 +247,36 @@ class RobustnessResult(Result):
         data["zero_variance"] = self.zero_variance
         return pl.DataFrame(data)
 
+    @property
+    def title(self) -> str:
+        return (f"Robustness of standardization: std({self.measure}); {len(self.standardizing)} standardizing "
+                f"systems, {len(self.evaluated)} evaluated, {len(self.topics)} topics")
+
+    def legend(self) -> list[str]:
+        return [f"{self.n_samples} samples per size, seed {self.seed}; ddof {self.ddof}; zero-variance rule "
+                f"{self.zero_sd}",
+                f"τ_b(raw {self.measure}, std({self.measure}) with the full factor set) = {self.raw_tau:.4f}"]
+
+    def display_table(self, digits: int = 4):
+        """A row per sample size: τ's quantiles, mean and minimum, NaN count, zero-variance share."""
+        from irstats.render import Cell, Table, number_cell
+
+        frame = self.to_frame()
+        qcols = [c for c in frame.columns if c.startswith("tau_q")]
+        header = ["n", *(f"τ {float(c[5:]):g}%" for c in qcols), "τ mean", "τ min", "NaN", "zero-var"]
+        rows = [[Cell(str(r["n"])), *(number_cell(r[c], digits) for c in qcols), number_cell(r["tau_mean"], digits),
+                 number_cell(r["tau_min"], digits), Cell(str(r["nan"])), number_cell(r["zero_variance"], digits)]
+                for r in frame.iter_rows(named=True)]
+        return Table.of(header, rows, [True] * len(header), title=self.title, legend=self.legend(),
+                        header_latex=["$n$", *(rf"$\tau$ {float(c[5:]):g}\%" for c in qcols), r"$\tau$ mean",
+                                      r"$\tau$ min", "NaN", "zero-var"], label="tab:robustness")
+
+    def to_json(self) -> str:
+        """:meth:`to_dict` as JSON: the rows with the settings they were made with."""
+        import json
+
+        return json.dumps(self.to_dict(), indent=1, default=lambda v: v.item() if hasattr(v, "item") else str(v)) + "\n"
+
     def to_dict(self) -> dict:
         """Everything but the τ vectors, JSON-ready."""
         return {"measure": self.measure, "n_standardizing": len(self.standardizing),
