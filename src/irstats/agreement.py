@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-from irstats.checks import resample_count
+from irstats.checks import names, resample_count, share
 from irstats.errors import InputError, warn
 from irstats.random import generator, seed_label
 from irstats.result import Result
@@ -177,8 +177,7 @@ def label_agreement(qrels_a, qrels_b, *, n_resamples: int = 1000, confidence: fl
     pairs both judge, with percentile bootstrap intervals over topics. ``qrels_duplicate``: a
     (topic, docno) judged twice in one qrels is an error, or keeps the ``"max"`` or ``"last"``
     grade (as in :func:`irstats.evaluate`)."""
-    if not 0 < confidence < 1:
-        raise InputError(f"confidence must be between 0 and 1; got {confidence!r}")
+    share(confidence, "confidence")
     n_resamples = resample_count(n_resamples)
     shared = _shared_pairs(qrels_a, qrels_b, qrels_duplicate)
     resample_count(n_resamples, values_per_resample=shared.height)
@@ -323,15 +322,17 @@ def conclusion_agreement(scores_a, scores_b, measures=None, *, all_topics: bool 
 
     a_all = {m.measure: m for m in score_matrices(scores_a)}
     b_all = {m.measure: m for m in score_matrices(scores_b)}
-    names = list(measures) if measures else [m for m in a_all if m in b_all]
-    if not names:
+    chosen = list(names(measures, "measures", text=True)) if measures else [m for m in a_all if m in b_all]
+    if not chosen:
         raise InputError("the two score sets share no measure")
+    share(alpha, "alpha")
+    share(confidence, "confidence")
     n_resamples = resample_count(n_resamples)
     rng = generator(seed)
     rows = []
     changes = []
     systems: tuple[str, ...] = ()
-    for name in names:
+    for name in chosen:
         if name not in a_all or name not in b_all:
             raise InputError(f"measure {name!r} is not in both score sets")
         a, b = a_all[name], b_all[name]

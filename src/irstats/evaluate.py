@@ -255,8 +255,12 @@ def _widen(array: np.ndarray, width: int, fill) -> np.ndarray:
 
 
 def _parse_all(measures) -> list[Measure]:
-    if isinstance(measures, (str, Measure)):
-        measures = [measures]
+    from irstats.checks import names
+    from irstats.errors import ArgumentError
+
+    measures = [measures] if isinstance(measures, Measure) else names(measures, "measures", what="measure names")
+    if not measures:
+        raise ArgumentError("measures: give at least one measure name (e.g. 'AP')", argument="measures")
     parsed: dict[str, Measure] = {}
     for name in measures:
         m = parse_measure(name)

@@ -302,6 +302,13 @@ def build_judgments(collection: Collection, runset: RunSet, options: EvalOptions
     ``stacked`` is that frame when the caller has read it already (:func:`stack_runs`);
     ``outside``, as there.
     """
+    for value, kind, argument in ((collection, Collection, "collection"), (runset, RunSet, "runset"),
+                                  (options, EvalOptions, "options")):
+        if not isinstance(value, kind):
+            from irstats.checks import kind_of
+            from irstats.errors import ArgumentTypeError
+
+            raise ArgumentTypeError(f"{argument} must be a {kind.__name__}; got {kind_of(value)}", argument=argument)
     systems = list(range(len(runset.parts))) if systems is None else list(systems)
     topics = collection.topics
     n_sys, n_top = len(systems), len(topics)

@@ -229,7 +229,9 @@ def atomic_open(path, mode: str = "w", *, encoding: str = "utf-8", fsync: bool =
     untouched and no temporary file is left; OSErrors become irstats errors naming ``path``.
     """
     if mode not in ("w", "wb"):
-        raise ValueError(f"atomic_open writes only, mode 'w' or 'wb', not {mode!r}")
+        from irstats.errors import ArgumentError
+
+        raise ArgumentError(f"atomic_open writes only, mode 'w' or 'wb', not {mode!r}", argument="mode")
     kwargs = {"encoding": encoding} if mode == "w" else {}
     with atomic_path(path, fsync=False) as temp:
         direct = os.fspath(temp) == os.fspath(path)  # a device, FIFO, /dev/stdout: never truncated
