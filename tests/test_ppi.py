@@ -109,6 +109,17 @@ def test_rows_with_missing_scores_equal_ppi_py_on_each_row(seed, n, N, rows):
         _check_row(row, yr, fr, fur, alpha[r], None)
 
 
+def test_rows_without_enough_topics_are_nan_quietly():
+    import warnings
+
+    y = np.array([[np.nan, np.nan, np.nan], [0.1, 0.2, 0.3], [0.4, np.nan, np.nan]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = ppi_mean_rows(y, y, np.array([[np.nan, 0.5], [0.2, 0.1], [0.3, 0.3]]))
+    assert np.isnan(out.estimate[[0, 2]]).all() and np.isfinite(out.estimate[1])
+    assert out.n_gold.tolist() == [0, 3, 1] and out.n_other.tolist() == [1, 2, 2]
+
+
 def test_constant_auto_scores():
     """ppi_py's tuned λ is 0/0 there (NaN); every λ gives the same answer, and irstats says λ = 0."""
     y, f, fu = np.array([0.2, 0.5, 0.9, 0.4]), np.full(4, 0.3), np.full(7, 0.3)

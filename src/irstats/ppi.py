@@ -141,7 +141,7 @@ class PPIResult(Result):
         head = [_LATEX_HEADER.get(h, latex_escape(h)) for h in header]
 
         def cell(value: str) -> str:
-            if value.startswith("-") and value[1:2].isdigit():
+            if value.startswith("-") and _is_number(value):
                 return "$-$" + value[1:]
             return latex_escape(value)
 
@@ -155,6 +155,14 @@ _LATEX_HEADER = {"ci_low": r"CI$_\mathrm{low}$", "ci_high": r"CI$_\mathrm{high}$
                  "gold_ci_low": r"gold CI$_\mathrm{low}$", "gold_ci_high": r"gold CI$_\mathrm{high}$",
                  "auto_estimate": "auto", "lam": r"$\lambda$", "n_effective": r"$n_\mathrm{eff}$",
                  "estimate": r"$\hat\theta$"}
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _count_range(values: pl.Series) -> str:

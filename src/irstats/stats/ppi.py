@@ -131,30 +131,29 @@ def ppi_mean_rows(Y, Yhat, Yhat_unlabeled, *, alpha=0.05, lam: float | None = No
     usable = (n >= 2) & (N >= 1)
     nf, Nf = n.astype(float), N.astype(float)
 
-    if lam is None:
-        ybar, fbar = _masked_mean(y, gold, nf), _masked_mean(f, gold, nf)
-        cov = np.where(gold, (y - ybar[:, None]) * (f - fbar[:, None]), 0.0).sum(axis=1) / nf
-        both = np.concatenate([f, fu], axis=1)
-        var = _masked_std(both, np.concatenate([gold, other], axis=1), nf + Nf, ddof=1) ** 2
-        with np.errstate(invalid="ignore", divide="ignore"):
-            tuned = np.clip(cov / ((1.0 + nf / Nf) * var), 0.0, 1.0)
-        lam_rows = np.where(var == 0.0, 0.0, tuned)  # constant cheap scores: every λ is the same; say 0
-    else:
-        lam_rows = np.full(y.shape[0], lam)
-    lam_col = lam_rows[:, None]
+    from scipy.special import ndtri  # scipy.stats.norm.ppf, without importing scipy.stats
 
-    imputed, rectifier = lam_col * fu, y - lam_col * f
-    estimate = _masked_mean(imputed, other, Nf) + _masked_mean(rectifier, gold, nf)
-    with np.errstate(invalid="ignore", divide="ignore"):
+    with np.errstate(invalid="ignore", divide="ignore"):  # rows without enough topics: NaN, left out below
+        if lam is None:
+            ybar, fbar = _masked_mean(y, gold, nf), _masked_mean(f, gold, nf)
+            cov = np.where(gold, (y - ybar[:, None]) * (f - fbar[:, None]), 0.0).sum(axis=1) / nf
+            both = np.concatenate([f, fu], axis=1)
+            var = _masked_std(both, np.concatenate([gold, other], axis=1), nf + Nf, ddof=1) ** 2
+            tuned = np.clip(cov / ((1.0 + nf / Nf) * var), 0.0, 1.0)
+            lam_rows = np.where(var == 0.0, 0.0, tuned)  # constant cheap scores: every λ is the same; say 0
+        else:
+            lam_rows = np.full(y.shape[0], lam)
+        lam_col = lam_rows[:, None]
+        imputed, rectifier = lam_col * fu, y - lam_col * f
+        estimate = _masked_mean(imputed, other, Nf) + _masked_mean(rectifier, gold, nf)
         se = np.sqrt((_masked_std(imputed, other, Nf) / np.sqrt(Nf)) ** 2
                      + (_masked_std(rectifier, gold, nf) / np.sqrt(nf)) ** 2)
         gold_estimate = _masked_mean(y, gold, nf)
         gold_se = _masked_std(y, gold, nf) / np.sqrt(nf)
         n_effective = nf * gold_se ** 2 / se ** 2
-    from scipy.special import ndtri  # scipy.stats.norm.ppf, without importing scipy.stats
-
+        auto_estimate = _masked_mean(np.concatenate([f, fu], axis=1), np.concatenate([gold, other], axis=1),
+                                     nf + Nf)
     z = ndtri(1.0 - np.asarray(alpha) / 2.0)
-    auto_estimate = _masked_mean(np.concatenate([f, fu], axis=1), np.concatenate([gold, other], axis=1), nf + Nf)
 
     def keep(values):
         return np.where(usable, values, np.nan)
