@@ -266,25 +266,51 @@ def _sentence(line: str) -> str:
     return line if line.endswith((".", "!", "?", ":")) else line + "."
 
 
+#: How the summary tables of the experiments name and write their usual columns: (header,
+#: writer). Columns not listed: their own name, numbers with the table's decimals.
+SUMMARY_COLUMNS: dict[str, tuple[str, Callable[[float], Cell]]] = {
+    "epsilon": ("ε", lambda v: Cell(f"{v:g}")),
+    "epsilon_a": ("epsilon_a", lambda v: Cell(f"{v:g}")),
+    "epsilon_b": ("epsilon_b", lambda v: Cell(f"{v:g}")),
+    "pct_zero": ("%zero", lambda v: number_cell(v, 1)),
+    "pct_low": ("%low", lambda v: number_cell(v, 1)),
+    "p": ("p", lambda v: p_cell(v)),
+    "t": ("t", lambda v: number_cell(v, 2)),
+    "hard_easy": ("hard/easy", None), "middle_rest": ("middle/rest", None), "mean_delta": ("mean Δ", None),
+    "share_positive": ("Δ>0", None), "share_negative": ("Δ<0", None),
+}
+
+
 def table_of_frame(frame: pl.DataFrame, *, title: str | None = None, legend: Sequence[str] = (),
-                   formats: Mapping[str, Callable[[object], str]] | None = None, digits: int = 4) -> Table:
+                   formats: Mapping[str, Callable[[object], str]] | None = None, digits: int = 4,
+                   columns: Mapping[str, tuple[str, Callable | None]] | None = None, blank_nan: bool = False,
+                   label: str = "tab:irstats") -> Table:
     """A display table of a plain frame: numbers with ``digits`` decimals (typeset minus signs
-    in LaTeX), other values as text."""
+    in LaTeX), other values as text. ``columns``: a header and a cell writer per column name
+    (e.g. :data:`SUMMARY_COLUMNS`); ``blank_nan``: an undefined number is an empty cell, not
+    ``nan``."""
     formats = dict(formats or {})
-    header = frame.columns
-    right = [frame.schema[c].is_numeric() for c in header]
+    styles = dict(columns or {})
+    names = frame.columns
+    header = [styles.get(c, (c, None))[0] for c in names]
+    right = [frame.schema[c].is_numeric() for c in names]
     rows = []
     for row in frame.iter_rows():
         cells_ = []
-        for name, value in zip(header, row):
+        for name, value in zip(names, row):
+            writer = styles.get(name, (name, None))[1]
             if name in formats:
                 cells_.append(Cell(formats[name](value)))
+            elif isinstance(value, float) and math.isnan(value):
+                cells_.append(Cell("" if blank_nan else "nan"))
+            elif writer is not None and isinstance(value, (int, float)) and not isinstance(value, bool):
+                cells_.append(writer(value))
             elif isinstance(value, float):
-                cells_.append(Cell("nan") if math.isnan(value) else number_cell(value, digits))
+                cells_.append(number_cell(value, digits))
             else:
                 cells_.append(Cell("" if value is None else str(value)))
         rows.append(cells_)
-    return Table.of(header, rows, right, title=title, legend=legend)
+    return Table.of(header, rows, right, title=title, legend=legend, label=label)
 
 
 def render(frame: pl.DataFrame, fmt: str = "table", *, title: str | None = None,

@@ -129,11 +129,20 @@ class Result:
 @dataclass(frozen=True)
 class FrameResult(Result):
     """A frame with a title, printed like every result: a view of a result that is a plain
-    table (a Tukey HSD's pairs, a confusion matrix, a per-topic breakdown)."""
+    table (a Tukey HSD's pairs, a confusion matrix, the summary of an experiment).
+
+    ``summary_columns``: name and write the experiments' usual columns as their tables do
+    (:data:`irstats.render.SUMMARY_COLUMNS`: ε, %low, p, t …; an undefined number blank).
+    ``more``: further tables shown after this one in the formats for people (the data
+    formats hold this frame only)."""
 
     frame: pl.DataFrame
     caption: str = ""
     notes: tuple[str, ...] = ()
+    summary_columns: bool = False
+    more: tuple["FrameResult", ...] = ()
+    label: str = "tab:irstats"
+    digits: int | None = None  # decimals of its numbers (None: the caller's, 4 by default)
 
     @property
     def title(self) -> str:
@@ -144,6 +153,25 @@ class FrameResult(Result):
 
     def legend(self) -> list[str]:
         return list(self.notes)
+
+    def display_table(self, digits: int = 4) -> "Table":
+        from irstats.render import SUMMARY_COLUMNS, table_of_frame
+
+        return table_of_frame(self.frame, title=self.title, legend=self.legend(),
+                              digits=digits if self.digits is None else self.digits,
+                              columns=SUMMARY_COLUMNS if self.summary_columns else None,
+                              blank_nan=self.summary_columns, label=self.label)
+
+    def to_text(self, digits: int = 4) -> str:
+        return "\n".join([super().to_text(digits), *(m.to_text(digits) for m in self.more)])
+
+    def to_markdown(self, digits: int = 4) -> str:
+        return "\n".join([super().to_markdown(digits), *(m.to_markdown(digits) for m in self.more)])
+
+    def to_latex(self, digits: int = 4, *, caption: str | None = None, label: str | None = None,
+                 wide: bool | None = None) -> str:
+        return "\n".join([super().to_latex(digits, caption=caption, label=label, wide=wide),
+                          *(m.to_latex(digits, wide=wide) for m in self.more)])
 
 
 class Results(tuple, Result):

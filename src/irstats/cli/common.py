@@ -174,7 +174,8 @@ def halving_options(func):
     """The tuning options of the experiments over random topic halvings (``splithalf``,
     ``predictive``): ``--nan-policy``, ``--skipna``, ``--tie-rtol``, ``--batch-size``,
     ``--format``, ``-o``, ``-q``."""
-    from irstats.cli.output import FORMATS, OutputFile
+    from irstats.cli.output import OutputFile
+    from irstats.result import FORMATS
 
     for option in reversed([
         click.option("--nan-policy", type=click.Choice(["raise", "omit"]), default="raise", show_default=True,

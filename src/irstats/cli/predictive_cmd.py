@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import math
 
 import click
 
 from irstats.cli.common import halving_options, parse_epsilon, scores_input
 from irstats.cli.main import cli
-from irstats.cli.output import OutputFile, emit_frame, format_summary_table
+from irstats.cli.output import OutputFile, emit_result
 from irstats.errors import InputError
 from irstats.meta.predictive import (
     DEFAULT_SUBSET_SIZES,
@@ -38,17 +37,6 @@ shows the matrix: rows predict columns). --curve: φ for two disjoint sets of n 
 n in --sizes, for the --pair pairs (default nDCG:nDCG, P@10:P@10, nDCG:P@10 when present);
 columns n_topics measure_a measure_b phi sd n.
 """
-
-
-def _matrix_text(result, header: str) -> str:
-    names = list(result.measures)
-    width = max(6, *(len(n) for n in names))
-    lines = [header, "φ (rows: measure on half 1; columns: measure on half 2)",
-             " " * width + "  " + "  ".join(n.rjust(width) for n in names)]
-    for i, a in enumerate(names):
-        cells = ["" if math.isnan(v) else f"{v:.3f}" for v in result.phi[i]]
-        lines.append(a.ljust(width) + "  " + "  ".join(c.rjust(width) for c in cells))
-    return "\n".join(lines) + "\n"
 
 
 def _pairs(values) -> list[tuple[str, str]] | None:
@@ -104,18 +92,13 @@ def predictive_command(scores, method, epsilon, top, by, all_systems, n_splits, 
                   batch_size=batch_size, progress=False if quiet else None)
     if curve:
         result = predictive_curve(scores, _pairs(pairs), _sizes(sizes), **common)
-        frame = result.frame()
+        shown = result.view(seed)
     else:
         if pairs:
             raise InputError("--pair goes with --curve")
         result = predictive_power(scores, **common)
-        frame = result.frame()
-    chosen = (f"top {len(result.systems)} of {result.n_systems_all} systems by {result.by}" if result.by
-              else f"all {result.n_systems_all} systems")
-    draws = "draws per size" if curve else "random halvings"
-    header = f"predictive power, {chosen}; {n_splits} {draws} (seed {seed}); aggregation {result.method}"
-    text = format_summary_table(frame, header) if curve else _matrix_text(result, header)
-    emit_frame(frame, fmt, output, text)
+        shown = result.view()
+    emit_result(shown, fmt, output)
 
     if plot_path:
         from irstats.plots import save

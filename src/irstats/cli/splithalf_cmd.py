@@ -7,7 +7,7 @@ import click
 from irstats.aggregate import METHODS
 from irstats.cli.common import halving_options, parse_epsilon, scores_input
 from irstats.cli.main import cli
-from irstats.cli.output import OutputFile, emit_frame, format_summary_table
+from irstats.cli.output import OutputFile, emit_result
 from irstats.errors import InputError
 from irstats.meta.splithalf import DEFAULT_METHODS, SWEEP_EPSILONS, split_half
 from irstats.meta.splithalf import epsilon_sweep as run_epsilon_sweep
@@ -91,25 +91,7 @@ def splithalf_command(scores, methods, epsilon, n_splits, seed, correlation, eps
         result = split_half(scores, list(methods) or list(DEFAULT_METHODS), epsilon=eps, difficulty=difficulty,
                             **common)
 
-    summary = result.summary()
-    comparisons = result.comparisons()
-    what = "r" if correlation == "pearson" else "τ-b"
-    header = (f"split-half {what} over {result.n_splits} random halvings (seed {seed}); "
-              + "; ".join(f"{m}: {result.n_systems[m]} systems × {result.n_topics[m]} topics" for m in result.measures))
-    if result.difficulty:
-        header += (f"\nfixed splits by difficulty ({result.difficulty['method']}) of "
-                   f"{result.difficulty['measure']}")
-    if paired:
-        frame = comparisons
-        text = format_summary_table(comparisons, header + "\npaired comparisons (Δ = a − b on the same halvings)")
-    else:
-        frame = summary
-        text = format_summary_table(summary, header)
-        if fmt == "table" and comparisons.height and not epsilon_sweep:
-            text += "\n" + format_summary_table(
-                comparisons.select("measure_a", "method_a", "measure_b", "method_b", "mean_delta", "share_positive",
-                                   "t", "p"), "paired comparisons (Δ = a − b on the same halvings)")
-    emit_frame(frame, fmt, output, text)
+    emit_result(result.view(paired=paired, comparisons=not epsilon_sweep), fmt, output)
 
     if plot_path:
         from irstats.plots import save

@@ -126,6 +126,44 @@ class PredictiveResult(Result):
         """The same as :meth:`to_frame` (its earlier name)."""
         return self.to_frame()
 
+    def view(self):
+        """What ``irstats predictive`` prints: the φ matrix (rows: the measure on half 1,
+        columns: on half 2) under a header of the settings; its data is :meth:`to_frame`."""
+        from irstats.result import FrameResult
+
+        header = _header(self, f"{self.n_splits} random halvings (seed {self.splits.seed})")
+        matrix = FrameResult(self.matrix_frame(), "φ (rows: measure on half 1; columns: measure on half 2)",
+                             digits=3, label="tab:predictive")
+        return _ViewWithData(self.to_frame(), header, matrix)
+
+
+@dataclass(frozen=True)
+class _ViewWithData(Result):
+    """A printed view whose data (the formats for machines) is another frame than the table."""
+
+    data: pl.DataFrame
+    header: str
+    shown: Result
+
+    @property
+    def title(self) -> str:
+        return self.header
+
+    def to_frame(self) -> pl.DataFrame:
+        return self.data
+
+    def display_table(self, digits: int = 4):
+        from dataclasses import replace
+
+        table = self.shown.display_table(digits)
+        return replace(table, title=f"{self.header}\n{table.title}" if table.title else self.header)
+
+
+def _header(result, draws: str) -> str:
+    chosen = (f"top {len(result.systems)} of {result.n_systems_all} systems by {result.by}" if result.by
+              else f"all {result.n_systems_all} systems")
+    return f"predictive power, {chosen}; {draws}; aggregation {result.method}"
+
 
 @dataclass(frozen=True)
 class SubsetCurveResult(Result):
@@ -167,6 +205,13 @@ class SubsetCurveResult(Result):
     def frame(self) -> pl.DataFrame:
         """The same as :meth:`to_frame` (its earlier name)."""
         return self.to_frame()
+
+    def view(self, seed=None):
+        """What ``irstats predictive --curve`` prints: φ per subset size and pair."""
+        from irstats.result import FrameResult
+
+        draws = f"{self.values.shape[1]} draws per size" + ("" if seed is None else f" (seed {seed})")
+        return FrameResult(self.to_frame(), _header(self, draws), summary_columns=True, label="tab:predictive-curve")
 
 
 def _mean_sd(values: np.ndarray, axis: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

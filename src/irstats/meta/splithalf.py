@@ -265,6 +265,33 @@ class SplitHalfResult(Result):
                                 float((d > 0).mean()) if n else math.nan, float((d < 0).mean()) if n else math.nan,
                                 t, p, delta)
 
+    @property
+    def header(self) -> str:
+        """The settings in a line (and the difficulty split's, when there is one)."""
+        what = "r" if self.correlation == "pearson" else "τ-b"
+        text = (f"split-half {what} over {self.n_splits} random halvings (seed {self.seed}); "
+                + "; ".join(f"{m}: {self.n_systems[m]} systems × {self.n_topics[m]} topics" for m in self.measures))
+        if self.difficulty:
+            text += f"\nfixed splits by difficulty ({self.difficulty['method']}) of {self.difficulty['measure']}"
+        return text
+
+    def view(self, paired: bool = False, comparisons: bool = True):
+        """What ``irstats splithalf`` prints: the summary (data: :meth:`summary`) with the paired
+        comparisons of the variants below it in the formats for people; with ``paired``, the
+        comparisons alone (data: :meth:`comparisons`)."""
+        from irstats.result import FrameResult
+
+        pairs = self.comparisons()
+        note = "paired comparisons (Δ = a − b on the same halvings)"
+        if paired:
+            return FrameResult(pairs, f"{self.header}\n{note}", summary_columns=True, label="tab:splithalf-pairs")
+        more = ()
+        if comparisons and pairs.height:
+            more = (FrameResult(pairs.select("measure_a", "method_a", "measure_b", "method_b", "mean_delta",
+                                             "share_positive", "t", "p"), note, summary_columns=True,
+                                label="tab:splithalf-pairs"),)
+        return FrameResult(self.summary(), self.header, summary_columns=True, more=more, label="tab:splithalf")
+
     def comparisons(self) -> pl.DataFrame:
         """Every pair of variants measured on the same splits, as rows of :class:`PairedComparison`."""
         rows = []
