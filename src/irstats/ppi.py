@@ -28,7 +28,7 @@ import numpy as np
 import polars as pl
 
 from irstats.checks import names, real, share
-from irstats.errors import ArgumentError, ArgumentTypeError, InputError, NotFoundError, warn
+from irstats.errors import ArgumentError, ArgumentTypeError, InputError, NotFoundError, some, warn
 from irstats.result import Result
 
 #: How the intervals of differences may be adjusted for the comparisons of a measure.
@@ -269,20 +269,17 @@ def ppi_scores(gold_scores, auto_scores, measures=None, *, alpha: float = 0.05, 
             raise NotFoundError(f"measure {name!r} is not in {where} (it holds "
                                 f"{', '.join(gold_all if where == 'gold_scores' else auto_all)})", argument="measures")
         g, a = gold_all[name], auto_all[name]
-        systems = [s for s in a.systems if s in set(g.systems)]
+        gold_systems = set(g.systems)
+        systems = [s for s in a.systems if s in gold_systems]
         left = sorted(set(a.systems) ^ set(g.systems))
         if not systems:
             raise InputError(f"{name}: the gold and the auto scores share no system")
         if left:
-            from irstats.errors import some
-
             warn(f"{name}: {len(left)} system(s) scored under only one of the two labels are left out: {some(left)}")
         G = list(g.topics)
         auto_topics = set(a.topics)
         missing = [t for t in G if t not in auto_topics]
         if missing:
-            from irstats.errors import some
-
             raise InputError(f"{name}: the auto labels do not cover {len(missing)} gold topic(s) ({some(missing)}); "
                              "prediction-powered means need the cheap labels on every gold topic"
                              + (" (are the gold and the auto labels the other way round?)"
@@ -310,8 +307,6 @@ def ppi_scores(gold_scores, auto_scores, measures=None, *, alpha: float = 0.05, 
         frames.append(_frame(means, ranked, name, None, np.full(len(order), alpha), order))
         if baseline is not None or all_pairs:
             if baseline is not None and baseline not in systems:
-                from irstats.errors import some
-
                 raise NotFoundError(f"baseline {baseline!r} is not a system of {name} (systems: {some(systems)})",
                                     argument="baseline")
             if baseline is not None:

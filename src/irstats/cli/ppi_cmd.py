@@ -55,7 +55,8 @@ table, markdown and latex print the main columns; tsv, csv and json every column
 @click.option("--format", "fmt", default="table", show_default=True, type=click.Choice(PPI_FORMATS),
               help="table (aligned text), markdown, latex (a booktabs table*), tsv, csv or json.")
 @click.option("-o", "--output", type=OutputFile(), help="Write to FILE, not stdout.")
-def ppi_command(more_runs, gold, auto, runs, measures, alpha, lam, baseline, all_pairs, correction, options, fmt, output):
+def ppi_command(more_runs, gold, auto, runs, measures, alpha, lam, baseline, all_pairs, correction, options, fmt,
+                output):
     """Prediction-powered means from human labels on a few topics and cheap labels on all (PPI++)."""
     from irstats.ppi import ppi
 
