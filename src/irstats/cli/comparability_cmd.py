@@ -6,24 +6,20 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
-import polars as pl
 
 from irstats.cli.common import eval_options, load_scores
-from irstats.cli.experiment_common import fmt_number
 from irstats.cli.main import cli
-from irstats.cli.output import FORMATS as OUTPUT_FORMATS
-from irstats.cli.output import OutputFile, emit_frame
+from irstats.cli.output import OutputFile, emit_result
 from irstats.errors import InputError
 from irstats.io.trec import read_names
 from irstats.meta.comparability import (
-    BaselineResult,
     comparability_study,
     forms_by_group,
     ideal_measures,
     ideal_scores_from_qrels,
     num_relevant_from_qrels,
 )
-from irstats.render import text_table
+from irstats.result import FORMATS as OUTPUT_FORMATS
 from irstats.scores import ScoreMatrix
 
 COMPARABILITY_EPILOG = """
@@ -89,35 +85,6 @@ def _select(scores: dict[str, ScoreMatrix], measures, source: str) -> list[Score
             raise InputError(f"measure {name!r} is not in the scores; they have {', '.join(scores)}", path=source)
         out.append(scores[key])
     return out
-
-
-def format_baseline_table(result: BaselineResult, observed: pl.DataFrame | None = None,
-                          labels: tuple[str, str] | None = None) -> str:
-    """The baseline table, and the observed comparison below it when there is one."""
-    frame = result.frame()
-    systems = sorted(set(frame["systems"].to_list()))
-    lines = [f"Randomised baseline: {len(result.topics)} topics in random 50/50 partitions, "
-             f"{'/'.join(map(str, systems))} systems; {result.n_partitions} partitions for dRMSE, "
-             f"{result.n_fp_partitions} for false positives; seed {result.seed}; "
-             f"{'pooled' if result.equal_var else 'Welch'} two-sample t, α = {result.alpha:g}", ""]
-    header = ["metric", "form", "measure", "dRMSE", "2.5%", "97.5%", "99%", "FP mean", "FP 97.5%", "disc. power"]
-    rows = [[r["group"], r["form"], r["measure"], fmt_number(r["drmse_mean"]), fmt_number(r["drmse_q2.5"]),
-             fmt_number(r["drmse_q97.5"]), fmt_number(r["drmse_q99"]), fmt_number(r["fp_mean"]),
-             fmt_number(r["fp_q97.5"]), fmt_number(r["discriminative_power"])] for r in frame.iter_rows(named=True)]
-    text = "\n".join(lines) + "\n" + text_table(header, rows, left=3)
-    if observed is not None and labels is not None:
-        a, b = labels
-        text += (f"\nObserved: {a} vs {b}; dRMSE against the baseline on their pooled topics "
-                 "(share of baseline values at or below it); counts of systems significantly better on one "
-                 "than the other (one-tailed, α = 0.025); FP = two-tailed rate at α\n\n")
-        header = ["metric", "form", "dRMSE", "baseline mean", "baseline 99%", "percentile", f"{a}>{b}", f"{b}>{a}",
-                  "FP rate"]
-        rows = [[r["group"], r["form"], fmt_number(r["observed_drmse"]), fmt_number(r["drmse_mean"]),
-                 fmt_number(r["drmse_q99"]), fmt_number(r["observed_percentile"], 3), str(r["better_first"]),
-                 str(r["better_second"]), fmt_number(r["observed_fp_rate"])]
-                for r in observed.iter_rows(named=True)]
-        text += text_table(header, rows, left=2)
-    return text
 
 
 @cli.command("comparability", epilog=COMPARABILITY_EPILOG)
@@ -198,8 +165,7 @@ def comparability_command(scores_paths, measures, num_rel_files, qrels_files, ru
         forms[label] = forms_by_group(chosen, num_rel, ideals, factors, reference)
     study = comparability_study(forms, n_partitions, n_fp_partitions, seed, alpha, equal_var,
                                 progress=False if quiet else None)
-    result, labels_t, observed = study.baseline, study.labels, study.observed
-    frame = study.to_frame()
+    result = study.baseline
 
     if plot_path:
         from irstats.plots.common import save
@@ -217,10 +183,4 @@ def comparability_command(scores_paths, measures, num_rel_files, qrels_files, ru
         save(plot_false_positives(result, title=f"False positives, {n_fp_partitions} random partitions"),
              fp_path, false_positive_data(result))
 
-    json_data = result.to_dict()
-    if observed is not None:
-        json_data["collections"] = list(labels_t)
-        json_data["rows"] = frame.to_dicts()
-    table = format_baseline_table(result, frame if observed is not None else None,
-                                  labels_t if observed is not None else None) if fmt == "table" else None
-    emit_frame(frame, fmt, output, table, json_data)
+    emit_result(study, fmt, output)

@@ -137,32 +137,3 @@ def _json_default(value):
         return value.item()
     except AttributeError:
         return str(value)
-
-
-def format_summary_table(frame: pl.DataFrame, title: str) -> str:
-    """Aligned plain-text table of a summary frame."""
-    columns = frame.columns
-    rename = {"epsilon": "ε", "hard_easy": "hard/easy", "middle_rest": "middle/rest", "pct_zero": "%zero",
-              "pct_low": "%low", "mean_delta": "mean Δ", "share_positive": "Δ>0", "share_negative": "Δ<0"}
-    header = [rename.get(c, c) for c in columns]
-    rows = []
-    for row in frame.iter_rows():
-        cells = []
-        for name, value in zip(columns, row):
-            if isinstance(value, float):
-                if math.isnan(value):
-                    cells.append("")
-                elif name in ("epsilon", "epsilon_a", "epsilon_b"):
-                    cells.append(f"{value:g}")
-                elif name in ("pct_zero", "pct_low"):
-                    cells.append(f"{value:.1f}")
-                elif name == "p":
-                    cells.append(f"{value:.2g}")
-                elif name == "t":
-                    cells.append(f"{value:.2f}")
-                else:
-                    cells.append(f"{value:.4f}")
-            else:
-                cells.append(str(value))
-        rows.append(cells)
-    return text_table(header, rows, right=[frame.schema[c].is_numeric() for c in columns], title=title)

@@ -711,6 +711,73 @@ class ComparabilityStudy(Result):
             return frame
         return frame.join(self.observed, on=["group", "form"], how="left", maintain_order="left")
 
+    def legend(self) -> list[str]:
+        b = self.baseline
+        systems = sorted(set(b.to_frame()["systems"].to_list()))
+        return [f"Randomised baseline: {len(b.topics)} topics in random 50/50 partitions, "
+                f"{'/'.join(map(str, systems))} systems; {b.n_partitions} partitions for dRMSE, "
+                f"{b.n_fp_partitions} for false positives; seed {b.seed}; "
+                f"{'pooled' if b.equal_var else 'Welch'} two-sample t, α = {b.alpha:g}"]
+
+    def display_table(self, digits: int = 4):
+        """The baseline per metric form: dRMSE's mean and quantiles, false positives,
+        discriminative power."""
+        from irstats.render import Cell, Table, number_cell
+
+        header = ["metric", "form", "measure", "dRMSE", "2.5%", "97.5%", "99%", "FP mean", "FP 97.5%", "disc. power"]
+        columns = ["drmse_mean", "drmse_q2.5", "drmse_q97.5", "drmse_q99", "fp_mean", "fp_q97.5",
+                   "discriminative_power"]
+        rows = [[Cell(r["group"]), Cell(r["form"]), Cell(r["measure"]), *(number_cell(r[c], digits) for c in columns)]
+                for r in self.baseline.to_frame().iter_rows(named=True)]
+        return Table.of(header, rows, [False] * 3 + [True] * 7, title=self.title, legend=self.legend(),
+                        label="tab:comparability")
+
+    def observed_table(self, digits: int = 4):
+        """Two collections: the observed dRMSE against the baseline, the systems significantly
+        better on each side, the FP rate (None for one collection)."""
+        if self.observed is None:
+            return None
+        from irstats.render import Cell, Table, number_cell
+
+        a, b = self.labels
+        header = ["metric", "form", "dRMSE", "baseline mean", "baseline 99%", "percentile", f"{a}>{b}", f"{b}>{a}",
+                  "FP rate"]
+        frame = self.to_frame()
+        rows = [[Cell(r["group"]), Cell(r["form"]), number_cell(r["observed_drmse"], digits),
+                 number_cell(r["drmse_mean"], digits), number_cell(r["drmse_q99"], digits),
+                 number_cell(r["observed_percentile"], 3), Cell(str(r["better_first"])),
+                 Cell(str(r["better_second"])), number_cell(r["observed_fp_rate"], digits)]
+                for r in frame.iter_rows(named=True)]
+        return Table.of(header, rows, [False] * 2 + [True] * 7,
+                        title=f"Observed: {a} vs {b}",
+                        legend=["dRMSE against the baseline on their pooled topics (share of baseline values at or "
+                                "below it); counts of systems significantly better on one than the other "
+                                "(one-tailed, α = 0.025); FP = two-tailed rate at α"], label="tab:comparability-observed")
+
+    def to_text(self, digits: int = 4) -> str:
+        observed = self.observed_table(digits)
+        return self.display_table(digits).text() + ("" if observed is None else "\n" + observed.text())
+
+    def to_markdown(self, digits: int = 4) -> str:
+        observed = self.observed_table(digits)
+        return self.display_table(digits).markdown() + ("" if observed is None else "\n" + observed.markdown())
+
+    def to_latex(self, digits: int = 4, *, caption: str | None = None, label: str | None = None,
+                 wide: bool | None = None) -> str:
+        observed = self.observed_table(digits)
+        text = self.display_table(digits).latex(caption=caption, label=label, wide=wide)
+        return text + ("" if observed is None else "\n" + observed.latex(wide=wide))
+
+    def to_json(self) -> str:
+        """The settings with the rows (and the collections compared)."""
+        import json
+
+        data = self.baseline.to_dict()
+        if self.observed is not None:
+            data["collections"] = list(self.labels)
+            data["rows"] = self.to_frame().to_dicts()
+        return json.dumps(data, indent=1, default=lambda v: v.item() if hasattr(v, "item") else str(v)) + "\n"
+
 
 def comparability_study(forms: Mapping[str, Mapping[str, Mapping[str, ScoreMatrix]]], n_partitions: int = 1000,
                         n_fp_partitions: int = 2000, seed: int | np.random.Generator | None = 0,
