@@ -36,17 +36,22 @@ Where repro_eval 0.5 (the reference the tests compare with) departs from the pap
    in the alphabetically sorted union (``kendalltau(orig_idx, rep_idx)``), not the ranks of
    each document: swapping the top two documents of a ranking gives −1 or 1 depending on the
    documents' names (the paper's Eq. (1): 1/3 for three documents). It also raises when the
-   two rankings of a topic differ in length. irstats follows the paper (``ktu="union"``) and
-   offers repro_eval's numbers as ``ktu="repro_eval"`` (NaN where the lengths differ).
+   two rankings of a topic differ in length. irstats follows the paper (``ktu_method="union"``)
+   and offers repro_eval's numbers as ``ktu_method="repro_eval"`` (NaN where the lengths differ).
 2. **RBO.** The paper's Eq. (2) is an infinite sum; repro_eval 0.5 evaluates its prefix to a
    fixed depth D (1000) and divides by Σ_{i≤D} φ^{i−1} instead of multiplying by 1 − φ (as
    Clarke et al.'s Compatibility code), so identical rankings score 1 at any depth, with
    φ = 0.95. Its first release (0.1, July 2020) evaluated the extrapolated RBO_ext of Webber et
-   al. (Eq. 32) with φ = 0.8. irstats follows repro_eval 0.5 (``rbo="repro_eval"``) and
-   offers the extrapolation (``rbo="extrapolated"``, ``p=0.8`` for the paper-era setting).
-3. **Topics.** repro_eval pairs topics by position and raises (a ``ValueError`` in the t-test,
-   an ``AttributeError`` in RMSE and ER) when a reproduced run lacks a topic the original
-   answers; irstats compares on the topics both answer and says how many it left out.
+   al. (Eq. 32) with φ = 0.8. irstats follows repro_eval 0.5 (``rbo_method="repro_eval"``) and
+   offers the extrapolation (``rbo_method="extrapolated"``, with ``rbo_p=0.8`` for the
+   paper-era setting).
+3. **Topics a run lacks** (the paper assumes every run answers every topic). repro_eval's
+   evaluation (ir_measures over pytrec_eval) gives a qrels topic a run lacks the score 0 for
+   every measure — trec_eval's ``-c`` — so RMSE, ER, ΔRI and the t-tests count it, while KTU
+   and RBO leave it out (they walk the reproduced run's topics, and stop on one the original
+   lacks). irstats does the same by default (``complete=True``, with a warning naming the runs
+   that lack topics) and offers ``complete=False``: every statistic on the topics the runs
+   compared answer.
 4. **Degenerate t-tests.** Where every per-topic difference is 0, scipy's p is NaN and
    repro_eval keeps it unless *every* measure is identical (then 1); irstats applies its one
    rule (docs/design.md, ``stats/degenerate.py``): p = 1.
@@ -283,7 +288,7 @@ def _document_rankings(orig, other, options, depth: int) -> tuple[tuple[str, ...
     documents = (pl.concat(frames).unique().sort("topic", "docno")
                  .with_columns(pl.int_range(pl.len(), dtype=pl.Int64).alias("rel")))
     collection = Collection(documents, tuple(sorted(documents.get_column("topic").unique().to_list())))
-    opts = dataclasses.replace(options, depth=depth, judged_only=False)
+    opts = dataclasses.replace(options, depth=depth, judged_only=False, complete=False)
     lines = [ranked_lines(collection, runs, opts) for runs in (orig, other)]
     pairs = lines[0].present & lines[1].present  # (runs, topics): both rankings of the pair exist
     keep = pairs.any(axis=0)
@@ -322,8 +327,9 @@ class ReproResult(Result):
     dri: np.ndarray | None
     n_topics: tuple[int, int]  # topics of the original and of the other runs
     test: str  # "paired t", "Student t" or "Welch t"
-    depth: int = DEPTH
-    p: float = RBO_P
+    complete: bool = True  # a topic a run lacks scored 0 (trec_eval -c), or left out
+    order_depth: int = DEPTH
+    rbo_p: float = RBO_P
     ktu_method: str = "union"
     rbo_method: str = "repro_eval"
 
@@ -344,8 +350,10 @@ class ReproResult(Result):
         if self.ktu is not None:
             ktu = "τ-b on the union of documents" if self.ktu_method == "union" else "as repro_eval (rank by rank)"
             rbo = "as repro_eval" if self.rbo_method == "repro_eval" else "extrapolated"
-            lines.append(f"KTU ({ktu}) and RBO ({rbo}, p = {self.p:g}) of the top {self.depth} documents, mean over "
-                         f"the {len(self.order_topics)} topics both answer; RMSE over the topics both answer.")
+            lines.append(f"KTU ({ktu}) and RBO ({rbo}, p = {self.rbo_p:g}) of the top {self.order_depth} documents, mean over "
+                         f"the {len(self.order_topics)} topics both rankings exist for.")
+        lines.append("A topic a run lacks scores 0 (trec_eval -c, as repro_eval)." if self.complete else
+                     "Each comparison on the topics both of its runs answer.")
         if self.er is not None:
             lines.append("ER = mean improvement of advanced over baseline, reproduced/original (1: same effect); "
                          "ΔRI = relative improvement, original − reproduced (0: same); listed under advanced.")
@@ -479,6 +487,22 @@ def _runset(runs, argument: str, expected: int | None = None):
     return RunSet(tuple(shown_names), parts)
 
 
+def _warn_missing(evaluator, runsets) -> None:
+    """With ``complete``, say which runs lack topics of the qrels (they score 0 there)."""
+    if not evaluator.options.complete:
+        return
+    wanted = set(evaluator.collection.topic_keys)
+    lacking = []
+    for runs in runsets:
+        for name, part in zip(runs.names, runs.parts):
+            answered = set(part.lazy().select("topic").unique().collect().get_column("topic").to_list())
+            if wanted - answered:
+                lacking.append(f"{name} ({len(wanted - answered)})")
+    if lacking:
+        warn(f"runs lacking topics of the qrels score 0 on them (trec_eval -c, as repro_eval): {', '.join(lacking)}; "
+             "complete=False (without -c: --shared-topics) compares on the topics the runs answer")
+
+
 def _scores(evaluator, runs, measures) -> tuple[tuple[str, ...], np.ndarray]:
     """Topics and per-topic scores (measures, runs, topics) of the runs."""
     matrices = evaluator.score(runs, measures)
@@ -504,49 +528,52 @@ def _effects(orig: np.ndarray, other: np.ndarray) -> tuple[np.ndarray, np.ndarra
         return gain[1] / gain[0], ri[0] - ri[1]
 
 
-def _check_order(depth, p, ktu, rbo) -> tuple[int, float]:
-    depth = whole(depth, "depth", minimum=1)
-    p = real(p, "p", low=0.0, high=1.0)
+def _check_order(depth, p, ktu_method, rbo_method) -> tuple[int, float]:
+    depth = whole(depth, "order_depth", minimum=1)
+    p = real(p, "rbo_p", low=0.0, high=1.0)
     if not 0.0 < p < 1.0:
-        raise ArgumentError(f"p must be between 0 and 1 (exclusive); got {p!r}", argument="p")
-    one_of(ktu, "ktu", KTU_METHODS)
-    one_of(rbo, "rbo", RBO_METHODS)
+        raise ArgumentError(f"rbo_p must be between 0 and 1 (exclusive); got {p!r}", argument="rbo_p")
+    one_of(ktu_method, "ktu_method", KTU_METHODS)
+    one_of(rbo_method, "rbo_method", RBO_METHODS)
     return depth, p
 
 
-def reproducibility(qrels, orig, repro, measures=None, *, depth: int = DEPTH, p: float = RBO_P,
-                    ktu: str = "union", rbo: str = "repro_eval", **options) -> ReproResult:
+def reproducibility(qrels, orig, repro, measures=None, *, order_depth: int = DEPTH, rbo_p: float = RBO_P,
+                    ktu_method: str = "union", rbo_method: str = "repro_eval", **options) -> ReproResult:
     """How far ``repro`` (runs b'[, a']) reproduces ``orig`` (b[, a]) on the same collection.
 
     ``orig``/``repro``: a run (path or DataFrame) or a list of the baseline and the advanced
     run. ``measures``: see :func:`repro_measures` (default AP, nDCG@10, P@10; ``"repro_eval"``
-    for repro_eval's 58). ``depth``, ``p``, ``ktu`` and ``rbo`` set the order-of-documents
-    measures (the top ``depth`` documents; RBO's persistence; the method of each, see the
-    module's notes on where repro_eval departs from the paper). ``options``: the evaluation
-    options of :func:`irstats.evaluate` (``rel_level``, ``complete`` …).
+    for repro_eval's 58). ``order_depth``, ``rbo_p``, ``ktu_method`` and ``rbo_method`` set the
+    order-of-documents measures: the top ``order_depth`` documents of each ranking (RBO's D),
+    RBO's persistence, and the method of each (see the module's notes on where repro_eval
+    departs from the paper). ``options``: the evaluation options of :func:`irstats.evaluate`
+    (``rel_level``, ``depth`` …), which make the scores; ``complete`` is True unless given
+    (a topic a run lacks scores 0, as in repro_eval; False: left out of that comparison).
 
-    KTU and RBO per topic and their means, RMSE per measure and run, ER and ΔRI per measure
-    (with an advanced run) and the paired t-test's p per measure and run, on the topics both
-    runs answer (a topic either lacks is left out, with a warning).
+    KTU and RBO per topic (the topics both rankings exist for) and their means, RMSE per
+    measure and run, ER and ΔRI per measure (with an advanced run) and the paired t-test's p
+    per measure and run.
     """
     from irstats.collection import EvalOptions
     from irstats.evaluate import Evaluator
     from irstats.stats.closed_form import paired_t_rows
 
-    depth, p = _check_order(depth, p, ktu, rbo)
+    depth, p = _check_order(order_depth, rbo_p, ktu_method, rbo_method)
     names_ = repro_measures(measures)
     orig_runs = _runset(orig, "orig")
     repro_runs = _runset(repro, "repro", len(orig_runs.names))
-    evaluator = Evaluator(qrels, EvalOptions(**options))
+    evaluator = Evaluator(qrels, EvalOptions(**{"complete": True, **options}))
+    _warn_missing(evaluator, (orig_runs, repro_runs))
     topics, rankings, paired = _document_rankings(orig_runs, repro_runs, evaluator.options, depth)
-    ktu_values = np.where(paired, np.stack([kendall_tau_union(r, ktu) for r in rankings]), np.nan)
-    rbo_values = np.where(paired, np.stack([rank_biased_overlap(r, p, depth, rbo) for r in rankings]), np.nan)
+    ktu_values = np.where(paired, np.stack([kendall_tau_union(r, ktu_method) for r in rankings]), np.nan)
+    rbo_values = np.where(paired, np.stack([rank_biased_overlap(r, p, depth, rbo_method) for r in rankings]), np.nan)
     topics_o, scores_o = _scores(evaluator, orig_runs, names_)
     topics_r, scores_r = _scores(evaluator, repro_runs, names_)
     a, b, alone = _align(topics_o, scores_o, topics_r, scores_r)
     if alone:
         warn(f"{alone} topic(s) answered by only the original or only the reproduced runs are left out of RMSE "
-             "and the paired t-tests (repro_eval stops on them)")
+             "and the paired t-tests (complete=False)")
     diff = a - b
     with np.errstate(invalid="ignore"):
         rmse = np.sqrt(np.nanmean(diff ** 2, axis=2))
@@ -557,7 +584,8 @@ def reproducibility(qrels, orig, repro, measures=None, *, depth: int = DEPTH, p:
         er, dri = _effects(scores_o, scores_r)
     return ReproResult("reproducibility", names_, orig_runs.names, repro_runs.names, topics, paired, ktu_values,
                        rbo_values,
-                       rmse, p_value, er, dri, (len(topics_o), len(topics_r)), "paired t", depth, p, ktu, rbo)
+                       rmse, p_value, er, dri, (len(topics_o), len(topics_r)), "paired t", evaluator.options.complete,
+                       depth, p, ktu_method, rbo_method)
 
 
 def replicability(qrels, orig, qrels_repl, repl, measures=None, *, equal_var: bool = True,
@@ -568,7 +596,8 @@ def replicability(qrels, orig, qrels_repl, repl, measures=None, *, equal_var: bo
     ER and ΔRI per measure (with an advanced run; each side's means over its own topics) and
     the unpaired t-test's p per measure and run: Student's pooled-variance test as repro_eval
     (``equal_var=False``: Welch's). Rankings over different collections are not compared (no
-    KTU, RBO or RMSE, as in the paper). ``options`` apply to both evaluations.
+    KTU, RBO or RMSE, as in the paper). ``options`` apply to both evaluations; ``complete`` is
+    True unless given (a topic of its qrels a run lacks scores 0, as in repro_eval).
     """
     from irstats.collection import EvalOptions
     from irstats.evaluate import Evaluator
@@ -579,9 +608,12 @@ def replicability(qrels, orig, qrels_repl, repl, measures=None, *, equal_var: bo
     names_ = repro_measures(measures)
     orig_runs = _runset(orig, "orig")
     repl_runs = _runset(repl, "repl", len(orig_runs.names))
-    opts = EvalOptions(**options)
-    topics_o, scores_o = _scores(Evaluator(qrels, opts), orig_runs, names_)
-    topics_r, scores_r = _scores(Evaluator(qrels_repl, opts), repl_runs, names_)
+    opts = EvalOptions(**{"complete": True, **options})
+    evaluators = Evaluator(qrels, opts), Evaluator(qrels_repl, opts)
+    for evaluator, runs in zip(evaluators, (orig_runs, repl_runs)):
+        _warn_missing(evaluator, (runs,))
+    topics_o, scores_o = _scores(evaluators[0], orig_runs, names_)
+    topics_r, scores_r = _scores(evaluators[1], repl_runs, names_)
     n_m, n_r = scores_o.shape[:2]
     rows = two_sample_t_rows(scores_o.reshape(n_m * n_r, -1), scores_r.reshape(n_m * n_r, -1), equal_var=equal_var)
     p_value = rows.p_value.reshape(n_m, n_r)
@@ -589,7 +621,7 @@ def replicability(qrels, orig, qrels_repl, repl, measures=None, *, equal_var: bo
     if n_r == 2:
         er, dri = _effects(scores_o, scores_r)
     return ReproResult("replicability", names_, orig_runs.names, repl_runs.names, (), None, None, None, None, p_value,
-                       er, dri, (len(topics_o), len(topics_r)), "Student t" if equal_var else "Welch t")
+                       er, dri, (len(topics_o), len(topics_r)), "Student t" if equal_var else "Welch t", opts.complete)
 
 
 __all__ = ["DEFAULT_REPRO_MEASURES", "KTU_METHODS", "RBO_METHODS", "REPRO_EVAL_TREC_MEASURES", "RUNS", "Rankings",

@@ -144,6 +144,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
                   "Agreement of two qrels (Cohen's κ, Krippendorff's α) and of the conclusions they lead to."),
     "ppi": ("irstats.cli.ppi_cmd:ppi_command",
             "Prediction-powered means from human labels on a few topics and cheap labels on all (PPI++)."),
+    "repro": ("irstats.cli.repro_cmd:repro_command",
+              "Did a reproduction reproduce? KTU, RBO, RMSE, ER, ΔRI and t-tests (Breuer et al., SIGIR 2020)."),
     "aggregate": ("irstats.cli.aggregate_cmd:aggregate_command",
                   "Aggregate per-topic SCORES into one value per system and measure."),
     "standardize": ("irstats.cli.standardize_cmd:standardize_group",
