@@ -43,8 +43,8 @@ def plot_order(result, ax=None, statistics: Sequence[str] = ("ktu", "rbo")):
     ax.set_ylim(min(-0.05, float(np.nanmin(data.select(list(statistics)).to_numpy(), initial=0.0)) - 0.05), 1.05)
     ax.set_xlabel("topic")
     ax.set_ylabel("similarity of the document rankings")
-    ax.set_title(f"Order of documents, original vs reproduced (top {result.depth}; lines: means)", fontsize="small")
-    ax.legend(fontsize="x-small", ncols=2, loc="lower left")
+    ax.set_title(f"Order of documents, original vs reproduced (top {result.order_depth}; lines: means)", fontsize="small")
+    ax.legend(fontsize="x-small", ncols=2, loc="best")
     ax.irstats_data = data
     return ax
 
@@ -81,6 +81,7 @@ def plot_effects(results, ax=None, measures: Sequence[str] | None = None, labels
                 if np.isfinite(row["er"]) and np.isfinite(row["dri"]):
                     ax.annotate(row["measure"], (row["er"], row["dri"]), xytext=(4, 3), textcoords="offset points",
                                 fontsize="x-small")
+    ax.margins(0.15)  # room for the measures' names
     ax.set_xlabel("effect ratio (ER)")
     ax.set_ylabel("delta relative improvement (ΔRI)")
     ax.set_title("Overall effect: reproduced vs original (best at ER 1, ΔRI 0)", fontsize="small")
