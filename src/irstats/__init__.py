@@ -25,12 +25,14 @@ _LAZY = {
     "Measure": "irstats.measures", "canonical_name": "irstats.measures", "parse_measure": "irstats.measures",
     "ScoreMatrix": "irstats.scores", "read_scores": "irstats.scores", "write_scores": "irstats.scores",
     "ppi": "irstats.ppi",
+    "reproducibility": "irstats.repro", "replicability": "irstats.repro", "ReproResult": "irstats.repro",
 }
 
 __all__ = [
     "ArgumentError", "ArgumentTypeError", "Collection", "DEFAULT_MEASURES", "EvalOptions", "Evaluation", "InputError", "IrstatsError",
     "IrstatsWarning", "Judgments", "Measure", "MeasureError", "NotFoundError", "RunSet", "ScoreMatrix",
-    "build_judgments", "canonical_name", "evaluate", "parse_measure", "ppi", "read_scores", "write_scores", "__version__",
+    "ReproResult", "build_judgments", "canonical_name", "evaluate", "parse_measure", "ppi", "read_scores", "replicability",
+    "reproducibility", "write_scores", "__version__",
 ]
 
 
