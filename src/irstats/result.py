@@ -36,7 +36,10 @@ FORMATS = DISPLAY_FORMATS + DATA_FORMATS
 
 class Result:
     """Mixin of the shared methods; a subclass defines ``to_frame()`` (and may define
-    ``summary()``, ``title``, ``legend()`` and ``display_table()``)."""
+    ``summary()``, ``title``, ``legend()`` and ``display_table()``; ``DIGITS``: the decimals
+    its numbers are printed with unless a caller asks for others)."""
+
+    DIGITS = 4
 
     def to_frame(self) -> pl.DataFrame:  # pragma: no cover - every result defines it
         raise NotImplementedError
@@ -62,26 +65,27 @@ class Result:
 
     # --------------------------------------------------------------------- for people
 
-    def to_text(self, digits: int = 4) -> str:
+    def to_text(self, digits: int | None = None) -> str:
         """An aligned text table: the title, the table, the legend."""
-        return self.display_table(digits).text()
+        return self.display_table(self.DIGITS if digits is None else digits).text()
 
     def __str__(self) -> str:
         return self.to_text()
 
-    def to_markdown(self, digits: int = 4) -> str:
+    def to_markdown(self, digits: int | None = None) -> str:
         """A GitHub-flavoured Markdown table with the title in bold above it and the legend below."""
-        return self.display_table(digits).markdown()
+        return self.display_table(self.DIGITS if digits is None else digits).markdown()
 
-    def to_latex(self, digits: int = 4, *, caption: str | None = None, label: str | None = None,
+    def to_latex(self, digits: int | None = None, *, caption: str | None = None, label: str | None = None,
                  wide: bool | None = None) -> str:
         """A ``table`` float (``table*`` when ``wide``) with caption and label around a booktabs
         ``tabular`` (needs ``\\usepackage{booktabs}`` and ``\\usepackage{adjustbox}``)."""
-        return self.display_table(digits).latex(caption=caption, label=label, wide=wide)
+        return self.display_table(self.DIGITS if digits is None else digits).latex(caption=caption, label=label,
+                                                                                   wide=wide)
 
     def _repr_html_(self) -> str:
         """Jupyter shows a result as its display table."""
-        return self.display_table().html()
+        return self.display_table(self.DIGITS).html()
 
     # --------------------------------------------------------------------- for machines
 
@@ -111,7 +115,7 @@ class Result:
 
         return render(self.to_frame(), "json")
 
-    def format(self, fmt: str, digits: int = 4) -> str:
+    def format(self, fmt: str, digits: int | None = None) -> str:
         """The result in format ``fmt`` (one of :data:`FORMATS`): what ``--format`` prints."""
         if fmt == "table":
             return self.to_text(digits)
@@ -162,13 +166,13 @@ class FrameResult(Result):
                               columns=SUMMARY_COLUMNS if self.summary_columns else None,
                               blank_nan=self.summary_columns, label=self.label)
 
-    def to_text(self, digits: int = 4) -> str:
+    def to_text(self, digits: int | None = None) -> str:
         return "\n".join([super().to_text(digits), *(m.to_text(digits) for m in self.more)])
 
-    def to_markdown(self, digits: int = 4) -> str:
+    def to_markdown(self, digits: int | None = None) -> str:
         return "\n".join([super().to_markdown(digits), *(m.to_markdown(digits) for m in self.more)])
 
-    def to_latex(self, digits: int = 4, *, caption: str | None = None, label: str | None = None,
+    def to_latex(self, digits: int | None = None, *, caption: str | None = None, label: str | None = None,
                  wide: bool | None = None) -> str:
         return "\n".join([super().to_latex(digits, caption=caption, label=label, wide=wide),
                           *(m.to_latex(digits, wide=wide) for m in self.more)])
@@ -191,13 +195,13 @@ class Results(tuple, Result):
     def legend(self) -> list[str]:
         return list(dict.fromkeys(line for r in self for line in r.legend()))
 
-    def to_text(self, digits: int = 4) -> str:
+    def to_text(self, digits: int | None = None) -> str:
         return "\n".join(r.to_text(digits) for r in self)
 
-    def to_markdown(self, digits: int = 4) -> str:
+    def to_markdown(self, digits: int | None = None) -> str:
         return "\n".join(r.to_markdown(digits) for r in self)
 
-    def to_latex(self, digits: int = 4, *, caption: str | None = None, label: str | None = None,
+    def to_latex(self, digits: int | None = None, *, caption: str | None = None, label: str | None = None,
                  wide: bool | None = None) -> str:
         return "\n".join(r.to_latex(digits, caption=caption, label=None if label is None else f"{label}-{k}",
                                      wide=wide) for k, r in enumerate(self, start=1))

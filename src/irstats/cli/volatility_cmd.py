@@ -9,7 +9,7 @@ import click
 
 from irstats.cli.common import eval_options
 from irstats.cli.main import cli
-from irstats.cli.output import OutputFile, emit_text
+from irstats.cli.output import OutputFile, emit_result
 from irstats.depth.pooling import given_pool, simulate_pool
 from irstats.depth.sweep import DEFAULT_SWEEP_MEASURES, UNJUDGED_FORMS, sweep
 from irstats.depth.volatility import volatility
@@ -18,7 +18,7 @@ from irstats.io.trec import read_names
 from irstats.scores import write_frame
 from irstats.stats.pairwise import PAIRWISE_TESTS
 
-STAT_FORMATS = ("table", "markdown", "tsv", "csv", "json")
+STAT_FORMATS = ("table", "markdown", "latex", "tsv", "csv", "json")
 _CONDENSED = {"both": UNJUDGED_FORMS, "yes": ("condensed",), "no": ("judged-as-nonrel",)}
 
 VOLATILITY_EPILOG = f"""
@@ -141,9 +141,4 @@ def volatility_command(qrels, runs, pool_depth, simulate_depth, contributing, de
 
         axes = trajectory_grid(result)
         save(axes.flat[0], plot_path, plot_data(axes), dpi=100)
-    if fmt == "table":
-        emit_text(stats.table(), None)
-    elif fmt == "markdown":
-        emit_text(stats.markdown(), None)
-    else:
-        sys.stdout.write(write_frame(stats.summary(), None, fmt))
+    emit_result(stats, fmt, None)

@@ -283,25 +283,41 @@ class Volatility(Result):
         """The statistics: one row per measure and form (:data:`SUMMARY_COLUMNS`)."""
         return self.statistics
 
+    DIGITS = 3
+
+    @property
+    def title(self) -> str:
+        return "Volatility over evaluation depth, per measure and form"
+
+    def legend(self) -> list[str]:
+        return [self.caption(), SUMMARY_LEGEND]
+
+    def display_table(self, digits: int = 3):
+        """The statistics: measure and form, then each statistic (– where undefined)."""
+        from irstats.render import Cell, Table, number_cell
+
+        columns = self.statistics.columns
+        rows = []
+        for row in self.statistics.iter_rows():
+            cells = []
+            for name, value in zip(columns, row):
+                if isinstance(value, str):
+                    cells.append(Cell(value))
+                elif value is None or (isinstance(value, float) and not np.isfinite(value)):
+                    cells.append(Cell("–", "--"))
+                else:
+                    cells.append(number_cell(value, digits, whole=name in ("swaps", "swaps_beyond_d")))
+            rows.append(cells)
+        return Table.of([SUMMARY_COLUMNS[c] for c in columns], rows, [c >= 2 for c in range(len(columns))],
+                        title=self.title, legend=self.legend(), label="tab:volatility")
+
     def table(self, digits: int = 3) -> str:
-        """The summary as an aligned plain-text table, with a legend."""
-        header, rows = self._cells(digits)
-        widths = [max(len(r[c]) for r in [header, *rows]) for c in range(len(header))]
-
-        def line(cells):
-            return "  ".join(v.ljust(w) if c < 2 else v.rjust(w) for c, (v, w) in enumerate(zip(cells, widths)))
-
-        out = [line(header), "  ".join("-" * w for w in widths), *(line(r) for r in rows), "", self.caption(),
-               SUMMARY_LEGEND]
-        return "\n".join(s.rstrip() for s in out) + "\n"
+        """:meth:`to_text` (its earlier name)."""
+        return self.to_text(digits)
 
     def markdown(self, digits: int = 3) -> str:
-        """The summary as a GitHub-flavoured Markdown table, caption and legend below it."""
-        header, rows = self._cells(digits)
-        esc = [h.replace("|", "\\|") for h in header]
-        out = ["| " + " | ".join(esc) + " |", "|" + "|".join([":---", ":---"] + ["---:"] * (len(header) - 2)) + "|"]
-        out += ["| " + " | ".join(r) + " |" for r in rows]
-        return "\n".join(out) + "\n\n" + self.caption() + "\n\n" + SUMMARY_LEGEND + "\n"
+        """:meth:`to_markdown` (its earlier name)."""
+        return self.to_markdown(digits)
 
     def caption(self) -> str:
         """One sentence saying what the table was computed with."""
@@ -309,23 +325,6 @@ class Volatility(Result):
         return (f"{self.details.get('systems', '?')} systems, {self.details.get('topics', '?')} topics, "
                 f"{self.details.get('depths', '?')} depths up to k_max = {self.max_depth}; {d}; "
                 f"significance: {self.test}, α = {self.alpha:g}.")
-
-    def _cells(self, digits: int) -> tuple[list[str], list[list[str]]]:
-        header = [SUMMARY_COLUMNS[c] for c in self.statistics.columns]
-        rows = []
-        for row in self.statistics.iter_rows():
-            cells = []
-            for name, value in zip(self.statistics.columns, row):
-                if isinstance(value, str):
-                    cells.append(value)
-                elif value is None or (isinstance(value, float) and not np.isfinite(value)):
-                    cells.append("–")
-                elif name in ("swaps", "swaps_beyond_d"):
-                    cells.append(f"{int(value)}")
-                else:
-                    cells.append(f"{value:.{digits}f}")
-            rows.append(cells)
-        return header, rows
 
     def __repr__(self) -> str:
         return f"Volatility({self.statistics.height} measure/form series, k_max = {self.max_depth}, d = {self.pool_depth})"
