@@ -7,7 +7,8 @@ import click
 import polars as pl
 
 from irstats.cli.main import cli
-from irstats.cli.output import FORMATS, OutputFile, emit_frame
+from irstats.cli.output import OutputFile, emit_result
+from irstats.result import FORMATS, FrameResult, Results
 
 AGREEMENT_EPILOG = """
 \b
@@ -50,7 +51,7 @@ bootstrap over topics (--resamples, --seed).
               help="A (topic, document) judged twice in one qrels: stop, keep the highest grade, or the last.")
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed of the bootstrap.")
 @click.option("--format", "fmt", default="table", show_default=True, type=click.Choice(FORMATS),
-              help="table (aligned text), tsv, csv or json.")
+              help="table (aligned text), markdown, latex, tsv, csv or json.")
 @click.option("-o", "--output", type=OutputFile(), help="Write to FILE, not stdout.")
 @click.option("--plot", "plot_path", type=OutputFile(figure=True), metavar="FILE",
               help="Conclusions: draw which systems gain or lose rank under B (first measure) to FILE.")
@@ -74,7 +75,7 @@ def agreement_command(qrels, scores, runs, measures, all_topics, alpha, per_topi
         a, b = (load_scores(path, None, (), measures) for path in scores)
         result = conclusion_agreement(a, b, list(measures) or None, all_topics=all_topics, alpha=alpha, **boot)
         _write_gains(result, plot_path, gains_path)
-        emit_frame(result.to_frame(), fmt, output, table_text=str(result) + "\n")
+        emit_result(result, fmt, output)
         return
     if (plot_path or gains_path) and not runs:
         raise InputError("--plot and --gains need conclusions: give --runs, or --scores A B")
@@ -95,7 +96,7 @@ def agreement_command(qrels, scores, runs, measures, all_topics, alpha, per_topi
         raise InputError(f"{exc.message}: labels cannot be compared; for two collections over different topics "
                          "compare their conclusions (--runs RUNS -m MEASURE --all-topics)") from None
     if per_topic:
-        emit_frame(labels.per_topic, fmt, output)
+        emit_result(FrameResult(labels.per_topic, "Cohen's κ per topic (unweighted, and quadratic)"), fmt, output)
         return
     if confusion:
         if labels.confusion is None:
@@ -103,9 +104,9 @@ def agreement_command(qrels, scores, runs, measures, all_topics, alpha, per_topi
 
             raise InputError(f"the labels take more than {MAX_CONFUSION_GRADES} distinct values (real-valued labels); "
                              "a confusion matrix by grade needs categories: bin the labels first")
-        emit_frame(labels.confusion, fmt, output)
+        emit_result(FrameResult(labels.confusion, "Pairs by grade (rows: A, columns: B)"), fmt, output)
         return
-    emit_frame(labels.statistics, fmt, output, table_text=str(labels) + "\n")
+    emit_result(labels, fmt, output)
 
 
 def _labels_and_conclusions(qrels, runs, measures, all_topics, alpha, boot, fmt, output, plot_path,
@@ -127,12 +128,11 @@ def _labels_and_conclusions(qrels, runs, measures, all_topics, alpha, boot, fmt,
     b = irstats.evaluate(qrels[1], list(runs), names, qrels_duplicate=qrels_duplicate)
     conclusions = conclusion_agreement(a, b, None, all_topics=all_topics, alpha=alpha, **boot)
     _write_gains(conclusions, plot_path, gains_path)
-    frames, text = [conclusions.to_frame()], str(conclusions) + "\n"
-    if labels is not None:
-        frames.insert(0, labels.statistics.with_columns(pl.lit("labels").alias("measure")).select(
-            "measure", "statistic", "value", "ci_low", "ci_high"))
-        text = str(labels) + "\n" + text
-    emit_frame(pl.concat(frames), fmt, output, table_text=text)
+    shown = [conclusions]
+    if labels is not None:  # the labels' rows as measure "labels", above the conclusions'
+        shown.insert(0, FrameResult(labels.statistics.with_columns(pl.lit("labels").alias("measure")).select(
+            "measure", "statistic", "value", "ci_low", "ci_high"), labels.title, tuple(labels.legend())))
+    emit_result(Results(shown), fmt, output)
 
 
 def _write_gains(result, plot_path, gains_path) -> None:
