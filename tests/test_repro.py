@@ -596,3 +596,24 @@ def test_spread_run_lists():
 
     assert spread_run_lists(["--orig", "b", "a", "--repro", "-", "x", "-m", "AP"]) == [
         "--orig", "b", "--orig", "a", "--repro", "-", "--repro", "x", "-m", "AP"]
+
+
+def test_report_section(data, tmp_path):
+    """``irstats report --repro-orig … --repro-run …``: the section, its tables and figures."""
+    from irstats.report import build_report
+
+    result = build_report(data["qrels"], [data["orig_b"], data["orig_a"]], tmp_path / "study", measures=["AP"],
+                          quick=True, progress=False, repro_orig=[data["orig_b"], data["orig_a"]],
+                          repro_run=[data["rep_b"], data["rep_a"]])
+    summary = result.tables["repro_summary"]
+    assert summary.columns == ["measure", "statistic", "baseline", "advanced"]
+    with pytest.warns(Warning):  # the reproduced runs lack a topic (the report keeps it as a note)
+        alone = reproducibility(data["qrels"], [data["orig_b"], data["orig_a"]], [data["rep_b"], data["rep_a"]],
+                                ["AP"])
+    assert summary.filter(pl.col("statistic") == "er")["advanced"][0] == pytest.approx(alone.er[0], abs=TOL)
+    for name in ("repro_order", "repro_effects"):
+        assert (tmp_path / "study" / "figures" / f"{name}.png").exists()
+    assert "## " in (tmp_path / "study" / "report.md").read_text() and "Reproduction" in (
+        tmp_path / "study" / "report.md").read_text()
+    with pytest.raises(Exception, match="--repro-orig and --repro-run"):
+        build_report(data["qrels"], data["orig_b"], tmp_path / "other", repro_orig=[data["orig_b"]])

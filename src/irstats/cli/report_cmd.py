@@ -18,6 +18,8 @@ Examples:
   irstats report --qrels qrels.txt --runs runs/ -o study
   irstats report --qrels qrels.txt --runs 'runs/*.gz' -m AP -m nDCG@10 -m "RBP(p=0.8)" -o study
   irstats report --qrels qrels.txt --runs runs/ --reference original.txt --quick -o study
+  irstats report --qrels qrels.txt --runs runs/ --repro-orig bm25.run --repro-orig rm3.run \
+      --repro-run my-bm25.run --repro-run my-rm3.run -o study        # with a reproduction section
 
 \b
 Writes OUT/index.html (self-contained: open it in any browser, no network needed),
@@ -36,17 +38,23 @@ as OUT/tables/*.tsv, and the standardization factors as OUT/factors.tsv.
 @click.option("--pool-depth", type=int, help="Depth the qrels were pooled to, for the volatility section.")
 @click.option("--qrels-b", type=click.Path(dir_okay=False),
               help="A second qrels (e.g. LLM labels): adds a section on label and conclusion agreement.")
+@click.option("--repro-orig", multiple=True, type=click.Path(dir_okay=False), metavar="RUN",
+              help="An original run (baseline, then advanced; repeat): with --repro-run, adds a reproduction section.")
+@click.option("--repro-run", multiple=True, type=click.Path(dir_okay=False), metavar="RUN",
+              help="Its reproduction, in the same order as --repro-orig.")
 @eval_options
 @click.option("--quick", is_flag=True, help="Fewer resamples: a first look in seconds.")
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed of every random procedure.")
 @click.option("-o", "--out", "out_dir", required=True, type=OutputFolder(),
               help="Output folder: new, empty, or an earlier report (only the files irstats wrote are replaced).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-def report_command(qrels, runs, measures, reference, pool_depth, qrels_b, options, quick, seed, out_dir, quiet):
+def report_command(qrels, runs, measures, reference, pool_depth, qrels_b, repro_orig, repro_run, options, quick, seed,
+                   out_dir, quiet):
     """Write a complete evaluation study of RUNS against QRELS: HTML and Markdown.
 
     Sections: the leaderboard and findings, the collection (judged shares), systems (means,
-    95% intervals, tests against the best), agreement with --qrels-b (if given),
+    95% intervals, tests against the best), agreement with --qrels-b (if given), the
+    reproduction of --repro-orig by --repro-run (if given),
     aggregation (and its split-half consistency), standardization, predictive power between
     measures, robustness to the scale, volatility over evaluation depth, and how it was made.
     """
@@ -56,6 +64,7 @@ def report_command(qrels, runs, measures, reference, pool_depth, qrels_b, option
                  if line.strip() and not line.startswith("#")]
     result = build_report(qrels, list(runs), out_dir, measures=list(measures) or None, reference=names,
                           quick=quick, seed=seed, pool_depth=pool_depth, qrels_b=qrels_b,
+                          repro_orig=list(repro_orig) or None, repro_run=list(repro_run) or None,
                           progress=False if quiet else None,
                           command=sys.argv[1:] if sys.argv[0].endswith("irstats") else None, **options.as_dict())
     click.echo(f"Report written in {result.seconds:.1f} s: {result.html} (and {result.markdown})")

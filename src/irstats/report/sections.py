@@ -158,6 +158,52 @@ def agreement(study: Study) -> Section | None:
     return section
 
 
+def repro_pairing(orig, reproduced) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """The report's original/reproduced pairing (``--repro-orig``, ``--repro-run``): one or two
+    runs each (baseline[, advanced]), as paths; None when neither is given."""
+    from irstats.checks import names as name_list
+
+    if orig is None and reproduced is None:
+        return None
+    if orig is None or reproduced is None:
+        raise InputError("give the original runs and their reproductions together (--repro-orig and --repro-run)")
+    orig = tuple(str(p) for p in name_list(orig, "repro_orig", what="runs"))
+    reproduced = tuple(str(p) for p in name_list(reproduced, "repro_run", what="runs"))
+    if not 1 <= len(orig) <= 2 or len(orig) != len(reproduced):
+        raise InputError(f"the reproduction needs a baseline run and, optionally, an advanced run on each side, in "
+                         f"the same order; got {len(orig)} original and {len(reproduced)} reproduced run(s)")
+    return orig, reproduced
+
+
+def reproduction(study: Study) -> Section | None:
+    """How far the reproduced runs (``--repro-run``) reproduce the original ones
+    (``--repro-orig``): Breuer et al.'s measures, as ``irstats repro`` computes them."""
+    if study.settings.repro is None:
+        return None
+    from irstats.repro import reproducibility
+
+    orig, reproduced = study.settings.repro
+    options = {k: v for k, v in study.settings.options.items() if k != "complete"}  # repro's own rule, as repro_eval
+    result = reproducibility(study.qrels_path, list(orig), list(reproduced), list(study.measures), **options)
+    section = Section("Reproduction", "reproduction")
+    pairs = "; ".join(f"{run}: `{o}` reproduced by `{r}`" for run, o, r in zip(result.runs, orig, reproduced))
+    section.add(Text(f"{pairs}. Measures of Breuer et al. (SIGIR 2020), as repro_eval computes them except KTU, which "
+                     "follows the paper's Eq. (1) (docs/repro.md): KTU and RBO compare the document rankings "
+                     "(1: identical), RMSE the per-topic scores (0: identical), ER and ΔRI the advanced run's "
+                     "improvement over the baseline (1 and 0: the same effect), p the paired t-test of the original "
+                     "against the reproduced scores."))
+    section.add(Table("repro_summary", result.summary(), " ".join([result.title + ".", *result.legend()])),
+                Table("repro_per_topic", result.per_topic(), "KTU and RBO of every topic"))
+    ax = result.plot_order()
+    path = study.save_figure(ax, "repro_order", ax.irstats_data)
+    section.add(Figure("repro_order", path, "Order of documents, original against reproduced, per topic"))
+    if result.er is not None:
+        ax = result.plot_effects()
+        path = study.save_figure(ax, "repro_effects", ax.irstats_data)
+        section.add(Figure("repro_effects", path, "Effect ratio against ΔRI per measure (best at 1, 0)"))
+    return section
+
+
 def standardization(study: Study) -> Section:
     """4. Factors (written to factors.tsv), standardized means, rank changes."""
     matrices = {m: study.scores[m] for m in study.measures}
@@ -360,6 +406,7 @@ def provenance(study: Study, command, seconds: float) -> Section:
     settings = {
         "qrels": study.qrels_path,
         **({"qrels B": s.qrels_b} if s.qrels_b else {}),
+        **({"reproduction": "; ".join(f"{o} → {r}" for o, r in zip(*s.repro))} if s.repro else {}),
         "runs": ", ".join(map(str, study.runs)),
         "measures": ", ".join(s.measures),
         "reference systems": "all" if s.reference is None else ", ".join(s.reference),
@@ -447,6 +494,7 @@ STAGES = [
     ("collection", collection),
     ("systems", systems),
     ("agreement", agreement),
+    ("reproduction", reproduction),
     ("aggregation", aggregation),
     ("standardization", standardization),
     ("predictive power", predictive),

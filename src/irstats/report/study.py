@@ -32,7 +32,8 @@ from irstats.report.model import (DEFAULT_REPORT_MEASURES, SUPPORT_MEASURES, Bac
 
 def build_report(qrels, runs, out_dir, measures: Sequence[str] | None = None, reference: Sequence[str] | None = None,
                  quick: bool = False, seed: int = 0, pool_depth: int | None = None, progress: Progress = None,
-                 command: Sequence[str] | None = None, qrels_b=None, **options) -> ReportResult:
+                 command: Sequence[str] | None = None, qrels_b=None, repro_orig=None, repro_run=None,
+                 **options) -> ReportResult:
     """Evaluate ``runs`` against ``qrels`` and write the study report to ``out_dir``.
 
     Writes ``index.html`` (self-contained), ``report.md`` with ``figures/*.png`` (each with
@@ -42,15 +43,19 @@ def build_report(qrels, runs, out_dir, measures: Sequence[str] | None = None, re
     ``quick`` uses fewer resamples; ``pool_depth`` is the judging depth for the volatility
     section (default: the runs' judged depth); ``qrels_b``, a second qrels over the same
     topics or others (e.g. LLM labels), adds a section on how far its labels and the
-    conclusions they lead to agree with ``qrels``'. ``options`` go to :func:`irstats.evaluate`.
+    conclusions they lead to agree with ``qrels``'. ``repro_orig`` and ``repro_run``, an original
+    baseline [and advanced] run and their reproductions, add a section on how far the
+    reproduction reproduced (:func:`irstats.reproducibility`). ``options`` go to
+    :func:`irstats.evaluate`.
     """
     started = time.perf_counter()
     check_seed(seed)  # before anything is evaluated or written
     measures = None if measures is None else names(measures, "measures", what="measure names")
     chosen = tuple(dict.fromkeys(canonical_name(m) for m in (measures or DEFAULT_REPORT_MEASURES)))
+    repro = sections.repro_pairing(repro_orig, repro_run)  # checked before anything is computed
     settings = StudySettings(measures=chosen, reference=tuple(reference) if reference else None, quick=quick,
                              seed=seed, pool_depth=pool_depth, options=EvalOptions(**options).as_dict(),
-                             qrels_b=None if qrels_b is None else str(qrels_b))
+                             qrels_b=None if qrels_b is None else str(qrels_b), repro=repro)
     if pool_depth is not None:  # checked before anything is computed or written
         from irstats.depth.pooling import check_pool_depth
 
