@@ -104,8 +104,52 @@ class Evaluation(dict, Result):
         chosen = self if measures is None else {m: self[m] for m in measures}
         return compare(chosen, baseline=baseline, **options)
 
+    def per_topic_result(self) -> "PerTopicScores":
+        """The per-topic scores as a result: printed a row per system and topic (a column per
+        measure), its data the tidy per-topic frame (``eval -q``)."""
+        return PerTopicScores(self)
+
+    def view(self, per_topic: bool = False) -> Result:
+        """What ``eval`` (and ``diversity``, ``preferences``) print: the means, or with
+        ``per_topic`` every system's score on every topic."""
+        return self.per_topic_result() if per_topic else self
+
     def __repr__(self) -> str:
         return f"Evaluation({len(self.systems)} systems × {list(self)})"
 
 
-__all__ = ["Evaluation"]
+class PerTopicScores(Result):
+    """An evaluation's scores per system and topic (:meth:`Evaluation.per_topic_result`)."""
+
+    def __init__(self, evaluation: Evaluation):
+        self.evaluation = evaluation
+
+    @property
+    def title(self) -> str:
+        return f"Scores per system and topic ({', '.join(self.evaluation)})"
+
+    def to_frame(self) -> pl.DataFrame:
+        return self.evaluation.per_topic()
+
+    def display_table(self, digits: int = 4):
+        """A row per system and evaluated topic, a column per measure (``-`` where a measure
+        has no score)."""
+        from irstats.render import Cell, Table, number_cell
+
+        items = list(self.evaluation.values())
+        if not items:
+            return Table.of(["system", "topic"], [], [False, False], title=self.title)
+        rows = []
+        for i, system in enumerate(items[0].systems):
+            for j, topic in enumerate(items[0].topics):
+                values = [m.values[i, j] for m in items]
+                if all(np.isnan(v) for v in values):
+                    continue  # topic not evaluated for this system
+                rows.append([Cell(system), Cell(topic),
+                             *(Cell("-") if np.isnan(v) else number_cell(v, digits, whole=m.summary == "sum")
+                               for m, v in zip(items, values))])
+        return Table.of(["system", "topic", *self.evaluation], rows, [False, False] + [True] * len(items),
+                        title=self.title, label="tab:per-topic")
+
+
+__all__ = ["Evaluation", "PerTopicScores"]

@@ -5,7 +5,8 @@ from __future__ import annotations
 import click
 
 from irstats.cli.main import cli
-from irstats.cli.output import FORMATS, OutputFile, emit_frame
+from irstats.cli.output import OutputFile, emit_result
+from irstats.result import FORMATS
 
 DIVERSITY_EPILOG = """
 \b
@@ -32,14 +33,13 @@ alpha_DCG@k, alpha_nDCG@k, ERR_IA@k, nERR_IA@k, NRBP, nNRBP, P_IA@k, StRecall@k,
 @click.option("--beta", default=0.5, show_default=True, type=float, help="Persistence β of NRBP.")
 @click.option("-q", "--per-topic", is_flag=True, help="One value per system, topic and measure.")
 @click.option("--format", "fmt", default="table", show_default=True, type=click.Choice(FORMATS),
-              help="table (aligned text), tsv, csv or json.")
+              help="table (aligned text), markdown, latex, tsv, csv or json.")
 @click.option("-o", "--output", type=OutputFile(), help="Write to FILE, not stdout.")
 def diversity_command(qrels, runs, measures, rel, alpha, beta, per_topic, fmt, output):
     """Diversity measures of RUN files against subtopic QRELS: α-nDCG, ERR-IA, NRBP, P-IA, StRecall."""
     from irstats.diversity import evaluate_diversity
-    from irstats.scores import scores_to_frame
+    from irstats.evaluation import Evaluation
 
     kwargs = {"measures": list(measures)} if measures else {}
     scores = evaluate_diversity(qrels, list(runs), rel=rel, alpha=alpha, beta=beta, **kwargs)
-    frame = scores_to_frame(scores, per_topic=per_topic)
-    emit_frame(frame, fmt, output)
+    emit_result(Evaluation(scores).view(per_topic), fmt, output)

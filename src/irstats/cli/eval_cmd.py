@@ -8,14 +8,11 @@ import click
 
 from irstats.cli.common import eval_options
 from irstats.cli.main import cli
-from irstats.cli.output import (
-    OutputFile,
-    emit_text,
-    format_per_topic_table,
-)
+from irstats.cli.output import OutputFile, emit_result, emit_text
 from irstats.evaluate import DEFAULT_MEASURES, evaluate
 from irstats.io.trec_eval_output import format_trec_eval
 from irstats.measures.registry import expand_measures
+from irstats.result import DISPLAY_FORMATS
 from irstats.scores import scores_to_frame, write_frame
 
 EVAL_EPILOG = """
@@ -45,7 +42,8 @@ Measures (canonical names; trec_eval's in brackets):
               help=f"Measure to compute; repeat for several. Default: {', '.join(DEFAULT_MEASURES)}.")
 @eval_options
 @click.option("-q", "--per-topic", is_flag=True, help="Print one value per system, topic and measure (trec_eval -q).")
-@click.option("--format", "fmt", type=click.Choice(["table", "tsv", "csv", "json", "jsonl", "parquet", "trec_eval"]),
+@click.option("--format", "fmt", type=click.Choice(["table", "markdown", "latex", "tsv", "csv", "json", "jsonl", "parquet",
+                                                   "trec_eval"]),
               default="table", show_default=True, help="Output format.")
 @click.option("-o", "--output", type=OutputFile(), help="Write to FILE, not stdout.")
 def eval_command(qrels, runs, measures, options, per_topic, fmt, output):
@@ -58,8 +56,8 @@ def eval_command(qrels, runs, measures, options, per_topic, fmt, output):
     scores = evaluate(qrels, list(runs), names, **options.as_dict())
     if fmt == "trec_eval":
         emit_text(format_trec_eval(scores, per_topic=per_topic), output)
-    elif fmt == "table":
-        emit_text(format_per_topic_table(scores) if per_topic else scores.to_text(), output)
+    elif fmt in DISPLAY_FORMATS:
+        emit_result(scores.view(per_topic), fmt, output)
     else:
         frame = scores_to_frame(scores, per_topic=per_topic)
         text = write_frame(frame, output, fmt)

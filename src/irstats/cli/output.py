@@ -70,26 +70,6 @@ class OutputFolder(click.ParamType):
         return value
 
 
-def format_per_topic_table(scores) -> str:
-    """Systems × topics rows with one column per measure (``eval -q`` in the table format)."""
-    items = list(scores.values())
-    header = ["system", "topic", *(m.measure for m in items)]
-    rows = []
-    for i, system in enumerate(items[0].systems):
-        for j, topic in enumerate(items[0].topics):
-            values = [m.values[i, j] for m in items]
-            if all(np.isnan(v) for v in values):
-                continue  # topic not evaluated for this system
-            rows.append([system, topic, *(_cell(m, v) for m, v in zip(items, values))])
-    return text_table(header, rows, left=2)
-
-
-def _cell(matrix, value: float) -> str:
-    if np.isnan(value):
-        return "-"
-    return f"{value:.0f}" if matrix.summary == "sum" else f"{value:.4f}"
-
-
 def emit_data(frame: pl.DataFrame, fmt: str, output: str | None) -> None:
     """A data frame as TSV/CSV (full precision, NaN as ``nan``), JSON records or Parquet
     (which needs ``-o FILE``), to ``output`` or stdout."""

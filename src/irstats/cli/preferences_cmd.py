@@ -5,7 +5,8 @@ from __future__ import annotations
 import click
 
 from irstats.cli.main import cli
-from irstats.cli.output import FORMATS, OutputFile, emit_frame
+from irstats.cli.output import OutputFile, emit_result
+from irstats.result import FORMATS
 
 PREFERENCES_EPILOG = """
 \b
@@ -35,13 +36,13 @@ topics, the rest averaged. The values are trec_eval's (irstats trec_eval -R pref
 @click.option("-c", "--complete", is_flag=True, help="Every judged topic; a topic without results scores as empty.")
 @click.option("-q", "--per-topic", is_flag=True, help="One value per system, topic and measure.")
 @click.option("--format", "fmt", default="table", show_default=True, type=click.Choice(FORMATS),
-              help="table (aligned text), tsv, csv or json.")
+              help="table (aligned text), markdown, latex, tsv, csv or json.")
 @click.option("-o", "--output", type=OutputFile(), help="Write to FILE, not stdout.")
 def preferences_command(prefs, runs, measures, as_qrels, depth, complete, per_topic, fmt, output):
     """Preference measures of RUN files against preference judgments PREFS (trec_eval's prefs_*)."""
     from irstats.preferences import evaluate_preferences
-    from irstats.scores import scores_to_frame
+    from irstats.evaluation import Evaluation
 
     scores = evaluate_preferences(prefs, list(runs), list(measures) or None, qrels=as_qrels, depth=depth,
                                   complete=complete)
-    emit_frame(scores_to_frame(scores, per_topic=per_topic), fmt, output)
+    emit_result(Evaluation(scores).view(per_topic), fmt, output)
