@@ -38,6 +38,7 @@ import numpy as np
 import polars as pl
 
 from irstats.errors import InputError, MeasureError
+from irstats.ids import bytewise_sorted
 
 if TYPE_CHECKING:
     from irstats.scores import ScoreMatrix
@@ -203,7 +204,7 @@ def topic_preferences(judgments: pl.DataFrame, ranking: list[str], topic: str = 
         if docno in judged:
             docid[docno] = len(docid)
     num_judged_ret = len(docid)
-    for docno in sorted(judged.difference(docid), key=str.encode):
+    for docno in bytewise_sorted(judged.difference(docid)):
         docid[docno] = len(docid)
     n = len(docid)
     rows = judgments.with_columns(pl.Series("rank", [docid[d] for d in docnos], dtype=pl.Int64))
@@ -484,7 +485,6 @@ def evaluate_preferences(prefs, runs, measures=None, *, qrels: bool = False, dep
     """
     from irstats.collection import RunSet
     from irstats.io.trec import check_run_values, read_run_file
-    from irstats.meta.splits import bytewise_sorted
     from irstats.scores import ScoreMatrix
 
     from irstats.checks import names as name_list, optional_whole

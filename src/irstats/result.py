@@ -117,6 +117,8 @@ class Result:
 
     def format(self, fmt: str, digits: int | None = None) -> str:
         """The result in format ``fmt`` (one of :data:`FORMATS`): what ``--format`` prints."""
+        if digits is None and not isinstance(self, (FrameResult, Results)):  # (those resolve their parts')
+            digits = self.DIGITS
         if fmt == "table":
             return self.to_text(digits)
         if fmt == "markdown":

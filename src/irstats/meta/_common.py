@@ -9,7 +9,7 @@ import numpy as np
 from irstats.checks import whole
 from irstats.errors import ArgumentError, InputError
 from irstats.meta.splitagg import REASON_CODES
-from irstats.meta.splits import bytewise_sorted
+from irstats.ids import bytewise_sorted
 from irstats.scores import ScoreMatrix, score_matrices
 
 #: Values of ``nan_policy`` in the experiments (METHODS.md §5 common rules).

@@ -49,7 +49,7 @@ from irstats.result import Result
 from irstats.checks import numbers, resample_count, score_matrix, share, whole
 from irstats.random import check_seed, generator, seed_label
 from irstats.errors import ArgumentError, ArgumentTypeError, InputError, IrstatsWarning, MeasureError, some, warn
-from irstats.meta.splits import bytewise_unique as _bytewise
+from irstats.ids import bytewise_unique as _bytewise
 from irstats.meta.splits import random_permutations
 from irstats.progress import Progress, progress_bar
 from irstats.scores import ScoreMatrix

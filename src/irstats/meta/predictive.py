@@ -44,12 +44,12 @@ from irstats.meta._common import (
     raise_undefined,
 )
 from irstats.meta.correlation import kendall_tau_b, pearson
+from irstats.ids import bytewise_sorted
 from irstats.meta.splitagg import SplitAggregator
 from irstats.meta.splits import (
     DEFAULT_PREDICTIVE_SPLITS,
     TopicSplits,
     check_splits,
-    bytewise_sorted,
     random_halvings,
     random_subsets,
 )

@@ -53,7 +53,7 @@ from irstats.checks import kind_of, names, numbers, score_matrix, whole
 from irstats.random import check_seed, generator, seed_label
 from irstats.errors import ArgumentError, ArgumentTypeError, InputError, some
 from irstats.meta.correlation import kendall_tau_b, pearson
-from irstats.meta.splits import bytewise_unique as _bytewise
+from irstats.ids import bytewise_unique as _bytewise
 from irstats.scores import ScoreMatrix
 from irstats.progress import Progress, progress_bar
 from irstats.stats.degenerate import ZERO_TOL

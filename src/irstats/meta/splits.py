@@ -30,22 +30,13 @@ from numpy.random import Generator
 
 from irstats.checks import kind_of, names, resample_count, whole
 from irstats.errors import ArgumentError, ArgumentTypeError, InputError, some
+from irstats.ids import bytewise_sorted
 from irstats.random import check_seed, generator
 
 #: Default number of random halvings of the split-half experiment (METHODS.md §5.1).
 DEFAULT_SPLITHALF_SPLITS = 10_000
 #: Default number of random halvings of the predictive-power experiment (§5.2).
 DEFAULT_PREDICTIVE_SPLITS = 2_000
-
-
-def bytewise_sorted(ids: Iterable[str]) -> tuple[str, ...]:
-    """Ids sorted bytewise (by their UTF-8 encoding), as METHODS.md §5 requires."""
-    return tuple(sorted((str(i) for i in ids), key=lambda s: s.encode("utf8")))
-
-
-def bytewise_unique(ids: Iterable[str]) -> list[str]:
-    """Distinct ids (first occurrence kept), sorted bytewise."""
-    return list(bytewise_sorted(dict.fromkeys(str(i) for i in ids)))
 
 
 @dataclass(frozen=True, eq=False)
@@ -267,6 +258,5 @@ def _seed_of(seed) -> int | None:
     return None if label == "generator" else label
 
 
-__all__ = ["DEFAULT_PREDICTIVE_SPLITS", "DEFAULT_SPLITHALF_SPLITS", "TopicSplits", "bytewise_sorted", "bytewise_unique",
-           "random_permutations",
-           "fixed_split", "random_halvings", "random_subsets"]
+__all__ = ["DEFAULT_PREDICTIVE_SPLITS", "DEFAULT_SPLITHALF_SPLITS", "TopicSplits", "fixed_split", "random_halvings",
+           "random_permutations", "random_subsets"]

@@ -32,7 +32,8 @@ import numpy as np
 import polars as pl
 
 from irstats.errors import ArgumentError
-from irstats.plots.common import PALETTE, new_axes
+from irstats.plots.common import (MAX_HEIGHT, MIN_FONT_SIZE, PALETTE, figure_function, figure_height, figure_width,
+                                  index_ticks, legend_outside, line_width, marker_size, new_axes)
 from irstats.scores import ScoreMatrix
 
 #: How aggregation methods are written in figures (*Score Aggregation* notation).
@@ -121,6 +122,7 @@ def tau_density_data(result, variants: Sequence | None = None, points: int = 256
     return pl.concat(frames) if frames else pl.DataFrame()
 
 
+@figure_function
 def plot_tau_density(result, variants: Sequence | None = None, ax=None, points: int = 256):
     """F1: Gaussian KDE (Scott) of the per-split τ (or r) of each variant; dotted line at each mean."""
     ax = new_axes(ax)
@@ -131,12 +133,12 @@ def plot_tau_density(result, variants: Sequence | None = None, ax=None, points: 
         density = part.get_column("density").to_numpy()
         if np.isfinite(density).any():
             ax.plot(part.get_column("value").to_numpy(), density, color=colour, label=label)
-        ax.axvline(part.get_column("mean")[0], color=colour, linestyle=":", linewidth=1.2,
+        ax.axvline(part.get_column("mean")[0], color=colour, linestyle=":", linewidth=line_width(0.8),
                    label=None if np.isfinite(density).any() else label)
     symbol = "Pearson's r" if getattr(result, "correlation", "kendall") == "pearson" else "Kendall's τ"
     ax.set_xlabel(f"{symbol} between the halves ({result.n_splits} random halvings)")
     ax.set_ylabel("density")
-    ax.legend(fontsize="small")
+    legend_outside(ax)
     return _attach(ax, data)
 
 
@@ -151,6 +153,7 @@ def epsilon_sweep_data(result, measures: Sequence[str] | None = None) -> pl.Data
     return frame
 
 
+@figure_function
 def plot_epsilon_sweep(result, measures: Sequence[str] | None = None, asymptote: str = "am", ax=None):
     """F2: mean τ of εGM and εHM against ε (log axis); the asymptote (AM) as a horizontal line."""
     ax = new_axes(ax)
@@ -162,19 +165,19 @@ def plot_epsilon_sweep(result, measures: Sequence[str] | None = None, asymptote:
         for method in dict.fromkeys(part.get_column("method").to_list()):
             rows = part.filter(pl.col("method") == method)
             if method == asymptote or rows.get_column("epsilon").is_nan().all():
-                ax.axhline(rows.get_column("mean")[0], color=colour, linestyle=":", linewidth=1.2,
+                ax.axhline(rows.get_column("mean")[0], color=colour, linestyle=":", linewidth=line_width(0.8),
                            label=f"{METHOD_NAMES.get(method, method)}-{measure} (ε → ∞)")
                 continue
             rows = rows.sort("epsilon")
             ax.plot(rows.get_column("epsilon").to_numpy(), rows.get_column("mean").to_numpy(),
-                    color=colour, linestyle=_LINESTYLES[style % len(_LINESTYLES)], marker="o", markersize=3,
+                    color=colour, linestyle=_LINESTYLES[style % len(_LINESTYLES)], marker="o", markersize=marker_size(0.6),
                     label=f"{METHOD_NAMES.get(method, method)}-{measure}")
             style += 1
     ax.set_xscale("log")
     ax.set_xlabel("ε")
     symbol = "r" if getattr(result, "correlation", "kendall") == "pearson" else "τ"
     ax.set_ylabel(f"mean {symbol} over {result.n_splits} halvings")
-    ax.legend(fontsize="small")
+    legend_outside(ax)
     return _attach(ax, data)
 
 
@@ -220,6 +223,7 @@ def _in_unit_interval(matrix: ScoreMatrix) -> bool:
     return bool(bounded and ((values >= 0) & (values <= 1)).all())
 
 
+@figure_function
 def plot_score_density(matrices, ax=None, points: int = 256):
     """F3: density of the per-topic scores, one curve per matrix (e.g. AP and std(AP))."""
     ax = new_axes(ax)
@@ -230,7 +234,7 @@ def plot_score_density(matrices, ax=None, points: int = 256):
                 color=PALETTE[k % len(PALETTE)], label=label)
     ax.set_xlabel("per-topic score")
     ax.set_ylabel("density")
-    ax.legend(fontsize="small")
+    legend_outside(ax)
     return _attach(ax, data)
 
 
@@ -263,6 +267,7 @@ def delta_low_data(results, method: str = "egm", baseline: str = "am") -> pl.Dat
     return pl.DataFrame(rows, schema=schema)
 
 
+@figure_function
 def plot_delta_low(results, method: str = "egm", baseline: str = "am", ax=None):
     """F4: τ(method) − τ(baseline) against %low, one labelled point per (collection, measure)."""
     ax = new_axes(ax)
@@ -273,8 +278,8 @@ def plot_delta_low(results, method: str = "egm", baseline: str = "am", ax=None):
         ax.scatter([row["pct_low"]], [row["delta"]], color=colour)
         label = f"{row['collection']}/{row['measure']}" if row["collection"] else row["measure"]
         ax.annotate(label, (row["pct_low"], row["delta"]), textcoords="offset points", xytext=(4, 4),
-                    fontsize="small")
-    ax.axhline(0.0, color="black", linewidth=0.8)
+                    fontsize=MIN_FONT_SIZE)
+    ax.axhline(0.0, color="black", linewidth=line_width(0.5))
     ax.set_xlabel("% of scores below 0.1")
     ax.set_ylabel(f"mean τ({METHOD_NAMES.get(method, method)}) − mean τ({METHOD_NAMES.get(baseline, baseline)})")
     return _attach(ax, data)
@@ -288,6 +293,7 @@ def phi_heatmap_data(result) -> pl.DataFrame:
     return result.frame()
 
 
+@figure_function
 def plot_phi_heatmap(result, ax=None, cmap: str = "viridis"):
     """F5: φ matrix as an annotated heatmap; rows = predictor (H₁), columns = predicted (H₂)."""
     ax = new_axes(ax, figsize=(5.0, 4.2))
@@ -295,13 +301,15 @@ def plot_phi_heatmap(result, ax=None, cmap: str = "viridis"):
     image = ax.imshow(phi, cmap=cmap, vmin=np.nanmin(phi) if np.isfinite(phi).any() else 0,
                       vmax=np.nanmax(phi) if np.isfinite(phi).any() else 1)
     m = len(result.measures)
-    ax.set_xticks(range(m), result.measures, rotation=45, ha="right")
+    ax.set_xticks(range(m), result.measures, rotation=45, ha="right", rotation_mode="anchor")
     ax.set_yticks(range(m), result.measures)
     middle = (np.nanmin(phi) + np.nanmax(phi)) / 2 if np.isfinite(phi).any() else 0.5
+    # a value in every cell while cells are wide enough for "0.00" (the Axes is ~60% of the figure)
+    annotate = 0.6 * ax.figure.get_figwidth() * 72.0 / max(m, 1) >= 3.0 * MIN_FONT_SIZE
     for i in range(m):
         for j in range(m):
-            if np.isfinite(phi[i, j]):
-                ax.text(j, i, f"{phi[i, j]:.2f}", ha="center", va="center", fontsize="small",
+            if annotate and np.isfinite(phi[i, j]):
+                ax.text(j, i, f"{phi[i, j]:.2f}", ha="center", va="center", fontsize=MIN_FONT_SIZE,
                         color="black" if phi[i, j] > middle else "white")
     ax.set_xlabel("predicted measure (H₂)")
     ax.set_ylabel("predictor measure (H₁)")
@@ -314,6 +322,7 @@ def phi_curve_data(result) -> pl.DataFrame:
     return result.frame()
 
 
+@figure_function
 def plot_phi_curve(result, ax=None):
     """F6: φ against topics per subset, one line per pair (e.g. nDCG→P@10)."""
     ax = new_axes(ax)
@@ -325,7 +334,7 @@ def plot_phi_curve(result, ax=None):
     ax.set_xlabel("topics per subset")
     ax.set_ylabel("predictive power φ")
     ax.set_xticks(list(result.sizes))
-    ax.legend(fontsize="small")
+    legend_outside(ax)
     return _attach(ax, data)
 
 
@@ -334,7 +343,7 @@ def plot_phi_curve(result, ax=None):
 
 def score_heatmap_data(matrix: ScoreMatrix) -> pl.DataFrame:
     """F10 data: ``system topic value`` (NaN: not evaluated), systems and topics in id order."""
-    from irstats.meta.splits import bytewise_sorted
+    from irstats.ids import bytewise_sorted
 
     m = matrix.subset(bytewise_sorted(matrix.systems), bytewise_sorted(matrix.topics))
     s, t = m.shape
@@ -342,13 +351,16 @@ def score_heatmap_data(matrix: ScoreMatrix) -> pl.DataFrame:
                          "topic": list(m.topics) * s, "value": m.values.ravel()})
 
 
+@figure_function
 def plot_score_heatmap(matrix: ScoreMatrix, ax=None):
     """F10: systems × topics heatmap in grayscale (lighter = higher), both in id order."""
-    from irstats.meta.splits import bytewise_sorted
+    from irstats.ids import bytewise_sorted
 
     systems, topics = bytewise_sorted(matrix.systems), bytewise_sorted(matrix.topics)
     m = matrix.subset(systems, topics)
-    ax = new_axes(ax, figsize=(max(6.4, 0.08 * len(topics) + 2), max(4.0, 0.08 * len(systems) + 1.5)))
+    # at page width every system gets a row its name fits (up to MAX_HEIGHT); in a column, every k-th is named
+    rows = 1.35 * MIN_FONT_SIZE / 72.0 * len(systems) + 1.6 if figure_width() >= 6 else 0.0
+    ax = new_axes(ax, height=min(MAX_HEIGHT, max(figure_height(max(4.0, 0.08 * len(systems) + 1.5)), rows)))
     import matplotlib
 
     cmap = matplotlib.colormaps["gray"].with_extremes(bad=PALETTE[3])  # not evaluated: red
@@ -358,10 +370,9 @@ def plot_score_heatmap(matrix: ScoreMatrix, ax=None):
                       vmax=float(finite.max()) if finite.size else 1.0)
     ax.set_xlabel(f"topics (id order, {len(topics)})")
     ax.set_ylabel(f"systems (name order, {len(systems)})")
-    if len(topics) <= 60:
-        ax.set_xticks(range(len(topics)), topics, rotation=90, fontsize="xx-small")
-    if len(systems) <= 60:
-        ax.set_yticks(range(len(systems)), systems, fontsize="xx-small")
+    index_ticks(ax, "x", topics, rotation=90)  # as many as fit without overlapping, at any size
+    index_ticks(ax, "y", systems)
+    ax.tick_params(labelsize=MIN_FONT_SIZE)
     ax.figure.colorbar(image, ax=ax, label=m.measure)
     return _attach(ax, score_heatmap_data(m))
 
@@ -382,17 +393,19 @@ def system_means_data(matrix: ScoreMatrix, confidence: float = 0.95) -> pl.DataF
                          "n": [r[4] for r in rows]})
 
 
+@figure_function
 def plot_system_means(matrix: ScoreMatrix, confidence: float = 0.95, ax=None):
     """F11: each system's mean score with its t confidence interval, systems sorted by mean."""
     data = system_means_data(matrix, confidence)
-    ax = new_axes(ax, figsize=(max(6.4, 0.12 * data.height + 1.5), 4.0))
+    ax = new_axes(ax, figsize=(6.4, 4.0))
     x = np.arange(data.height)
     mean = data.get_column("mean").to_numpy()
     err = np.vstack([mean - data.get_column("low").to_numpy(), data.get_column("high").to_numpy() - mean])
-    ax.errorbar(x, mean, yerr=err, fmt="o", markersize=3, color=PALETTE[0], ecolor=PALETTE[0], elinewidth=1,
-                capsize=2)
-    if data.height <= 80:
-        ax.set_xticks(x, data.get_column("system").to_list(), rotation=90, fontsize="xx-small")
+    ax.errorbar(x, mean, yerr=err, fmt="o", markersize=marker_size(0.6), color=PALETTE[0], ecolor=PALETTE[0],
+                elinewidth=line_width(0.7))
+    index_ticks(ax, "x", data.get_column("system").to_list(), rotation=90)  # every k-th when they do not fit
+    ax.tick_params(axis="x", labelsize=MIN_FONT_SIZE)
+    ax.set_xlim(-0.7, data.height - 0.3)
     ax.set_xlabel("systems, by mean")
     ax.set_ylabel(f"mean {matrix.measure} with {confidence:.0%} t-interval")
     return _attach(ax, data)

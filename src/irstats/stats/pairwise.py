@@ -19,6 +19,7 @@ import polars as pl
 
 from irstats.result import Result
 from irstats.checks import numbers, share
+from irstats.ids import bytewise_key
 from irstats.random import check_seed, generator, seed_label
 from irstats.errors import ArgumentError, ArgumentTypeError, InputError, NotFoundError, warn
 from irstats.scores import ScoreMatrix
@@ -122,8 +123,9 @@ def _as_matrix(scores) -> tuple[np.ndarray, tuple[str, ...], str | None, np.ndar
     numpy's summation order — and so the last bit of a sum — depends on the memory layout.
     """
     if isinstance(scores, ScoreMatrix):
-        order = np.array(sorted(range(len(scores.systems)), key=lambda i: scores.systems[i].encode()), dtype=np.intp)
-        topics = np.array(sorted(range(len(scores.topics)), key=lambda j: scores.topics[j].encode()), dtype=np.intp)
+        order = np.array(sorted(range(len(scores.systems)), key=lambda i: bytewise_key(scores.systems[i])),
+                         dtype=np.intp)
+        topics = np.array(sorted(range(len(scores.topics)), key=lambda j: bytewise_key(scores.topics[j])), dtype=np.intp)
         X = np.ascontiguousarray(scores.values[np.ix_(order, topics)])
         return X, scores.systems, scores.measure, order
     if isinstance(scores, Mapping):

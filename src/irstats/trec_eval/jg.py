@@ -45,6 +45,7 @@ def averaged_over_groups(groups: dict[str, pl.DataFrame], results, measures: lis
     over the judgment groups that judged that topic."""
     import irstats
     from irstats.collection import Collection
+    from irstats.ids import bytewise_sorted
     from irstats.scores import ScoreMatrix
 
     per_group = []
@@ -54,7 +55,7 @@ def averaged_over_groups(groups: dict[str, pl.DataFrame], results, measures: lis
             # the ids stay the bytes read (Collection.with_byte_ids), as the drop-in prints them
             per_group.append(irstats.evaluate(Collection.with_byte_ids(frame.sort("topic", "docno")), results,
                                               measures, trec_eval_compat=True, **options))
-    topics = sorted({t for scores in per_group for t in next(iter(scores.values())).topics}, key=str.encode)
+    topics = list(bytewise_sorted({t for scores in per_group for t in next(iter(scores.values())).topics}))
     out = {}
     for name in per_group[0]:
         total, count = np.zeros(len(topics)), np.zeros(len(topics))

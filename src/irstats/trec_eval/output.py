@@ -253,7 +253,7 @@ def _output(qrels, results, measures, per_topic, summary, complete, rel_level, d
     from irstats.collection import Collection, RunSet
     from irstats.io.trec import read_qrels
     from irstats.judgments import NoTopicInCommon
-    from irstats.meta.splits import bytewise_sorted
+    from irstats.ids import bytewise_sorted
 
     marked = requested(measures, num_docs)
     preferences = rel_format in PREFERENCE_FORMATS
@@ -429,7 +429,7 @@ def _preference_scores(prefs, results, names: list[str], rel_format: str, depth,
     topic), and the judged topics in trec_eval's order."""
     import numpy as np
 
-    from irstats.meta.splits import bytewise_sorted
+    from irstats.ids import bytewise_sorted
     from irstats.preferences import evaluate_preferences, read_prefs
     from irstats.scores import ScoreMatrix
 
