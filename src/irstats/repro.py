@@ -34,8 +34,9 @@ Where repro_eval 0.5 (the reference the tests compare with) departs from the pap
 
 1. **KTU.** repro_eval correlates, rank by rank, the positions of the two rankings' documents
    in the alphabetically sorted union (``kendalltau(orig_idx, rep_idx)``), not the ranks of
-   each document: swapping the top two documents of a ranking gives −1 or 1 depending on the
-   documents' names (the paper's Eq. (1): 1/3 for three documents). It also raises when the
+   each document: swapping the top two of three documents gives 1/3 or −1 depending on the
+   documents' names (the paper's Eq. (1): 1/3), and a reproduction that ranks one new document
+   first and every other one rank lower scores near 0 (Eq. (1): near 1). It raises when the
    two rankings of a topic differ in length. irstats follows the paper (``ktu_method="union"``)
    and offers repro_eval's numbers as ``ktu_method="repro_eval"`` (NaN where the lengths differ).
 2. **RBO.** The paper's Eq. (2) is an infinite sum; repro_eval 0.5 evaluates its prefix to a
