@@ -213,7 +213,7 @@ def test_standardize_bad_input(dl_scores, tmp_path, capsys):
 
 
 def test_nan_formatting_helper():
-    from irstats.cli.output import delimited, format_number
+    from irstats.render import delimited, format_number
 
     assert format_number(float("nan")) == "nan" and format_number(0.1) == "0.1"
     frame = pl.DataFrame({"a": ["x"], "v": [math.nan]})

@@ -14,6 +14,10 @@ from irstats.errors import ArgumentError, ArgumentTypeError
 
 SEED_RULE = "a whole number >= 0, None or a numpy Generator"
 
+#: The type of every ``seed`` parameter: a whole number (text from a command line too), None
+#: (the same as 0) or a Generator used as it is.
+Seed = int | str | np.random.Generator | None
+
 
 def check_seed(seed, argument: str = "seed"):
     """``seed`` unchanged if it is one :func:`generator` takes; else an error naming ``argument``.
@@ -37,7 +41,7 @@ def check_seed(seed, argument: str = "seed"):
     return seed
 
 
-def generator(seed: int | str | np.random.Generator | None = 0) -> np.random.Generator:
+def generator(seed: Seed = 0) -> np.random.Generator:
     """``numpy.random.Generator(PCG64(seed))``; a Generator passes through; None means 0.
 
     >>> generator(7).integers(0, 100, 3).tolist() == generator("7").integers(0, 100, 3).tolist()

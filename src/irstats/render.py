@@ -230,7 +230,7 @@ class Table:
         text = caption if caption is not None else " ".join(
             _sentence(line) for line in (self.title or "", *self.legend) if line)
         env = "table*" if wide else "table"
-        out = [f"% needs \\usepackage{{booktabs}} and \\usepackage{{adjustbox}}",
+        out = ["% needs \\usepackage{booktabs} and \\usepackage{adjustbox}",
                rf"\begin{{{env}}}[t]", r"\centering", r"\small"]
         if text:
             out.append(rf"\caption{{{latex_escape(text)}}}")

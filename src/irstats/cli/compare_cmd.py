@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import math
-
 import click
-import polars as pl
 
 from irstats.cli.common import scores_input
 from irstats.cli.main import cli

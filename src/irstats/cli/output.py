@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import math
 import sys
 from typing import TYPE_CHECKING
 
 import click
-import numpy as np
 
-from irstats.render import delimited, format_number, text_table  # noqa: F401 - the CLI's writers
+from irstats.render import delimited
 
 if TYPE_CHECKING:  # pragma: no cover
     import polars as pl

@@ -7,7 +7,7 @@ import click
 from irstats.cli.common import eval_options, load_scores
 from irstats.cli.main import cli
 from irstats.cli.output import OutputFile, emit_result
-from irstats.result import FORMATS, FrameResult, Results
+from irstats.result import FORMATS, Results
 from irstats.errors import InputError
 from irstats.stats.topicset import DESIGNS
 

@@ -332,7 +332,7 @@ def sweep_judgments(judgments: Judgments, measures: Iterable[str | SweptMeasure]
                     depths=None, *, forms: Sequence[str] = UNJUDGED_FORMS,
                     r_k: Callable[[np.ndarray, int], np.ndarray] | None = None, pool_depth: int | None = None,
                     contributing: Sequence[str] | None = None, options: EvalOptions | None = None,
-                    per_topic: bool = True, progress: Progress = False) -> DepthSweep:
+                    per_topic: bool = True, progress: Progress = None) -> DepthSweep:
     """Sweep the measures over depth on one judgments tensor (unjudged documents as −1).
 
     ``r_k(depths, level)`` gives R_k per topic and depth for AP_pool
@@ -389,7 +389,7 @@ def sweep_judgments(judgments: Judgments, measures: Iterable[str | SweptMeasure]
 
 def sweep(pool, measures: Iterable[str | SweptMeasure] = DEFAULT_SWEEP_MEASURES, depths=None, *,
           forms: Sequence[str] = UNJUDGED_FORMS, systems: Iterable[str] | None = None, per_topic: bool = True,
-          progress: Progress = False) -> DepthSweep:
+          progress: Progress = None) -> DepthSweep:
     """Sweep a :class:`~irstats.depth.pooling.PoolSimulation` over depth.
 
     Every run of the simulation is scored against the simulated qrels (or only
@@ -419,7 +419,7 @@ def _no_run(name: str, names: Sequence[str]) -> int:
 def depth_sweep(qrels, runs, measures: Iterable[str | SweptMeasure] = DEFAULT_SWEEP_MEASURES, *,
                 pool_depth: int | None = None, contributing: Iterable[str] | None = None, depths=None,
                 simulate: bool = False, forms: Sequence[str] = UNJUDGED_FORMS, per_topic: bool = True,
-                progress: Progress = False, **options) -> DepthSweep:
+                progress: Progress = None, **options) -> DepthSweep:
     """Sweep qrels and runs to trajectories in one call.
 
     By default the qrels are used as given (:func:`irstats.depth.given_pool`: the value

@@ -37,6 +37,7 @@ from irstats.depth.sweep import DepthSweep
 from irstats.checks import kind_of, numbers, real, share, whole
 from irstats.errors import ArgumentError, ArgumentTypeError, InputError, IrstatsWarning
 from irstats.meta.correlation import kendall_tau_b
+from irstats.random import Seed
 from irstats.progress import Progress, track
 from irstats.stats.pairwise import PAIRWISE_TESTS, pairwise
 from irstats.stats.closed_form import ZERO_TOL, paired_t_rows
@@ -331,8 +332,8 @@ class Volatility(Result):
 
 
 def volatility(result: DepthSweep, *, test: str = "paired_t", alpha: float = 0.05, n_resamples: int = 10000,
-               seed: int | np.random.Generator | None = 0, significance: bool = True, tol: float = ZERO_TOL,
-               progress: Progress = False) -> Volatility:
+               seed: Seed = 0, significance: bool = True, tol: float = ZERO_TOL,
+               progress: Progress = None) -> Volatility:
     """Every volatility statistic of a depth sweep (METHODS.md §5.5, items 1–7).
 
     The reference ordering is the one at k_max, the largest depth of the sweep.

@@ -47,7 +47,7 @@ import polars as pl
 
 from irstats.result import Result
 from irstats.checks import numbers, resample_count, score_matrix, share, whole
-from irstats.random import check_seed, generator, seed_label
+from irstats.random import Seed, check_seed, generator, seed_label
 from irstats.errors import ArgumentError, ArgumentTypeError, InputError, IrstatsWarning, MeasureError, some, warn
 from irstats.ids import bytewise_unique as _bytewise
 from irstats.meta.splits import random_permutations
@@ -69,7 +69,7 @@ _DUMMY_DOC = "__irstats_no_document__"
 # --------------------------------------------------------------------------- helpers
 
 
-def halving_permutations(n_topics: int, count: int, seed: int | np.random.Generator = 0) -> np.ndarray:
+def halving_permutations(n_topics: int, count: int, seed: Seed = 0) -> np.ndarray:
     """``count`` random permutations of ``range(n_topics)``, one per row (METHODS.md §5).
 
     Row b is ``rng.permutation(n_topics)`` (the b-th call); H₁ = its first ⌊t/2⌋ entries,
@@ -472,7 +472,7 @@ class BaselineResult(Result):
 
 
 def randomized_baseline(scores, n_partitions: int = 1000, n_fp_partitions: int = 2000,
-                        seed: int | np.random.Generator = 0, alpha: float = 0.05, equal_var: bool = False,
+                        seed: Seed = 0, alpha: float = 0.05, equal_var: bool = False,
                         discriminative: bool = True, batch_size: int | None = None,
                         progress: Progress = None) -> BaselineResult:
     """The randomised comparability baseline of one topic pool (METHODS.md §5.4).
@@ -780,7 +780,7 @@ class ComparabilityStudy(Result):
 
 
 def comparability_study(forms: Mapping[str, Mapping[str, Mapping[str, ScoreMatrix]]], n_partitions: int = 1000,
-                        n_fp_partitions: int = 2000, seed: int | np.random.Generator | None = 0,
+                        n_fp_partitions: int = 2000, seed: Seed = 0,
                         alpha: float = 0.05, equal_var: bool = False, progress: Progress = None
                         ) -> ComparabilityStudy:
     """The comparability study of one or two collections (METHODS.md §5.4).

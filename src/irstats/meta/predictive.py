@@ -33,7 +33,7 @@ from irstats.result import Result
 from irstats.aggregate import DEFAULT_EPSILON, resolve_method
 from irstats.checks import kind_of, names as name_list, optional_name, real
 from irstats.errors import ArgumentError, ArgumentTypeError, InputError, NotFoundError
-from irstats.random import check_seed
+from irstats.random import Seed, check_seed
 from irstats.progress import Progress, progress_bar
 from irstats.meta._common import (
     DEFAULT_TIE_RTOL,
@@ -351,10 +351,10 @@ def _method(method: str, epsilon: float | None) -> tuple[str, float | None]:
 
 def predictive_power(scores: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix], measures: Sequence[str] | None = None,
                      *, method: str = "am", epsilon: float | None = None, top: float | None = DEFAULT_TOP,
-                     by: str | None = "AP", n_splits: int = DEFAULT_PREDICTIVE_SPLITS, seed: int | None = 0,
+                     by: str | None = "AP", n_splits: int = DEFAULT_PREDICTIVE_SPLITS, seed: Seed = 0,
                      splits: TopicSplits | None = None, correlation: str = "kendall", nan_policy: str = "raise",
                      skipna: bool = False, tie_rtol: float = DEFAULT_TIE_RTOL, batch_size: int | None = None,
-                     progress: Progress = False) -> PredictiveResult:
+                     progress: Progress = None) -> PredictiveResult:
     """Predictive power φ for every ordered pair of measures (METHODS.md §5.2).
 
     Parameters
@@ -398,10 +398,10 @@ def predictive_power(scores: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix], 
 def predictive_curve(scores: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix],
                      pairs: Sequence[tuple[str, str]] | None = None, sizes: Sequence[int] = DEFAULT_SUBSET_SIZES, *,
                      method: str = "am", epsilon: float | None = None, top: float | None = DEFAULT_TOP,
-                     by: str | None = "AP", n_splits: int = DEFAULT_PREDICTIVE_SPLITS, seed: int | None = 0,
+                     by: str | None = "AP", n_splits: int = DEFAULT_PREDICTIVE_SPLITS, seed: Seed = 0,
                      correlation: str = "kendall", nan_policy: str = "raise", skipna: bool = False,
                      tie_rtol: float = DEFAULT_TIE_RTOL, batch_size: int | None = None,
-                     progress: Progress = False) -> SubsetCurveResult:
+                     progress: Progress = None) -> SubsetCurveResult:
     """φ against topic-subset size (METHODS.md §5.2 subset-size curve; *P@10 Redundant* Fig. 1).
 
     For each n in ``sizes``, B draws (default 2,000) of two disjoint sets of n topics (the

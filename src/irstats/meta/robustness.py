@@ -50,7 +50,7 @@ import polars as pl
 
 from irstats.result import Result
 from irstats.checks import kind_of, names, numbers, score_matrix, whole
-from irstats.random import check_seed, generator, seed_label
+from irstats.random import Seed, check_seed, generator, seed_label
 from irstats.errors import ArgumentError, ArgumentTypeError, InputError, some
 from irstats.meta.correlation import kendall_tau_b, pearson
 from irstats.ids import bytewise_unique as _bytewise
@@ -337,7 +337,7 @@ def reference_scores(pool: ScoreMatrix, evaluated: ScoreMatrix, ddof: int = 1,
 def standardization_robustness(matrix: ScoreMatrix, standardizing: Sequence[str] | None = None,
                                evaluated: Sequence[str] | ScoreMatrix | None = None,
                                sizes: Iterable[int] | None = None, n_samples: int = 2000,
-                               seed: int | np.random.Generator = 0, ddof: int = 1, zero_sd: str = "trec_eval",
+                               seed: Seed = 0, ddof: int = 1, zero_sd: str = "trec_eval",
                                quantiles: Sequence[float] = ROBUSTNESS_QUANTILES, batch_size: int | None = None,
                                keep_samples: bool = False,
                                progress: Progress = None) -> RobustnessResult:

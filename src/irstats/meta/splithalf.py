@@ -40,7 +40,7 @@ from irstats.aggregate import DEFAULT_EPSILON, parse_methods, resolve_method
 from irstats.difficulty import topic_difficulty
 from irstats.checks import kind_of, names as name_list, real, score_matrix
 from irstats.errors import ArgumentError, ArgumentTypeError, InputError, NotFoundError
-from irstats.random import check_seed
+from irstats.random import Seed, check_seed
 from irstats.progress import Progress, _Silent, progress_bar
 from irstats.meta._common import (
     DEFAULT_TIE_RTOL,
@@ -404,12 +404,12 @@ def _run_splits(matrix: ScoreMatrix, aggregators: Sequence[tuple[str, SplitAggre
 
 def split_half(scores: ScoreMatrix | Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix],
                methods: Iterable = DEFAULT_METHODS, *, epsilon: float | None = None,
-               n_splits: int = DEFAULT_SPLITHALF_SPLITS, seed: int | None = 0,
+               n_splits: int = DEFAULT_SPLITHALF_SPLITS, seed: Seed = 0,
                splits: TopicSplits | None = None, correlation: str = "kendall", nan_policy: str = "raise",
                skipna: bool = False, tie_rtol: float = DEFAULT_TIE_RTOL,
                difficulty: ScoreMatrix | str | None = "auto", difficulty_method: str = "max_mean_sd",
                low_threshold: float = 0.1, low_inclusive: bool = False, batch_size: int | None = None,
-               progress: Progress = False) -> SplitHalfResult:
+               progress: Progress = None) -> SplitHalfResult:
     """Split-half self-consistency of aggregation methods (METHODS.md §5.1).
 
     Parameters

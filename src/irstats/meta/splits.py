@@ -31,7 +31,7 @@ from numpy.random import Generator
 from irstats.checks import kind_of, names, resample_count, whole
 from irstats.errors import ArgumentError, ArgumentTypeError, InputError, some
 from irstats.ids import bytewise_sorted
-from irstats.random import check_seed, generator
+from irstats.random import Seed, check_seed, generator
 
 #: Default number of random halvings of the split-half experiment (METHODS.md §5.1).
 DEFAULT_SPLITHALF_SPLITS = 10_000
@@ -163,7 +163,7 @@ def _topics_of(topics) -> tuple[str, ...]:
 
 
 def random_halvings(topics, n_splits: int = DEFAULT_SPLITHALF_SPLITS,
-                    seed: int | Generator | None = 0) -> TopicSplits:
+                    seed: Seed = 0) -> TopicSplits:
     """B random halvings of the topics (METHODS.md §5 common rules).
 
     Parameters
@@ -194,7 +194,7 @@ def random_halvings(topics, n_splits: int = DEFAULT_SPLITHALF_SPLITS,
 
 
 def random_subsets(topics, sizes: Sequence[int], n_splits: int = DEFAULT_PREDICTIVE_SPLITS,
-                   seed: int | Generator | None = 0) -> dict[int, TopicSplits]:
+                   seed: Seed = 0) -> dict[int, TopicSplits]:
     """Pairs of disjoint size-n topic sets for each n in ``sizes`` (METHODS.md §5.2).
 
     B permutations are drawn as for :func:`random_halvings` and shared by every n: for

@@ -10,7 +10,7 @@ import polars as pl
 
 from irstats.result import Result
 from irstats.checks import kind_of, names, share
-from irstats.random import check_seed, seed_label
+from irstats.random import Seed, check_seed, seed_label
 from irstats.errors import ArgumentError, ArgumentTypeError, some
 from irstats.scores import ScoreMatrix, score_matrices
 from irstats.stats.corrections import CORRECTIONS, adjust
@@ -214,7 +214,7 @@ def _delta_intervals(matrix: ScoreMatrix, b: int, interval: str, confidence: flo
 
 def compare(scores: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix] | ScoreMatrix, baseline: str | None = None,
             test: str = "paired_t", correction: str | None = None, alpha: float = 0.05, n_resamples: int = 10000,
-            seed: int | np.random.Generator = 0, batch_size: int | None = None, interval: str = "t",
+            seed: Seed = 0, batch_size: int | None = None, interval: str = "t",
             confidence: float = 0.95) -> Comparison:
     """Compare every system with a baseline on each measure, and measure discriminative power.
 
@@ -364,7 +364,7 @@ class PairComparison(Result):
 
 def compare_pairs(scores: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix] | ScoreMatrix,
                   baselines: Sequence[str] | None = None, test: str = "paired_t", correction: str | None = None,
-                  alpha: float = 0.05, n_resamples: int = 10000, seed: int | np.random.Generator = 0,
+                  alpha: float = 0.05, n_resamples: int = 10000, seed: Seed = 0,
                   interval: str = "t", confidence: float = 0.95) -> PairComparison:
     """Compare every system with each of several ``baselines`` — or, with ``baselines=None``,
     every pair of systems — per measure, adjusting the p-values over that family.

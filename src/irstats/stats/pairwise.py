@@ -20,7 +20,7 @@ import polars as pl
 from irstats.result import Result
 from irstats.checks import numbers, share
 from irstats.ids import bytewise_key
-from irstats.random import check_seed, generator, seed_label
+from irstats.random import Seed, check_seed, generator, seed_label
 from irstats.errors import ArgumentError, ArgumentTypeError, InputError, NotFoundError, warn
 from irstats.scores import ScoreMatrix
 from irstats.stats.resampling import (
@@ -168,7 +168,7 @@ def _full(m: int, upper: np.ndarray, lower: np.ndarray, diagonal: float = np.nan
 
 
 def pairwise(scores: ScoreMatrix | np.ndarray, test: str = "paired_t", n_resamples: int = 10000,
-             seed: int | np.random.Generator = 0, exact: bool = False,
+             seed: Seed = 0, exact: bool = False,
              batch_size: int | None = None) -> PairwiseResult:
     """Compare every pair of systems of a score matrix with one test.
 
@@ -265,7 +265,7 @@ def pairwise(scores: ScoreMatrix | np.ndarray, test: str = "paired_t", n_resampl
     return PairwiseResult(test, systems, measure, *(_restore(a, order) for a in mats), details)
 
 
-def tukey_hsd(scores: ScoreMatrix | np.ndarray, n_resamples: int = 10000, seed: int | np.random.Generator = 0,
+def tukey_hsd(scores: ScoreMatrix | np.ndarray, n_resamples: int = 10000, seed: Seed = 0,
               batch_size: int | None = None) -> PairwiseResult:
     """Carterette's randomised Tukey HSD test over all pairs of systems (TOIS 2012).
 
@@ -316,7 +316,7 @@ def tukey_hsd(scores: ScoreMatrix | np.ndarray, n_resamples: int = 10000, seed: 
 
 
 def discriminative_power(scores: ScoreMatrix | np.ndarray, test: str = "paired_t", alpha: float = 0.05,
-                         n_resamples: int = 10000, seed: int | np.random.Generator = 0, exact: bool = False,
+                         n_resamples: int = 10000, seed: Seed = 0, exact: bool = False,
                          batch_size: int | None = None) -> float:
     """Sakai's discriminative power: the share of the s(s − 1)/2 system pairs with p < alpha.
 

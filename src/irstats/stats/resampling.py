@@ -21,7 +21,7 @@ from numpy.typing import ArrayLike
 
 from irstats.checks import resample_count, whole
 from irstats.errors import ArgumentError, warn
-from irstats.random import check_seed, generator, seed_label
+from irstats.random import Seed, check_seed, generator, seed_label
 from irstats.stats.degenerate import ZERO_TOL, studentize, zero_spread
 from irstats.stats.closed_form import TestResult, _check_confidence, paired_differences
 
@@ -137,7 +137,7 @@ def bootstrap_core(D: np.ndarray, n_resamples: int, rng: np.random.Generator, ba
     return t_obs, counts, t_star
 
 
-def bootstrap_test(a: ArrayLike, b: ArrayLike, n_resamples: int = 10000, seed: int | np.random.Generator = 0,
+def bootstrap_test(a: ArrayLike, b: ArrayLike, n_resamples: int = 10000, seed: Seed = 0,
                    confidence: float = 0.95, batch_size: int | None = None) -> TestResult:
     """Paired bootstrap test, Efron & Tibshirani's shift method as used by Sakai.
 
@@ -232,7 +232,7 @@ def randomization_exact_core(D: np.ndarray, batch_size: int | None = None) -> tu
     return T, counts
 
 
-def randomization_test(a: ArrayLike, b: ArrayLike, n_resamples: int = 10000, seed: int | np.random.Generator = 0,
+def randomization_test(a: ArrayLike, b: ArrayLike, n_resamples: int = 10000, seed: Seed = 0,
                        exact: bool = False, batch_size: int | None = None) -> TestResult:
     """Paired randomisation (sign-flip permutation) test, as in Smucker, Allan & Carterette.
 
