@@ -1,9 +1,12 @@
 """Figures: one function per figure, each drawing from stored experiment output.
 
-Every figure function accepts ``ax=`` and returns the Axes; :func:`save` writes the image
-and, next to it, the plotted data as CSV (METHODS.md §6).
+Every figure function accepts ``ax=`` and returns the Axes, and takes ``size="column"``
+(3.33 in wide) or ``size="page"`` (7 in); :func:`save` writes the image and, next to it, the
+plotted data as CSV (METHODS.md §6). Figures are drawn and saved in :func:`style`: text of
+at least 7 pt at their width, legends outside the data, no figure taller than 9 in, and
+TrueType (Type 42) fonts in every PDF — never Type 3.
 """
 
-from irstats.plots.common import PALETTE, new_axes, save
+from irstats.plots.common import DEFAULT_SIZE, MAX_HEIGHT, MIN_FONT_SIZE, PALETTE, SIZES, new_axes, save, style
 
-__all__ = ["PALETTE", "new_axes", "save"]
+__all__ = ["DEFAULT_SIZE", "MAX_HEIGHT", "MIN_FONT_SIZE", "PALETTE", "SIZES", "new_axes", "save", "style"]

@@ -170,7 +170,8 @@ def plot_epsilon_sweep(result, measures: Sequence[str] | None = None, asymptote:
                 continue
             rows = rows.sort("epsilon")
             ax.plot(rows.get_column("epsilon").to_numpy(), rows.get_column("mean").to_numpy(),
-                    color=colour, linestyle=_LINESTYLES[style % len(_LINESTYLES)], marker="o", markersize=marker_size(0.6),
+                    color=colour, linestyle=_LINESTYLES[style % len(_LINESTYLES)], marker="o",
+                    markersize=marker_size(0.6),
                     label=f"{METHOD_NAMES.get(method, method)}-{measure}")
             style += 1
     ax.set_xscale("log")
@@ -280,6 +281,7 @@ def plot_delta_low(results, method: str = "egm", baseline: str = "am", ax=None):
         ax.annotate(label, (row["pct_low"], row["delta"]), textcoords="offset points", xytext=(4, 4),
                     fontsize=MIN_FONT_SIZE)
     ax.axhline(0.0, color="black", linewidth=line_width(0.5))
+    ax.margins(x=0.2, y=0.12)  # room for the labels beside the points
     ax.set_xlabel("% of scores below 0.1")
     ax.set_ylabel(f"mean τ({METHOD_NAMES.get(method, method)}) − mean τ({METHOD_NAMES.get(baseline, baseline)})")
     return _attach(ax, data)

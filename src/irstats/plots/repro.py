@@ -8,12 +8,14 @@ from typing import Sequence
 import numpy as np
 import polars as pl
 
-from irstats.plots.common import PALETTE, new_axes
+from irstats.plots.common import (MIN_FONT_SIZE, PALETTE, figure_function, index_ticks, legend_outside, line_width,
+                                  marker_size, new_axes)
 
 #: Points of the ER–ΔRI plane named beside them, at most.
 LABELLED = 12
 
 
+@figure_function
 def plot_order(result, ax=None, statistics: Sequence[str] = ("ktu", "rbo")):
     """KTU (filled circles) and RBO (open squares) of every topic, baseline in blue and
     advanced in orange, with their means over the topics (repro_eval's ARP) as lines.
@@ -23,7 +25,7 @@ def plot_order(result, ax=None, statistics: Sequence[str] = ("ktu", "rbo")):
     """
     data = result.per_topic()
     topics = list(result.order_topics)
-    ax = new_axes(ax, figsize=(max(6.4, 0.18 * len(topics) + 2.0), 4.0))
+    ax = new_axes(ax, figsize=(6.4, 4.0))
     where = {t: i for i, t in enumerate(topics)}
     markers = {"ktu": ("o", "full", "KTU"), "rbo": ("s", "none", "RBO")}
     for r, run in enumerate(result.runs):
@@ -32,23 +34,26 @@ def plot_order(result, ax=None, statistics: Sequence[str] = ("ktu", "rbo")):
         for statistic in statistics:
             marker, fill, name = markers[statistic]
             values = rows[statistic].to_numpy()
-            ax.plot(x, values, linestyle="none", marker=marker, fillstyle=fill, ms=5, color=PALETTE[r],
+            ax.plot(x, values, linestyle="none", marker=marker, fillstyle=fill, ms=marker_size(0.8), color=PALETTE[r],
                     label=f"{name}, {run} ({result.original[r]})")
             finite = values[~np.isnan(values)]
             if finite.size:
-                ax.axhline(finite.mean(), color=PALETTE[r], lw=0.8, ls="-" if statistic == "ktu" else "--", alpha=0.7)
-    ax.axhline(0.0, color="#b0b0b0", lw=0.6)
-    ax.set_xticks(range(len(topics)), topics, rotation=90, fontsize="x-small")
+                ax.axhline(finite.mean(), color=PALETTE[r], lw=line_width(0.6), ls="-" if statistic == "ktu" else "--",
+                           alpha=0.7)
+    ax.axhline(0.0, color="#b0b0b0", lw=line_width(0.45))
+    index_ticks(ax, "x", topics, rotation=90)  # every k-th topic when they do not all fit
+    ax.tick_params(axis="x", labelsize=MIN_FONT_SIZE)
     ax.set_xlim(-0.7, len(topics) - 0.3)
     ax.set_ylim(min(-0.05, float(np.nanmin(data.select(list(statistics)).to_numpy(), initial=0.0)) - 0.05), 1.05)
     ax.set_xlabel("topic")
-    ax.set_ylabel("similarity of the document rankings")
-    ax.set_title(f"Order of documents, original vs reproduced (top {result.order_depth}; lines: means)", fontsize="small")
-    ax.legend(fontsize="x-small", ncols=2, loc="best")
+    ax.set_ylabel("ranking similarity")
+    ax.set_title(f"Order of documents, original vs reproduced (top {result.order_depth}; lines: means)")
+    legend_outside(ax)
     ax.irstats_data = data
     return ax
 
 
+@figure_function
 def plot_effects(results, ax=None, measures: Sequence[str] | None = None, labels: Sequence[str] | None = None):
     """Effect ratio (x) against ΔRI (y), one point per measure and reproduction; the grey
     lines cross at (1, 0), a perfect reproduction of the effect. Right of 1: a larger effect
@@ -69,24 +74,24 @@ def plot_effects(results, ax=None, measures: Sequence[str] | None = None, labels
         frames.append(effects.select(pl.lit(label).alias("reproduction"), "measure", "er", "dri"))
     data = pl.concat(frames)
     ax = new_axes(ax, figsize=(5.2, 4.4))
-    ax.axvline(1.0, color="#b0b0b0", lw=0.8)
-    ax.axhline(0.0, color="#b0b0b0", lw=0.8)
+    ax.axvline(1.0, color="#b0b0b0", lw=line_width(0.6))
+    ax.axhline(0.0, color="#b0b0b0", lw=line_width(0.6))
     named = data.height <= LABELLED
     for k, label in enumerate(labels):
         rows = data.filter(pl.col("reproduction") == label)
-        ax.plot(rows["er"].to_numpy(), rows["dri"].to_numpy(), linestyle="none", marker="o", ms=5,
+        ax.plot(rows["er"].to_numpy(), rows["dri"].to_numpy(), linestyle="none", marker="o", ms=marker_size(0.8),
                 color=PALETTE[k % len(PALETTE)], label=label)
         if named:
             for row in rows.iter_rows(named=True):
                 if np.isfinite(row["er"]) and np.isfinite(row["dri"]):
                     ax.annotate(row["measure"], (row["er"], row["dri"]), xytext=(4, 3), textcoords="offset points",
-                                fontsize="x-small")
+                                fontsize=MIN_FONT_SIZE)
     ax.margins(0.15)  # room for the measures' names
     ax.set_xlabel("effect ratio (ER)")
     ax.set_ylabel("delta relative improvement (ΔRI)")
-    ax.set_title("Overall effect: reproduced vs original (best at ER 1, ΔRI 0)", fontsize="small")
+    ax.set_title("Overall effect: reproduced vs original (best at ER 1, ΔRI 0)")
     if len(labels) > 1:
-        ax.legend(fontsize="x-small")
+        legend_outside(ax)
     ax.irstats_data = data
     return ax
 

@@ -23,7 +23,7 @@ from typing import Mapping
 import numpy as np
 import polars as pl
 
-from irstats.plots.common import PALETTE, new_axes
+from irstats.plots.common import PALETTE, figure_function, legend_outside, line_width, marker_size, new_axes
 
 #: Bar order within a metric group; other forms follow in order of appearance.
 FORM_ORDER = ("raw", "R-normalised", "standardized")
@@ -66,6 +66,7 @@ def tau_quantile_data(result, reference_lines: Mapping[str, float] | None = None
                         schema={"series": pl.String, "n": pl.Int64, "tau": pl.Float64})
 
 
+@figure_function
 def plot_tau_quantiles(result, ax=None, reference_lines: Mapping[str, float] | None = None, title: str | None = None):
     """F7: quantiles of τ_b (sampled vs full factors) against the number of standardizing systems.
 
@@ -78,17 +79,18 @@ def plot_tau_quantiles(result, ax=None, reference_lines: Mapping[str, float] | N
     for k, name in enumerate(curves.get_column("series").unique(maintain_order=True).to_list()):
         part = curves.filter(pl.col("series") == name).sort("n")
         ax.plot(part["n"].to_numpy(), part["tau"].to_numpy(), _LINE_STYLES.get(name, "-"), color=PALETTE[k % 10],
-                marker="o" if part.height <= 20 else None, markersize=3, label=f"{name} quantile")
+                marker="o" if part.height <= 20 else None, markersize=marker_size(0.6), label=f"{name} quantile")
     refs = data.filter(pl.col("n").is_null())
     for k, (name, value) in enumerate(refs.select("series", "tau").iter_rows()):
-        ax.axhline(value, color="0.45", linestyle=("-.", (0, (5, 2, 1, 2)), (0, (1, 3)))[k % 3], linewidth=1,
+        ax.axhline(value, color="0.45", linestyle=("-.", (0, (5, 2, 1, 2)), (0, (1, 3)))[k % 3],
+                   linewidth=line_width(0.7),
                    label=f"{name[len('reference: '):]} ({value:.3f})")
     ax.set_xlabel("number of standardizing systems n")
     ax.set_ylabel("Kendall's τ_b vs full factor set")
     if title:
         ax.set_title(title)
     ax.grid(True, alpha=0.3)
-    ax.legend(loc="lower right", fontsize="small")
+    legend_outside(ax)
     return ax
 
 
@@ -149,16 +151,18 @@ def _bars(ax, frame: pl.DataFrame, value: str, low: str | None = None, high: str
             yerr = np.vstack([np.clip(heights - lo, 0, None), np.clip(hi - heights, 0, None)])
             yerr = np.nan_to_num(yerr)
         ax.bar(x[pos.astype(int)] + offset, heights, width * 0.95, color=PALETTE[k % 10], label=form,
-               yerr=yerr, capsize=3 if yerr is not None else 0, ecolor="0.2")
+               yerr=yerr, capsize=None if yerr is not None else 0, ecolor="0.2",
+               error_kw={"elinewidth": line_width(0.7)})
     ax.set_xticks(x, groups)
     ax.set_xlabel("metric")
     top = frame.select(pl.max_horizontal([pl.col(c) for c in (value, low, high) if c]).max()).item()
     if top is not None and np.isfinite(top) and top > 0:
-        ax.set_ylim(0, top * 1.22)  # room for the legend above the bars
+        ax.set_ylim(0, top * 1.08)
     ax.grid(True, axis="y", alpha=0.3)
     return ax
 
 
+@figure_function
 def plot_drmse(result, ax=None, whiskers: bool = True, title: str | None = None):
     """F8: mean dRMSE per metric group, a bar per form; whiskers at the 2.5% and 97.5%
     quantiles when the result has them and ``whiskers`` is set."""
@@ -168,10 +172,11 @@ def plot_drmse(result, ax=None, whiskers: bool = True, title: str | None = None)
     ax.set_ylabel("dRMSE")
     if title:
         ax.set_title(title)
-    ax.legend(fontsize="small", loc="upper center", ncols=4, frameon=False)
+    legend_outside(ax)
     return ax
 
 
+@figure_function
 def plot_false_positives(result, ax=None, alpha: float | None = None, title: str | None = None):
     """F9: the 97.5% quantile of the false-positive rate per metric group and form, with a
     dashed line at α."""
@@ -179,11 +184,11 @@ def plot_false_positives(result, ax=None, alpha: float | None = None, title: str
     data = false_positive_data(result, alpha)
     _bars(ax, data, "fp_q97.5")
     level = float(data["alpha"][0]) if data.height else (alpha or 0.05)
-    ax.axhline(level, color="0.2", linestyle="--", linewidth=1, label=f"α = {level:g}")
+    ax.axhline(level, color="0.2", linestyle="--", linewidth=line_width(0.8), label=f"α = {level:g}")
     ax.set_ylabel("false-positive rate, 97.5% quantile")
     if title:
         ax.set_title(title)
-    ax.legend(fontsize="small", loc="upper center", ncols=4, frameon=False)
+    legend_outside(ax)
     return ax
 
 

@@ -20,6 +20,9 @@ from irstats.report.document import Section
 from irstats.scores import ScoreMatrix
 
 DEFAULT_REPORT_MEASURES = ("AP", "nDCG@10", "P@10", "RR", "RBP(p=0.8)")
+#: The report draws its figures at this width (:func:`irstats.plots.style`): the PDFs fit a
+#: paper's page and the HTML shows PNG renders of the same drawings.
+FIGURE_SIZE = "page"
 #: Measures every report evaluates besides the chosen ones (collection facts, residuals).
 SUPPORT_MEASURES = ("NumRel", "NumRet", "Judged@10", "Judged@100", "Judged@1000", "SP")
 
@@ -76,10 +79,14 @@ class Study:
     def save_figure(self, ax, name: str, data) -> Path:
         """Save a figure as ``figures/<name>.png`` (shown) and ``.pdf`` (for a paper), data as CSV.
 
-        The PDF is drawn by :class:`BackgroundPdfs` on the other core while the report goes on."""
+        Both are the same drawing, at :data:`FIGURE_SIZE` width with TrueType fonts (see
+        :func:`irstats.plots.save`). The PDF is drawn by :class:`BackgroundPdfs` on the other
+        core while the report goes on."""
         from irstats.plots import save
+        from irstats.plots.common import finish
 
         path = self.figure_path(name)
+        finish(ax)  # the final drawing, before the PDF's child is forked with it
         if self.pdfs is None:
             return save(ax, path, data, also=(".pdf",))
         self.pdfs.submit(ax.figure, path.with_suffix(".pdf"))

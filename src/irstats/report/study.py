@@ -26,8 +26,8 @@ from irstats.progress import Progress, progress_bar
 from irstats.random import check_seed
 from irstats.report import sections
 from irstats.report.document import Figure, Note, Section, Table, Text, render_html, render_markdown, write_tables
-from irstats.report.model import (DEFAULT_REPORT_MEASURES, SUPPORT_MEASURES, BackgroundPdfs, ReportResult,
-                                  SectionBuilder, Study, StudySettings, command_line, environment)
+from irstats.report.model import (DEFAULT_REPORT_MEASURES, FIGURE_SIZE, SUPPORT_MEASURES, BackgroundPdfs,
+                                  ReportResult, SectionBuilder, Study, StudySettings, command_line, environment)
 
 
 def build_report(qrels, runs, out_dir, measures: Sequence[str] | None = None, reference: Sequence[str] | None = None,
@@ -93,11 +93,14 @@ def build_report(qrels, runs, out_dir, measures: Sequence[str] | None = None, re
 
 def _build_sections(study: Study, stages: list[tuple[str, SectionBuilder]], bar, out_dir) -> list[Section]:
     """Every stage's section, in order; a failing stage raises one line naming it."""
+    from irstats.plots import style
+
     built: list[Section] = []
     for name, builder in stages:
         bar.set_description(name)
         try:
-            section = _with_warnings_as_notes(builder, study)
+            with style(FIGURE_SIZE):  # every figure at page width, TrueType fonts in its PDF
+                section = _with_warnings_as_notes(builder, study)
             if section is not None:
                 built.append(section)
         except IrstatsError:
