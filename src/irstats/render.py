@@ -79,12 +79,21 @@ _LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$",
                   "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
 
 
+#: The symbols irstats' tables and captions use that pdflatex's text fonts lack, as math.
+_LATEX_SYMBOLS = {
+    "Δ": r"$\Delta$", "†": r"$^{\dagger}$", "‡": r"$^{\ddagger}$", "*": r"$^{*}$", "α": r"$\alpha$",
+    "β": r"$\beta$", "γ": r"$\gamma$", "ε": r"$\varepsilon$", "κ": r"$\kappa$", "λ": r"$\lambda$",
+    "μ": r"$\mu$", "π": r"$\pi$", "ρ": r"$\rho$", "σ": r"$\sigma$", "τ": r"$\tau$", "φ": r"$\phi$",
+    "χ": r"$\chi$", "ω": r"$\omega$", "Φ": r"$\Phi$", "θ": r"$\theta$", "²": r"$^{2}$", "±": r"$\pm$",
+    "×": r"$\times$", "≥": r"$\geq$", "≤": r"$\leq$", "≈": r"$\approx$", "→": r"$\rightarrow$",
+    "∞": r"$\infty$", "·": r"$\cdot$", "√": r"$\surd$", "−": "--", "–": "--", "—": "---", "…": r"\dots",
+    "<": "$<$", ">": "$>$", "|": r"$|$", "₁": r"$_{1}$", "₂": r"$_{2}$", "′": r"$'$", "″": r"$''$",
+}
+
+
 def latex_escape(text: str) -> str:
-    """Escape LaTeX's special characters; Δ, *, † and α become math."""
-    out = "".join(_LATEX_SPECIAL.get(ch, ch) for ch in str(text))
-    return (out.replace("Δ", r"$\Delta$").replace("†", r"$^{\dagger}$").replace("*", r"$^{*}$")
-            .replace("α", r"$\alpha$").replace("−", "--").replace("…", r"\dots").replace("<", "$<$")
-            .replace(">", "$>$"))
+    """Escape LaTeX's special characters; Greek letters and math symbols become math."""
+    return "".join(_LATEX_SPECIAL.get(ch) or _LATEX_SYMBOLS.get(ch, ch) for ch in str(text))
 
 
 def latex_table(header: Sequence[str], rows: Sequence[Sequence[str]], left: int | None = 1,
@@ -226,19 +235,24 @@ class Table:
         the column (adjustbox's ``max width``). Needs booktabs and adjustbox."""
         wide = len(self.header) > 7 if wide is None else wide
         spec = "".join("r" if a else "l" for a in self.right)
-        head = self.header_latex if self.header_latex is not None else tuple(latex_escape(h) for h in self.header)
+        head = self.header_latex if self.header_latex is not None else tuple(latex_header(h) for h in self.header)
         text = caption if caption is not None else " ".join(
             _sentence(line) for line in (self.title or "", *self.legend) if line)
         env = "table*" if wide else "table"
-        out = ["% needs \\usepackage{booktabs} and \\usepackage{adjustbox}",
-               rf"\begin{{{env}}}[t]", r"\centering", r"\small"]
-        if text:
-            out.append(rf"\caption{{{latex_escape(text)}}}")
-        out.append(rf"\label{{{label or self.label}}}")
-        out += [r"\begin{adjustbox}{max width=\linewidth}", rf"\begin{{tabular}}{{{spec}}}", r"\toprule",
-                " & ".join(head) + r" \\", r"\midrule"]
-        out += [" & ".join(c.as_latex() for c in r) + r" \\" for r in self.rows]
-        out += [r"\bottomrule", r"\end{tabular}", r"\end{adjustbox}", rf"\end{{{env}}}"]
+        label = label or self.label
+        # a table longer than a page is split into floats of LATEX_ROWS rows, each its own part
+        parts = [self.rows[k:k + LATEX_ROWS] for k in range(0, max(len(self.rows), 1), LATEX_ROWS)]
+        out = ["% needs \\usepackage{booktabs} and \\usepackage{adjustbox}"]
+        for k, rows in enumerate(parts, start=1):
+            out += [rf"\begin{{{env}}}[t]", r"\centering", r"\small"]
+            more = f" (part {k} of {len(parts)})" if len(parts) > 1 else ""
+            if text:
+                out.append(rf"\caption{{{latex_escape(text)}{more}}}")
+            out.append(rf"\label{{{label}{f'-{k}' if k > 1 else ''}}}")
+            out += [r"\begin{adjustbox}{max width=\linewidth}", rf"\begin{{tabular}}{{{spec}}}", r"\toprule",
+                    " & ".join(head) + r" \\", r"\midrule"]
+            out += [" & ".join(c.as_latex() for c in r) + r" \\" for r in rows]
+            out += [r"\bottomrule", r"\end{tabular}", r"\end{adjustbox}", rf"\end{{{env}}}"]
         return "\n".join(out) + "\n"
 
     def html(self) -> str:
@@ -258,6 +272,31 @@ class Table:
         legend = "".join(f"<br>{html.escape(line)}" for line in self.legend)
         return (f"<div>{title}<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
                 + (f"<small>{legend[4:]}</small>" if legend else "") + "</div>")
+
+
+#: Most rows of one LaTeX float: longer tables are split so that each part fits a page.
+LATEX_ROWS = 40
+
+#: Display names of the column and method names irstats writes in snake case.
+DISPLAY_NAMES = {
+    "am": "AM", "gm": "GM", "egm": r"$\varepsilon$GM", "gm_trec_eval": "GM (trec\\_eval)", "hm": "HM",
+    "ehm": r"$\varepsilon$HM", "al": "AL", "logit": "logit", "median": "median", "std_am": "std AM",
+    "p_value": "$p$", "p_adjusted": "adj. $p$", "p": "$p$", "ci_low": "CI low", "ci_high": "CI high",
+    "delta": r"$\Delta$", "n": "$n$", "sd": "sd", "tau": r"$\tau$", "phi": r"$\phi$", "epsilon": r"$\varepsilon$",
+}
+
+
+def latex_header(name: str) -> str:
+    """A column name as a paper prints it: known names by :data:`DISPLAY_NAMES` (also after a
+    ``measure:`` prefix), other snake_case names with spaces."""
+    if name in DISPLAY_NAMES:
+        return DISPLAY_NAMES[name]
+    if ":" in name:
+        measure, _, method = name.rpartition(":")
+        return f"{latex_escape(measure)} {latex_header(method)}"
+    if "@" in name or "(" in name or any(ch.isupper() for ch in name):  # a measure: its own name
+        return latex_escape(name)
+    return latex_escape(name.replace("_", " "))
 
 
 def _sentence(line: str) -> str:

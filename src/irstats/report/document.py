@@ -106,38 +106,36 @@ def write_tables(sections: list[Section], out_dir: Path) -> None:
                 write_text(out_dir / "tables" / f"{block.name}.tex", latex_table(block), fsync=False)
 
 
-# Characters LaTeX treats specially, and the few non-ASCII symbols the report's tables use.
-_LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
-          "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "τ": r"$\tau$", "ε": r"$\varepsilon$",
-          "φ": r"$\phi$", "Δ": r"$\Delta$", "≥": r"$\geq$", "≤": r"$\leq$", "−": "-", "†": r"$\dagger$",
-          "‡": r"$\ddagger$", "α": r"$\alpha$", "κ": r"$\kappa$", "Φ": r"$\Phi$"}
+def display(table: Table):
+    """The report table as a display table (:class:`irstats.render.Table`): the one printer of
+    every table irstats writes. p-value columns in the one notation, markers (``value^m``) as
+    superscripts."""
+    import math
 
+    from irstats.render import Cell, Table as DisplayTable, latex_escape, number_cell, p_cell
 
-def _latex_text(text: str) -> str:
-    return "".join(_LATEX.get(ch, ch) for ch in text)
-
-
-def _latex_cell(value, table: Table) -> str:
-    text = _cell(value, table.digits)
-    if table.markers and "^" in text:
-        body, mark = text.rsplit("^", 1)
-        return f"{_latex_text(body)}$^{{{_latex_text(mark).strip('$')}}}$"
-    return _latex_text(text)
+    frame = table.shown
+    rows = []
+    for row in frame.iter_rows():
+        cells = []
+        for name, value in zip(frame.columns, row):
+            if isinstance(value, float) and (name == "p" or name.startswith("p_")) and not math.isnan(value):
+                cells.append(p_cell(value))
+            elif isinstance(value, float):
+                cells.append(Cell("nan") if math.isnan(value) else number_cell(value, table.digits))
+            elif table.markers and isinstance(value, str) and "^" in value:
+                body, mark = value.rsplit("^", 1)
+                cells.append(Cell(value, f"{latex_escape(body)}$^{{{latex_escape(mark).strip('$')}}}$"))
+            else:
+                cells.append(Cell("" if value is None else str(value)))
+        rows.append(cells)
+    return DisplayTable.of(list(frame.columns), rows, [d.is_numeric() for d in frame.dtypes], title=table.caption,
+                           label=f"tab:{table.name.replace('_', '-')}")
 
 
 def latex_table(table: Table) -> str:
-    """The table as a LaTeX ``table`` float with booktabs rules (``\\usepackage{booktabs}``)."""
-    frame = table.shown
-    numeric = [dtype.is_numeric() for dtype in frame.dtypes]
-    spec = "".join("r" if n else "l" for n in numeric)
-    lines = [r"\begin{table}[t]", r"\centering", rf"\begin{{tabular}}{{{spec}}}", r"\toprule",
-             " & ".join(_latex_text(c) for c in frame.columns) + r" \\", r"\midrule"]
-    lines += [" & ".join(_latex_cell(v, table) for v in row) + r" \\" for row in frame.iter_rows()]
-    lines += [r"\bottomrule", r"\end{tabular}"]
-    if table.caption:
-        lines.append(rf"\caption{{{_latex_text(table.caption)}}}")
-    lines += [rf"\label{{tab:{table.name.replace('_', '-')}}}", r"\end{table}", ""]
-    return "\n".join(lines)
+    """The table as paper-ready LaTeX (:meth:`irstats.render.Table.latex`)."""
+    return display(table).latex()
 
 
 def render_markdown(title: str, sections: list[Section], out_dir: Path) -> str:

@@ -210,11 +210,9 @@ def _pdf_child(figure, path: Path, error_end: int) -> None:
                 _write_pdf(figure, path)
                 code = 0
             except OSError as exc:
-                from irstats.errors import ResourceError
-
-                _tell(error_end, str(ResourceError.from_os_error(exc, path)))
-            except IrstatsError as exc:  # (the writers' own: "PATH: cannot write (No space left …)")
-                _tell(error_end, str(exc))
+                _tell(error_end, f"{path}: could not write the figure ({exc.strerror or exc})")
+            except IrstatsError as exc:  # the writers' own, naming the path: "… (No space left on device)"
+                _tell(error_end, f"could not write the figure: {exc}")
             except Exception as exc:  # noqa: BLE001 - whatever it is, the parent says it in one line
                 _tell(error_end, f"{path}: could not write the figure ({exc})")
     finally:
