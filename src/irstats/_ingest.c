@@ -14,10 +14,27 @@
  * returns None, and the caller reads the run with the careful Python reader, which applies
  * the full rules and names the file and line of any error. So this file never decides what
  * an error is; it only makes the common case fast.
+ *
+ * It raises only for a caller's mistake or a limit of its own, never for what a run says:
+ *   QrelsTable(...)   TypeError: topics not bytes, line_topic/codes not int64 buffers;
+ *                     ValueError: a buffer not one-dimensional, C-contiguous and 8-byte
+ *                     aligned, ids and lines that do not agree, a (topic, docno) twice;
+ *                     OverflowError: more topics than an int32 numbers;
+ *                     RuntimeError: the table is already built (see qrels_init);
+ *   table.rank(...)   OverflowError: a docno of 2 GiB or more (run entries hold lengths as
+ *                     int32), naming the line; RuntimeError: a table never built;
+ *   both              MemoryError.
+ * irstats.ingest turns ValueError and OverflowError into "not this way": the batch goes to
+ * the Python readers, which either take the file or name its file and line.
+ *
+ * The work of rank() is four phases, one function each: read_lines (tokenise each line,
+ * parse its score, find its topic and grade), group_by_topic, then per topic sort_topic,
+ * has_repeated_doc and write_grades.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,12 +89,23 @@ typedef struct {
     int64_t *doc_code;
     Slot *doc_slot; /* line -1: empty */
     uint64_t doc_mask;
+    /* 1 once __init__ has built every array above. Set with the GIL held and never cleared
+     * while the object lives, so a rank() running without the GIL reads arrays that no one
+     * frees or changes under it. */
+    int ready;
 } QrelsTable;
 
-static void qrels_dealloc(QrelsTable *self) {
+/* Free the table's arrays and zero every field after the object header: the table is then
+ * as tp_new made it (empty, not ready). Used by dealloc and by a failed __init__. */
+static void free_table(QrelsTable *self) {
     free(self->topic_blob); free(self->topic_off); free(self->topic_len); free(self->topic_slot);
     free(self->doc_blob); free(self->doc_off); free(self->doc_len); free(self->doc_topic);
     free(self->doc_code); free(self->doc_slot);
+    memset((char *)self + offsetof(QrelsTable, n_topics), 0, sizeof(QrelsTable) - offsetof(QrelsTable, n_topics));
+}
+
+static void qrels_dealloc(QrelsTable *self) {
+    free_table(self);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -139,9 +167,6 @@ static inline int64_t find_doc(const QrelsTable *q, int64_t topic, const char *s
     }
 }
 
-static int build_table(QrelsTable *self, PyObject *topics, const int64_t *line_topic, const char *docnos,
-                       Py_ssize_t docnos_size, const int64_t *codes, Py_ssize_t n);
-
 /* Split a blob of '\n'-separated ids (each line one id, none empty) into offsets and lengths. */
 static int split_blob(const char *data, Py_ssize_t size, Py_ssize_t n, char **blob, Py_ssize_t **off,
                       Py_ssize_t **len) {
@@ -169,31 +194,15 @@ static int split_blob(const char *data, Py_ssize_t size, Py_ssize_t n, char **bl
     return 0;
 }
 
-/* QrelsTable(topics: list[bytes], line_topic: int64 buffer, docnos: bytes ('\n'-separated),
- *            codes: int64 buffer) */
-static int qrels_init(QrelsTable *self, PyObject *args, PyObject *kwds) {
-    (void)kwds;
-    PyObject *topics;
-    Py_buffer line_topic_buf, docnos_buf, codes_buf;
-    if (!PyArg_ParseTuple(args, "O!y*y*y*", &PyList_Type, &topics, &line_topic_buf, &docnos_buf, &codes_buf))
-        return -1;
-    int status = -1;
-    Py_ssize_t n = line_topic_buf.len / (Py_ssize_t)sizeof(int64_t);
-    const int64_t *line_topic = line_topic_buf.buf, *codes = codes_buf.buf;
-    if (codes_buf.len != line_topic_buf.len || line_topic_buf.len % (Py_ssize_t)sizeof(int64_t)) {
-        PyErr_SetString(PyExc_ValueError, "line_topic and codes differ in length");
-        goto done;
-    }
-    status = build_table(self, topics, line_topic, docnos_buf.buf, docnos_buf.len, codes, n);
-done:
-    PyBuffer_Release(&line_topic_buf);
-    PyBuffer_Release(&docnos_buf);
-    PyBuffer_Release(&codes_buf);
-    return status;
-}
-
 static int build_table(QrelsTable *self, PyObject *topics, const int64_t *line_topic, const char *docnos,
                        Py_ssize_t docnos_size, const int64_t *codes, Py_ssize_t n) {
+    /* Run entries hold their topic index as int32 (see Entry): refuse here, once, a table
+     * whose indexes would not fit, so that no narrowing in rank() can wrap. */
+    if (PyList_GET_SIZE(topics) > INT32_MAX) {
+        PyErr_Format(PyExc_OverflowError, "QrelsTable: %zd topics; the compiled reader numbers topics with "
+                     "32-bit integers (at most %d)", PyList_GET_SIZE(topics), INT32_MAX);
+        return -1;
+    }
     self->n_topics = PyList_GET_SIZE(topics);
     if (pack_bytes(topics, &self->topic_blob, &self->topic_off, &self->topic_len) < 0) return -1;
     uint64_t size = table_size(self->n_topics);
@@ -240,8 +249,89 @@ static int build_table(QrelsTable *self, PyObject *topics, const int64_t *line_t
     return 0;
 }
 
+/* Whether a buffer format names int64 in this machine's byte order: "q", or "l" (numpy's
+ * int64 exports "l" where a long has 8 bytes), after an optional "@", "=" or the byte-order
+ * mark of this machine. The item size is checked by the caller ("=l" is 4 bytes). */
+static int is_int64_format(const char *format) {
+    if (format == NULL) return 0; /* no format: unsigned bytes */
+    if (*format == '@' || *format == '=') format++;
+#if PY_LITTLE_ENDIAN
+    else if (*format == '<') format++;
+#else
+    else if (*format == '>' || *format == '!') format++;
+#endif
+    return (format[0] == 'q' || format[0] == 'l') && format[1] == '\0';
+}
+
+/* The buffer of `obj` if it can be read as an int64_t array as it is: int64 items, one
+ * dimension, C-contiguous, and aligned for int64_t (a cast to int64_t * of a misaligned
+ * address is undefined behaviour, and a bytes object or an int32 array of the right byte
+ * length would be read as the wrong numbers). Otherwise an exception naming the argument. */
+static int get_int64_buffer(PyObject *obj, const char *name, Py_buffer *view) {
+    if (PyObject_GetBuffer(obj, view, PyBUF_FULL_RO) < 0) return -1;
+    if (view->itemsize != (Py_ssize_t)sizeof(int64_t) || !is_int64_format(view->format)) {
+        PyErr_Format(PyExc_TypeError, "QrelsTable: %s must be an int64 array (numpy.int64), not a buffer of "
+                     "format '%s' with %zd-byte items", name, view->format ? view->format : "B", view->itemsize);
+    } else if (view->ndim != 1) {
+        PyErr_Format(PyExc_ValueError, "QrelsTable: %s must be one-dimensional, not %d-dimensional", name,
+                     view->ndim);
+    } else if (!PyBuffer_IsContiguous(view, 'C')) {
+        PyErr_Format(PyExc_ValueError, "QrelsTable: %s must be C-contiguous (numpy.ascontiguousarray)", name);
+    } else if ((uintptr_t)view->buf % sizeof(int64_t) != 0) {
+        PyErr_Format(PyExc_ValueError, "QrelsTable: %s must start on an 8-byte boundary (its data is at an "
+                     "address %d bytes past one); copy it (numpy.array(..., dtype=numpy.int64))", name,
+                     (int)((uintptr_t)view->buf % sizeof(int64_t)));
+    } else {
+        return 0;
+    }
+    PyBuffer_Release(view);
+    return -1;
+}
+
+/* QrelsTable(topics: list[bytes], line_topic: int64 array, docnos: bytes ('\n'-separated),
+ *            codes: int64 array)
+ *
+ * A table is built once and never changes: a second __init__ on a built table raises
+ * RuntimeError. Rebuilding in place would free the arrays that a rank() running without
+ * the GIL on another thread is reading, and nothing needs it (build a new table). A failed
+ * __init__ frees what it built and leaves the table empty and not ready (rank() refuses
+ * it), so calling __init__ again then is safe. */
+static int qrels_init(QrelsTable *self, PyObject *args, PyObject *kwds) {
+    (void)kwds;
+    if (self->ready) {
+        PyErr_SetString(PyExc_RuntimeError, "QrelsTable is already built and cannot be initialised again "
+                        "(a rank() may be reading it); make a new QrelsTable");
+        return -1;
+    }
+    PyObject *topics, *line_topic_obj, *codes_obj;
+    Py_buffer line_topic_buf, docnos_buf, codes_buf;
+    if (!PyArg_ParseTuple(args, "O!Oy*O", &PyList_Type, &topics, &line_topic_obj, &docnos_buf, &codes_obj))
+        return -1;
+    int status = -1;
+    if (get_int64_buffer(line_topic_obj, "line_topic", &line_topic_buf) < 0) goto release_docnos;
+    if (get_int64_buffer(codes_obj, "codes", &codes_buf) < 0) goto release_line_topic;
+    if (codes_buf.len != line_topic_buf.len) {
+        PyErr_SetString(PyExc_ValueError, "line_topic and codes differ in length");
+    } else {
+        status = build_table(self, topics, line_topic_buf.buf, docnos_buf.buf, docnos_buf.len, codes_buf.buf,
+                             line_topic_buf.len / (Py_ssize_t)sizeof(int64_t));
+        if (status < 0) free_table(self);
+        else self->ready = 1;
+    }
+    PyBuffer_Release(&codes_buf);
+release_line_topic:
+    PyBuffer_Release(&line_topic_buf);
+release_docnos:
+    PyBuffer_Release(&docnos_buf);
+    return status;
+}
+
 /* ------------------------------------------------------------------ parsing one run */
 
+/* One ranked line. 40 bytes: what a run costs in memory while it is ranked, so the docno's
+ * length and the topic index are int32. add_entry checks the length (a docno of 2 GiB
+ * fails loudly instead of wrapping); the topic index is below n_topics, which build_table
+ * keeps within int32. */
 typedef struct {
     double score;
     const char *doc;
@@ -256,17 +346,34 @@ static inline int is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' |
 static const double POW10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
                                1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
+/* Past this value an exponent's further digits are not accumulated (so it stays below
+ * 10^6 and cannot overflow); the exponent is then marked inexact and the token never takes
+ * the fast path: strtod, which reads the whole token, decides what it is, or, for a token of
+ * 128 bytes or more, the careful reader does. */
+#define EXPONENT_CAP 100000
+/* |scale| beyond this puts exponent + scale outside [-22, 22] for any exact exponent: the
+ * fast path is then impossible, and the sum is never formed (so it cannot overflow). */
+#define SCALE_CAP (10 * EXPONENT_CAP + 22)
+
 /* A plain decimal [+-]?(d+.?d*|.d+)([eE][+-]?d+)? to the correctly rounded double; 0 if the
  * token is anything else (the careful reader decides what it means). Up to 15 significant
  * digits and a power of ten up to 22 are exact in double arithmetic (Clinger's fast path);
- * anything longer goes to strtod, which rounds correctly too. */
+ * anything longer goes to strtod, which rounds correctly too (tokens of 128 bytes or more
+ * are left to the careful reader).
+ *
+ * Overflow: `scale` moves by one per character, so |scale| <= n <= PY_SSIZE_T_MAX fits in
+ * int64_t; `exponent` stays below 10 * EXPONENT_CAP; their sum is formed only when
+ * |scale| <= SCALE_CAP. No token, however long (400 digits, a million leading zeros, an
+ * exponent of 10^30), can overflow any of them. The fast path is taken only when every one
+ * of them is exact: a capped exponent once let 0.<99999 zeros>1e1000000 (infinite) pass as
+ * 1.0, because 100000 - 100000 looked like a power of 0. */
 static int parse_score(const char *s, Py_ssize_t n, double *out) {
     Py_ssize_t i = 0;
     int negative = 0;
     if (i < n && (s[i] == '+' || s[i] == '-')) { negative = s[i] == '-'; i++; }
-    uint64_t mantissa = 0;   /* the first 19 significant digits */
+    uint64_t mantissa = 0;   /* the first 19 significant digits: < 10^19 < 2^64 */
     int digits = 0;          /* significant digits kept in mantissa */
-    int scale = 0;           /* value = mantissa * 10^(scale + exponent) */
+    int64_t scale = 0;       /* value = mantissa * 10^(scale + exponent) */
     int truncated = 0, seen = 0;
     for (; i < n && s[i] >= '0' && s[i] <= '9'; i++, seen = 1) {
         int d = s[i] - '0';
@@ -283,13 +390,16 @@ static int parse_score(const char *s, Py_ssize_t n, double *out) {
         }
     }
     if (!seen) return 0;
-    long exponent = 0;
+    int64_t exponent = 0;
+    int exponent_capped = 0;
     if (i < n && (s[i] == 'e' || s[i] == 'E')) {
         int eneg = 0, eseen = 0;
         i++;
         if (i < n && (s[i] == '+' || s[i] == '-')) { eneg = s[i] == '-'; i++; }
-        for (; i < n && s[i] >= '0' && s[i] <= '9'; i++, eseen = 1)
-            if (exponent < 100000) exponent = exponent * 10 + (s[i] - '0');
+        for (; i < n && s[i] >= '0' && s[i] <= '9'; i++, eseen = 1) {
+            if (exponent < EXPONENT_CAP) exponent = exponent * 10 + (s[i] - '0');
+            else exponent_capped = 1;
+        }
         if (!eseen) return 0;
         if (eneg) exponent = -exponent;
     }
@@ -299,12 +409,14 @@ static int parse_score(const char *s, Py_ssize_t n, double *out) {
         *out = 0.0;
         return 1;
     }
-    long power = exponent + scale;
-    if (!truncated && digits <= 15 && power >= -22 && power <= 22) {
-        double value = (double)mantissa; /* exact: < 10^15 < 2^53 */
-        value = power >= 0 ? value * POW10[power] : value / POW10[-power];
-        *out = negative ? -value : value;
-        return 1;
+    if (!truncated && !exponent_capped && digits <= 15 && scale >= -SCALE_CAP && scale <= SCALE_CAP) {
+        int64_t power = exponent + scale;
+        if (power >= -22 && power <= 22) {
+            double value = (double)mantissa; /* exact: < 10^15 < 2^53 */
+            value = power >= 0 ? value * POW10[power] : value / POW10[-power];
+            *out = negative ? -value : value;
+            return 1;
+        }
     }
     char buffer[128];
     if (n >= (Py_ssize_t)sizeof(buffer)) return 0;
@@ -333,6 +445,9 @@ static int compare_entries(const void *x, const void *y) {
     return 0;
 }
 
+/* Why a rank() raises instead of returning None: set only together with ingest()'s 0. */
+typedef enum { FAILED_NOT = 0, FAILED_NO_MEMORY, FAILED_DOCNO_TOO_LONG, FAILED_TOPIC_INDEX } Failure;
+
 typedef struct {
     /* inputs */
     const QrelsTable *q;
@@ -350,11 +465,30 @@ typedef struct {
     int64_t n_grades;
     char **outside; /* distinct topics not in the qrels (pointers into data) */
     Py_ssize_t *outside_len;
-    Py_ssize_t n_outside;
-    int no_memory;
+    Py_ssize_t n_outside, outside_cap;
+    /* failures */
+    Failure failure;
+    int64_t line;          /* the line of the failure (from 1), for its message */
+    int64_t too_big;       /* the value that did not fit */
 } Job;
 
+/* The entries of a run in file order, grown by doubling. */
+typedef struct {
+    Entry *at;
+    Py_ssize_t n, capacity;
+} Entries;
+
+/* The topic of the previous line: runs are written topic by topic, so one comparison of
+ * the bytes usually replaces a hash lookup. */
+typedef struct {
+    const char *s;
+    Py_ssize_t len;
+    int64_t index;
+} TopicCache;
+
 #define LOOKAHEAD 8
+/* Many topics outside the qrels: not the file this path is for; leave it to the readers. */
+#define MAX_OUTSIDE 4096
 
 static inline void look_up(const QrelsTable *q, Entry *e) {
     int64_t line = find_doc(q, e->topic, e->doc, e->len, e->hash);
@@ -365,181 +499,277 @@ static inline int same_bytes(const char *a, Py_ssize_t na, const char *b, Py_ssi
     return na == nb && memcmp(a, b, na) == 0;
 }
 
-/* Returns 1 on success, 0 when the careful reader must take the run. Runs without the GIL. */
-static int ingest(Job *job) {
-    const QrelsTable *q = job->q;
-    const char *p = job->data, *end = job->data + job->size;
-    Py_ssize_t capacity = job->size / 24 + 16, n = 0;
-    Entry *entries = malloc(sizeof(Entry) * capacity);
-    Py_ssize_t outside_cap = 16;
-    job->outside = malloc(sizeof(char *) * outside_cap);
-    job->outside_len = malloc(sizeof(Py_ssize_t) * outside_cap);
-    if (!entries || !job->outside || !job->outside_len) { free(entries); job->no_memory = 1; return 0; }
-    const char *last_topic = NULL;
-    Py_ssize_t last_topic_len = -1;
-    int64_t last_tidx = -1;
-    int ok = 1;
+/* Tokenise the line [c, line_end) (its '\n' already cut) at ASCII blanks into at most six
+ * fields. Returns the number of fields, or -1 when the careful reader must take the file:
+ * a NUL byte (trec_eval's C strings would end there) or a seventh field (the fast path
+ * takes only six-field files, whose meaning is never in doubt). */
+static inline int split_fields(const char *c, const char *line_end, const char **field, Py_ssize_t *flen) {
+    int nf = 0;
+    for (;;) {
+        while (c < line_end && is_blank(*c)) c++;
+        if (c >= line_end) return nf;
+        const char *start = c;
+        while (c < line_end && !is_blank(*c)) {
+            if (*c == '\0') return -1;
+            c++;
+        }
+        if (nf == 6) return -1;
+        field[nf] = start;
+        flen[nf] = c - start;
+        nf++;
+    }
+}
 
-    while (p < end && ok) {
+/* Note a topic outside the qrels once (the caller warns of them by run). Returns 0 when
+ * the careful reader must take the file: too many such topics, or no memory (failure). */
+static int note_outside(Job *job, const char *s, Py_ssize_t n) {
+    for (Py_ssize_t k = 0; k < job->n_outside; k++)
+        if (same_bytes(job->outside[k], job->outside_len[k], s, n)) return 1;
+    if (job->n_outside == job->outside_cap) {
+        job->outside_cap *= 2;
+        char **o = realloc(job->outside, sizeof(char *) * job->outside_cap);
+        if (o) job->outside = o;
+        Py_ssize_t *ol = realloc(job->outside_len, sizeof(Py_ssize_t) * job->outside_cap);
+        if (ol) job->outside_len = ol;
+        if (!o || !ol) { job->failure = FAILED_NO_MEMORY; return 0; }
+    }
+    job->outside[job->n_outside] = (char *)s;
+    job->outside_len[job->n_outside] = n;
+    job->n_outside++;
+    return job->n_outside <= MAX_OUTSIDE;
+}
+
+/* The qrels index of a line's topic into *index, -1 for a topic outside the qrels. Returns
+ * 0 when the careful reader must take the file (see note_outside). */
+static inline int topic_of(Job *job, TopicCache *last, const char *s, Py_ssize_t n, int64_t *index) {
+    if (last->s && same_bytes(s, n, last->s, last->len)) {
+        *index = last->index;
+        return 1;
+    }
+    int64_t t = find_topic(job->q, s, n);
+    last->s = s;
+    last->len = n;
+    last->index = t;
+    *index = t;
+    return t >= 0 ? 1 : note_outside(job, s, n);
+}
+
+/* Append the entry of one ranked line and look up the grade of the line LOOKAHEAD lines
+ * back. Returns 0 (with job->failure) when the line does not fit an Entry or memory runs
+ * out: raised, never wrapped. */
+static inline int add_entry(Job *job, Entries *entries, int64_t topic, const char *doc, Py_ssize_t doc_len,
+                            double score) {
+    const QrelsTable *q = job->q;
+    if (doc_len > INT32_MAX) { job->failure = FAILED_DOCNO_TOO_LONG; job->too_big = doc_len; return 0; }
+    if (topic < 0 || topic > INT32_MAX) { job->failure = FAILED_TOPIC_INDEX; job->too_big = topic; return 0; }
+    if (entries->n == entries->capacity) {
+        if ((size_t)entries->capacity > (size_t)PY_SSIZE_T_MAX / 2 / sizeof(Entry)) {
+            job->failure = FAILED_NO_MEMORY;
+            return 0;
+        }
+        Entry *grown = realloc(entries->at, sizeof(Entry) * entries->capacity * 2);
+        if (!grown) { job->failure = FAILED_NO_MEMORY; return 0; }
+        entries->at = grown;
+        entries->capacity *= 2;
+    }
+    Entry *e = &entries->at[entries->n++];
+    e->score = score;
+    e->doc = doc;
+    e->len = (int32_t)doc_len;
+    e->topic = (int32_t)topic;
+    e->hash = hash_bytes(doc, doc_len);
+    /* The slot of this line is fetched while earlier lines are looked up: the qrels table
+     * is larger than the caches, and the lookup's memory latency is the parse's cost. */
+    __builtin_prefetch(&q->doc_slot[mix_topic(e->hash, topic) & q->doc_mask]);
+    if (entries->n > LOOKAHEAD) look_up(q, &entries->at[entries->n - 1 - LOOKAHEAD]);
+    return 1;
+}
+
+/* Phase 1: every line of the run to an Entry (topic index, docno, score, grade code), in
+ * file order; lines of topics outside the qrels are noted, not kept. Returns 1, or 0 when
+ * the careful reader must take the run (a comment, a wrong field count, another tag, a
+ * score that is not a plain decimal, ...; job->failure set if it must raise instead). */
+static int read_lines(Job *job, Entries *entries) {
+    const char *p = job->data, *end = job->data + job->size;
+    TopicCache last = {NULL, -1, -1};
+    int64_t line = 0;
+    while (p < end) {
         const char *line_end = memchr(p, '\n', end - p);
         if (!line_end) line_end = end;
-        const char *field[7];
-        Py_ssize_t flen[7];
-        int nf = 0;
-        const char *c = p;
-        while (c < line_end) {
-            while (c < line_end && is_blank(*c)) c++;
-            if (c >= line_end) break;
-            const char *start = c;
-            while (c < line_end && !is_blank(*c)) {
-                if (*c == '\0') { ok = 0; break; }
-                c++;
-            }
-            if (!ok) break;
-            if (nf == 6) { ok = 0; break; } /* a seventh field */
-            field[nf] = start;
-            flen[nf] = c - start;
-            nf++;
-        }
-        p = line_end + 1;
-        if (!ok) break;
-        if (nf == 0) continue;               /* a blank line */
-        if (nf != 6 || field[0][0] == '#') { ok = 0; break; }
-        if (!same_bytes(field[5], flen[5], job->tag, job->tag_len)) { ok = 0; break; }
+        line++;
+        const char *field[6];
+        Py_ssize_t flen[6];
+        int nf = split_fields(p, line_end, field, flen);
+        p = line_end < end ? line_end + 1 : end;
+        if (nf < 0) return 0;
+        if (nf == 0) continue; /* a blank line */
+        if (nf != 6 || field[0][0] == '#') return 0;
+        if (!same_bytes(field[5], flen[5], job->tag, job->tag_len)) return 0;
         double score;
-        if (!parse_score(field[4], flen[4], &score)) { ok = 0; break; }
+        if (!parse_score(field[4], flen[4], &score)) return 0;
         if (job->float32) score = (double)(float)score;
-
-        int64_t tidx;
-        if (last_topic && same_bytes(field[0], flen[0], last_topic, last_topic_len)) {
-            tidx = last_tidx;
-        } else {
-            tidx = find_topic(q, field[0], flen[0]);
-            last_topic = field[0];
-            last_topic_len = flen[0];
-            last_tidx = tidx;
-            if (tidx < 0) {
-                int known = 0;
-                for (Py_ssize_t k = 0; k < job->n_outside && !known; k++)
-                    known = same_bytes(job->outside[k], job->outside_len[k], field[0], flen[0]);
-                if (!known) {
-                    if (job->n_outside == outside_cap) {
-                        outside_cap *= 2;
-                        char **o = realloc(job->outside, sizeof(char *) * outside_cap);
-                        if (o) job->outside = o;
-                        Py_ssize_t *ol = realloc(job->outside_len, sizeof(Py_ssize_t) * outside_cap);
-                        if (ol) job->outside_len = ol;
-                        if (!o || !ol) { job->no_memory = 1; ok = 0; break; }
-                    }
-                    job->outside[job->n_outside] = (char *)field[0];
-                    job->outside_len[job->n_outside] = flen[0];
-                    job->n_outside++;
-                    if (job->n_outside > 4096) { ok = 0; break; } /* many foreign topics: leave it */
-                }
-            }
-        }
-        if (tidx < 0) continue;
-        if (n == capacity) {
-            capacity *= 2;
-            Entry *grown = realloc(entries, sizeof(Entry) * capacity);
-            if (!grown) { job->no_memory = 1; ok = 0; break; }
-            entries = grown;
-        }
-        Entry *e = &entries[n++];
-        e->score = score;
-        e->doc = field[2];
-        e->len = (int32_t)flen[2];
-        e->topic = (int32_t)tidx;
-        e->hash = hash_bytes(field[2], flen[2]);
-        /* The slot of this line is fetched while earlier lines are looked up: the qrels table
-         * is larger than the caches, and the lookup's memory latency is the parse's cost. */
-        __builtin_prefetch(&q->doc_slot[mix_topic(e->hash, tidx) & q->doc_mask]);
-        if (n > LOOKAHEAD) look_up(q, &entries[n - 1 - LOOKAHEAD]);
-    }
-    for (Py_ssize_t i = n > LOOKAHEAD ? n - LOOKAHEAD : 0; ok && i < n; i++) look_up(q, &entries[i]);
-    if (ok && n == 0) ok = 0; /* no qrels topic at all: the careful reader says which */
-
-    Entry *grouped = NULL;
-    Py_ssize_t *start = NULL;
-    uint64_t *seen = NULL;
-    if (ok) {
-        /* Group the lines by topic. Runs are nearly always written topic by topic: then each
-         * topic's lines are one block already and only its offset is noted; otherwise a
-         * counting sort (which keeps file order within a topic) copies them into place. */
-        Py_ssize_t T = q->n_topics;
-        start = calloc(T + 1, sizeof(Py_ssize_t));
-        job->grades = malloc(sizeof(int64_t) * (n ? n : 1));
-        if (!start || !job->grades) { job->no_memory = 1; ok = 0; }
-        Py_ssize_t blocks = 0, topics_seen = 0;
-        for (Py_ssize_t i = 0; ok && i < n; i++) {
-            if (job->n_lines[entries[i].topic]++ == 0) topics_seen++;
-            if (i == 0 || entries[i].topic != entries[i - 1].topic) {
-                blocks++;
-                start[entries[i].topic] = i;
-            }
-        }
-        if (ok && blocks == topics_seen) {
-            grouped = entries; /* contiguous: start[t] is where topic t's block begins */
-            entries = NULL;
-        } else if (ok) {
-            grouped = malloc(sizeof(Entry) * (n ? n : 1));
-            Py_ssize_t *fill = malloc(sizeof(Py_ssize_t) * (T ? T : 1));
-            if (!grouped || !fill) { job->no_memory = 1; ok = 0; }
-            else {
-                start[0] = 0;
-                for (Py_ssize_t t = 0; t < T; t++) start[t + 1] = start[t] + job->n_lines[t];
-                memcpy(fill, start, sizeof(Py_ssize_t) * T);
-                for (Py_ssize_t i = 0; i < n; i++) grouped[fill[entries[i].topic]++] = entries[i];
-            }
-            free(fill);
-        }
-        Py_ssize_t widest = 0;
-        for (Py_ssize_t t = 0; ok && t < T; t++)
-            if (job->n_lines[t] > widest) widest = job->n_lines[t];
-        uint64_t seen_size = table_size(widest);
-        if (ok) {
-            seen = malloc(sizeof(uint64_t) * seen_size);
-            if (!seen) { job->no_memory = 1; ok = 0; }
-        }
-        for (Py_ssize_t t = 0; ok && t < T; t++) {
-            Entry *block = grouped + start[t];
-            Py_ssize_t m = job->n_lines[t];
-            int sorted = 1;
-            for (Py_ssize_t i = 1; i < m && sorted; i++) sorted = !ranks_before(&block[i], &block[i - 1]);
-            if (!sorted) qsort(block, m, sizeof(Entry), compare_entries);
-            Py_ssize_t ranked = job->depth >= 0 && job->depth < m ? job->depth : m;
-            /* a document twice in the ranked part: the careful reader raises or keeps the first */
-            uint64_t mask = table_size(ranked) - 1;
-            for (uint64_t i = 0; i <= mask; i++) seen[i] = UINT64_MAX;
-            for (Py_ssize_t i = 0; i < ranked && ok; i++) {
-                uint64_t h = block[i].hash & mask;
-                while (seen[h] != UINT64_MAX) {
-                    const Entry *other = &block[seen[h]];
-                    if (other->hash == block[i].hash && same_bytes(other->doc, other->len, block[i].doc, block[i].len)) {
-                        ok = 0;
-                        break;
-                    }
-                    h = (h + 1) & mask;
-                }
-                seen[h] = (uint64_t)i;
-            }
-            for (Py_ssize_t i = 0; i < ranked && ok; i++) {
-                if (job->judged_only && block[i].code < 0) continue;
-                job->grades[job->n_grades++] = block[i].code;
-                job->n_kept[t]++;
-            }
+        int64_t topic;
+        if (!topic_of(job, &last, field[0], flen[0], &topic)) return 0;
+        if (topic < 0) continue;
+        if (!add_entry(job, entries, topic, field[2], flen[2], score)) {
+            job->line = line;
+            return 0;
         }
     }
-    free(entries);
-    free(grouped);
-    free(start);
+    for (Py_ssize_t i = entries->n > LOOKAHEAD ? entries->n - LOOKAHEAD : 0; i < entries->n; i++)
+        look_up(job->q, &entries->at[i]);
+    return 1;
+}
+
+/* Phase 2: the entries grouped by topic, file order kept within a topic; topic t's lines
+ * are then (*grouped)[(*start)[t] ...] for job->n_lines[t] lines. Runs are nearly always
+ * written topic by topic: then each topic's lines are one block already, only its offset
+ * is noted and the entries are taken over as they are; otherwise a counting sort copies
+ * them into place. Returns 0 (failure) only when memory runs out. */
+static int group_by_topic(Job *job, Entries *entries, Entry **grouped, Py_ssize_t **start) {
+    Py_ssize_t T = job->q->n_topics, n = entries->n;
+    const Entry *e = entries->at;
+    *start = calloc(T + 1, sizeof(Py_ssize_t));
+    if (!*start) { job->failure = FAILED_NO_MEMORY; return 0; }
+    Py_ssize_t blocks = 0, topics_seen = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (job->n_lines[e[i].topic]++ == 0) topics_seen++;
+        if (i == 0 || e[i].topic != e[i - 1].topic) {
+            blocks++;
+            (*start)[e[i].topic] = i;
+        }
+    }
+    if (blocks == topics_seen) {
+        *grouped = entries->at; /* contiguous: start[t] is where topic t's block begins */
+        entries->at = NULL;
+        return 1;
+    }
+    *grouped = malloc(sizeof(Entry) * (n ? n : 1));
+    Py_ssize_t *fill = malloc(sizeof(Py_ssize_t) * (T ? T : 1));
+    if (!*grouped || !fill) { free(fill); job->failure = FAILED_NO_MEMORY; return 0; }
+    (*start)[0] = 0;
+    for (Py_ssize_t t = 0; t < T; t++) (*start)[t + 1] = (*start)[t] + job->n_lines[t];
+    memcpy(fill, *start, sizeof(Py_ssize_t) * T);
+    for (Py_ssize_t i = 0; i < n; i++) (*grouped)[fill[e[i].topic]++] = e[i];
+    free(fill);
+    return 1;
+}
+
+/* Phase 3a: one topic's entries in trec_eval's order. Runs are written in that order
+ * nearly always, so one pass checks it and qsort runs only when it is not. qsort is not
+ * stable, but score then docno is a total order on distinct documents, and two entries of
+ * the same document carry the same grade (has_repeated_doc declines them when ranked). */
+static void sort_topic(Entry *block, Py_ssize_t m) {
+    for (Py_ssize_t i = 1; i < m; i++) {
+        if (ranks_before(&block[i], &block[i - 1])) {
+            qsort(block, m, sizeof(Entry), compare_entries);
+            return;
+        }
+    }
+}
+
+/* Phase 3b: whether a document appears twice among the first `ranked` entries of a sorted
+ * topic. The careful reader then raises or keeps the first, by the options: its decision.
+ * `seen` has room for table_size(ranked) slots; compared on the bytes, not the hash. */
+static int has_repeated_doc(const Entry *block, Py_ssize_t ranked, uint64_t *seen) {
+    uint64_t mask = table_size(ranked) - 1;
+    for (uint64_t i = 0; i <= mask; i++) seen[i] = UINT64_MAX;
+    for (Py_ssize_t i = 0; i < ranked; i++) {
+        uint64_t h = block[i].hash & mask;
+        while (seen[h] != UINT64_MAX) {
+            const Entry *other = &block[seen[h]];
+            if (other->hash == block[i].hash && same_bytes(other->doc, other->len, block[i].doc, block[i].len))
+                return 1;
+            h = (h + 1) & mask;
+        }
+        seen[h] = (uint64_t)i;
+    }
+    return 0;
+}
+
+/* Phase 3c: the grades of topic t's first `ranked` entries, appended to job->grades; under
+ * -J only the judged ones (after the cut at M, as the Python path drops them). */
+static void write_grades(Job *job, Py_ssize_t t, const Entry *block, Py_ssize_t ranked) {
+    for (Py_ssize_t i = 0; i < ranked; i++) {
+        if (job->judged_only && block[i].code < 0) continue;
+        job->grades[job->n_grades++] = block[i].code;
+        job->n_kept[t]++;
+    }
+}
+
+/* Phase 3: each topic sorted, cut at the depth, checked for repeated documents and written
+ * out. `n` is the number of entries (the most grades there can be). Returns 0 when the
+ * careful reader must take the run or (failure) memory runs out. */
+static int rank_topics(Job *job, Entry *grouped, const Py_ssize_t *start, Py_ssize_t n) {
+    Py_ssize_t T = job->q->n_topics, widest = 0;
+    job->grades = malloc(sizeof(int64_t) * (n ? n : 1));
+    for (Py_ssize_t t = 0; t < T; t++)
+        if (job->n_lines[t] > widest) widest = job->n_lines[t];
+    uint64_t *seen = malloc(sizeof(uint64_t) * table_size(widest));
+    if (!job->grades || !seen) { free(seen); job->failure = FAILED_NO_MEMORY; return 0; }
+    int ok = 1;
+    for (Py_ssize_t t = 0; ok && t < T; t++) {
+        Entry *block = grouped + start[t];
+        Py_ssize_t m = job->n_lines[t];
+        sort_topic(block, m);
+        Py_ssize_t ranked = job->depth >= 0 && job->depth < m ? job->depth : m;
+        if (has_repeated_doc(block, ranked, seen)) ok = 0;
+        else write_grades(job, t, block, ranked);
+    }
     free(seen);
     return ok;
+}
+
+/* The whole of rank() that runs without the GIL: touches no Python object. Returns 1 on
+ * success, 0 when the careful reader must take the run or job->failure says what to raise. */
+static int ingest(Job *job) {
+    Entries entries = {NULL, 0, job->size / 24 + 16};
+    entries.at = malloc(sizeof(Entry) * entries.capacity);
+    job->outside_cap = 16;
+    job->outside = malloc(sizeof(char *) * job->outside_cap);
+    job->outside_len = malloc(sizeof(Py_ssize_t) * job->outside_cap);
+    if (!entries.at || !job->outside || !job->outside_len) {
+        free(entries.at);
+        job->failure = FAILED_NO_MEMORY;
+        return 0;
+    }
+    Entry *grouped = NULL;
+    Py_ssize_t *start = NULL;
+    int ok = read_lines(job, &entries)
+             && entries.n > 0 /* no qrels topic at all: the careful reader says which */
+             && group_by_topic(job, &entries, &grouped, &start)
+             && rank_topics(job, grouped, start, entries.n);
+    free(entries.at); /* NULL when group_by_topic took the entries over as `grouped` */
+    free(grouped);
+    free(start);
+    return ok;
+}
+
+/* The exception for a failed job (the GIL held). */
+static void raise_failure(const Job *job) {
+    switch (job->failure) {
+    case FAILED_DOCNO_TOO_LONG:
+        PyErr_Format(PyExc_OverflowError, "line %lld of the run: a docno of %lld bytes; the compiled reader "
+                     "holds docno lengths as 32-bit integers (at most %d bytes)", (long long)job->line,
+                     (long long)job->too_big, INT32_MAX);
+        break;
+    case FAILED_TOPIC_INDEX:
+        PyErr_Format(PyExc_OverflowError, "line %lld of the run: topic index %lld does not fit in 32 bits",
+                     (long long)job->line, (long long)job->too_big);
+        break;
+    default:
+        PyErr_NoMemory();
+    }
 }
 
 /* table.rank(data: bytes, tag: bytes, depth: int, judged_only: bool, float32: bool)
  *   -> (n_lines: bytes, n_kept: bytes, grades: bytes, outside_topics: list[bytes]) or None */
 static PyObject *qrels_rank(QrelsTable *self, PyObject *args) {
+    if (!self->ready) {
+        PyErr_SetString(PyExc_RuntimeError, "QrelsTable.rank(): the table was never built (its __init__ was "
+                        "not called or failed)");
+        return NULL;
+    }
     Py_buffer data, tag;
     long long depth;
     int judged_only, float32;
@@ -566,8 +796,8 @@ static PyObject *qrels_rank(QrelsTable *self, PyObject *args) {
     Py_BEGIN_ALLOW_THREADS
     ok = ingest(&job);
     Py_END_ALLOW_THREADS
-    if (job.no_memory) {
-        PyErr_NoMemory();
+    if (job.failure) {
+        raise_failure(&job);
         goto done;
     }
     if (!ok) {
@@ -605,7 +835,8 @@ static PyMethodDef qrels_methods[] = {
 static PyTypeObject QrelsTableType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "irstats._ingest.QrelsTable",
-    .tp_doc = "The qrels as hash tables over topics and (topic, docno), for ranking runs in C.",
+    .tp_doc = "The qrels as hash tables over topics and (topic, docno), for ranking runs in C.\n\n"
+              "Built once by __init__; a second __init__ raises RuntimeError.",
     .tp_basicsize = sizeof(QrelsTable),
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_new = PyType_GenericNew,
@@ -615,8 +846,10 @@ static PyTypeObject QrelsTableType = {
 };
 
 static struct PyModuleDef ingest_module = {
-    PyModuleDef_HEAD_INIT, "irstats._ingest",
-    "The compiled fast path from TREC run bytes to ranked grades (see irstats.ingest).", -1, NULL,
+    PyModuleDef_HEAD_INIT,
+    .m_name = "irstats._ingest",
+    .m_doc = "The compiled fast path from TREC run bytes to ranked grades (see irstats.ingest).",
+    .m_size = -1,
 };
 
 PyMODINIT_FUNC PyInit__ingest(void) {

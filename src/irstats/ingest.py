@@ -93,7 +93,7 @@ def _build_table(collection: "Collection", options: "EvalOptions"):
     codes = np.ascontiguousarray(np.where(rel < 0, POOL_UNJUDGED, rel), dtype=np.int64)
     try:
         return _ingest.QrelsTable(topics, line_topic, docnos, codes)
-    except ValueError:  # e.g. a pair judged twice: the Python path resolves or reports it
+    except (ValueError, OverflowError):  # a pair judged twice, 2**31 topics: the Python path resolves or reports it
         return None
 
 
@@ -101,7 +101,10 @@ def _rank_file(table, source: str, tag: bytes, options: "EvalOptions"):
     from irstats.io.trec import read_bytes
 
     depth = -1 if options.depth is None else int(options.depth)
-    return table.rank(read_bytes(source), tag, depth, bool(options.judged_only), options.score_dtype == "float32")
+    try:
+        return table.rank(read_bytes(source), tag, depth, bool(options.judged_only), options.score_dtype == "float32")
+    except OverflowError:  # past the C reader's int32 fields (a docno of 2 GiB): the careful reader takes the file
+        return None
 
 
 def compiled_judgments(collection: "Collection", runset: "RunSet", options: "EvalOptions",
