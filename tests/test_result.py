@@ -173,3 +173,23 @@ def test_evaluate_returns_an_evaluation_that_shows_itself(shared_data):
     assert "<b>" in html and "<table>" in html and "dtype" not in html and "str" not in html.split("<table>")[1][:80]
     assert scores.to_pandas().index.name == "system"
     assert scores.per_topic().columns == ["system", "topic", "measure", "value"]
+
+
+def test_experiment_is_evaluate_and_compare_in_one_call(shared_data):
+    """irstats.experiment: the labelled comparison frame of pt.Experiment in one call; its
+    p-values are scipy's paired t on the per-topic scores; to_latex(columns=) drops columns."""
+    from scipy import stats as sps
+
+    base = shared_data / "trec-dl-2019-passage"
+    runs = sorted((base / "runs").glob("*.run.gz"))[:4]
+    result = irstats.experiment(base / "qrels.dl19-passage.txt", runs, ["AP", "nDCG@10"], correction="none")
+    scores = irstats.evaluate(base / "qrels.dl19-passage.txt", runs, ["AP", "nDCG@10"])
+    frame = result.to_pandas()
+    assert list(frame.columns[:4]) == ["measure", "system", "mean", "delta"] and len(frame) == 8
+    for row in frame[~frame["is_baseline"]].itertuples():
+        a, b = scores[row.measure].system(row.system), scores[row.measure].system(result.baseline)
+        assert row.p_value == pytest.approx(sps.ttest_rel(a, b).pvalue, rel=1e-9)
+    latex = result.to_latex(columns=["system", "AP", "ΔAP"])
+    assert r"\begin{tabular}{lrr}" in latex and "p(" not in latex.split(r"\midrule")[0]
+    with pytest.raises(irstats.ArgumentError, match="no column 'nope'"):
+        result.to_latex(columns=["nope"])

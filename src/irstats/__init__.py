@@ -22,6 +22,7 @@ _LAZY = {
     "MeasureError": "irstats.errors", "ArgumentError": "irstats.errors", "ArgumentTypeError": "irstats.errors",
     "NotFoundError": "irstats.errors",
     "DEFAULT_MEASURES": "irstats.evaluate", "evaluate": "irstats.evaluate", "Evaluation": "irstats.evaluation",
+    "experiment": "irstats.experiment",
     "Measure": "irstats.measures", "canonical_name": "irstats.measures", "parse_measure": "irstats.measures",
     "ScoreMatrix": "irstats.scores", "read_scores": "irstats.scores", "write_scores": "irstats.scores",
     "ppi": "irstats.ppi",
@@ -31,7 +32,7 @@ _LAZY = {
 __all__ = [
     "ArgumentError", "ArgumentTypeError", "Collection", "DEFAULT_MEASURES", "EvalOptions", "Evaluation", "InputError", "IrstatsError",
     "IrstatsWarning", "Judgments", "Measure", "MeasureError", "NotFoundError", "RunSet", "ScoreMatrix",
-    "ReproResult", "build_judgments", "canonical_name", "evaluate", "parse_measure", "ppi", "read_scores", "replicability",
+    "ReproResult", "build_judgments", "canonical_name", "evaluate", "experiment", "parse_measure", "ppi", "read_scores", "replicability",
     "reproducibility", "write_scores", "__version__",
 ]
 
@@ -66,7 +67,7 @@ def _keep_evaluate_a_function() -> None:
 
     class _Package(types.ModuleType):
         def __setattr__(self, name, value):
-            if name in ("evaluate", "ppi") and isinstance(value, types.ModuleType) and hasattr(value, name):
+            if name in ("evaluate", "ppi", "experiment") and isinstance(value, types.ModuleType) and hasattr(value, name):
                 value = getattr(value, name)
             super().__setattr__(name, value)
 

@@ -212,6 +212,22 @@ class Table:
         return cls(tuple(header), tuple(tuple(cell(v) for v in r) for r in rows), tuple(right), title,
                    tuple(legend), None if header_latex is None else tuple(header_latex), label)
 
+    def select(self, columns: Sequence[str] | None) -> "Table":
+        """The table with only ``columns`` (by header, in the order given); None: all of them.
+        A paper table without, say, its p-values or intervals."""
+        if columns is None:
+            return self
+        missing = [c for c in columns if c not in self.header]
+        if missing:
+            from irstats.errors import ArgumentError
+
+            raise ArgumentError(f"no column {missing[0]!r} in this table; it has {', '.join(self.header)}",
+                                argument="columns")
+        keep = [self.header.index(c) for c in columns]
+        head = None if self.header_latex is None else tuple(self.header_latex[k] for k in keep)
+        return Table(tuple(self.header[k] for k in keep), tuple(tuple(r[k] for k in keep) for r in self.rows),
+                     tuple(self.right[k] for k in keep), self.title, self.legend, head, self.label)
+
     def text(self) -> str:
         """Aligned text: the title, the table, the legend underneath."""
         table = text_table(self.header, [[c.text for c in r] for r in self.rows], right=self.right, title=self.title)

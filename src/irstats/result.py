@@ -77,11 +77,12 @@ class Result:
         return self.display_table(self.DIGITS if digits is None else digits).markdown()
 
     def to_latex(self, digits: int | None = None, *, caption: str | None = None, label: str | None = None,
-                 wide: bool | None = None) -> str:
+                 wide: bool | None = None, columns=None) -> str:
         """A ``table`` float (``table*`` when ``wide``) with caption and label around a booktabs
-        ``tabular`` (needs ``\\usepackage{booktabs}`` and ``\\usepackage{adjustbox}``)."""
-        return self.display_table(self.DIGITS if digits is None else digits).latex(caption=caption, label=label,
-                                                                                   wide=wide)
+        ``tabular`` (needs ``\\usepackage{booktabs}`` and ``\\usepackage{adjustbox}``);
+        ``columns``: only these columns of the printed table, by header (e.g. without p-values)."""
+        table = self.display_table(self.DIGITS if digits is None else digits).select(columns)
+        return table.latex(caption=caption, label=label, wide=wide)
 
     def _repr_html_(self) -> str:
         """Jupyter shows a result as its display table."""
