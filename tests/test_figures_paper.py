@@ -261,3 +261,50 @@ def _media_box(path) -> tuple[float, float]:
     assert match, path
     x0, y0, x1, y1 = map(float, match.groups())
     return x1 - x0, y1 - y0
+
+
+# --------------------------------------------------------------------------- the command line
+
+
+def test_every_command_that_plots_takes_plot_size():
+    """A command with a figure option (--plot, --plot-order, …) has --plot-size column|page."""
+    import click
+
+    from irstats.cli.main import COMMANDS, cli, load_commands
+    from irstats.cli.output import OutputFile
+
+    load_commands()
+    plotting = []
+    for name in COMMANDS:
+        command = cli.commands[name]
+        commands = command.commands.values() if isinstance(command, click.Group) else [command]
+        for sub in commands:
+            params = {p.name: p for p in sub.params}
+            figures = [p for p in sub.params if isinstance(p.type, OutputFile) and p.type.figure]
+            if figures:
+                plotting.append(name)
+                assert "plot_size" in params, f"{name}: --plot without --plot-size"
+                assert list(params["plot_size"].type.choices) == ["column", "page"]
+                assert params["plot_size"].default == "page"
+    assert {"agreement", "splithalf", "predictive", "robustness", "comparability", "volatility", "repro"} <= set(
+        plotting)
+
+
+@pytest.mark.parametrize("size", ["column", "page"])
+def test_cli_plot_size(size, shared_data, tmp_path, capsys):
+    """``--plot-size`` sets the figure's width; the PDF embeds TrueType fonts."""
+    from conftest import run_cli
+
+    base = shared_data / DL19
+    runs = sorted((base / "runs").glob("*.run.gz"))[:6]
+    scores = tmp_path / "scores.tsv"
+    from irstats.scores import write_scores
+
+    write_scores(irstats.evaluate(base / "qrels.dl19-passage.txt", runs, ["AP"], rel_level=2), scores)
+    figure = tmp_path / "splithalf.pdf"
+    code, _, err = run_cli(["splithalf", scores, "-n", "10", "--plot", figure, "--plot-size", size, "-q"], capsys)
+    assert code == 0, err
+    assert_true_type_only(figure)
+    assert _media_box(figure)[0] == pytest.approx(SIZES[size] * 72, abs=0.5)
+    code, _, err = run_cli(["splithalf", scores, "--plot", tmp_path / "x.pdf", "--plot-size", "poster"], capsys)
+    assert code == 2 and "poster" in err

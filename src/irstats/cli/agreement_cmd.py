@@ -7,7 +7,7 @@ import click
 import polars as pl
 
 from irstats.cli.main import cli
-from irstats.cli.output import OutputFile, emit_result
+from irstats.cli.output import OutputFile, emit_result, plot_size_option
 from irstats.result import FORMATS, FrameResult, Results
 
 AGREEMENT_EPILOG = """
@@ -55,11 +55,12 @@ bootstrap over topics (--resamples, --seed).
 @click.option("-o", "--output", type=OutputFile(), help="Write to FILE, not stdout.")
 @click.option("--plot", "plot_path", type=OutputFile(figure=True), metavar="FILE",
               help="Conclusions: draw which systems gain or lose rank under B (first measure) to FILE.")
+@plot_size_option
 @click.option("--gains", "gains_path", type=OutputFile(), metavar="FILE",
               help="Conclusions: write every system's mean and rank under A and B (measure system mean_a "
                    "mean_b rank_a rank_b rank_gain) to FILE (TSV).")
 def agreement_command(qrels, scores, runs, measures, all_topics, alpha, per_topic, confusion, n_resamples,
-                      confidence, qrels_duplicate, seed, fmt, output, plot_path, gains_path):
+                      confidence, qrels_duplicate, seed, fmt, output, plot_path, plot_size, gains_path):
     """Agreement of two qrels (Cohen's κ, Krippendorff's α) and of the conclusions they lead to."""
     from irstats.agreement import conclusion_agreement, label_agreement
     from irstats.errors import InputError
@@ -74,7 +75,7 @@ def agreement_command(qrels, scores, runs, measures, all_topics, alpha, per_topi
 
         a, b = (load_scores(path, None, (), measures) for path in scores)
         result = conclusion_agreement(a, b, list(measures) or None, all_topics=all_topics, alpha=alpha, **boot)
-        _write_gains(result, plot_path, gains_path)
+        _write_gains(result, plot_path, gains_path, plot_size)
         emit_result(result, fmt, output)
         return
     if (plot_path or gains_path) and not runs:
@@ -83,7 +84,7 @@ def agreement_command(qrels, scores, runs, measures, all_topics, alpha, per_topi
         raise InputError("give two QRELS files (or --scores A B)")
     if runs and not (per_topic or confusion):
         _labels_and_conclusions(qrels, runs, measures, all_topics, alpha, boot, fmt, output, plot_path, gains_path,
-                                qrels_duplicate)
+                                qrels_duplicate, plot_size)
         return
     from irstats.agreement import NoSharedPairsError
 
@@ -110,7 +111,7 @@ def agreement_command(qrels, scores, runs, measures, all_topics, alpha, per_topi
 
 
 def _labels_and_conclusions(qrels, runs, measures, all_topics, alpha, boot, fmt, output, plot_path,
-                            gains_path, qrels_duplicate: str = "error") -> None:
+                            gains_path, qrels_duplicate: str = "error", plot_size: str = "page") -> None:
     """Both at once. Two qrels over different topics (an LLM-judged topic set beside a
     human-judged one) share no pair: the labels are left out, with a note, and only the
     conclusions are compared."""
@@ -127,7 +128,7 @@ def _labels_and_conclusions(qrels, runs, measures, all_topics, alpha, boot, fmt,
     a = irstats.evaluate(qrels[0], list(runs), names, qrels_duplicate=qrels_duplicate)
     b = irstats.evaluate(qrels[1], list(runs), names, qrels_duplicate=qrels_duplicate)
     conclusions = conclusion_agreement(a, b, None, all_topics=all_topics, alpha=alpha, **boot)
-    _write_gains(conclusions, plot_path, gains_path)
+    _write_gains(conclusions, plot_path, gains_path, plot_size)
     shown = [conclusions]
     if labels is not None:  # the labels' rows as measure "labels", above the conclusions'
         shown.insert(0, FrameResult(labels.statistics.with_columns(pl.lit("labels").alias("measure")).select(
@@ -135,13 +136,14 @@ def _labels_and_conclusions(qrels, runs, measures, all_topics, alpha, boot, fmt,
     emit_result(Results(shown), fmt, output)
 
 
-def _write_gains(result, plot_path, gains_path) -> None:
+def _write_gains(result, plot_path, gains_path, plot_size: str = "page") -> None:
     if gains_path:
         from irstats.scores import write_frame
 
         write_frame(result.gains(), gains_path, "tsv")
     if plot_path:
-        from irstats.plots import save
+        from irstats.plots import save, style
 
-        ax = result.plot()
-        save(ax, plot_path, ax.irstats_data)
+        with style(plot_size):
+            ax = result.plot()
+            save(ax, plot_path, ax.irstats_data)

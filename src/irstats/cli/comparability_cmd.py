@@ -9,7 +9,7 @@ import click
 
 from irstats.cli.common import eval_options, load_scores
 from irstats.cli.main import cli
-from irstats.cli.output import OutputFile, emit_result
+from irstats.cli.output import OutputFile, emit_result, plot_size_option
 from irstats.errors import InputError
 from irstats.io.trec import read_names
 from irstats.meta.comparability import (
@@ -112,13 +112,14 @@ def _select(scores: dict[str, ScoreMatrix], measures, source: str) -> list[Score
 @click.option("--equal-var", is_flag=True, help="Pooled two-sample t-test instead of Welch's.")
 @click.option("--plot", "plot_path", type=OutputFile(figure=True), metavar="FILE",
               help="Write figures F8 (FILE) and F9 (FILE with -fp before the suffix), each with a CSV beside it.")
+@plot_size_option
 @click.option("--format", "fmt", type=click.Choice(list(OUTPUT_FORMATS)), default="table", show_default=True,
               help="Output format.")
 @click.option("-o", "--output", type=OutputFile(), help="Write to FILE, not stdout.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
 def comparability_command(scores_paths, measures, num_rel_files, qrels_files, runs, options, labels, reference_file,
-                          factors_file, n_partitions, n_fp_partitions, seed, alpha, equal_var, plot_path, fmt,
-                          output, quiet):
+                          factors_file, n_partitions, n_fp_partitions, seed, alpha, equal_var, plot_path,
+                          plot_size, fmt, output, quiet):
     """Cross-collection comparability of raw, R-normalised and standardized scores (METHODS.md §5.4).
 
     With one score file, the randomised baseline on its topic pool; with two (over the same
@@ -177,10 +178,10 @@ def comparability_command(scores_paths, measures, num_rel_files, qrels_files, ru
         )
 
         path = Path(plot_path)
-        save(plot_drmse(result, title=f"dRMSE, {n_partitions} random partitions of {len(result.topics)} topics"),
-             path, drmse_data(result))
+        save(plot_drmse(result, title=f"dRMSE, {n_partitions} random partitions of {len(result.topics)} topics",
+                        size=plot_size), path, drmse_data(result))
         fp_path = path.with_name(f"{path.stem}-fp{path.suffix}")
-        save(plot_false_positives(result, title=f"False positives, {n_fp_partitions} random partitions"),
-             fp_path, false_positive_data(result))
+        save(plot_false_positives(result, title=f"False positives, {n_fp_partitions} random partitions",
+                                  size=plot_size), fp_path, false_positive_data(result))
 
     emit_result(study, fmt, output)

@@ -34,6 +34,19 @@ def emit_result(result, fmt: str, output: str | None) -> None:
             click.echo(f"irstats: note: {line}", err=True)
 
 
+#: ``--plot-size``: the figure widths of :func:`irstats.plots.style` (not imported here: parsing
+#: the command line imports no matplotlib).
+PLOT_SIZES = ("column", "page")
+
+
+def plot_size_option(function):
+    """``--plot-size column|page`` for a command that draws figures (``--plot``): the width
+    they are drawn at (:func:`irstats.plots.style`); the command receives ``plot_size``."""
+    return click.option("--plot-size", "plot_size", type=click.Choice(PLOT_SIZES), default="page", show_default=True,
+                        help="Figure width: column (3.33 in) or page (7 in), text at least 7 pt, TrueType fonts in "
+                             "PDF.")(function)
+
+
 class OutputFile(click.ParamType):
     """A file the command will write (``-o``, ``--plot``): checked when the command line is
     parsed, before anything is computed — its folder must exist and be writable, and a

@@ -7,7 +7,7 @@ import click
 
 from irstats.cli.common import halving_options, parse_epsilon, scores_input
 from irstats.cli.main import cli
-from irstats.cli.output import OutputFile, emit_result
+from irstats.cli.output import OutputFile, emit_result, plot_size_option
 from irstats.errors import InputError
 from irstats.meta.predictive import (
     DEFAULT_SUBSET_SIZES,
@@ -81,8 +81,10 @@ def _sizes(text: str) -> list[int]:
 @click.option("--correlation", type=click.Choice(["kendall", "pearson"]), default="kendall", show_default=True)
 @click.option("--plot", "plot_path", type=OutputFile(figure=True), default=None, metavar="FILE.png|svg",
               help="Draw the φ heatmap (or the φ curve with --curve); the data go to FILE.csv.")
+@plot_size_option
 def predictive_command(scores, method, epsilon, top, by, all_systems, n_splits, seed, curve, sizes, pairs,
-                       correlation, nan_policy, skipna, tie_rtol, batch_size, plot_path, fmt, output, quiet):
+                       correlation, nan_policy, skipna, tie_rtol, batch_size, plot_path, plot_size, fmt, output,
+                       quiet):
     """Predictive power φ of measures: how well one measure's system ordering on half of
     the topics predicts another's on the other half (Webber et al., SIGIR 2008)."""
     eps = parse_epsilon(epsilon)
@@ -104,6 +106,6 @@ def predictive_command(scores, method, epsilon, top, by, all_systems, n_splits, 
         from irstats.plots import save
         from irstats.plots.meta import figure_data, plot_phi_curve, plot_phi_heatmap
 
-        ax = plot_phi_curve(result) if curve else plot_phi_heatmap(result)
+        ax = plot_phi_curve(result, size=plot_size) if curve else plot_phi_heatmap(result, size=plot_size)
         save(ax, plot_path, figure_data(ax))
         click.echo(f"irstats: wrote {plot_path} and its data {plot_path.rsplit('.', 1)[0]}.csv", err=True)

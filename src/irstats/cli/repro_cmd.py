@@ -7,7 +7,7 @@ import click
 
 from irstats.cli.common import eval_options
 from irstats.cli.main import cli
-from irstats.cli.output import OutputFile, emit_result
+from irstats.cli.output import OutputFile, emit_result, plot_size_option
 
 REPRO_EPILOG = """
 \b
@@ -102,8 +102,9 @@ class RunListCommand(click.Command):
               help="Reproducibility: draw KTU and RBO per topic to FILE (its data as CSV beside it).")
 @click.option("--plot-effects", "plot_effects", type=OutputFile(figure=True), metavar="FILE",
               help="With an advanced run: draw ER against ΔRI per measure to FILE (its data as CSV beside it).")
+@plot_size_option
 def repro_command(qrels, qrels_repl, orig, repro, repl, measures, order_depth, rbo_p, ktu_method, rbo_method, welch,
-                  shared_topics, options, fmt, output, plot_order, plot_effects):
+                  shared_topics, options, fmt, output, plot_order, plot_effects, plot_size):
     """Did a reproduction reproduce? KTU, RBO, RMSE, ER, ΔRI and t-tests (Breuer et al., SIGIR 2020)."""
     from irstats.errors import InputError
     from irstats.repro import replicability, reproducibility
@@ -131,10 +132,11 @@ def repro_command(qrels, qrels_repl, orig, repro, repl, measures, order_depth, r
         result = replicability(qrels, list(orig), qrels_repl, list(repl), list(measures) or None,
                                equal_var=not welch, **evaluation)
     if plot_order or plot_effects:
-        from irstats.plots import save
+        from irstats.plots import save, style
 
         for path, draw in ((plot_order, result.plot_order), (plot_effects, result.plot_effects)):
             if path:
-                ax = draw()
-                save(ax, path, ax.irstats_data)
+                with style(plot_size):
+                    ax = draw()
+                    save(ax, path, ax.irstats_data)
     emit_result(result, fmt, output)

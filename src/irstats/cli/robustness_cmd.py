@@ -7,7 +7,7 @@ import click
 from irstats.cli.common import scores_input
 from irstats.cli.experiment_common import parse_int_list
 from irstats.cli.main import cli
-from irstats.cli.output import OutputFile, emit_result
+from irstats.cli.output import OutputFile, emit_result, plot_size_option
 from irstats.errors import InputError, some
 from irstats.io.trec import read_names
 from irstats.meta.robustness import standardization_robustness
@@ -69,6 +69,7 @@ def _parse_lines(values) -> dict[str, float]:
               help="Topics whose sampled scores all agree (sd = 0).")
 @click.option("--plot", "plot_path", type=OutputFile(figure=True), metavar="FILE",
               help="Write figure F7 (PNG/SVG/PDF by suffix) and its data as CSV beside it.")
+@plot_size_option
 @click.option("--line", "lines", multiple=True, metavar="LABEL=VALUE",
               help="Horizontal reference line on the plot; repeatable (default: τ(raw, std)).")
 @click.option("--format", "fmt", type=click.Choice(list(OUTPUT_FORMATS)), default="table", show_default=True,
@@ -77,7 +78,7 @@ def _parse_lines(values) -> dict[str, float]:
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
 @click.pass_context
 def robustness_command(ctx, scores, standardizing_file, evaluated_file, n_samples, sizes, seed, ddof, zero_sd,
-                       plot_path, lines, fmt, output, quiet):
+                       plot_path, plot_size, lines, fmt, output, quiet):
     """Robustness of standardization to the number of standardizing systems (METHODS.md §5.3).
 
     Reads per-topic SCORES (or evaluates --qrels/--runs) holding the standardizing and the
@@ -101,6 +102,7 @@ def robustness_command(ctx, scores, standardizing_file, evaluated_file, n_sample
 
         refs = _parse_lines(lines) if lines else {f"raw vs std({result.measure})": result.raw_tau}
         ax = plot_tau_quantiles(result, reference_lines=refs,
-                                title=f"std({result.measure}): {len(result.evaluated)} evaluated systems")
+                                title=f"std({result.measure}): {len(result.evaluated)} evaluated systems",
+                                size=plot_size)
         save(ax, plot_path, tau_quantile_data(result, refs))
     emit_result(result, fmt, output)

@@ -7,7 +7,7 @@ import click
 from irstats.aggregate import METHODS
 from irstats.cli.common import halving_options, parse_epsilon, scores_input
 from irstats.cli.main import cli
-from irstats.cli.output import OutputFile, emit_result
+from irstats.cli.output import OutputFile, emit_result, plot_size_option
 from irstats.errors import InputError
 from irstats.meta.splithalf import DEFAULT_METHODS, SWEEP_EPSILONS, split_half
 from irstats.meta.splithalf import epsilon_sweep as run_epsilon_sweep
@@ -66,9 +66,10 @@ Methods: """ + ", ".join(METHODS) + """.
 @click.option("--low-inclusive", is_flag=True, help="Count scores equal to --low-threshold as low too.")
 @click.option("--plot", "plot_path", type=OutputFile(figure=True), default=None, metavar="FILE.png|svg",
               help="Draw the τ densities (or τ against ε with --epsilon-sweep); the data go to FILE.csv.")
+@plot_size_option
 def splithalf_command(scores, methods, epsilon, n_splits, seed, correlation, epsilon_sweep, paired,
                       difficulty_measure, difficulty_method, low_threshold, low_inclusive, nan_policy, skipna,
-                      tie_rtol, batch_size, plot_path, fmt, output, quiet):
+                      tie_rtol, batch_size, plot_path, plot_size, fmt, output, quiet):
     """Split-half self-consistency of aggregation methods on per-topic SCORES.
 
     SCORES is a score file (system topic measure value; TSV, CSV, JSON or Parquet, e.g.
@@ -97,6 +98,6 @@ def splithalf_command(scores, methods, epsilon, n_splits, seed, correlation, eps
         from irstats.plots import save
         from irstats.plots.meta import figure_data, plot_epsilon_sweep, plot_tau_density
 
-        ax = plot_epsilon_sweep(result) if epsilon_sweep else plot_tau_density(result)
+        ax = plot_epsilon_sweep(result, size=plot_size) if epsilon_sweep else plot_tau_density(result, size=plot_size)
         save(ax, plot_path, figure_data(ax))
         click.echo(f"irstats: wrote {plot_path} and its data {plot_path.rsplit('.', 1)[0]}.csv", err=True)

@@ -6,7 +6,7 @@ import click
 
 from irstats.cli.common import scores_input
 from irstats.cli.main import cli
-from irstats.cli.output import OutputFile, emit_result
+from irstats.cli.output import OutputFile, emit_result, plot_size_option
 from irstats.result import FORMATS, FrameResult, Results
 from irstats.errors import InputError
 from irstats.meta.transforms import DEFAULT_EPSILON, TRANSFORMS
@@ -38,10 +38,11 @@ with --pairs: measure system_a system_b transform delta t p conclusion changed r
               help="ε of the log and logit transformations.")
 @click.option("--pairs", is_flag=True, help="Print every pair's conclusion under every transformation instead.")
 @click.option("--plot", type=OutputFile(), help="Write a bar chart of the change rates (PNG, SVG or PDF).")
+@plot_size_option
 @click.option("--format", "fmt", default="table", show_default=True, type=click.Choice(FORMATS),
               help="table (aligned text), markdown, latex, tsv, csv or json.")
 @click.option("-o", "--output", type=OutputFile(), help="Write to FILE, not stdout.")
-def transforms_command(scores, transforms, alpha, epsilon, pairs, plot, fmt, output):
+def transforms_command(scores, transforms, alpha, epsilon, pairs, plot, plot_size, fmt, output):
     """Which system comparisons change direction or significance when the scores are transformed."""
     from irstats.meta.transforms import transform_robustness
 
@@ -50,10 +51,11 @@ def transforms_command(scores, transforms, alpha, epsilon, pairs, plot, fmt, out
     if not results:
         raise InputError("no scores")
     if plot:
-        from irstats.plots import save
+        from irstats.plots import save, style
 
-        ax = results[0].plot()
-        save(ax, plot, ax.irstats_data)
+        with style(plot_size):
+            ax = results[0].plot()
+            save(ax, plot, ax.irstats_data)
     if pairs:
         emit_result(Results(FrameResult(r.pairs_frame, f"{r.measure}: every system pair's conclusion per "
                                                        "transformation") for r in results), fmt, output)

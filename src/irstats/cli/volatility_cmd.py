@@ -9,7 +9,7 @@ import click
 
 from irstats.cli.common import eval_options
 from irstats.cli.main import cli
-from irstats.cli.output import OutputFile, emit_result
+from irstats.cli.output import OutputFile, emit_result, plot_size_option
 from irstats.depth.pooling import given_pool, simulate_pool
 from irstats.depth.sweep import DEFAULT_SWEEP_MEASURES, UNJUDGED_FORMS, sweep
 from irstats.depth.volatility import volatility
@@ -97,6 +97,7 @@ def _format_for(path: str) -> str:
 @eval_options
 @click.option("--plot", "plot_path", type=OutputFile(figure=True), metavar="FILE",
               help="Draw the trajectories (F12: measures × forms) to FILE (PNG/SVG/PDF), data as CSV beside it.")
+@plot_size_option
 @click.option("-o", "--output", type=OutputFile(), metavar="FILE",
               help="Write the trajectories (system measure form depth value) to FILE.")
 @click.option("--by-depth", "by_depth_path", type=OutputFile(), metavar="FILE",
@@ -105,7 +106,7 @@ def _format_for(path: str) -> str:
               help="Format of the statistics printed on stdout.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bars or notes on stderr.")
 def volatility_command(qrels, runs, pool_depth, simulate_depth, contributing, depths, measures, condensed, test, alpha, n_resamples,
-                       seed, options, plot_path, output, by_depth_path, fmt, quiet):
+                       seed, options, plot_path, plot_size, output, by_depth_path, fmt, quiet):
     """Volatility over evaluation depth: scores of RUN files at depths k up to and past the pool depth.
 
     Scores every RUN against QRELS (as given, or a simulated depth-d pool) at every depth
@@ -139,6 +140,6 @@ def volatility_command(qrels, runs, pool_depth, simulate_depth, contributing, de
         from irstats.plots import save
         from irstats.plots.volatility import plot_data, trajectory_grid
 
-        axes = trajectory_grid(result)
+        axes = trajectory_grid(result, size=plot_size)
         save(axes.flat[0], plot_path, plot_data(axes), dpi=100)
     emit_result(stats, fmt, None)
