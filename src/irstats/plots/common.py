@@ -173,6 +173,7 @@ def figure_function(draw):
     """Make ``draw`` a figure function of the paper style: it takes ``size=`` (``"column"``
     or ``"page"``; default: the enclosing :func:`style`'s, else :data:`DEFAULT_SIZE`), draws
     inside :func:`style` and leaves no text below :data:`MIN_FONT_SIZE` (:func:`finish`)."""
+    import inspect
 
     @functools.wraps(draw)
     def wrapper(*args, size: str | None = None, **kwargs):
@@ -181,6 +182,10 @@ def figure_function(draw):
             finish(drawn)
         return drawn
 
+    signature = inspect.signature(draw)
+    wrapper.__signature__ = signature.replace(parameters=[
+        *signature.parameters.values(),
+        inspect.Parameter("size", inspect.Parameter.KEYWORD_ONLY, default=None, annotation="str | None")])
     return wrapper
 
 
@@ -330,14 +335,14 @@ class _ThinnedIndexLocator(matplotlib.ticker.Locator):
 
 
 def save(ax_or_fig, path: str | os.PathLike, data: pl.DataFrame | None = None, dpi: int = 150,
-         also: tuple[str, ...] = (), size: str | None = None) -> Path:
+         also: tuple[str, ...] = ()) -> Path:
     """Write the figure to ``path`` (PNG, SVG, PDF or (E)PS by suffix) and ``data`` as CSV beside it.
 
     The CSV has the image's name with ``.csv``: the numbers behind the picture, so a figure
     can be re-drawn or checked without re-running the experiment. ``also`` names more
     suffixes to write the same figure to (the report writes ``(".pdf",)`` beside each PNG).
-    The figure is written in :func:`style` — at the ``size`` it was drawn at unless ``size``
-    is given — so PDF and PS embed TrueType fonts, never Type 3, and no text is below 7 pt.
+    The figure is written in :func:`style` (of the size it was drawn at), so PDF and PS embed
+    TrueType fonts, never Type 3, and no text is below 7 pt.
     """
     import io
 
@@ -346,7 +351,7 @@ def save(ax_or_fig, path: str | os.PathLike, data: pl.DataFrame | None = None, d
     fig = getattr(ax_or_fig, "figure", ax_or_fig)
     path = Path(path)
     try:
-        with style(size if size is not None else getattr(fig, "irstats_size", None)):
+        with style(getattr(fig, "irstats_size", None)):
             finish(fig)
             for target in (path, *(path.with_suffix(suffix) for suffix in also)):
                 fmt = figure_format(target)
