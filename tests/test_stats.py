@@ -494,3 +494,31 @@ def test_one_degenerate_t_rule_from_every_entry_point(delta, t, p):
     assert studentize(delta, 0.0, 30) == t
     two = two_sample_t_rows(np.full(10, 0.3 + delta), np.full(12, 0.3))
     assert (float(two.statistic), float(two.p_value)) == (t, p)
+
+
+def test_every_test_is_declared_once_and_read_from_its_declaration():
+    """Issue 24 item 4: a test's label, whether it resamples, its familywise p-values and the
+    fewest topics it needs are its declaration's; the sweep's batched path (tests with a
+    closed form of the difference rows) equals testing depth by depth with scipy."""
+    from scipy import stats as sps
+
+    from irstats.depth.volatility import pairwise_p_values
+    from irstats.stats.pairwise import PAIRWISE_TESTS, TESTS
+
+    assert tuple(TESTS) == PAIRWISE_TESTS
+    assert {t for t, spec in TESTS.items() if spec.resamples} == {"bootstrap", "randomization", "tukey"}
+    assert [t for t, spec in TESTS.items() if spec.familywise] == ["tukey"]
+    rng = np.random.default_rng(5)
+    X = rng.random((4, 12, 3))
+    p, delta = pairwise_p_values(X, "paired_t")
+    i, j = np.triu_indices(4, 1)
+    for d in range(3):
+        expected = [sps.ttest_rel(X[a, :, d], X[b, :, d]).pvalue for a, b in zip(i, j)]
+        assert p[d] == pytest.approx(expected, rel=1e-9)
+        assert delta[d] == pytest.approx([(X[a, :, d] - X[b, :, d]).mean() for a, b in zip(i, j)], abs=1e-12)
+    p, _ = pairwise_p_values(X, "sign")
+    for d in range(3):
+        for k, (a, b) in enumerate(zip(i, j)):
+            diff = X[a, :, d] - X[b, :, d]
+            wins = int((diff > 0).sum())
+            assert p[d, k] == pytest.approx(sps.binomtest(wins, int((diff != 0).sum())).pvalue, rel=1e-9)

@@ -14,21 +14,11 @@ from irstats.random import Seed, check_seed, seed_label
 from irstats.errors import ArgumentError, ArgumentTypeError, some
 from irstats.scores import ScoreMatrix, score_matrices
 from irstats.stats.corrections import CORRECTIONS, adjust
-from irstats.stats.pairwise import PairwiseResult, pairwise
+from irstats.stats.pairwise import TESTS, PairwiseResult, pairwise
 
 #: Readable names of the corrections, for legends (BH and BY control the false discovery rate).
 CORRECTION_NAMES = {"holm": "holm", "bonferroni": "bonferroni", "bh": "Benjamini–Hochberg (FDR)",
                     "by": "Benjamini–Yekutieli (FDR)"}
-
-#: Readable names of the tests, for legends.
-TEST_NAMES = {
-    "paired_t": "paired t-test",
-    "wilcoxon": "Wilcoxon signed-rank test",
-    "sign": "sign test",
-    "bootstrap": "paired bootstrap test",
-    "randomization": "randomisation test",
-    "tukey": "randomised Tukey HSD",
-}
 
 #: Second significance level, as a fraction of alpha (marked † where * marks alpha).
 STRONG_FACTOR = 0.2
@@ -70,23 +60,24 @@ class Comparison(Result):
     def legend(self) -> list[str]:
         """Lines explaining the table: baseline, test, correction, markers, discriminative power."""
         how = f" (best by {self.measures[0]})" if self.baseline_chosen else ""
-        test = TEST_NAMES[self.test]
-        if self.test in ("bootstrap", "randomization", "tukey"):
+        spec = TESTS[self.test]
+        test = spec.label
+        if spec.resamples:
             test += f", B = {self.n_resamples}, seed {self.seed}"
         family = len(self.systems) - 1
-        if self.test == "tukey":
-            corr = "p-values of the Tukey HSD (familywise over all pairs; no further correction)"
+        if spec.familywise:
+            corr = f"p-values of the {spec.label} (familywise over all pairs; no further correction)"
         elif self.correction == "none":
             corr = "p-values not adjusted"
         else:
             corr = (f"p-values {CORRECTION_NAMES[self.correction]}-adjusted over the {family} comparisons with the "
                     "baseline per measure")
-        which = "adjusted p" if self.test != "tukey" and self.correction != "none" else "p"
+        which = "adjusted p" if not spec.familywise and self.correction != "none" else "p"
         lines = [f"baseline: {self.baseline}{how}; Δ = system mean − baseline mean; test: {test}, two-sided; {corr}",
                  f"* {which} < {self.alpha:g}, † {which} < {self.strong_alpha:g}"]
         powers = ", ".join(f"{m} {100 * self.discriminative_power[m]:.1f}% ({self.significant_pairs[m]}/"
                            f"{self.n_pairs[m]})" for m in self.measures)
-        qualifier = "Tukey HSD" if self.test == "tukey" else f"{self.test}, unadjusted"
+        qualifier = spec.label if spec.familywise else f"{self.test}, unadjusted"
         lines.append(f"discriminative power (share of system pairs with p < {self.alpha:g}, {qualifier}): {powers}")
         lines.extend(self._undefined_notes())
         return lines
@@ -106,8 +97,9 @@ class Comparison(Result):
             if pairs is not None and base is not None:
                 counts = sorted({int(pairs.n[base, pairs.index(s)]) for s in rows["system"]})
                 shared = f" (topics shared with the baseline: {', '.join(map(str, counts))})"
-            notes.append(f"{measure}: no p-value for {some(rows['system'], limit=3)}: the {TEST_NAMES[self.test]} "
-                         f"is undefined on fewer than 2 topics{shared}; evaluate more topics")
+            spec = TESTS[self.test]
+            notes.append(f"{measure}: no p-value for {some(rows['system'], limit=3)}: the {spec.label} is undefined "
+                         f"on fewer than {spec.min_topics} topic{'s' if spec.min_topics > 1 else ''}{shared}; evaluate more topics")
         return notes
 
     def to_frame(self) -> pl.DataFrame:
@@ -170,12 +162,12 @@ def _check_options(test, correction, interval, alpha, confidence, seed) -> str:
         raise error(f"unknown interval {interval!r}; expected one of t, {', '.join(INTERVAL_METHODS)}",
                     argument="interval")
     if correction is None:
-        correction = "none" if test == "tukey" else "holm"
+        correction = "none" if TESTS[test].familywise else "holm"
     if not (isinstance(correction, str) and correction in CORRECTIONS):
         error = ArgumentError if isinstance(correction, str) else ArgumentTypeError
         raise error(f"unknown correction {correction!r}; expected one of {', '.join(CORRECTIONS)}",
                     argument="correction")
-    if test == "tukey" and correction != "none":
+    if TESTS[test].familywise and correction != "none":
         raise ArgumentError("Tukey HSD p-values are already familywise; use correction='none' (--correction none) "
                             "with test='tukey'", argument="correction")
     share(alpha, "alpha")
@@ -358,7 +350,7 @@ class PairComparison(Result):
 
     def legend(self) -> list[str]:
         corr = "not adjusted" if self.correction == "none" else f"{CORRECTION_NAMES[self.correction]}-adjusted"
-        return [f"test: {TEST_NAMES[self.test]}, two-sided; p-values {corr} over the family: {self.family}",
+        return [f"test: {TESTS[self.test].label}, two-sided; p-values {corr} over the family: {self.family}",
                 f"* adjusted p < {self.alpha:g}, † adjusted p < {self.alpha * STRONG_FACTOR:g}"]
 
 

@@ -40,8 +40,49 @@ from irstats.stats.closed_form import (
     wilcoxon_from_differences,
 )
 
+# ----------------------------------------------------------------------------- declarations
+
+@dataclass(frozen=True)
+class PairedTest:
+    """A test of pairs of systems, declared once and read by every caller (:func:`pairwise`,
+    :func:`~irstats.stats.compare`, the volatility sweep, the command line) — as scipy
+    declares a test's sample structure once.
+
+    ``label``: its name in legends. ``resamples``: it draws random resamples (B and the seed
+    belong in its legend; ``n_resamples``/``seed`` matter). ``familywise``: its p-values
+    control the familywise error already (no further correction). ``min_topics``: the fewest
+    topics a pair needs for a p-value (fewer: NaN, and the legend says why). ``rows``: for a
+    test whose every pair's statistic and p-value are a closed form of the pair's difference
+    row (pairs × topics, no NaN), the batched row function — callers may then test any batch
+    of pairs at once (the sweep: every depth in one call); its result has ``statistic``,
+    ``p_value``, ``effect_size``, and ``lower`` gives the statistic read the other way.
+    """
+
+    name: str
+    label: str
+    resamples: bool = False
+    familywise: bool = False
+    min_topics: int = 1
+    rows: object = None  # Callable[[np.ndarray], rows result] | None
+    lower: object = None  # Callable[[rows result], np.ndarray] | None
+
+    @property
+    def degenerate_rule(self) -> bool:
+        """Whether pairs differing by one amount on every topic get the §5.6 convention."""
+        return self.name == "paired_t"
+
+
+TESTS: dict[str, PairedTest] = {t.name: t for t in (
+    PairedTest("paired_t", "paired t-test", min_topics=2, rows=paired_t_rows, lower=lambda r: -r.statistic),
+    PairedTest("wilcoxon", "Wilcoxon signed-rank test"),
+    PairedTest("sign", "sign test", rows=sign_rows, lower=lambda r: r.neg.astype(np.float64)),
+    PairedTest("bootstrap", "paired bootstrap test", resamples=True, min_topics=2),
+    PairedTest("randomization", "randomisation test", resamples=True),
+    PairedTest("tukey", "randomised Tukey HSD", resamples=True, familywise=True, min_topics=2),
+)}
+
 #: Tests :func:`pairwise` knows, by name.
-PAIRWISE_TESTS = ("paired_t", "wilcoxon", "sign", "bootstrap", "randomization", "tukey")
+PAIRWISE_TESTS = tuple(TESTS)
 
 
 @dataclass(frozen=True)
@@ -140,10 +181,16 @@ def _as_matrix(scores) -> tuple[np.ndarray, tuple[str, ...], str | None, np.ndar
 
 def check_test(test) -> str:
     """``test`` if it names one of :data:`PAIRWISE_TESTS`."""
-    if not (isinstance(test, str) and test in PAIRWISE_TESTS):
+    paired_test(test)
+    return test
+
+
+def paired_test(test) -> PairedTest:
+    """The declaration of the test named ``test``; an error naming the argument otherwise."""
+    if not (isinstance(test, str) and test in TESTS):
         error = ArgumentError if isinstance(test, str) else ArgumentTypeError
         raise error(f"unknown test {test!r}; expected one of {', '.join(PAIRWISE_TESTS)}", argument="test")
-    return test
+    return TESTS[test]
 
 
 def _restore(matrix: np.ndarray, order: np.ndarray) -> np.ndarray:
@@ -183,11 +230,11 @@ def pairwise(scores: ScoreMatrix | np.ndarray, test: str = "paired_t", n_resampl
     given the two systems' rows with the topics in bytewise order (the order of every
     ScoreMatrix irstats reads or evaluates).
     """
-    check_test(test)
+    spec = paired_test(test)
     check_seed(seed)  # every test, so that a bad seed is an error even where no resample is drawn
     check_batch_size(batch_size)
     _check_resamples(n_resamples, feasible=False)
-    if test == "tukey":
+    if spec.familywise:  # Tukey's HSD: one resampling over all systems at once
         return tukey_hsd(scores, n_resamples=n_resamples, seed=seed, batch_size=batch_size)
     X, systems, measure, order = _as_matrix(scores)
     m = X.shape[0]
@@ -205,17 +252,16 @@ def pairwise(scores: ScoreMatrix | np.ndarray, test: str = "paired_t", n_resampl
         delta = np.where(ok, D, 0.0).sum(axis=1) / n
     details: dict = {"topics": X.shape[1]}
 
-    if test == "paired_t":
-        res = paired_t_rows(D)
+    if spec.rows is not None:  # a closed form of each pair's difference row
+        res = spec.rows(D)
         stat, p, effect = res.statistic, res.p_value, res.effect_size
-        stat_lower = -stat
-        if res.degenerate.any():
-            warn(f"{int(res.degenerate.sum())} system pair(s) differ by the same amount on every topic "
-                 "(s_d = 0); their p-values are set by convention (1 if identical, else 0)")
-    elif test == "sign":
-        res = sign_rows(D)
-        stat, p, effect = res.statistic, res.p_value, res.effect_size
-        stat_lower = res.neg.astype(np.float64)
+        stat_lower = spec.lower(res)
+        if spec.degenerate_rule and res.degenerate.any():
+            k = np.flatnonzero(res.degenerate)
+            named = ", ".join(f"{systems[order[I[x]]]} vs {systems[order[J[x]]]}" for x in k[:3])
+            warn(f"{measure + ': ' if measure else ''}{k.size} system pair(s) differ by the same amount on every "
+                 f"topic (s_d = 0: {named}{' …' if k.size > 3 else ''}); their p-values are set by convention "
+                 "(1 if identical, else 0)")
     elif test == "wilcoxon":
         stat, stat_lower, p, effect = (np.full(I.size, np.nan) for _ in range(4))
         methods = {"exact": 0, "approx": 0, "none": 0}
@@ -238,7 +284,7 @@ def pairwise(scores: ScoreMatrix | np.ndarray, test: str = "paired_t", n_resampl
             rows = np.flatnonzero(group == g)
             Dg = D[rows][:, mask]
             size = int(mask.sum())
-            if size < (2 if test == "bootstrap" else 1):
+            if size < spec.min_topics:
                 continue
             if test == "randomization" and exact:
                 T, counts = randomization_exact_core(Dg, batch_size)
