@@ -142,8 +142,8 @@ class Evaluator:
             if tie_start is not None:
                 tie_start, tie_size = tie_start[pick], tie_size[pick]
         first = tensors[0]
-        return Judgments(grades, n_ret, present, tuple(runset.names[i] for i in wanted), first.topics, first.qrels,
-                         first.rel_level, first.trec_eval_compat, tie_start, tie_size)
+        return first.variant(grades=grades, n_ret=n_ret, present=present, systems=tuple(runset.names[i] for i in wanted),
+                             tie_start=tie_start, tie_size=tie_size)
 
     def score(self, runs, measures: Iterable[str | Measure] | str = DEFAULT_MEASURES) -> dict[str, ScoreMatrix]:
         """One ScoreMatrix per measure (systems × topics), as :func:`evaluate` describes."""

@@ -147,5 +147,5 @@ def compiled_judgments(collection: "Collection", runset: "RunSet", options: "Eva
         warn_topics_outside_qrels(outside_topics)
     present = np.ones((n_sys, n_top), dtype=bool) if options.complete else n_lines > 0
     facts = qrels_facts(collection, options)
-    return Judgments(grades, n_ret, present, tuple(runset.names[i] for i in systems), collection.topics, facts,
-                     options.rel_level, options.trec_eval_compat)
+    return Judgments.of(grades, n_ret, present, (runset.names[i] for i in systems), collection.topics, facts,
+                        options)

@@ -189,7 +189,25 @@ class Judgments:
     # documents starts and the group's size (S, T, K); None evaluates the one ordering held.
     tie_start: np.ndarray | None = None
     tie_size: np.ndarray | None = None
-    _cache: dict = field(default_factory=dict, repr=False)
+    # derived arrays, kept per tensor; never carried to a variant (not an init field)
+    _cache: dict = field(default_factory=dict, repr=False, init=False)
+
+    @classmethod
+    def of(cls, grades: np.ndarray, n_ret: np.ndarray, present: np.ndarray, systems, topics, qrels: QrelsFacts,
+           options: EvalOptions, tie_start: np.ndarray | None = None,
+           tie_size: np.ndarray | None = None) -> "Judgments":
+        """The one constructor: a tensor ranked and judged under ``options`` (its relevance
+        level and trec_eval compatibility). A tensor derived from another (other rows, other
+        grades, no tie groups) is :meth:`variant`."""
+        return cls(grades, n_ret, present, tuple(systems), tuple(topics), qrels, options.rel_level,
+                   options.trec_eval_compat, tie_start, tie_size)
+
+    def variant(self, **changes) -> "Judgments":
+        """This tensor with some fields changed (``dataclasses.replace``); what was kept for it
+        is not carried over."""
+        import dataclasses
+
+        return dataclasses.replace(self, **changes)
 
     @cached_property
     def tied(self) -> bool:
@@ -373,8 +391,7 @@ def build_judgments(collection: Collection, runset: RunSet, options: EvalOptions
     if options.complete:
         present[:] = True
     names = tuple(runset.names[i] for i in systems)
-    return Judgments(grades, n_ret, present, names, topics, index.facts, options.rel_level,
-                     options.trec_eval_compat, tie_start, tie_size)
+    return Judgments.of(grades, n_ret, present, names, topics, index.facts, options, tie_start, tie_size)
 
 
 def _tie_keys(frame: pl.DataFrame, options: EvalOptions) -> np.ndarray:

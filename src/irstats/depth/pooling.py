@@ -230,8 +230,8 @@ class PoolSimulation:
                  "they are not evaluated")
             grades = grades[:, columns]
         facts = qrels_index(collection, dataclasses.replace(self.options, g_max=self.g_max)).facts
-        return Judgments(grades, self.ranked.n_ret[:, columns], self.ranked.present[:, columns], self.systems, topics,
-                         facts, self.options.rel_level, self.options.trec_eval_compat)
+        return Judgments.of(grades, self.ranked.n_ret[:, columns], self.ranked.present[:, columns], self.systems,
+                            topics, facts, self.options)
 
     def judgments(self) -> Judgments:
         """The judgments tensor of every run against the simulated qrels (unjudged = −1).

@@ -183,8 +183,7 @@ def condense(judgments: Judgments) -> Judgments:
         tie_size = np.ones(out.shape, dtype=np.int64)
         tie_start[s, t, position[s, t, r]] = above[s, t, r]
         tie_size[s, t, position[s, t, r]] = kept[s, t, r]
-    return Judgments(out, n_ret, judgments.present, judgments.systems, judgments.topics, judgments.qrels,
-                     judgments.rel_level, judgments.trec_eval_compat, tie_start, tie_size)
+    return judgments.variant(grades=out, n_ret=n_ret, tie_start=tie_start, tie_size=tie_size)
 
 
 # ----------------------------------------------------------------------------- values
@@ -404,9 +403,9 @@ def sweep(pool, measures: Iterable[str | SweptMeasure] = DEFAULT_SWEEP_MEASURES,
     if systems is not None:
         rows = [judgments.systems.index(s) if s in judgments.systems else _no_run(s, judgments.systems)
                 for s in names(systems, "systems", what="run names")]
-        judgments = Judgments(judgments.grades[rows], judgments.n_ret[rows], judgments.present[rows],
-                              tuple(judgments.systems[i] for i in rows), judgments.topics, judgments.qrels,
-                              judgments.rel_level, judgments.trec_eval_compat)
+        judgments = judgments.variant(grades=judgments.grades[rows], n_ret=judgments.n_ret[rows],
+                                      present=judgments.present[rows],
+                                      systems=tuple(judgments.systems[i] for i in rows), tie_start=None, tie_size=None)
     return sweep_judgments(judgments, measures, depths, forms=forms, r_k=pool.r_k, pool_depth=pool.pool_depth,
                            contributing=pool.contributing, options=pool.options, per_topic=per_topic,
                            progress=progress)

@@ -109,11 +109,9 @@ def pointwise_terms(terms, j, m, width: int) -> np.ndarray:
 
 def _with_grades(j, grades: np.ndarray, n_ret=None, present=None, topics=None, qrels=None):
     """A tensor like ``j`` (no tie groups) with other grades."""
-    from irstats.judgments import Judgments
-
-    return Judgments(grades, j.n_ret if n_ret is None else n_ret, j.present if present is None else present,
-                     j.systems, j.topics if topics is None else topics, j.qrels if qrels is None else qrels,
-                     j.rel_level, j.trec_eval_compat)
+    return j.variant(grades=grades, n_ret=j.n_ret if n_ret is None else n_ret,
+                     present=j.present if present is None else present, topics=j.topics if topics is None else topics,
+                     qrels=j.qrels if qrels is None else qrels, tie_start=None, tie_size=None)
 
 
 # ----------------------------------------------------------------------------- closed forms
