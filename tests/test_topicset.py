@@ -1,5 +1,7 @@
 """Topic-set-size design (Sakai 2016; METHODS.md §5.7) against statsmodels' power solvers,
-statsmodels' two-way ANOVA and direct computations."""
+statsmodels' two-way ANOVA, direct computations and, for the CI-based designs, the sizes that
+jerome-white/sakai-book's reproductions of Sakai's Excel tools (samplesizeCI2.py and
+samplesize2SAMPLECI.py, chapter 6) print."""
 
 from __future__ import annotations
 
@@ -14,7 +16,6 @@ from statsmodels.stats.power import FTestAnovaPower, TTestIndPower, TTestPower
 
 from irstats.cli.main import cli
 from irstats.errors import InputError
-from irstats.scores import ScoreMatrix
 from irstats.stats.topicset import (
     design_topic_set,
     expected_ci_width,
@@ -76,6 +77,62 @@ def test_ci_design_from_the_definition():
     assert expected_ci_width(n, v) <= 0.05 < expected_ci_width(n - 1, v)
 
 
+# (α, δ, σ²) → n as sakai-book's samplesizeCI2.py --use-gamma (paired) and samplesize2SAMPLECI.py
+# (two samples: its c₄ ≈ 1 − 1/(4φ) form, and its Γ form where math.gamma does not overflow: the
+# same n) print them; (0.05, 0.02, 0.0479): the two-sample script only (Γ overflows past n ≈ 170).
+SAKAI_BOOK_CI = [
+    (0.05, 0.1, 0.1, 156, 309), (0.05, 0.05, 0.05, 310, 616), (0.01, 0.1, 0.02, 57, 108),
+    (0.05, 0.2, 0.3, 118, 232), (0.1, 0.05, 0.01, 45, 88), (0.05, 0.02, 0.0479, None, 3682),
+    (0.05, 0.5, 0.1, None, 14), (0.05, 0.3, 0.05, None, 19), (0.05, 1.0, 0.2, None, 8), (0.05, 0.4, 0.2, None, 40),
+]
+
+
+@pytest.mark.parametrize("alpha, delta, variance, paired, two_sample", SAKAI_BOOK_CI)
+def test_ci_designs_equal_sakai_books_tools(alpha, delta, variance, paired, two_sample):
+    if paired is not None:
+        assert topics_needed(delta, variance, "ci", alpha) == paired
+    assert topics_needed(delta, variance, "two_sample_ci", alpha) == two_sample
+
+
+def test_two_sample_ci_from_the_definition():
+    """2·t_{.975,2n−2}·c₄(2n − 2)·√(2V/n), c₄(φ) = √(2/φ)·Γ((φ+1)/2)/Γ(φ/2): the expected width
+    of the pooled interval of x̄ − ȳ with n topics per system; Sakai's condition
+    t·Γ((φ+1)/2)/(√(nφ)·Γ(φ/2)) ≤ δ/(4√V) at the n found and not at n − 1."""
+    v = 0.04
+    for n in (2, 10, 80):
+        df = 2 * n - 2
+        c4 = math.sqrt(2 / df) * special.gamma((df + 1) / 2) / special.gamma(df / 2)
+        assert expected_ci_width(n, v, design="two_sample_ci") == pytest.approx(
+            2 * stats.t.ppf(0.975, df) * c4 * math.sqrt(2 * v / n), rel=1e-12)
+
+    def sakai(n, delta=0.1):
+        phi = 2 * n - 2
+        left = stats.t.ppf(0.975, phi) * special.gamma((phi + 1) / 2) / (math.sqrt(n * phi) * special.gamma(phi / 2))
+        return left <= delta / (4 * math.sqrt(v))
+
+    n = topics_needed(0.1, v, "two_sample_ci")
+    assert sakai(n) and not sakai(n - 1)
+    assert expected_ci_width(n, v, design="two_sample_ci") <= 0.1 < expected_ci_width(n - 1, v, design="two_sample_ci")
+    # x̄ − ȳ has the variance 2V/n of a paired mean with V_d = 2V: the same n but for the df
+    # (2n − 2 against n − 1), which narrow the two-sample interval a little
+    paired = topics_needed(0.1, 2 * v, "ci")
+    assert paired - 1 <= n <= paired
+    with pytest.raises(InputError, match="design"):
+        expected_ci_width(10, v, design="paired_t")
+
+
+def test_two_sample_ci_from_a_matrix(dl19_ap):
+    result = design_topic_set(dl19_ap, min_diff=0.05, design="two_sample_ci")
+    assert result.variance == pytest.approx(residual_variance(dl19_ap))
+    assert result.n_topics == topics_needed(0.05, residual_variance(dl19_ap), "two_sample_ci")
+    assert result.current_power is None
+    assert result.current_min_diff == pytest.approx(
+        expected_ci_width(result.current_topics, result.variance, design="two_sample_ci"))
+    assert "topics per system for an expected interval width" in result.to_text()
+    with pytest.raises(InputError, match="no power"):
+        power(20, 0.1, 0.04, "two_sample_ci")
+
+
 def test_residual_variance_equals_statsmodels_anova(dl19_ap):
     """V_E is the residual mean square of a two-way ANOVA without replication (system + topic)."""
     import statsmodels.formula.api as smf
@@ -124,6 +181,14 @@ def test_cli_tsv():
     assert frame.columns == ["measure", "design", "alpha", "beta", "min_diff", "variance", "n_topics"]
     expected = TTestPower().solve_power(effect_size=0.05 / math.sqrt(0.0479), alpha=0.05, power=0.8)
     assert frame["n_topics"][0] == math.ceil(expected)
+
+
+def test_cli_two_sample_ci(capsys):
+    code, out, err = run_cli(["topicset", "--variance", "0.1", "--design", "two_sample_ci", "--min-diff", "0.1",
+                              "--format", "tsv"], capsys)
+    assert code == 0, err
+    frame = pl.read_csv(out.encode(), separator="\t")
+    assert frame["design"][0] == "two_sample_ci" and frame["n_topics"][0] == 309
 
 
 def test_cli_needs_a_variance_or_scores(capsys):

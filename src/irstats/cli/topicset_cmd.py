@@ -17,11 +17,13 @@ Examples:
   irstats topicset scores.tsv -m AP --design paired_t --min-diff 0.05          # V from the scores
   irstats topicset scores.tsv -m AP -m nDCG@10 --design anova --min-diff 0.1 --format tsv
   irstats topicset --variance 0.0479 --design paired_t --alpha 0.05 --beta 0.2 --min-diff 0.05
+  irstats topicset --variance 0.1 --design two_sample_ci --min-diff 0.1       # Sakai's 2SAMPLECI
 
 \b
 Designs: paired_t (two systems, same topics), two_sample_t (different topics), anova (m
 systems; m = the systems in SCORES or --systems), ci (a paired-difference interval whose
-expected width is at most --min-diff). Power is exact (noncentral t and F).
+expected width is at most --min-diff), two_sample_ci (the same for two systems on different
+topic sets: n topics per system). Power is exact (noncentral t and F).
 The variance comes from --variance, or from SCORES: twice the two-way ANOVA residual
 variance V_E for paired_t and ci, V_E for the others. With SCORES, the table also says what
 the collection's own topics detect.

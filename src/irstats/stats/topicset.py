@@ -18,8 +18,16 @@ Designs (``design=``):
     minimum detectable range Δ = δ²/2 and V the within-system variance.
 ``ci``
     the smallest n whose 95% (1 − α) confidence interval for a paired difference has an
-    expected width of at most δ: 2·t_{1−α/2, n−1}·c₄(n)·√(V/n) ≤ δ, where c₄(n)·√V is the
-    expected sample standard deviation (c₄ = √(2/(n−1))·Γ(n/2)/Γ((n−1)/2)).
+    expected width of at most δ: 2·t_{1−α/2, n−1}·c₄(n − 1)·√(V/n) ≤ δ, where c₄(φ)·√V is the
+    expected sample standard deviation with φ degrees of freedom
+    (c₄(φ) = √(2/φ)·Γ((φ + 1)/2)/Γ(φ/2)).
+``two_sample_ci``
+    the same for the difference of two systems on different topic sets of n topics each
+    (Sakai's samplesize2SAMPLECI, 2018 ch. 6): the pooled interval
+    x̄ − ȳ ± t_{1−α/2, 2n−2}·s_p·√(2/n), whose expected width is
+    2·t_{1−α/2, 2n−2}·c₄(2n − 2)·√(2V/n) ≤ δ, V the per-system variance. As Sakai's Excel tool
+    with its Γ-function form (jerome-white/sakai-book's ``samplesize2SAMPLECI.py`` writes the
+    same condition as t·Γ((φ+1)/2)/(√(nφ)·Γ(φ/2)) ≤ δ/(4√V), and offers c₄ ≈ 1 − 1/(4φ)).
 
 V is given, or estimated from a score matrix (:func:`variance_for`): from the residual
 variance V_E of a two-way ANOVA without replication (systems × topics), V = 2·V_E for the
@@ -40,7 +48,9 @@ from irstats.checks import real, score_matrix, share, whole
 from irstats.errors import ArgumentError, ArgumentTypeError, InputError
 from irstats.scores import ScoreMatrix
 
-DESIGNS = ("paired_t", "two_sample_t", "anova", "ci")
+DESIGNS = ("paired_t", "two_sample_t", "anova", "ci", "two_sample_ci")
+#: The designs about the width of an interval rather than the power of a test.
+CI_DESIGNS = ("ci", "two_sample_ci")
 
 #: No collection is designed with more topics than this; a request beyond it is an error.
 MAX_TOPICS = 1_000_000
@@ -72,44 +82,37 @@ def power(n: int, min_diff: float, variance: float, design: str = "paired_t", al
         critical = st.f.isf(alpha, df1, df2)
         return float(st.ncf.sf(critical, df1, df2, nc))
     else:
-        raise InputError("the ci design has no power: it is about the width of an interval")
+        raise InputError(f"the {design} design has no power: it is about the width of an interval")
     critical = st.t.isf(alpha / 2, df)
     return float(st.nct.sf(critical, df, nc) + st.nct.cdf(-critical, df, nc))
 
 
-def expected_ci_width(n: int, variance: float, alpha: float = 0.05) -> float:
-    """The expected width 2·t_{1−α/2, n−1}·c₄(n)·√(V/n) of a paired-difference interval."""
+def expected_ci_width(n: int, variance: float, alpha: float = 0.05, design: str = "ci") -> float:
+    """The expected width of the 1 − α interval of a difference with n topics: paired
+    (``ci``) 2·t_{1−α/2, n−1}·c₄(n − 1)·√(V/n); two samples of n topics each
+    (``two_sample_ci``) 2·t_{1−α/2, 2n−2}·c₄(2n − 2)·√(2V/n)."""
     n = whole(n, "n", minimum=2)
     real(variance, "variance", low=0.0, open_low=True)
     share(alpha, "alpha")
+    if design not in CI_DESIGNS:
+        raise (ArgumentError if isinstance(design, str) else ArgumentTypeError)(
+            f"expected_ci_width's design must be one of {', '.join(CI_DESIGNS)}; got {design!r}", argument="design")
     st = _stats()
-    c4 = math.sqrt(2 / (n - 1)) * math.exp(math.lgamma(n / 2) - math.lgamma((n - 1) / 2))
-    return 2 * st.t.isf(alpha / 2, n - 1) * c4 * math.sqrt(variance / n)
+    df, spread = (n - 1, variance / n) if design == "ci" else (2 * n - 2, 2 * variance / n)
+    c4 = math.sqrt(2 / df) * math.exp(math.lgamma((df + 1) / 2) - math.lgamma(df / 2))
+    return 2 * st.t.isf(alpha / 2, df) * c4 * math.sqrt(spread)
 
 
-def topics_needed(min_diff: float, variance: float, design: str = "paired_t", alpha: float = 0.05,
-                  beta: float = 0.2, n_systems: int = 2) -> int:
-    """The smallest n ≥ 2 with power ≥ 1 − β (or, for ``ci``, expected width ≤ δ).
-
-    >>> topics_needed(0.05, 0.0479, "paired_t", alpha=0.05, beta=0.2)
-    153
-    """
-    share(beta, "beta")
-    _check(design, alpha, beta, min_diff, variance, n_systems)
-
-    def good(n: int) -> bool:
-        if design == "ci":
-            return expected_ci_width(n, variance, alpha) <= min_diff
-        return power(n, min_diff, variance, design, alpha, n_systems) >= 1 - beta
-
-    # Power (and the interval's width) is monotone in n: double until it is enough, then bisect.
-    high = 2
+def smallest_size(good, what: str, context: str = "", start: int = 2) -> int:
+    """The smallest whole n ≥ ``start`` for which ``good(n)`` holds, when ``good`` is monotone
+    (false, then true): doubled until it holds, then bisected. More than :data:`MAX_TOPICS`
+    is an error: "more than 1,000,000 ``what`` would be needed ``context``"."""
+    high = start
     while not good(high):
         high *= 2
         if high > MAX_TOPICS:
-            raise InputError(f"more than {MAX_TOPICS:,} topics would be needed for {design} with "
-                             f"min_diff={min_diff:g}, variance={variance:g}")
-    low = max(2, high // 2)
+            raise InputError(f"more than {MAX_TOPICS:,} {what} would be needed {context}".rstrip())
+    low = max(start, high // 2)
     if good(low):
         return low
     while high - low > 1:
@@ -118,14 +121,36 @@ def topics_needed(min_diff: float, variance: float, design: str = "paired_t", al
     return high
 
 
+def topics_needed(min_diff: float, variance: float, design: str = "paired_t", alpha: float = 0.05,
+                  beta: float = 0.2, n_systems: int = 2) -> int:
+    """The smallest n ≥ 2 with power ≥ 1 − β (or, for ``ci`` and ``two_sample_ci``, expected
+    width ≤ δ; n per system for the two-sample designs and ``anova``).
+
+    >>> topics_needed(0.05, 0.0479, "paired_t", alpha=0.05, beta=0.2)
+    153
+    """
+    share(beta, "beta")
+    real(min_diff, "min_diff", low=0.0, open_low=True)
+    _check(design, alpha, beta, min_diff, variance, n_systems)
+
+    def good(n: int) -> bool:
+        if design in CI_DESIGNS:
+            return expected_ci_width(n, variance, alpha, design) <= min_diff
+        return power(n, min_diff, variance, design, alpha, n_systems) >= 1 - beta
+
+    # Power (and the interval's width) is monotone in n: double until it is enough, then bisect.
+    return smallest_size(good, "topics", f"for {design} with min_diff={min_diff:g}, variance={variance:g}")
+
+
 def min_detectable_difference(n: int, variance: float, design: str = "paired_t", alpha: float = 0.05,
                               beta: float = 0.2, n_systems: int = 2) -> float:
-    """The smallest δ that n topics detect with power 1 − β (for ``ci``: the expected width)."""
+    """The smallest δ that n topics detect with power 1 − β (for ``ci`` and
+    ``two_sample_ci``: the expected width of the interval)."""
     share(beta, "beta")
     _check(design, alpha, beta, 1.0, variance, n_systems)
     n = whole(n, "n", minimum=2)
-    if design == "ci":
-        return expected_ci_width(n, variance, alpha)
+    if design in CI_DESIGNS:
+        return expected_ci_width(n, variance, alpha, design)
     from scipy.optimize import brentq
 
     target = 1 - beta
@@ -149,7 +174,8 @@ def residual_variance(matrix: ScoreMatrix) -> float:
 
 
 def variance_for(matrix: ScoreMatrix, design: str) -> float:
-    """V for ``design`` from a score matrix: 2·V_E for paired_t and ci, V_E otherwise."""
+    """V for ``design`` from a score matrix: 2·V_E for paired_t and ci, V_E otherwise
+    (two_sample_t, two_sample_ci, anova)."""
     v_e = residual_variance(matrix)
     return 2 * v_e if design in ("paired_t", "ci") else v_e
 
@@ -208,8 +234,10 @@ class TopicSetDesign(Result):
     def sentence(self) -> str:
         name = f"{self.measure} " if self.measure else ""
         head = f"{name}({self.design}, α = {self.alpha:g}, β = {self.beta:g}, V = {self.variance:.6g}): "
-        if self.design == "ci":
-            text = head + f"{self.n_topics} topics for an expected interval width of at most {self.min_diff:g}"
+        if self.design in CI_DESIGNS:
+            each = " per system" if self.design == "two_sample_ci" else ""
+            text = head + (f"{self.n_topics} topics{each} for an expected interval width of at most "
+                           f"{self.min_diff:g}")
             if self.current_topics is not None:
                 text += f"; the {self.current_topics} topics at hand give {self.current_min_diff:.4f}"
             return text
@@ -239,12 +267,13 @@ def design_topic_set(matrix: ScoreMatrix | None = None, *, min_diff: float, desi
         current = int((~np.isnan(matrix.values).any(axis=0)).sum())
         if current >= 2:
             current_diff = min_detectable_difference(current, variance, design, alpha, beta, n_systems)
-            current_power = None if design == "ci" else power(current, min_diff, variance, design, alpha,
-                                                              n_systems)
+            current_power = None if design in CI_DESIGNS else power(current, min_diff, variance, design,
+                                                                    alpha, n_systems)
     name = measure or (matrix.measure if matrix is not None else "")
     return TopicSetDesign(name, design, alpha, beta, min_diff, variance, n, n_systems, current, current_diff,
                           current_power)
 
 
-__all__ = ["DESIGNS", "TopicSetDesign", "design_topic_set", "expected_ci_width", "min_detectable_difference",
-           "power", "residual_variance", "topics_needed", "variance_for"]
+__all__ = ["CI_DESIGNS", "DESIGNS", "TopicSetDesign", "design_topic_set", "expected_ci_width",
+           "min_detectable_difference",
+           "power", "residual_variance", "smallest_size", "topics_needed", "variance_for"]
