@@ -160,6 +160,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
              "Risk of every system against a baseline: URisk, TRisk, ZRisk and GeoRisk per measure."),
     "topicset": ("irstats.cli.topicset_cmd:topicset_command",
                  "Topics needed to detect a difference with a given power, from a variance or a score file."),
+    "power": ("irstats.cli.power_cmd:power_command",
+              "Achieved power and the topics needed, from a reported t or F or from per-topic scores."),
     "difficulty": ("irstats.cli.difficulty_cmd:difficulty_command",
                    "Print the difficulty of every topic (rows: topic measure difficulty) from per-topic SCORES."),
     "splithalf": ("irstats.cli.splithalf_cmd:splithalf_command",
