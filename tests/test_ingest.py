@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import irstats.ingest as ingest
+from irstats import extension
 from irstats.collection import Collection, EvalOptions, RunSet
 from irstats.errors import InputError
 from irstats.evaluate import Evaluator
@@ -47,9 +48,9 @@ def both_paths(qrels, runs, monkeypatch, force: bool = False, **options):
     used = ingest.compiled_judgments(collection, as_plain_files(runset) if force else runset, opts,
                                      list(range(len(runset.parts))))
     compiled = used if force and used is not None else Evaluator(collection, opts).judgments(RunSet.load(runs))
-    monkeypatch.setattr(ingest, "ENABLED", False)
+    monkeypatch.setattr(extension, "ENABLED", False)
     python = Evaluator(Collection.load(qrels), opts).judgments(RunSet.load(runs))
-    monkeypatch.setattr(ingest, "ENABLED", True)
+    monkeypatch.setattr(extension, "ENABLED", True)
     return used, compiled, python
 
 

@@ -196,10 +196,11 @@ def _raise(error: type, message: str, argument: str):
 
 
 def score_matrix(value: Any, argument: str = "matrix"):
-    """``value`` if it is a :class:`~irstats.scores.ScoreMatrix` (one measure's systems × topics)."""
-    from irstats.scores import ScoreMatrix  # late: scores imports this module
+    """``value`` if it is a :class:`~irstats.scores.ScoreMatrix` (one measure's systems × topics).
 
-    if isinstance(value, ScoreMatrix):
+    Recognised by its class name and fields: this module sits below :mod:`irstats.scores`
+    (which checks its own arguments here) and imports none of irstats' data types."""
+    if type(value).__name__ == "ScoreMatrix" and all(hasattr(value, a) for a in ("values", "systems", "topics")):
         return value
     hint = "; pass scores[measure]" if isinstance(value, Mapping) else ""
     return _raise(ArgumentTypeError, f"{argument} must be a ScoreMatrix; got {kind_of(value)}{hint}", argument)

@@ -17,22 +17,22 @@ document, no topic in common with the qrels ...).
 
 from __future__ import annotations
 
-import os
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from irstats.errors import warn
 
 if TYPE_CHECKING:
+    import polars as pl
+
     from irstats.collection import Collection, EvalOptions, RunSet
     from irstats.judgments import Judgments
 
-try:
-    from irstats import _ingest
-except ImportError:  # no C compiler at install time: the Python readers do all the work
-    _ingest = None
+from irstats import extension
+from irstats.extension import available
+
+_ingest = extension.module  # the compiled reader, or None (irstats.extension)
 
 #: Run text per batch on the compiled path: the tensor and the kernels' temporaries of a
 #: batch are what the memory peak is made of, and below this size batching costs no speed.
@@ -40,6 +40,49 @@ COMPILED_BATCH_BYTES = 8 << 20
 
 #: Runs ranked at once: one per core.
 PARALLEL_RUNS = 2
+
+
+@dataclass(frozen=True)
+class QrelsArrays:
+    """A qrels file as the compiled reader gives it, its lines sorted by (topic, docno)
+    bytewise as the careful reader sorts them: what :class:`irstats.collection.Collection`
+    holds when no frame is needed."""
+
+    topics: tuple[str, ...]  # the topics in bytewise order, in the form of io.trec.as_text
+    tidx: np.ndarray  # int64 per line: the line's topic, as a position in ``topics``
+    docnos: bytes  # every line's docno, joined by '\n'
+    rel: np.ndarray  # int64 per line: the grade
+
+    def frame(self) -> "pl.DataFrame":
+        """``topic, docno, rel``: what :func:`irstats.io.trec.read_qrels` reads from the same file."""
+        import polars as pl
+
+        return pl.DataFrame([
+            pl.Series("topic", self.topics, dtype=pl.String).gather(self.tidx),
+            pl.Series("docno", [self.docnos.decode("latin-1")], dtype=pl.String).str.split("\n").explode(),
+            pl.Series("rel", self.rel, dtype=pl.Int64),
+        ])
+
+
+def read_qrels_arrays(path) -> QrelsArrays | None:
+    """One qrels file (plain or gzip, ``-`` for standard input) by the compiled reader, or None
+    when the extension is missing or disabled, or the file is not one it takes as it is: then
+    :func:`irstats.io.trec.read_qrels` reads it and names the file and line of any error.
+
+    It takes files of four-field lines (blank lines and ``#`` comments skipped) whose grades
+    are whole numbers, with no (topic, docno) judged twice and no NUL byte. Its grades are
+    those of both of the careful reader's ``labels`` modes (a whole number is its own atol).
+    """
+    from irstats.io.trec import read_bytes
+
+    if not available():
+        return None
+    read = _ingest.read_qrels(read_bytes(path))
+    if read is None:
+        return None
+    topics, tidx, docnos, rel = read
+    return QrelsArrays(tuple(t.decode("latin-1") for t in topics), np.frombuffer(tidx, dtype=np.int64), docnos,
+                       np.frombuffer(rel, dtype=np.int64))
 
 
 def compiled_batches(runset: "RunSet", max_bytes: int = COMPILED_BATCH_BYTES) -> list[list[int]]:
@@ -54,15 +97,6 @@ def compiled_batches(runset: "RunSet", max_bytes: int = COMPILED_BATCH_BYTES) ->
         groups[-1].append(i)
         total += part.size
     return groups
-
-
-#: Set to False to always use the Python readers (tests compare the two paths).
-ENABLED = os.environ.get("IRSTATS_NO_EXTENSION", "") == ""
-
-
-def available() -> bool:
-    """Whether the compiled path is built and enabled."""
-    return _ingest is not None and ENABLED
 
 
 def _eligible(runset: "RunSet", systems: list[int], options: "EvalOptions") -> bool:
@@ -85,11 +119,11 @@ def _build_table(collection: "Collection", options: "EvalOptions"):
     try:
         topics = [t.encode("latin-1") for t in collection.topic_keys]
         # one '\n'-joined blob (ids hold no whitespace): no Python object per qrels line
-        docnos = collection.qrels.get_column("docno").str.join("\n").item().encode("latin-1")
+        docnos = collection.docno_blob()
     except UnicodeEncodeError:  # ids from a DataFrame that no file byte can match: the Python path
         return None
     tidx, rel = _qrels_columns(collection, options)  # rel already as the options read it
-    line_topic = np.ascontiguousarray(tidx.to_numpy(), dtype=np.int64)
+    line_topic = np.ascontiguousarray(tidx, dtype=np.int64)
     codes = np.ascontiguousarray(np.where(rel < 0, POOL_UNJUDGED, rel), dtype=np.int64)
     try:
         return _ingest.QrelsTable(topics, line_topic, docnos, codes)

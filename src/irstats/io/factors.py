@@ -18,7 +18,7 @@ import polars as pl
 
 from irstats.errors import ArgumentTypeError, InputError, MeasureError
 from irstats.io.trec import check_field_count, path_name, read_lines, split_fields
-from irstats.standardize import FACTOR_COLUMNS, Factors, _canonical_or_none
+from irstats.factors import FACTOR_COLUMNS, Factors, canonical_or_none as _canonical_or_none
 
 def _check_factors(factors, path) -> None:
     """Factors to write, and a file name or None (the text is returned)."""
