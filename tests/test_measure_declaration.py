@@ -19,7 +19,8 @@ from irstats.depth import parse_swept_measure, sweep_judgments
 from irstats.errors import MeasureError
 from irstats.evaluate import Evaluator
 from irstats.measures import FAMILIES, Family, parse_measure
-from irstats.measures.registry import _FAMILY_KEYS, r_normalisation, register
+from irstats.measures.registry import (_FAMILY_KEYS, IrMeasuresName, TrecEvalName, all_trec, expand_measures,
+                                      r_normalisation, register, trec_eval_alias)
 from irstats.meta.comparability import metric_group, normalisation_of
 from tests.reference import process_run, read_qrels, read_run
 
@@ -77,6 +78,53 @@ def test_a_new_family_is_one_declaration(demo, toy_family):
         got = swept.matrix("ToyDG", "judged-as-nonrel", k)
         for t, topic in enumerate(got.topics):
             assert got.values[0, t] == pytest.approx(expected.get(topic, 0.0), abs=1e-12)
+
+
+@pytest.fixture
+def toy_named_family():
+    """A family with a trec_eval name (listed cut-offs, in all_trec, after unj) and an ir_measures
+    name (ir_measures' ERR, which no irstats family claims), registered for the test only."""
+    family = register(Family("ToyNamed", "A toy discounted gain with other names (test only).", terms=_hits_terms,
+                             trec_eval=(TrecEvalName("toy_dg", "ToyNamed@{}", 1000, "longs", (3, 7)),),
+                             ir_measures=IrMeasuresName("ERR")))
+    yield family
+    del FAMILIES["ToyNamed"]
+    del _FAMILY_KEYS["toynamed"]
+
+
+def test_every_other_name_is_derived_from_the_declaration(toy_named_family, demo):
+    """Declared once, the family's trec_eval and ir_measures names reach the aliases, the trec_eval
+    name of a measure, all_trec, the list forms, the drop-in's table and the ir_measures routing."""
+    from irstats.trec_eval import table
+
+    assert str(parse_measure("toy_dg_7")) == "ToyNamed@7" and str(parse_measure("toy_dg.3")) == "ToyNamed@3"
+    assert parse_measure("ToyNamed@7").trec_eval_name == "toy_dg_7" and parse_measure("ToyNamed").trec_eval_name is None
+    assert all_trec()[-2:] == ("ToyNamed@3", "ToyNamed@7")
+    assert expand_measures(["toy_dg.3,7"]) == ["toy_dg.3", "toy_dg.7"]
+    derived = table._table()
+    assert derived[-1].name == "toy_dg" and [v for v in derived[-1].values((5,))] == [("toy_dg_5", "ToyNamed@5")]
+    scores = irstats.evaluate(demo.qrels, sorted(demo.runs)[0], ["toy_dg_3", "ToyNamed@3"])
+    assert list(scores) == ["ToyNamed@3"]
+    ir_measures = pytest.importorskip("ir_measures")
+    from irstats.integrations.ir_measures import ir_measures_names, irstats_name
+
+    assert irstats_name(ir_measures.ERR@5) == "ToyNamed@5" and "ERR" in ir_measures_names()
+    assert irstats_name(ir_measures.ERR(judged_only=True)@5) == "ToyNamed@5"  # an evaluation option
+
+
+def test_a_family_declares_its_names_once():
+    """Two declarations of one trec_eval measure (or of one place in its table) are refused."""
+    from irstats.trec_eval import table
+
+    twin = register(Family("ToyTwin", "A family claiming map's place (test only).", terms=_hits_terms,
+                           trec_eval=(TrecEvalName("toy_map", "ToyTwin", 5),)))
+    try:
+        with pytest.raises(ValueError, match="place 5"):
+            table._table()
+    finally:
+        del FAMILIES[twin.name]
+        del _FAMILY_KEYS["toytwin"]
+    assert len(table._table()) == len(table.TABLE)
 
 
 def test_a_family_declares_terms_or_a_kernel():

@@ -10,13 +10,14 @@ PyTerrier's ``pt.Experiment`` can evaluate with irstats' engine.
     ir_measures.calc_aggregate([ir_measures.AP, ir_measures.nDCG@10], qrels, run)
     ir_measures.irstats.calc_aggregate([ir_measures.P@10], qrels, run)   # this provider only
 
-Supported: every ir_measures measure irstats computes the same way — P, R, AP, nDCG (log2
-discount, the qrels' grades as gains), RR, Rprec, Bpref, Success, SetP (also
+Supported: every ir_measures measure a family declares it computes the same way
+(``Family(..., ir_measures=IrMeasuresName(...))``, irstats.measures.registry) — today P, R,
+AP, nDCG (log2 discount, the qrels' grades as gains), RR, Rprec, Bpref, Success, SetP (also
 ``relative=True``), SetR, SetF, SetAP, infAP, IPrec, NumRet (with ``rel``: relevant
-retrieved), NumRel, NumQ, Judged, the C/W/L measures (INST, INSQ, SDCG, BPM, NERR8–11) and
-Compat — with their ``cutoff``, ``rel`` (the relevance level), ``judged_only`` (condensed
-lists, trec_eval -J) and family parameters. Anything else is declined,
-and ir_measures' pipeline hands it to the next provider.
+retrieved), NumRel, NumQ, Judged, Accuracy, the C/W/L measures (INST, INSQ, SDCG, BPM,
+NERR8–11) and Compat — with their cut-off, ``rel`` (the relevance level), ``judged_only``
+(condensed lists, trec_eval -J) and family parameters (:func:`ir_measures_names`). Anything
+else is declined, and ir_measures' pipeline hands it to the next provider.
 
 Like pytrec_eval (ir_measures' default provider), the whole ranking is evaluated (no -M
 1000 cut) by default; give ``depth=1000`` for trec_eval's default, ``score_dtype="float32"``
@@ -33,6 +34,7 @@ keep their errors and warnings.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, Iterator
 
 try:
@@ -41,51 +43,56 @@ try:
 except ImportError as exc:  # pragma: no cover - the optional extra is missing
     raise ImportError("the ir_measures provider needs ir_measures: pip install \"irstats[ir_measures]\"") from exc
 
-from irstats.errors import MeasureError
+from irstats.errors import IrstatsWarning, MeasureError
 
 NAME = "irstats"
-#: ir_measures measure names irstats computes identically (see :func:`irstats_name`).
-FAMILIES = ("P", "R", "AP", "nDCG", "RR", "Rprec", "Bpref", "Success", "SetP", "SetR", "SetF", "SetAP", "infAP",
-            "IPrec", "NumRet", "NumRel", "NumQ", "Judged", "INST", "INSQ", "SDCG", "BPM", "NERR8", "NERR9", "NERR10",
-            "NERR11", "Compat")
+
+
+def ir_measures_names() -> set[str]:
+    """The ir_measures measure names some irstats family declares (``Family.ir_measures``)."""
+    from irstats.measures import FAMILIES
+
+    return {f.ir_measures.name for f in FAMILIES.values() if f.ir_measures is not None}
 
 
 def irstats_name(measure) -> str | None:
-    """The irstats measure that computes this ir_measures measure, or None.
+    """The irstats measure that computes this ir_measures measure, or None: the first family
+    whose :class:`~irstats.measures.registry.IrMeasuresName` accepts it (see there), with
+    ir_measures' parameters as the family's and its cut-off (``AT_PARAM``) as ``@k``.
 
     ``judged_only`` is not part of the name: it is an evaluation option (trec_eval -J).
     """
-    name = measure.NAME
-    if name not in FAMILIES:
-        return None
-    params = dict(measure.params)
-    cutoff = params.pop("cutoff", None)
-    params.pop("judged_only", None)
-    if name == "nDCG":
-        if params.pop("dcg", "log2") != "log2" or "gains" in params:
-            return None  # other discounts and custom gain maps: not declared identical here
-    if name == "SDCG" and params.pop("dcg", "log2") != "log2":
-        return None
-    if name == "Compat" and "normalize" in params:
-        params["normalize"] = "true" if params["normalize"] else "false"
-    if name == "SetP" and params.pop("relative", False):
-        name = "SetRelP"
-    if name == "NumRet" and "rel" in params:
-        name = "NumRelRet"
-    if name == "IPrec":
-        cutoff = params.pop("recall", None)
-        if cutoff is None:
-            return None
-    text = ",".join(f"{key}={value:g}" if isinstance(value, float) else f"{key}={value}"
-                    for key, value in sorted(params.items()))
-    full = name + (f"({text})" if text else "") + (f"@{cutoff:g}" if isinstance(cutoff, float) else
-                                                   f"@{cutoff}" if cutoff is not None else "")
-    from irstats.measures import parse_measure
+    from irstats.measures import FAMILIES, parse_measure
 
-    try:
-        return str(parse_measure(full))  # canonical, as the ScoreMatrix is named
-    except MeasureError:
-        return None
+    given = dict(measure.params)
+    given.pop("judged_only", None)
+    cutoff = given.pop(measure.AT_PARAM, None)
+
+    def value_of(name):
+        return measure[name] if name in measure.SUPPORTED_PARAMS else given.get(name)
+
+    for family in FAMILIES.values():
+        declared = family.ir_measures
+        if declared is None or declared.name != measure.NAME or not declared.accepts(given, value_of):
+            continue
+        own = {p.name for p in family.params}
+        checked = {name for name, _ in declared.only}
+        if any(key not in own and key not in checked for key in given):
+            continue  # a parameter the family does not take: declined
+        text = ",".join(f"{key}={_text(value)}" for key, value in sorted(given.items()) if key in own)
+        full = family.name + (f"({text})" if text else "") + ("" if cutoff is None else f"@{_text(cutoff)}")
+        try:
+            return str(parse_measure(full))  # canonical, as the ScoreMatrix is named
+        except MeasureError:
+            continue
+    return None
+
+
+def _text(value) -> str:
+    """A parameter value as irstats' names write it (ir_measures' booleans as true/false)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return f"{value:g}" if isinstance(value, float) else str(value)
 
 
 class UnsupportedMeasureError(MeasureError, ValueError):
@@ -177,7 +184,10 @@ class IrstatsEvaluator(providers.Evaluator):
             by_mode.setdefault(bool(measure.params.get("judged_only", False)), []).append(measure)
         for judged_only, measures in by_mode.items():
             evaluator = Evaluator(self.collection, judged_only=judged_only, **self.options)
-            scores = evaluator.score({"run": frame}, sorted({self.names[m] for m in measures}))
+            with warnings.catch_warnings():  # ir_measures' conventions: no provider warns (a run
+                # answering some of the qrels' topics is averaged over those, silently)
+                warnings.simplefilter("ignore", IrstatsWarning)
+                scores = evaluator.score({"run": frame}, sorted({self.names[m] for m in measures}))
             for measure in measures:
                 matrix = scores[self.names[measure]]
                 values = matrix.values[0]
@@ -202,4 +212,4 @@ def register(default: bool = True, **options: Any) -> IrstatsProvider:
     return provider
 
 
-__all__ = ["IrstatsProvider", "UnsupportedMeasureError", "irstats_name", "register"]
+__all__ = ["IrstatsProvider", "UnsupportedMeasureError", "ir_measures_names", "irstats_name", "register"]

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from irstats.measures.common import LEVEL_PARAM, depth_axis, level_of, per_topic, trec_cut
-from irstats.measures.registry import Family, RNormalisation, register
+from irstats.measures.common import LEVEL_PARAM, depth_axis, level_of, per_topic
+from irstats.measures.registry import (OFFICIAL, TREC_CUTS, Family, IrMeasuresName, RNormalisation, TrecEvalName,
+                                      register)
 from irstats.measures.ties import expected_inferred_ap_terms, expected_precision_terms
 
 
@@ -38,7 +39,9 @@ _SUM_OF_PRECISIONS = dict(terms=precision_terms, shares_terms=_same_terms, param
                           expected_terms=expected_precision_terms)
 
 register(Family("AP", "Average precision: SP@k divided by R (map, map_cut_k).", normaliser=_by_r,
-                trec_eval=lambda m: trec_cut("map_cut", m, "map"), **_SUM_OF_PRECISIONS), aliases=("MAP",))
+                trec_eval=(TrecEvalName("map", "AP", 5, nicknames=OFFICIAL),
+                           TrecEvalName("map_cut", "AP@{}", 25, "longs", TREC_CUTS)),
+                ir_measures=IrMeasuresName("AP"), **_SUM_OF_PRECISIONS), aliases=("MAP",))
 register(Family("AP_min", "AP@k normalised by min(k, R) (Observed Volatility, Eq. 1).", normaliser=_by_min_k_r,
                 cutoff="required", **_SUM_OF_PRECISIONS))
 register(Family("SP", "Sum of precisions at the relevant ranks (un-normalised AP, R·AP).", bounded=False,
@@ -73,4 +76,5 @@ register(Family("infAP", "Inferred AP from sampled judgments (Yilmaz & Aslam 200
                 "from the judged documents; qrels lines with a negative grade are in the pool but unjudged.",
                 (LEVEL_PARAM,), terms=inferred_ap_terms, normaliser=_by_r, cutoff="none", ties="closed",
                 expected_terms=expected_inferred_ap_terms,
-                trec_eval=lambda m: "infAP" if m.get("rel") is None else None), aliases=("InfAP",))
+                trec_eval=(TrecEvalName("infAP", "infAP", 14),), ir_measures=IrMeasuresName("infAP")),
+         aliases=("InfAP",))

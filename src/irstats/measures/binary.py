@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from irstats.measures.common import LEVEL_PARAM, depth_axis, level_of, per_topic, safe_divide, shown, trec_cut
-from irstats.measures.registry import Family, Param, RNormalisation, register
+from irstats.measures.common import LEVEL_PARAM, depth_axis, level_of, per_topic, safe_divide, shown
+from irstats.measures.registry import (OFFICIAL, TREC_CUTS, Family, IrMeasuresName, Param, RNormalisation,
+                                      TrecEvalName, register)
 from irstats.measures.ties import (expected_first_relevant_terms, expected_r_precision,
                                    expected_reciprocal_rank_terms)
 
@@ -71,12 +72,6 @@ MULT_PARAM = Param("mult", float, 1.0, help="the rank cut-off as a multiple of R
                    low=0, open_low=True)
 
 
-def _trec_rprec(m) -> str | None:
-    if m.get("rel") is not None:
-        return None
-    return "Rprec" if m["mult"] == 1.0 else f"Rprec_mult_{m['mult']:.2f}"
-
-
 def num_ret(j, m) -> np.ndarray:
     return j.n_ret.astype(float)
 
@@ -94,31 +89,44 @@ _RELEVANT = dict(terms=relevant_terms, shares_terms=_relevant_share, params=(LEV
 _FIRST = dict(shares_terms=_first_relevant_share, params=(LEVEL_PARAM,), ties="closed",
               expected_terms=expected_first_relevant_terms)
 
+#: trec_eval's counts: in its official measures and the set measures' nickname.
+_COUNTED = ("official", "all_trec", "set")
+
 register(Family("P", "Precision at k: relevant documents in the top k, divided by k.", normaliser=_by_k,
-                cutoff="required", trec_eval=lambda m: trec_cut("P", m),
+                cutoff="required", ir_measures=IrMeasuresName("P"),
+                trec_eval=(TrecEvalName("P", "P@{}", 11, "longs", TREC_CUTS, nicknames=OFFICIAL, spellings=("P",)),),
                 r_normalisation=RNormalisation("nP", ideal=_ideal_precision), **_RELEVANT), aliases=("Precision",))
 register(Family("R", "Recall at k: relevant documents in the top k, divided by R.", normaliser=_by_r,
-                cutoff="required", trec_eval=lambda m: trec_cut("recall", m), **_RELEVANT), aliases=("Recall",))
+                cutoff="required", trec_eval=(TrecEvalName("recall", "R@{}", 13, "longs", TREC_CUTS),),
+                ir_measures=IrMeasuresName("R"), **_RELEVANT), aliases=("Recall",))
 register(Family("Rprec", "R-precision: precision at rank R (every relevant document counts if the list is shorter); "
                 "Rprec(mult=x) at rank ⌊x·R + 0.9⌋ (trec_eval Rprec_mult).",
-                (MULT_PARAM, LEVEL_PARAM), kernel=r_precision, cutoff="none", trec_eval=_trec_rprec,
+                (MULT_PARAM, LEVEL_PARAM), kernel=r_precision, cutoff="none", ir_measures=IrMeasuresName("Rprec"),
+                trec_eval=(TrecEvalName("Rprec", "Rprec", 7, nicknames=OFFICIAL, spellings=("R-prec",)),
+                           TrecEvalName("Rprec_mult", "Rprec(mult={:g})", 16, "floats",
+                                        tuple(k / 10 for k in range(2, 21, 2)))),
                 ties="closed", expected_kernel=expected_r_precision),
          aliases=("R-prec",))
 register(Family("RR", "Reciprocal rank of the first relevant document (0 if none in the top k).",
                 terms=reciprocal_rank_terms, params=(LEVEL_PARAM,), ties="closed",
-                expected_terms=expected_reciprocal_rank_terms,
-                trec_eval=lambda m: "recip_rank" if m.cutoff is None and m.get("rel") is None else None),
+                expected_terms=expected_reciprocal_rank_terms, ir_measures=IrMeasuresName("RR"),
+                trec_eval=(TrecEvalName("recip_rank", "RR", 9, nicknames=OFFICIAL),)),
          aliases=("MRR",))
 register(Family("Success", "1 if a relevant document is in the top k, else 0.", terms=first_relevant_terms,
-                cutoff="required", trec_eval=lambda m: trec_cut("success", m), **_FIRST))
+                cutoff="required", trec_eval=(TrecEvalName("success", "Success@{}", 27, "longs", (1, 5, 10)),),
+                ir_measures=IrMeasuresName("Success"), **_FIRST))
 register(Family("Judged", "Share of the top min(k, n) documents that are judged (ir_measures' Judged@k); "
                 "without k, of all n retrieved documents (ir_measures' Judged).",
-                terms=judged_terms, shares_terms=lambda j, m: ("judged",), normaliser=_by_shown, ties="pointwise"))
+                terms=judged_terms, shares_terms=lambda j, m: ("judged",), normaliser=_by_shown, ties="pointwise",
+                ir_measures=IrMeasuresName("Judged")))
 register(Family("NumRet", "Number of documents retrieved (after depth and condensation).", kernel=num_ret,
                 ties="order_free",
-                cutoff="none", summary="sum", bounded=False, trec_eval=lambda m: "num_ret"))
+                cutoff="none", summary="sum", bounded=False, ir_measures=IrMeasuresName("NumRet"),
+                trec_eval=(TrecEvalName("num_ret", "NumRet", 2, kind="long", nicknames=_COUNTED),)))
 register(Family("NumRel", "Number of relevant documents in the qrels (R).", (LEVEL_PARAM,), kernel=num_rel,
                 ties="order_free",
-                cutoff="none", summary="sum", bounded=False, trec_eval=lambda m: trec_cut("num_rel", m, "num_rel")))
+                cutoff="none", summary="sum", bounded=False, ir_measures=IrMeasuresName("NumRel"),
+                trec_eval=(TrecEvalName("num_rel", "NumRel", 3, kind="long", nicknames=_COUNTED),)))
 register(Family("NumRelRet", "Number of relevant documents retrieved.", cutoff="none", summary="sum", bounded=False,
-                trec_eval=lambda m: trec_cut("num_rel_ret", m, "num_rel_ret"), **_RELEVANT))
+                trec_eval=(TrecEvalName("num_rel_ret", "NumRelRet", 4, kind="long", nicknames=_COUNTED),),
+                ir_measures=IrMeasuresName("NumRet", requires=("rel",)), **_RELEVANT))

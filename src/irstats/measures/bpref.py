@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from irstats.measures.common import LEVEL_PARAM, level_of, rank_sum, safe_divide, trec_cut
-from irstats.measures.registry import Family, register
+from irstats.measures.common import LEVEL_PARAM, level_of, rank_sum, safe_divide
+from irstats.measures.registry import OFFICIAL, Family, IrMeasuresName, TrecEvalName, register
 from irstats.measures.ties import expected_bpref
 
 
@@ -24,5 +24,6 @@ def bpref(j, m) -> np.ndarray:
 
 
 register(Family("Bpref", "Binary preference: relevant documents ranked above judged non-relevant ones "
-                "(trec_eval's bpref).", (LEVEL_PARAM,), kernel=bpref, cutoff="none", ties="closed", expected_kernel=expected_bpref,
-                trec_eval=lambda m: trec_cut("bpref", m, "bpref")))
+                "(trec_eval's bpref).", (LEVEL_PARAM,), kernel=bpref, cutoff="none", ties="closed",
+                expected_kernel=expected_bpref, trec_eval=(TrecEvalName("bpref", "Bpref", 8, nicknames=OFFICIAL),),
+                ir_measures=IrMeasuresName("Bpref")))

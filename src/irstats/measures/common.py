@@ -80,12 +80,3 @@ def level_number(level) -> int | float:
     """A relevance level as a number: whole levels as int (as they always were), others float."""
     level = float(level)
     return int(level) if level.is_integer() else level
-
-
-def trec_cut(base: str, measure, default: str | None = None) -> str | None:
-    """trec_eval's name ``base_k`` for a cut-off measure evaluated at the default level."""
-    if measure.get("rel") is not None:
-        return None
-    if measure.cutoff is None:
-        return default
-    return f"{base}_{measure.cutoff}"

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from irstats.measures.registry import Family, Param, register
+from irstats.measures.registry import Family, IrMeasuresName, Param, register
 
 P_PARAM = Param("p", float, 0.95, always_shown=True, help="persistence of the rank-biased overlap", low=0, high=1,
                 open_low=True, open_high=True)
@@ -77,4 +77,4 @@ def compat(j, m) -> np.ndarray:
 
 register(Family("Compat", "Compatibility (Clarke et al. 2021): rank-biased overlap with the ideal ranking, "
                 "normalised; as ir_measures' compat provider.", (P_PARAM, NORMALIZE_PARAM), kernel=compat,
-                cutoff="none"))
+                cutoff="none", ir_measures=IrMeasuresName("Compat")))

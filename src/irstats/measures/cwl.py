@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from irstats.measures.registry import Family, Param, register
+from irstats.measures.registry import Family, IrMeasuresName, Param, register
 
 T_PARAM = Param("T", float, 1.0, always_shown=True, help="the gain the user wants (INST, INSQ)", low=0,
                 open_low=True)
@@ -129,19 +129,21 @@ def sdcg(j, m) -> np.ndarray:
 
 
 register(Family("INST", "C/W/L INST (Moffat et al. 2015): expected gain per document of a user who wants T gain; "
-                "as cwl_eval.", (T_PARAM, *_SCALE), kernel=inst, cutoff="none"))
+                "as cwl_eval.", (T_PARAM, *_SCALE), kernel=inst, cutoff="none", ir_measures=IrMeasuresName("INST")))
 register(Family("INSQ", "C/W/L INSQ (Moffat et al. 2012): INST's continuation without the gain still wanted; "
-                "as cwl_eval.", (T_PARAM, *_SCALE), kernel=insq, cutoff="none"))
+                "as cwl_eval.", (T_PARAM, *_SCALE), kernel=insq, cutoff="none", ir_measures=IrMeasuresName("INSQ")))
 P_PARAM = Param("p", float, 0.9, always_shown=True, help="persistence (NERR10)", low=0, high=1, open_high=True)
 register(Family("BPM", "C/W/L bejewelled player model (static, Zhang et al. 2017): reads until T gain or k "
-                "documents; as cwl_eval.", (T_PARAM, *_SCALE), kernel=bpm, cutoff="required"))
+                "documents; as cwl_eval.", (T_PARAM, *_SCALE), kernel=bpm, cutoff="required",
+                ir_measures=IrMeasuresName("BPM")))
 register(Family("NERR8", "C/W/L NERR (Azzopardi et al. 2021, Eq. 8): ERR-like, truncated at k; as cwl_eval.",
-                _SCALE, kernel=nerr8, cutoff="required"))
+                _SCALE, kernel=nerr8, cutoff="required", ir_measures=IrMeasuresName("NERR8")))
 register(Family("NERR9", "C/W/L NERR (Eq. 9): ERR-like with a rank-based continuation, truncated at k; as "
-                "cwl_eval.", _SCALE, kernel=nerr9, cutoff="required"))
+                "cwl_eval.", _SCALE, kernel=nerr9, cutoff="required", ir_measures=IrMeasuresName("NERR9")))
 register(Family("NERR10", "C/W/L NERR (Eq. 10): ERR-like with persistence p, full depth; as cwl_eval.",
-                (P_PARAM, *_SCALE), kernel=nerr10, cutoff="none"))
+                (P_PARAM, *_SCALE), kernel=nerr10, cutoff="none", ir_measures=IrMeasuresName("NERR10")))
 register(Family("NERR11", "C/W/L NERR (Eq. 11): ERR-like with INSQ's continuation, full depth; as cwl_eval.",
-                (T_PARAM, *_SCALE), kernel=nerr11, cutoff="none"))
+                (T_PARAM, *_SCALE), kernel=nerr11, cutoff="none", ir_measures=IrMeasuresName("NERR11")))
 register(Family("SDCG", "C/W/L scaled DCG@k: DCG's discount over the top k as a distribution of attention; "
-                "as cwl_eval.", _SCALE, kernel=sdcg, cutoff="required"))
+                "as cwl_eval.", _SCALE, kernel=sdcg, cutoff="required",
+                ir_measures=IrMeasuresName("SDCG", only={"dcg": "log2"})))

@@ -11,7 +11,7 @@ import numpy as np
 
 from irstats.measures.common import level_of, per_topic
 from irstats.errors import MeasureError
-from irstats.measures.registry import Family, Param, RNormalisation, register
+from irstats.measures.registry import TREC_CUTS, Family, IrMeasuresName, Param, RNormalisation, TrecEvalName, register
 
 GAIN_PARAM = Param("gain", str, "lin", choices=("lin", "exp"),
                    help="a map of grades to gains such as 1:3;2:9 (other grades keep gain = grade, as trec_eval's "
@@ -90,12 +90,6 @@ def _by_ideal_dcg(j, m, depths):
     return per_topic(ideal_dcg(j, m["gain"], depths))
 
 
-def _trec_ndcg(m) -> str | None:
-    if m["gain"] != "lin":
-        return None
-    return "ndcg" if m.cutoff is None else f"ndcg_cut_{m.cutoff}"
-
-
 def _same_terms(j, m):
     return ("discounted gain", m["gain"])
 
@@ -103,8 +97,10 @@ def _same_terms(j, m):
 register(Family("DCG", "Discounted cumulative gain, gain/log2(rank+1).", (GAIN_PARAM,), terms=gain_terms,
                 shares_terms=_same_terms, bounded=False, ties="pointwise", r_normalisation=RNormalisation("nDCG")))
 register(Family("nDCG", "DCG divided by the DCG of the ideal ranking of all judged documents.", (GAIN_PARAM,),
-                terms=gain_terms, shares_terms=_same_terms, normaliser=_by_ideal_dcg, trec_eval=_trec_ndcg,
-                ties="pointwise"),
+                terms=gain_terms, shares_terms=_same_terms, normaliser=_by_ideal_dcg, ties="pointwise",
+                trec_eval=(TrecEvalName("ndcg", "nDCG(gain={})", 21, "gain_map", plain="nDCG"),
+                           TrecEvalName("ndcg_cut", "nDCG@{}", 24, "longs", TREC_CUTS)),
+                ir_measures=IrMeasuresName("nDCG", only={"dcg": "log2"})),
          aliases=("NDCG",))
 
 
@@ -261,10 +257,12 @@ def _closed_for_grade_gains(j, m) -> str:
 
 register(Family("nDCG_rel", "nDCG averaged over the relevant documents (trec_eval ndcg_rel, experimental).",
                 (GAIN_PARAM,), kernel=ndcg_rel, cutoff="none", ties=_closed_for_grade_gains,
-                trec_eval=lambda m: "ndcg_rel" if m["gain"] == "lin" else None, expected_kernel=expected_ndcg_rel))
+                trec_eval=(TrecEvalName("ndcg_rel", "nDCG_rel(gain={})", 22, "gain_map", plain="nDCG_rel"),),
+                expected_kernel=expected_ndcg_rel))
 register(Family("RnDCG", "nDCG averaged at the R levels of the graded qrels (trec_eval Rndcg, experimental).",
                 (GAIN_PARAM,), kernel=r_ndcg, cutoff="none", ties=_closed_for_grade_gains,
-                trec_eval=lambda m: "Rndcg" if m["gain"] == "lin" else None, expected_kernel=expected_r_ndcg))
+                trec_eval=(TrecEvalName("Rndcg", "RnDCG(gain={})", 23, "gain_map", plain="RnDCG"),),
+                expected_kernel=expected_r_ndcg))
 
 
 def g_terms(j, m, width: int) -> np.ndarray:
@@ -289,4 +287,4 @@ def _by_total_ideal_gain(j, m, depths):
 register(Family("G", "Normalized gain G: each document's gain over log2(2 + the ideal's lead in cumulative gain), "
                 "summed and divided by the total ideal gain (trec_eval G, experimental).", (GAIN_PARAM,),
                 terms=g_terms, normaliser=_by_total_ideal_gain,
-                trec_eval=lambda m: "G" if m.cutoff is None and m["gain"] == "lin" else None))
+                trec_eval=(TrecEvalName("G", "G(gain={})", 20, "gain_map", plain="G"),)))

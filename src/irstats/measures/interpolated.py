@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from irstats.measures.common import LEVEL_PARAM, level_of
-from irstats.measures.registry import Family, Param, register
+from irstats.measures.registry import OFFICIAL, Family, IrMeasuresName, Param, TrecEvalName, register
 
 ELEVEN_POINTS = tuple(k / 10 for k in range(11))
 
@@ -214,9 +214,10 @@ def eleven_point_average(j, m) -> np.ndarray:
 register(Family("IPrec", "Interpolated precision at recall level r: the best precision at or after the rank where "
                 "round(r·R) relevant documents are retrieved (trec_eval iprec_at_recall).", (LEVEL_PARAM,),
                 kernel=interpolated_precision, cutoff="required", cutoff_kind="recall", ties="closed",
-                expected_kernel=expected_interpolated_precision,
-                trec_eval=lambda m: f"iprec_at_recall_{m.cutoff:.2f}" if m.get("rel") is None else None))
+                expected_kernel=expected_interpolated_precision, ir_measures=IrMeasuresName("IPrec"),
+                trec_eval=(TrecEvalName("iprec_at_recall", "IPrec@{:g}", 10, "floats", ELEVEN_POINTS,
+                                        nicknames=OFFICIAL),)))
 register(Family("IPrecAvg", "11-point interpolated average precision: IPrec at recall 0, 0.1, …, 1, averaged "
                 "(trec_eval 11pt_avg; levels= for others).", (LEVELS_PARAM, LEVEL_PARAM), kernel=eleven_point_average,
                 cutoff="none", ties="closed", expected_kernel=expected_eleven_point_average,
-                trec_eval=lambda m: "11pt_avg" if m.get("rel") is None else None))
+                trec_eval=(TrecEvalName("11pt_avg", "IPrecAvg(levels={})", 18, "levels_one", plain="IPrecAvg"),)))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from irstats.measures.common import LEVEL_PARAM, accumulate, shown
-from irstats.measures.registry import Family, Param, RNormalisation, register
+from irstats.measures.registry import Family, Param, RNormalisation, TrecEvalName, register
 
 P_PARAM = Param("p", float, 0.8, always_shown=True, help="persistence, the probability of going on to the next rank",
                 low=0, high=1, open_low=True, open_high=True)
@@ -85,19 +85,6 @@ def _add_tail(j, m, inside, depths):
     return np.where(seen, powers[n] + (1.0 - m["p"]) * inside, 0.0)
 
 
-def _trec_rbp(m) -> str | None:
-    # trec_eval's rbp divides graded gains by each topic's top grade: scale=topic.
-    if m.cutoff is not None or m["rel"] is not None or m["scale"] != "topic":
-        return None
-    return f"rbp.p={m['p']:g}" if m["p"] != 0.9 else "rbp"
-
-
-def _trec_rbp_resid(m) -> str | None:
-    if m.cutoff is not None:
-        return None
-    return f"rbp_resid.p={m['p']:g}" if m["p"] != 0.9 else "rbp_resid"
-
-
 def _ideal_rbp(raw, r, depth):
     """1 − p^min(R, m): RBP of a ranking with every relevant document first, to depth m."""
     limit = raw.cutoff if raw.cutoff is not None else depth
@@ -112,11 +99,14 @@ def _graded(raw) -> str | None:
 
 
 register(Family("RBP", "Rank-biased precision (1−p)Σ g_i p^(i−1); graded gain grade/g_max unless rel= is given.",
-                (P_PARAM, LEVEL_PARAM, SCALE_PARAM), terms=rbp_terms, finish=_rbp_finish, trec_eval=_trec_rbp,
+                (P_PARAM, LEVEL_PARAM, SCALE_PARAM), terms=rbp_terms, finish=_rbp_finish,
+                # trec_eval's rbp divides graded gains by each topic's top grade: scale=topic
+                trec_eval=(TrecEvalName("rbp", "RBP(p={:g},scale=topic)", 51, "p_pairs", (0.9,)),),
                 residual="RBPresid", ties="pointwise",
                 r_normalisation=RNormalisation("nRBP", ideal=_ideal_rbp, objection=_graded)))
 register(Family("RBPresid", "RBP residual: the most RBP could rise if every unjudged document and every rank "
                 "past the list were relevant.", (P_PARAM,), terms=residual_terms, finish=_add_tail,
                 # trec_eval_compat drops the tail when nothing is unjudged: not linear, so enumerated
                 ties=lambda j, m: "enumerate" if j.trec_eval_compat else "pointwise",
-                trec_eval=_trec_rbp_resid), aliases=("RBP_resid",))
+                trec_eval=(TrecEvalName("rbp_resid", "RBPresid(p={:g})", 52, "p_pairs", (0.9,)),)),
+         aliases=("RBP_resid",))

@@ -1,9 +1,17 @@
-"""Measure names: parsing, canonical printing and trec_eval aliases.
+"""Measure names: parsing, canonical printing, and every other name a measure has.
 
 A measure is a *family* (``AP``, ``nDCG``, ``RBP`` …) with parameters and an optional
 cut-off: ``Family(key=value,...)@k``. The canonical form lists the family's always-shown
 parameters plus every parameter that differs from its default, in the family's order, so
 that ``str(parse(name))`` is stable and ``parse(str(m)) == m`` (METHODS.md §2 naming).
+
+A family also declares its other names: trec_eval's (:class:`TrecEvalName`, one per entry of
+trec_eval's measure table it computes) and ir_measures' (:class:`IrMeasuresName`). Everything
+else is derived from those declarations: the trec_eval aliases :func:`parse_measure` takes
+(``map``, ``P_10``, ``ndcg_cut.10``), ``Measure.trec_eval_name``, :func:`all_trec`, the list
+forms of :func:`expand_measures`, the drop-in's table and nicknames
+(:mod:`irstats.trec_eval.table`) and the ir_measures provider's routing
+(:mod:`irstats.integrations.ir_measures`).
 
 The formulas live in the family modules (one per family); this module only knows names.
 """
@@ -11,7 +19,8 @@ The formulas live in the family modules (one per family); this module only knows
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+import string
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Hashable
 
 from irstats.errors import MAX_WHOLE, MeasureError
@@ -97,6 +106,230 @@ class RNormalisation:
         return self.partner + str(raw)[len(raw.family):]
 
 
+#: trec_eval's standard cut-offs (measures.c: P, recall, ndcg_cut, map_cut, relative_P).
+TREC_CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+#: trec_eval's nicknames a measure belongs to (``-m official``, ``-m all_trec``).
+OFFICIAL = ("official", "all_trec")
+IN_ALL_TREC = ("all_trec",)
+#: runid and num_q: in every nickname.
+EVERY_NICKNAME = ("official", "all_trec", "set", "qrels_jg", "all_prefs", "prefs")
+
+
+@dataclass(frozen=True)
+class _Form:
+    """How a trec_eval measure takes parameters (``-m name.params``) and prints them.
+
+    ``listed``: a list of values, each printed as its own value, ``name_value`` (``P.5,10`` →
+    ``P_5``, ``P_10``); otherwise one value printed once as ``name_text``, with the text as
+    given (``set_F.0.5`` → ``set_F_0.5``). ``args(value)`` fills the irstats template;
+    ``value(groups)`` reads a value back from the template's fields; ``text(value)`` is
+    trec_eval's parameter text for a value; ``alias``: the parameter as a trec_eval name
+    carries it (``P_10``, ``rbp.p=0.8``), read by ``alias_value``."""
+
+    listed: bool
+    args: Callable[[Any], tuple]
+    value: Callable[[tuple], Any]
+    text: Callable[[Any], str]
+    alias: str | None = None
+    alias_value: Callable[[str], Any] = float
+
+
+def _g(values) -> str:
+    return ",".join(f"{v:g}" for v in values)
+
+
+def _numbers(text: str) -> tuple[float, ...]:
+    return tuple(float(x) for x in text.split(","))
+
+
+_FORMS: dict[str, _Form] = {
+    "none": _Form(False, lambda v: (), lambda g: None, lambda v: ""),
+    "longs": _Form(True, lambda k: (k,), lambda g: int(g[0]), str, r"\d+", int),  # P.5,10 → P_5, P_10
+    "floats": _Form(True, lambda x: (x,), lambda g: float(g[0]), lambda x: f"{x:.2f}", r"[0-9.]+"),  # _0.20
+    "float": _Form(False, tuple, lambda g: (float(g[0]),), _g, r"[0-9.]+", lambda t: (float(t),)),  # set_F.0.5
+    "floats_one": _Form(False, tuple, lambda g: tuple(map(float, g)), _g,  # utility.1,-1,0,0
+                        r"-?[0-9.]+(?:,-?[0-9.]+)*", _numbers),
+    "levels_one": _Form(False, lambda v: (";".join(f"{x:g}" for x in v),),  # 11pt_avg..25,.5
+                        lambda g: tuple(float(x) for x in g[0].split(";")), _g, r"[0-9.]+(?:,[0-9.]+)*", _numbers),
+    "gain_map": _Form(False, lambda gains: (gains,), lambda g: g[0],  # ndcg.1=3,2=9 ↔ gain=1:3;2:9
+                      lambda gains: gains.replace(":", "=").replace(";", ","), r"\d+=-?[0-9.]+(?:,\d+=-?[0-9.]+)*",
+                      lambda t: t.replace("=", ":").replace(",", ";")),
+    "p_pairs": _Form(False, tuple, lambda g: (float(g[0]),), lambda v: f"p={v[0]:g}",  # rbp.p=0.8
+                     r"p=[0-9.]+", lambda t: (float(t[2:]),)),
+}
+
+
+@dataclass(frozen=True)
+class TrecEvalName:
+    """One measure of trec_eval's table (measures.c ``te_trec_measures[]``), declared by the
+    family that computes it — or, for what only the drop-in prints (runid, relstring, the
+    geometric means, the preference and judgment-group measures), in
+    :mod:`irstats.trec_eval.table`.
+
+    - ``name``: trec_eval's name, as ``-m`` takes it (``map``, ``P``, ``iprec_at_recall``);
+    - ``measure``: the irstats measure behind each printed value, a template the parameter
+      fills (``"AP"``, ``"P@{}"``, ``"IPrec@{:g}"``, ``"Rprec(mult={:g})"``); None: no
+      irstats measure (runid, relstring);
+    - ``order``: its place in trec_eval's table, which is the order trec_eval prints in;
+    - ``form``: how parameters are given and printed (``_FORMS``): ``none``, ``longs``
+      (cut-offs), ``floats`` (recall levels, R multiples), ``float`` (set_F's β),
+      ``floats_one`` (utility's four weights), ``levels_one`` (11pt_avg's levels),
+      ``gain_map`` (``level=gain`` pairs), ``p_pairs`` (rbp's ``p=…``);
+    - ``defaults``: the parameters when ``-m`` gives none; ``plain``: the irstats measure
+      then, when the defaults are empty (``nDCG`` for ``ndcg``);
+    - ``kind``: ``float`` (``%6.4f``), ``long`` (``%ld``, summed over topics), or the
+      summary-only ``num_q``, ``runid``, ``gm`` (geometric mean) and the per-topic ``string``;
+    - ``nicknames``: the ``-m`` nicknames that include it (``official``, ``all_trec``, ``set``);
+    - ``spellings``: older names written directly before the parameter (trec_eval 8's
+      ``P10``: ``"P"``; ``R-prec``).
+    """
+
+    name: str
+    measure: str | None
+    order: int
+    form: str = "none"
+    defaults: tuple = ()
+    plain: str | None = None
+    kind: str = "float"
+    nicknames: tuple[str, ...] = IN_ALL_TREC
+    spellings: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.form not in _FORMS:
+            raise ValueError(f"trec_eval measure {self.name}: unknown form {self.form!r}")
+
+    @property
+    def listed(self) -> bool:
+        """Whether ``-m name.a,b`` gives one printed value per parameter (``P.5,10``)."""
+        return _FORMS[self.form].listed
+
+    def printed(self, param) -> str:
+        """The printed name of one parameter: a value of a listed form, else its text as given."""
+        if self.form == "none":
+            return self.name
+        if self.listed:
+            return f"{self.name}_{_FORMS[self.form].text(param)}"
+        return f"{self.name}_{param}"
+
+    def irstats_measure(self, value=None) -> str | None:
+        """The irstats measure of one value (None: the defaults of a form printed once)."""
+        if self.measure is None:
+            return None
+        form = _FORMS[self.form]
+        if value is None and not form.listed:
+            value = self.defaults
+        if self.form != "none" and not form.listed and not value:
+            return self.plain
+        return self.measure.format(*form.args(value))
+
+    def values(self, params=None) -> list[tuple[str, str | None]]:
+        """``(printed name, irstats measure)`` of every printed value, in print order.
+        ``params``: None (the defaults), a listed form's values, or ``(text, value)``."""
+        if self.form == "none":
+            return [(self.name, self.irstats_measure())]
+        if not self.listed:
+            if params is None:
+                return [(self.name, self.irstats_measure())]
+            text, value = params
+            return [(self.printed(text), self.irstats_measure(value))]
+        return [(self.printed(p), self.irstats_measure(p)) for p in (self.defaults if params is None else params)]
+
+    def alias_pattern(self) -> str:
+        """The trec_eval names of this measure that :func:`parse_measure` takes, as a regex: the
+        name (``map``), a listed form's name and value (``P_10``, ``P.10``, ``P10``), a form
+        printed once with or without its value (``set_F``, ``set_F.0.5``, ``rbp.p=0.8``)."""
+        form = _FORMS[self.form]
+        if self.form == "none":
+            return "(?:" + "|".join(map(re.escape, (self.name, *self.spellings))) + ")"
+        if form.listed:
+            prefixes = "|".join([re.escape(self.name) + "[._]", *map(re.escape, self.spellings)])
+            return f"(?:{prefixes})(?P<param>{form.alias})"
+        return re.escape(self.name) + (f"(?:[._](?P<param>{form.alias}))?" if form.alias else "")
+
+    def alias(self, param_text: str | None) -> str | None:
+        """The irstats measure of a trec_eval name matched by :meth:`alias_pattern`."""
+        if param_text is None:
+            return self.irstats_measure()
+        try:
+            return self.irstats_measure(_FORMS[self.form].alias_value(param_text))
+        except (ValueError, IndexError):  # not numbers, or not as many as the template takes
+            return None
+
+    def name_of(self, canonical: str) -> str | None:
+        """trec_eval's printed name for a canonical irstats measure this entry computes, or None."""
+        if self.measure is None:
+            return None
+        form = _FORMS[self.form]
+        if not form.listed and _canonical_or_none(self.irstats_measure()) == canonical:
+            return self.name
+        if self.form == "none":
+            return None
+        match = _template_regex(self.measure).fullmatch(canonical)
+        if match is None:
+            return None
+        try:
+            value = form.value(match.groups())
+        except ValueError:
+            return None
+        if _canonical_or_none(self.irstats_measure(value)) != canonical:
+            return None
+        return self.printed(value if form.listed else form.text(value))
+
+
+def _template_regex(template: str) -> re.Pattern:
+    parts = []
+    for literal, field_name, _, _ in string.Formatter().parse(template):
+        parts.append(re.escape(literal))
+        if field_name is not None:
+            parts.append("(.+?)")
+    return re.compile("".join(parts))
+
+
+def _canonical_or_none(name: str | None) -> str | None:
+    if name is None:
+        return None
+    try:
+        return str(parse_measure(name))
+    except MeasureError:
+        return None
+
+
+@dataclass(frozen=True)
+class IrMeasuresName:
+    """ir_measures' name for a family's measures, so that irstats' ir_measures provider routes
+    them to the family (:mod:`irstats.integrations.ir_measures`).
+
+    An ir_measures parameter goes to the family's parameter of the same name; the measure's
+    cut-off (``cutoff``, IPrec's ``recall``: ir_measures' ``AT_PARAM``) to ``@k``;
+    ``judged_only`` is an evaluation option (trec_eval's -J). A measure with any other
+    parameter is declined, and ir_measures' pipeline hands it to another provider.
+
+    - ``only``: ir_measures parameters and the value this family computes them at (a value,
+      or a test of the value), compared with the value given or ir_measures' default:
+      ``{"dcg": "log2"}`` for nDCG, ``{"relative": True}`` for SetRelP;
+    - ``requires``: parameters that must be given (``NumRet(rel=…)`` is NumRelRet).
+    """
+
+    name: str
+    only: tuple[tuple[str, Any], ...] = ()
+    requires: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if isinstance(self.only, dict):
+            object.__setattr__(self, "only", tuple(self.only.items()))
+
+    def accepts(self, given: dict, value_of: Callable[[str], Any]) -> bool:
+        """Whether a measure with parameters ``given`` (without its cut-off and judged_only) is
+        this family's; ``value_of(name)``: a parameter's value, given or by default."""
+        if any(name not in given for name in self.requires):
+            return False
+        for name, wanted in self.only:
+            value = value_of(name)
+            if not (wanted(value) if callable(wanted) else value == wanted):
+                return False
+        return True
+
+
 @dataclass(frozen=True)
 class Family:
     """A measure family, declared once: parameters, cut-off rule, and how it is computed.
@@ -112,11 +345,15 @@ class Family:
 
     ``cutoff`` is ``"optional"``, ``"required"`` or ``"none"``; ``default_cutoff`` fills a
     missing cut-off (ERR defaults to @20); ``cutoff_kind`` is ``"rank"`` (a depth k ≥ 1) or
-    ``"recall"`` (a recall level in [0, 1], as ``IPrec@0.5``; such a family gives a kernel). ``summary`` says how a system's per-topic values
-    are summarised: ``"mean"`` or ``"sum"`` (the counts, as trec_eval does).
-    ``trec_eval`` gives trec_eval's name for a measure, or None when trec_eval has none.
-    ``r_normalisation`` relates a raw family to its R-normalised partner; ``residual`` names
-    the family that bounds what unjudged documents could add (RBP → RBPresid).
+    ``"recall"`` (a recall level in [0, 1], as ``IPrec@0.5``; such a family gives a kernel).
+    ``summary`` says how a system's per-topic values are summarised: ``"mean"`` or ``"sum"``
+    (the counts, as trec_eval does). ``trec_eval``: the entries of trec_eval's measure table
+    the family computes (:class:`TrecEvalName`: name, parameters, printing, place in
+    trec_eval's order); ``ir_measures``: the ir_measures measure it computes
+    (:class:`IrMeasuresName`). The trec_eval aliases, ``all_trec``, the drop-in's table and the
+    ir_measures provider's routing are derived from them. ``r_normalisation`` relates a raw
+    family to its R-normalised partner; ``residual`` names the family that bounds what
+    unjudged documents could add (RBP → RBPresid).
 
     ``ties`` says how the family's expected value over every ordering of tied documents is
     computed (``ties="expected"``, docs/ties.md); each is exact:
@@ -144,7 +381,8 @@ class Family:
     default_cutoff: int | None = None
     cutoff_kind: str = "rank"  # "rank": a whole number k >= 1; "recall": a recall level in [0, 1]
     summary: str = "mean"
-    trec_eval: Callable[["Measure"], str | None] = field(default=lambda m: None)
+    trec_eval: tuple[TrecEvalName, ...] = ()
+    ir_measures: IrMeasuresName | None = None
     bounded: bool = True  # values lie in [0, 1]
     r_normalisation: RNormalisation | None = None
     residual: str | None = None
@@ -271,8 +509,18 @@ class Measure:
 
     @property
     def trec_eval_name(self) -> str | None:
-        """trec_eval's name for this measure, or None when trec_eval lacks it."""
-        return self.definition.trec_eval(self)
+        """The name trec_eval prints this measure under (``P_10``, ``rbp_p=0.8``), or None when
+        trec_eval lacks it: from the family's :class:`TrecEvalName` declarations.
+
+        >>> parse_measure("ndcg_cut.10").trec_eval_name, parse_measure("nDCG(gain=exp)").trec_eval_name
+        ('ndcg_cut_10', None)
+        """
+        canonical = str(self)
+        for entry in self.definition.trec_eval:
+            name = entry.name_of(canonical)
+            if name is not None:
+                return name
+        return None
 
     def at(self, cutoff: int | None) -> "Measure":
         """The same measure with another cut-off (None: none).
@@ -300,6 +548,7 @@ class Measure:
 
 FAMILIES: dict[str, Family] = {}
 _FAMILY_KEYS: dict[str, str] = {}  # lower-case name or alias -> family name
+_REGISTRATIONS = [0]  # how many times register() ran: what the derived tables were built from
 
 
 def register(family: Family, aliases: tuple[str, ...] = ()) -> Family:
@@ -307,7 +556,26 @@ def register(family: Family, aliases: tuple[str, ...] = ()) -> Family:
     FAMILIES[family.name] = family
     for key in (family.name, *aliases):
         _FAMILY_KEYS[key.lower()] = family.name
+    _REGISTRATIONS[0] += 1
     return family
+
+
+def trec_eval_names() -> list[TrecEvalName]:
+    """Every registered family's trec_eval measures, in trec_eval's table order."""
+    return sorted((entry for family in FAMILIES.values() for entry in family.trec_eval), key=lambda e: e.order)
+
+
+_DERIVED: dict[str, tuple] = {}
+
+
+def derived(key: str, build: Callable[[], Any]) -> Any:
+    """A table derived from the registered families (``build()``), kept under ``key`` and built
+    again when the registry changes."""
+    version = (_REGISTRATIONS[0], len(FAMILIES))
+    kept = _DERIVED.get(key)
+    if kept is None or kept[0] != version:
+        kept = _DERIVED[key] = (version, build())
+    return kept[1]
 
 
 def _format_value(value: Any) -> str:
@@ -318,52 +586,28 @@ def _format_value(value: Any) -> str:
 
 _NAME = re.compile(r"^(?P<family>[A-Za-z][A-Za-z0-9_]*?)(?:\((?P<params>[^()]*)\))?(?:@(?P<cutoff>[0-9.]+))?$")
 
-# trec_eval names (as printed, ``P_10``, and as given to -m, ``P.10``), in the order tried.
-_TREC_EVAL_ALIASES: list[tuple[re.Pattern, Callable[[re.Match], str]]] = [
-    (re.compile(r"^map$"), lambda m: "AP"),
-    (re.compile(r"^map_cut[._](\d+)$"), lambda m: f"AP@{m[1]}"),
-    (re.compile(r"^P[._](\d+)$"), lambda m: f"P@{m[1]}"),
-    (re.compile(r"^P(\d+)$"), lambda m: f"P@{m[1]}"),  # trec_eval <= 8: P10
-    (re.compile(r"^recall[._](\d+)$"), lambda m: f"R@{m[1]}"),
-    (re.compile(r"^recip_rank$"), lambda m: "RR"),
-    (re.compile(r"^(R-prec|Rprec)$"), lambda m: "Rprec"),
-    (re.compile(r"^bpref$"), lambda m: "Bpref"),
-    (re.compile(r"^ndcg$"), lambda m: "nDCG"),
-    (re.compile(r"^ndcg_cut[._](\d+)$"), lambda m: f"nDCG@{m[1]}"),
-    (re.compile(r"^num_ret$"), lambda m: "NumRet"),
-    (re.compile(r"^num_rel$"), lambda m: "NumRel"),
-    (re.compile(r"^num_rel_ret$"), lambda m: "NumRelRet"),
-    (re.compile(r"^rbp(?:\.p=([0-9.]+))?$"), lambda m: f"RBP(p={m[1] or '0.9'},scale=topic)"),
-    (re.compile(r"^rbp_resid(?:\.p=([0-9.]+))?$"), lambda m: f"RBPresid(p={m[1] or '0.9'})"),
-    (re.compile(r"^success[._](\d+)$"), lambda m: f"Success@{m[1]}"),
-    (re.compile(r"^iprec_at_recall[._]([0-9.]+)$"), lambda m: f"IPrec@{float(m[1]):g}"),
-    (re.compile(r"^11pt_avg$"), lambda m: "IPrecAvg"),
-    (re.compile(r"^binG$"), lambda m: "binG"),
-    (re.compile(r"^G$"), lambda m: "G"),
-    (re.compile(r"^infAP$"), lambda m: "infAP"),
-    (re.compile(r"^utility$"), lambda m: "Utility"),
-    (re.compile(r"^ndcg_rel$"), lambda m: "nDCG_rel"),
-    (re.compile(r"^Rndcg$"), lambda m: "RnDCG"),
-    (re.compile(r"^set_P$"), lambda m: "SetP"),
-    (re.compile(r"^set_recall$"), lambda m: "SetR"),
-    (re.compile(r"^set_relative_P$"), lambda m: "SetRelP"),
-    (re.compile(r"^set_map$"), lambda m: "SetAP"),
-    (re.compile(r"^set_F(?:[._]([0-9.]+))?$"), lambda m: f"SetF(beta={float(m[1] or 1):g})"),
-    (re.compile(r"^num_q$"), lambda m: "NumQ"),
-    (re.compile(r"^num_nonrel_judged_ret$"), lambda m: "NumNonrelJudgedRet"),
-    (re.compile(r"^relative_P[._](\d+)$"), lambda m: f"RelP@{m[1]}"),
-    (re.compile(r"^unj[._](\d+)$"), lambda m: f"Unj@{m[1]}"),
-    (re.compile(r"^Rprec_mult[._]([0-9.]+)$"), lambda m: f"Rprec(mult={float(m[1]):g})"),
-]
+
+def _alias_table() -> tuple[re.Pattern, list[TrecEvalName]]:
+    """One regex over every family's trec_eval names (``map``, ``P_10``, ``P.10``, ``rbp.p=0.8``),
+    a named group per entry, and the entries in that order."""
+    entries = trec_eval_names()
+    patterns = [entry.alias_pattern().replace("(?P<param>", f"(?P<p{i}>") for i, entry in enumerate(entries)]
+    return re.compile("|".join(f"(?P<e{i}>{p})" for i, p in enumerate(patterns))), entries
 
 
 def trec_eval_alias(name: str) -> str | None:
-    """The canonical name for a trec_eval measure name, or None if it is not one."""
-    for pattern, make in _TREC_EVAL_ALIASES:
-        match = pattern.match(name)
-        if match:
-            return make(match)
-    return None
+    """The irstats measure for a trec_eval measure name (as printed, ``P_10``, or as given to
+    -m, ``P.10``), or None if it is not one; derived from the families' :class:`TrecEvalName`.
+
+    >>> trec_eval_alias("map_cut.10"), trec_eval_alias("rbp"), trec_eval_alias("gm_map")
+    ('AP@10', 'RBP(p=0.9,scale=topic)', None)
+    """
+    pattern, entries = derived("aliases", _alias_table)
+    match = pattern.fullmatch(name)
+    if match is None:
+        return None
+    i = int(match.lastgroup[1:])  # the entry's group: it encloses (and closes after) its parameter's
+    return entries[i].alias(match[f"p{i}"] if f"p{i}" in pattern.groupindex else None)
 
 
 def parse_measure(name: str | Measure, *, family_only: bool = False) -> Measure:
@@ -461,18 +705,22 @@ def _convert(spec: Param, raw: str, name: str) -> Any:
     return value
 
 
-# trec_eval's list form: ``P.5,10`` means P_5 and P_10 (also recall, map_cut, ndcg_cut, success).
-_TREC_EVAL_LIST = re.compile(r"^(P|recall|map_cut|ndcg_cut|success|relative_P|unj)\.(\d+(?:,\d+)+)$")
+def all_trec() -> tuple[str, ...]:
+    """The irstats measures of trec_eval's ``-m all_trec`` (its nickname's members that a family
+    computes, with their default parameters), canonical, in trec_eval's order."""
+    def build():
+        names = (m for entry in trec_eval_names() if "all_trec" in entry.nicknames
+                 for _, m in entry.values() if m is not None)
+        return tuple(dict.fromkeys(str(parse_measure(m)) for m in names))
 
-#: The measures of trec_eval's ``-m all_trec`` that irstats computes.
-_CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
-ALL_TREC = ("NumQ", "NumRet", "NumRel", "NumRelRet", "AP", "Rprec", "Bpref", "RR",
-            *(f"IPrec@{k / 10:g}" for k in range(11)), *(f"P@{k}" for k in _CUTS), *(f"R@{k}" for k in _CUTS),
-            *(f"Rprec(mult={m / 10:g})" for m in range(2, 21, 2) if m != 10),  # mult=1 is Rprec
-            "binG", "G", "infAP", "Utility(a=1,b=-1,c=0,d=0)", "nDCG", "nDCG_rel", "RnDCG", *(f"nDCG@{k}" for k in _CUTS), *(f"AP@{k}" for k in _CUTS),
-            *(f"RelP@{k}" for k in _CUTS), *(f"Success@{k}" for k in (1, 5, 10)),
-            "SetP", "SetRelP", "SetR", "SetAP", "SetF(beta=1)", "NumNonrelJudgedRet",
-            "IPrecAvg", "RBP(p=0.9,scale=topic)", "RBPresid(p=0.9)", *(f"Unj@{k}" for k in (5, 10, 20)))
+    return derived("all_trec", build)
+
+
+def _list_form() -> re.Pattern:
+    """trec_eval's list forms: ``P.5,10`` means P_5 and P_10 (every listed form: cut-offs,
+    recall levels, R multiples)."""
+    names = "|".join(re.escape(e.name) for e in trec_eval_names() if e.listed)
+    return re.compile(rf"^({names})\.([0-9.]+(?:,[0-9.]+)+)$")
 
 
 def expand_measures(names) -> list[str]:
@@ -480,11 +728,11 @@ def expand_measures(names) -> list[str]:
     out: list[str] = []
     for name in names:
         text = str(name).strip()
-        match = _TREC_EVAL_LIST.match(text)
+        match = derived("list form", _list_form).match(text)
         if match:
             out.extend(f"{match[1]}.{k}" for k in match[2].split(","))
         elif text == "all_trec":
-            out.extend(ALL_TREC)
+            out.extend(all_trec())
         elif text:
             out.append(text)
         else:

@@ -20,7 +20,8 @@ import numpy as np
 
 from irstats.measures.binary import relevant_terms
 from irstats.measures.common import LEVEL_PARAM, accumulate, depth_axis, level_of, per_topic, safe_divide
-from irstats.measures.registry import Family, Param, register
+from irstats.measures.registry import (EVERY_NICKNAME, TREC_CUTS, Family, IrMeasuresName, Param, TrecEvalName,
+                                      register)
 from irstats.measures.ties import expected_bin_g_terms
 
 BETA_PARAM = Param("beta", float, 1.0, always_shown=True, help="weight of precision against recall (trec_eval: not squared)",
@@ -86,33 +87,41 @@ def _by_k(j, m, depths):
     return depth_axis(depths)
 
 
-def _set(name: str, description: str, kernel, trec: str, params=(LEVEL_PARAM,)) -> None:
+#: trec_eval's set measures: in -m all_trec and -m set.
+_SET = ("all_trec", "set")
+
+
+def _set(name: str, description: str, kernel, trec: str, order: int, ir_measures: IrMeasuresName,
+         params=(LEVEL_PARAM,)) -> None:
     register(Family(name, description, params, kernel=kernel, cutoff="none", ties="order_free",
-                    trec_eval=lambda m: trec if m.get("rel") is None else None))
+                    trec_eval=(TrecEvalName(trec, name, order, nicknames=_SET),), ir_measures=ir_measures))
 
 
-_set("SetP", "Set precision: relevant retrieved / retrieved (trec_eval set_P).", set_precision, "set_P")
-_set("SetR", "Set recall: relevant retrieved / relevant (trec_eval set_recall).", set_recall, "set_recall")
+_set("SetP", "Set precision: relevant retrieved / retrieved (trec_eval set_P).", set_precision, "set_P", 28,
+     IrMeasuresName("SetP", only={"relative": False}))
+_set("SetR", "Set recall: relevant retrieved / relevant (trec_eval set_recall).", set_recall, "set_recall", 30,
+     IrMeasuresName("SetR"))
 _set("SetRelP", "Relative set precision: relevant retrieved / min(retrieved, relevant) (set_relative_P).",
-     set_relative_precision, "set_relative_P")
+     set_relative_precision, "set_relative_P", 29, IrMeasuresName("SetP", only={"relative": True}))
 _set("SetAP", "Set AP: (relevant retrieved)² / (retrieved · relevant) (trec_eval set_map).", set_average_precision,
-     "set_map")
+     "set_map", 31, IrMeasuresName("SetAP"))
 register(Family("SetF", "Set F: (β + 1)·P·R/(β·P + R) over the retrieved set (trec_eval set_F, β not squared).",
                 (BETA_PARAM, LEVEL_PARAM), kernel=set_f, cutoff="none", ties="order_free",
-                trec_eval=lambda m: None if m.get("rel") is not None else
-                ("set_F" if m["beta"] == 1.0 else f"set_F.{m['beta']:g}")))
+                ir_measures=IrMeasuresName("SetF"), trec_eval=(TrecEvalName("set_F", "SetF(beta={:g})", 32, "float", (1.0,), nicknames=_SET),)))
 register(Family("NumQ", "Number of topics evaluated (1 per topic, summed: trec_eval num_q).", kernel=num_q,
-                cutoff="none", ties="order_free", summary="sum", bounded=False, trec_eval=lambda m: "num_q"))
+                cutoff="none", ties="order_free", summary="sum", bounded=False, ir_measures=IrMeasuresName("NumQ"),
+                trec_eval=(TrecEvalName("num_q", "NumQ", 1, kind="num_q", nicknames=EVERY_NICKNAME),)))
 register(Family("NumNonrelJudgedRet", "Judged non-relevant documents retrieved (trec_eval num_nonrel_judged_ret).",
                 (LEVEL_PARAM,), terms=judged_nonrelevant_terms, cutoff="none", ties="pointwise", summary="sum", bounded=False,
-                trec_eval=lambda m: "num_nonrel_judged_ret" if m.get("rel") is None else None))
+                trec_eval=(TrecEvalName("num_nonrel_judged_ret", "NumNonrelJudgedRet", 33, kind="long"),)))
 register(Family("RelP", "Relative precision at k: relevant in the top k / min(k, R) (trec_eval relative_P_k).",
                 (LEVEL_PARAM,), terms=relevant_terms, shares_terms=lambda j, m: ("relevant", level_of(j, m)),
                 normaliser=_by_min_k_r, cutoff="required", ties="pointwise",
-                trec_eval=lambda m: f"relative_P_{m.cutoff}" if m.get("rel") is None else None))
+                trec_eval=(TrecEvalName("relative_P", "RelP@{}", 26, "longs", TREC_CUTS),)))
 register(Family("Unj", "Unjudged at k: unjudged documents in the top k / k; ranks past the list count as judged "
                 "(trec_eval unj_k).", terms=unjudged_terms, shares_terms=lambda j, m: "unjudged",
-                normaliser=_by_k, cutoff="required", trec_eval=lambda m: f"unj_{m.cutoff}", ties="pointwise"))
+                normaliser=_by_k, cutoff="required", ties="pointwise",
+                trec_eval=(TrecEvalName("unj", "Unj@{}", 53, "longs", (5, 10, 20)),)))
 
 
 def bin_g_terms(j, m, width: int) -> np.ndarray:
@@ -129,8 +138,8 @@ def _by_num_relevant(j, m, depths):
 
 register(Family("binG", "Binary G: relevant documents' 1/log2(2 + non-relevant ranked above), summed and divided "
                 "by R (trec_eval binG, experimental).", (LEVEL_PARAM,), terms=bin_g_terms,
-                normaliser=_by_num_relevant, ties="closed", expected_terms=expected_bin_g_terms, trec_eval=lambda m: "binG" if m.cutoff is None and m.get("rel") is None
-                else None), aliases=("BinG",))
+                normaliser=_by_num_relevant, ties="closed", expected_terms=expected_bin_g_terms,
+                trec_eval=(TrecEvalName("binG", "binG", 19),)), aliases=("BinG",))
 
 
 def utility(j, m) -> np.ndarray:
@@ -150,4 +159,5 @@ register(Family("Utility", "Linear utility a·C + b·(n − C) + c·(R − C) + 
                  Param("docs", int, 0, help="the number of documents in the collection (trec_eval -N)", low=0),
                  LEVEL_PARAM),
                 kernel=utility, cutoff="none", bounded=False, ties="order_free",
-                trec_eval=lambda m: "utility" if m.get("rel") is None else None))
+                trec_eval=(TrecEvalName("utility", "Utility(a={:g},b={:g},c={:g},d={:g})", 17, "floats_one",
+                                        (1.0, -1.0, 0.0, 0.0), nicknames=_SET),)))

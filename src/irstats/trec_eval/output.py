@@ -14,7 +14,8 @@ import os
 import warnings
 
 from irstats.errors import InputError, IrstatsWarning
-from irstats.trec_eval.table import MIN_GEO_MEAN, PREFS_MEASURES as PREFERENCE_MEASURES, TrecEvalMeasure, requested
+from irstats.measures.registry import TrecEvalName
+from irstats.trec_eval.table import MIN_GEO_MEAN, PREFS_MEASURES as PREFERENCE_MEASURES, requested
 
 
 #: trec_eval's -R formats of preference judgments
@@ -62,7 +63,7 @@ NEEDS = {"qrels": "relevance judgments: -R trec_qrels", "jg": "judgment groups: 
          "prefs": "preferences: -R prefs or qrels_prefs"}
 
 
-def _reads(measure: TrecEvalMeasure) -> str | None:
+def _reads(measure: TrecEvalName) -> str | None:
     """What trec_eval's measure reads: qrels (form_res_rels), judgment groups
     (form_res_rels_jg: the _avgjg measures), preferences (form_prefs_counts), or nothing
     (runid, num_q)."""
@@ -466,7 +467,7 @@ def _relstrings(qrels, results, marked, options) -> dict[str, str]:
     return out
 
 
-def _summary_lines(measure: TrecEvalMeasure, params, columns: _Columns, run_id: str) -> list[str]:
+def _summary_lines(measure: TrecEvalName, params, columns: _Columns, run_id: str) -> list[str]:
     topics, zscores = columns.topics, columns.zscores
     num_queries = len(topics)
     if measure.kind == "runid":
