@@ -826,6 +826,276 @@ done:
     return result;
 }
 
+/* ------------------------------------------------------------------ reading a qrels file */
+
+/* One qrels line while the file is read: 24 bytes. The docno's length is checked against
+ * INT32_MAX before it is narrowed (a longer docno leaves the file to the careful reader). */
+typedef struct {
+    const char *doc;
+    int32_t len;
+    int32_t topic; /* first-seen index while reading, then the index in bytewise order */
+    int64_t rel;
+} QrelsLine;
+
+/* A grade trec_eval and the careful reader both read as the same whole number: [+-]?d+ with at
+ * most 18 digits (so it fits in int64 without overflow). Anything else (2.5, 1e3, 0x1, a
+ * 19-digit number) returns 0 and the careful reader decides: real labels, atol, or an error. */
+static int parse_grade(const char *s, Py_ssize_t n, int64_t *out) {
+    Py_ssize_t i = 0;
+    int negative = 0;
+    if (i < n && (s[i] == '+' || s[i] == '-')) { negative = s[i] == '-'; i++; }
+    if (i == n || n - i > 18) return 0;
+    int64_t value = 0;
+    for (; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9') return 0;
+        value = value * 10 + (s[i] - '0');
+    }
+    *out = negative ? -value : value;
+    return 1;
+}
+
+/* Tokenise [c, line_end) at ASCII blanks into at most `most` fields; -1 on one more. */
+static inline int split_at_most(const char *c, const char *line_end, int most, const char **field,
+                                Py_ssize_t *flen) {
+    int nf = 0;
+    for (;;) {
+        while (c < line_end && is_blank(*c)) c++;
+        if (c >= line_end) return nf;
+        const char *start = c;
+        while (c < line_end && !is_blank(*c)) c++;
+        if (nf == most) return -1;
+        field[nf] = start;
+        flen[nf] = c - start;
+        nf++;
+    }
+}
+
+static inline int compare_ids(const char *a, Py_ssize_t na, const char *b, Py_ssize_t nb) {
+    int c = memcmp(a, b, na < nb ? na : nb);
+    if (c != 0) return c;
+    return na < nb ? -1 : na > nb;
+}
+
+/* The topics met while reading, interned in first-seen order (open addressing, grown by
+ * doubling): a qrels file names each topic on many lines, usually consecutive. */
+typedef struct {
+    const char **s;
+    Py_ssize_t *len;
+    Py_ssize_t n, capacity;
+    int64_t *slot; /* -1 empty, else the topic's first-seen index */
+    uint64_t mask;
+} TopicSet;
+
+static int topics_grow(TopicSet *set) {
+    Py_ssize_t capacity = set->capacity ? set->capacity * 2 : 64;
+    const char **s = realloc(set->s, sizeof(char *) * capacity);
+    if (s) set->s = s;
+    Py_ssize_t *len = realloc(set->len, sizeof(Py_ssize_t) * capacity);
+    if (len) set->len = len;
+    uint64_t size = table_size(capacity);
+    int64_t *slot = malloc(sizeof(int64_t) * size);
+    if (!s || !len || !slot) { free(slot); return -1; }
+    for (uint64_t i = 0; i < size; i++) slot[i] = -1;
+    for (Py_ssize_t t = 0; t < set->n; t++) {
+        uint64_t h = hash_bytes(set->s[t], set->len[t]) & (size - 1);
+        while (slot[h] >= 0) h = (h + 1) & (size - 1);
+        slot[h] = t;
+    }
+    free(set->slot);
+    set->slot = slot;
+    set->mask = size - 1;
+    set->capacity = capacity;
+    return 0;
+}
+
+/* The first-seen index of a topic, added if new; -1 when memory runs out or there would be
+ * more topics than an int32 numbers. */
+static int64_t topics_intern(TopicSet *set, const char *s, Py_ssize_t n) {
+    if (set->n == set->capacity && (set->n >= INT32_MAX || topics_grow(set) < 0)) return -1;
+    uint64_t h = hash_bytes(s, n) & set->mask;
+    for (;;) {
+        int64_t t = set->slot[h];
+        if (t < 0) break;
+        if (same_bytes(set->s[t], set->len[t], s, n)) return t;
+        h = (h + 1) & set->mask;
+    }
+    set->s[set->n] = s;
+    set->len[set->n] = n;
+    set->slot[h] = set->n;
+    return set->n++;
+}
+
+static void topics_free(TopicSet *set) {
+    free(set->s); free(set->len); free(set->slot);
+}
+
+/* A topic with its first-seen index, for sorting the topics bytewise. */
+typedef struct {
+    const char *s;
+    Py_ssize_t len;
+    int64_t index;
+} TopicRef;
+
+static int compare_topic_refs(const void *x, const void *y) {
+    const TopicRef *a = x, *b = y;
+    return compare_ids(a->s, a->len, b->s, b->len);
+}
+
+static int compare_qrels_lines(const void *x, const void *y) {
+    const QrelsLine *a = x, *b = y;
+    if (a->topic != b->topic) return a->topic < b->topic ? -1 : 1;
+    return compare_ids(a->doc, a->len, b->doc, b->len);
+}
+
+typedef struct {
+    const char *data;
+    Py_ssize_t size;
+    TopicSet topics;
+    int64_t *order;   /* topic indexes in bytewise order */
+    QrelsLine *lines;
+    Py_ssize_t n, capacity;
+    int no_memory;
+} QrelsRead;
+
+/* Every content line to a QrelsLine, topics interned; 0 when the careful reader must take
+ * the file (a NUL byte, a line of other than four fields, a grade that is not a plain whole
+ * number, a docno of 2 GiB, no line at all) or memory runs out (no_memory). */
+static int qrels_read_lines(QrelsRead *r) {
+    const char *p = r->data, *end = r->data + r->size;
+    if (memchr(p, '\0', r->size)) return 0; /* binary or UTF-16: the careful reader names it */
+    const char *last = NULL;
+    Py_ssize_t last_len = 0;
+    int64_t last_topic = -1;
+    while (p < end) {
+        const char *line_end = memchr(p, '\n', end - p);
+        if (!line_end) line_end = end;
+        const char *field[4];
+        Py_ssize_t flen[4];
+        int nf = split_at_most(p, line_end, 4, field, flen);
+        p = line_end < end ? line_end + 1 : end;
+        if (nf == 0 || (nf > 0 && field[0][0] == '#')) continue; /* blank, or a comment */
+        if (nf != 4) return 0;
+        int64_t rel;
+        if (!parse_grade(field[3], flen[3], &rel) || flen[2] > INT32_MAX) return 0;
+        int64_t topic = last_topic;
+        if (!last || !same_bytes(last, last_len, field[0], flen[0])) {
+            topic = topics_intern(&r->topics, field[0], flen[0]);
+            if (topic < 0) { r->no_memory = r->topics.n < INT32_MAX; return 0; }
+            last = field[0];
+            last_len = flen[0];
+            last_topic = topic;
+        }
+        if (r->n == r->capacity) {
+            Py_ssize_t capacity = r->capacity ? r->capacity * 2 : 1024;
+            QrelsLine *grown = realloc(r->lines, sizeof(QrelsLine) * capacity);
+            if (!grown) { r->no_memory = 1; return 0; }
+            r->lines = grown;
+            r->capacity = capacity;
+        }
+        QrelsLine *line = &r->lines[r->n++];
+        line->doc = field[2];
+        line->len = (int32_t)flen[2];
+        line->topic = (int32_t)topic;
+        line->rel = rel;
+    }
+    return r->n > 0;
+}
+
+/* Topics in bytewise order, lines renumbered and sorted by (topic, docno) — skipped when
+ * the file is in that order already, as qrels files nearly always are. 0 when a (topic,
+ * docno) pair is judged twice (the careful reader raises or resolves it, by the options)
+ * or memory runs out (no_memory). */
+static int qrels_sort_lines(QrelsRead *r) {
+    Py_ssize_t T = r->topics.n;
+    r->order = malloc(sizeof(int64_t) * (T ? T : 1));
+    int64_t *rank = malloc(sizeof(int64_t) * (T ? T : 1));
+    TopicRef *refs = malloc(sizeof(TopicRef) * (T ? T : 1));
+    if (!r->order || !rank || !refs) { free(rank); free(refs); r->no_memory = 1; return 0; }
+    for (Py_ssize_t t = 0; t < T; t++) refs[t] = (TopicRef){r->topics.s[t], r->topics.len[t], t};
+    qsort(refs, T, sizeof(TopicRef), compare_topic_refs);
+    for (Py_ssize_t t = 0; t < T; t++) {
+        r->order[t] = refs[t].index;
+        rank[refs[t].index] = t;
+    }
+    free(refs);
+    int sorted = 1;
+    for (Py_ssize_t i = 0; i < r->n; i++) {
+        r->lines[i].topic = (int32_t)rank[r->lines[i].topic];
+        if (i && sorted && compare_qrels_lines(&r->lines[i - 1], &r->lines[i]) > 0) sorted = 0;
+    }
+    free(rank);
+    if (!sorted) qsort(r->lines, r->n, sizeof(QrelsLine), compare_qrels_lines);
+    for (Py_ssize_t i = 1; i < r->n; i++)
+        if (compare_qrels_lines(&r->lines[i - 1], &r->lines[i]) == 0) return 0;
+    return 1;
+}
+
+/* read_qrels(data: bytes)
+ *   -> (topics: list[bytes], line_topic: bytes, docnos: bytes, rel: bytes) or None
+ *
+ * A qrels file's bytes (decompressed) to its lines sorted by (topic, docno) bytewise:
+ * the topics in bytewise order, each line's topic index (int64), the docnos joined by
+ * '\n' in line order, and each line's grade (int64). Blank lines and lines whose first
+ * field starts with '#' are skipped, as the careful reader skips them. None for anything
+ * else it does not take as it is (see qrels_read_lines and qrels_sort_lines): the caller
+ * reads the file with the careful reader, which names the file and line of any error. */
+static PyObject *read_qrels(PyObject *module, PyObject *args) {
+    (void)module;
+    Py_buffer data;
+    if (!PyArg_ParseTuple(args, "y*", &data)) return NULL;
+    QrelsRead r;
+    memset(&r, 0, sizeof(r));
+    r.data = data.buf;
+    r.size = data.len;
+    int ok;
+    Py_BEGIN_ALLOW_THREADS
+    ok = qrels_read_lines(&r) && qrels_sort_lines(&r);
+    Py_END_ALLOW_THREADS
+    PyObject *result = NULL, *topics = NULL, *line_topic = NULL, *docnos = NULL, *rel = NULL;
+    if (r.no_memory) { PyErr_NoMemory(); goto done; }
+    if (!ok) { result = Py_None; Py_INCREF(result); goto done; }
+    Py_ssize_t T = r.topics.n, total = r.n - 1;
+    for (Py_ssize_t i = 0; i < r.n; i++) total += r.lines[i].len;
+    topics = PyList_New(T);
+    line_topic = PyBytes_FromStringAndSize(NULL, sizeof(int64_t) * r.n);
+    docnos = PyBytes_FromStringAndSize(NULL, total);
+    rel = PyBytes_FromStringAndSize(NULL, sizeof(int64_t) * r.n);
+    if (!topics || !line_topic || !docnos || !rel) goto done;
+    for (Py_ssize_t t = 0; t < T; t++) {
+        int64_t k = r.order[t];
+        PyObject *b = PyBytes_FromStringAndSize(r.topics.s[k], r.topics.len[k]);
+        if (!b) goto done;
+        PyList_SET_ITEM(topics, t, b);
+    }
+    int64_t *tidx = (int64_t *)PyBytes_AS_STRING(line_topic), *grades = (int64_t *)PyBytes_AS_STRING(rel);
+    char *at = PyBytes_AS_STRING(docnos);
+    for (Py_ssize_t i = 0; i < r.n; i++) {
+        tidx[i] = r.lines[i].topic;
+        grades[i] = r.lines[i].rel;
+        if (i) *at++ = '\n';
+        memcpy(at, r.lines[i].doc, r.lines[i].len);
+        at += r.lines[i].len;
+    }
+    result = PyTuple_Pack(4, topics, line_topic, docnos, rel);
+done:
+    Py_XDECREF(topics);
+    Py_XDECREF(line_topic);
+    Py_XDECREF(docnos);
+    Py_XDECREF(rel);
+    topics_free(&r.topics);
+    free(r.order);
+    free(r.lines);
+    PyBuffer_Release(&data);
+    return result;
+}
+
+static PyMethodDef module_methods[] = {
+    {"read_qrels", (PyCFunction)read_qrels, METH_VARARGS,
+     "read_qrels(data) -> (topics, line_topic, docnos, rel) or None: a qrels file's lines sorted by "
+     "(topic, docno); None when the careful reader must take the file"},
+    {NULL, NULL, 0, NULL},
+};
+
 static PyMethodDef qrels_methods[] = {
     {"rank", (PyCFunction)qrels_rank, METH_VARARGS,
      "rank(data, tag, depth, judged_only, float32) -> (n_lines, n_kept, grades, outside_topics) or None"},
@@ -850,6 +1120,7 @@ static struct PyModuleDef ingest_module = {
     .m_name = "irstats._ingest",
     .m_doc = "The compiled fast path from TREC run bytes to ranked grades (see irstats.ingest).",
     .m_size = -1,
+    .m_methods = module_methods,
 };
 
 PyMODINIT_FUNC PyInit__ingest(void) {

@@ -12,9 +12,9 @@ import zlib
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import polars as pl
 
 from irstats.errors import MAX_WHOLE, ArgumentError, ArgumentTypeError, InputError, warn
 from irstats.io.trec import (
@@ -38,6 +38,9 @@ from irstats.io.trec import (
     _read_once,
     _read_start,
 )
+
+if TYPE_CHECKING:
+    import polars as pl
 
 ORDERS = ("score", "rank", "file")
 #: How documents of equal score (equal rank under "rank" order) are ordered: EvalOptions.ties.
@@ -160,18 +163,67 @@ class EvalOptions:
         return asdict(self)
 
 
-@dataclass
 class Collection:
     """Judgments of a test collection: qrels lines and their sorted topic list.
 
     Ids are held byte for byte (:func:`irstats.io.trec.as_text`): ``topic_keys`` are the
     topics in that form, for joins; ``topics`` the same topics as text for people.
+
+    A plain qrels file read by the compiled reader is held as arrays (``arrays``:
+    :class:`irstats.ingest.QrelsArrays`, no frame library involved); ``qrels``, the frame
+    ``topic, docno, rel`` sorted by topic and docno, is then built from them on first use.
+    The engine's own path (the facts per topic, the compiled ranker's hash table) reads
+    :meth:`line_topics` and :meth:`line_grades`, which never need the frame.
     """
 
-    qrels: pl.DataFrame  # topic, docno, rel
-    topic_keys: tuple[str, ...]  # every topic with a qrels line, sorted bytewise
-    source: str | None = None
-    cache: dict = field(default_factory=dict, repr=False)  # derived indexes (see judgments.qrels_index)
+    def __init__(self, qrels: pl.DataFrame | None, topic_keys: tuple[str, ...], source: str | None = None,
+                 cache: dict | None = None, *, arrays=None):
+        if qrels is None and arrays is None:
+            raise ArgumentError("a Collection needs its qrels (a frame or the compiled reader's arrays)",
+                                argument="qrels")
+        self._qrels = qrels
+        self.arrays = arrays
+        self.topic_keys = tuple(topic_keys)  # every topic with a qrels line, sorted bytewise
+        self.source = source
+        self.cache = {} if cache is None else cache  # derived indexes (see judgments.qrels_index)
+
+    def __repr__(self) -> str:
+        return f"Collection({len(self.topic_keys)} topics, {self.num_lines} judgments, source={self.source!r})"
+
+    @property
+    def qrels(self) -> pl.DataFrame:
+        """The judgments as a frame: ``topic, docno, rel``, sorted by topic and docno."""
+        if self._qrels is None:
+            self._qrels = self.arrays.frame()
+        return self._qrels
+
+    @property
+    def num_lines(self) -> int:
+        """The number of judgments (qrels lines)."""
+        return len(self.arrays.tidx) if self._qrels is None else self._qrels.height
+
+    def line_topics(self) -> np.ndarray:
+        """Each judgment's topic as its position in ``topic_keys`` (int64), in ``qrels`` order."""
+        def compute():
+            if self.arrays is not None:
+                return self.arrays.tidx
+            import polars as pl
+
+            return (self.qrels.get_column("topic").cast(pl.Enum(self.topic_keys)).to_physical().to_numpy()
+                    .astype(np.int64))
+
+        return self.memo("line_topics", compute)
+
+    def line_grades(self) -> np.ndarray:
+        """Each judgment's grade as read (int64; float64 for real-valued labels), in ``qrels`` order."""
+        return self.arrays.rel if self.arrays is not None else self.qrels.get_column("rel").to_numpy()
+
+    def docno_blob(self) -> bytes:
+        """Every judgment's docno as its bytes, joined by ``\\n``, in ``qrels`` order (ids hold no
+        whitespace); UnicodeEncodeError for ids given as text that no file byte can match."""
+        if self.arrays is not None:
+            return self.arrays.docnos
+        return self.qrels.get_column("docno").str.join("\n").item().encode("latin-1")
 
     def memo(self, key, compute):
         """What ``compute()`` gives, kept for this collection under ``key`` (the qrels' derived
@@ -186,15 +238,30 @@ class Collection:
         return self.memo("topics", lambda: tuple(shown(t) for t in self.topic_keys))
 
     @classmethod
-    def load(cls, qrels, *, qrels_duplicate: str = "error") -> "Collection":
-        """Read qrels from a path, paths or a DataFrame (see :func:`irstats.io.read_qrels`)."""
-        frame = read_qrels(qrels, on_duplicate=qrels_duplicate)
-        if frame.height == 0:
-            raise InputError("the qrels hold no judgments")
-        # Python orders str by code point, which is the bytewise order of the ids' bytes.
-        topics = tuple(sorted(frame.get_column("topic").unique().to_list()))
+    def load(cls, qrels, *, qrels_duplicate: str = "error", labels: str = "real",
+             byte_ids: bool = False) -> "Collection":
+        """Read qrels from a path, paths or a DataFrame (see :func:`irstats.io.read_qrels`;
+        ``labels``: ``"atol"`` reads grades as trec_eval does). ``byte_ids``: topics are also
+        *shown* as the bytes read (:meth:`with_byte_ids`).
+
+        One plain file goes to the compiled reader first (:func:`irstats.ingest.read_qrels_arrays`);
+        whatever it does not take as it is (comments aside: another field count, a grade that
+        is not a whole number, a pair judged twice …) is read by the careful reader, which
+        applies every rule and names the file and line of any error."""
         source = os.fspath(qrels) if isinstance(qrels, (str, os.PathLike)) else None
-        return cls(frame, topics, source)
+        arrays = _compiled_qrels(qrels) if labels in ("real", "atol") else None
+        if arrays is not None:
+            collection = cls(None, arrays.topics, source, arrays=arrays)
+        else:
+            frame = read_qrels(qrels, on_duplicate=qrels_duplicate, labels=labels)
+            if frame.height == 0:
+                raise InputError("the qrels hold no judgments")
+            # Python orders str by code point, which is the bytewise order of the ids' bytes.
+            topics = tuple(sorted(frame.get_column("topic").unique().to_list()))
+            collection = cls(frame, topics, source)
+        if byte_ids:
+            collection.cache["topics"] = collection.topic_keys
+        return collection
 
     @classmethod
     def with_byte_ids(cls, frame: pl.DataFrame, source: str | None = None) -> "Collection":
@@ -210,7 +277,7 @@ class Collection:
     def g_max(self) -> int | float:
         """The largest grade (label) in the qrels: the top of graded gains."""
         def compute():
-            top = self.qrels.get_column("rel").max()
+            top = self.line_grades().max()
             return float(top) if self.labels is not None else int(top)
 
         return self.memo("g_max", compute)
@@ -221,10 +288,9 @@ class Collection:
         a document's label as its position in this array (its *code*), so integer machinery
         serves real labels; None for whole-number grades, whose codes are the grades."""
         def compute():
-            rel = self.qrels.get_column("rel")
-            if not rel.dtype.is_float():
+            values = self.line_grades()
+            if not np.issubdtype(values.dtype, np.floating):
                 return None
-            values = rel.to_numpy()
             return np.unique(np.concatenate(([0.0], values[values >= 0])))
 
         return self.memo("labels", compute)
@@ -288,12 +354,14 @@ class RunSet:
         runs = run_shape(runs)
         parts: list[RunPart] = []
         if isinstance(runs, dict):
+            import polars as pl
+
             for name, frame in runs.items():
                 tag = id_of(str(name))
                 for sub in run_from_frame(frame, default_name=str(name)).values():
                     sub = sub.with_columns(pl.lit(tag).alias("tag"))
                     parts.append(RunPart(tag, "DataFrame", sub.estimated_size(), frame=sub))
-        elif isinstance(runs, pl.DataFrame) or type(runs).__name__ == "DataFrame":
+        elif type(runs).__name__ == "DataFrame":  # polars or pandas
             for name, frame in run_from_frame(runs).items():
                 parts.append(RunPart(name, "DataFrame", frame.estimated_size(), frame=frame))
         else:
@@ -357,12 +425,22 @@ def _open_file(path: Path) -> RunPart:
     return RunPart(first_tag(head), name, size, separator)
 
 
+def _compiled_qrels(qrels):
+    """One plain qrels file by the compiled reader, or None (see :meth:`Collection.load`)."""
+    if not isinstance(qrels, (str, os.PathLike)) or not _compiled_path():
+        return None
+    from irstats.ingest import read_qrels_arrays
+
+    paths = expand_paths(qrels)
+    return read_qrels_arrays(paths[0]) if len(paths) == 1 else None
+
+
 #: RunPart.separator of a file in no single-separator layout, left to the compiled reader.
 ANY_WHITESPACE = "whitespace"
 
 
 def _compiled_path() -> bool:
-    from irstats.ingest import available
+    from irstats.extension import available
 
     return available()
 

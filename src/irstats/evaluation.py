@@ -13,10 +13,14 @@ notebook or with ``to_latex()``, it is the table of system means by measure.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import polars as pl
 
 from irstats.result import Result
+
+if TYPE_CHECKING:
+    import polars as pl
 
 
 class Evaluation(dict, Result):
@@ -48,6 +52,8 @@ class Evaluation(dict, Result):
     def means(self) -> pl.DataFrame:
         """A row per system (best first by the first measure), a column per measure: each
         system's mean over its topics (trec_eval's sum for the counts NumRet, NumRel, NumRelRet)."""
+        import polars as pl
+
         if not self:
             return pl.DataFrame({"system": []}, schema={"system": pl.String})
         items = list(self.values())

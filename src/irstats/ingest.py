@@ -18,10 +18,10 @@ document, no topic in common with the qrels ...).
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-
 
 if TYPE_CHECKING:
     import polars as pl

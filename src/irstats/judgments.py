@@ -14,12 +14,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
-import polars as pl
 
 from irstats.collection import Collection, EvalOptions, RunSet
 from irstats.errors import InputError, some, warn
+
+if TYPE_CHECKING:
+    import polars as pl
 
 UNJUDGED = -1
 PADDING = -2
@@ -305,6 +308,8 @@ _SYSTEM_MIX = 0xC2B2AE3D27D4EB4F
 
 def _doc_key(tidx: pl.Expr) -> pl.Expr:
     """A 64-bit key for (topic, docno): joins and duplicate checks on integers, not strings."""
+    import polars as pl
+
     return pl.col("docno").hash(seed=20081) ^ (tidx.cast(pl.UInt64) * _TOPIC_MIX)
 
 
@@ -471,6 +476,8 @@ def stack_runs(runset: RunSet, systems: list[int], topics: tuple[str, ...], opti
     warn once about all batches); a run with no topic in common with the qrels is an error
     naming its file.
     """
+    import polars as pl
+
     enum = pl.Enum(topics)
     need_rank = options.order == "rank"
     lazies = []
@@ -521,6 +528,8 @@ def stack_runs(runset: RunSet, systems: list[int], topics: tuple[str, ...], opti
 
 
 def _collects(lazy: pl.LazyFrame) -> bool:
+    import polars as pl
+
     try:
         lazy.collect()
     except pl.exceptions.PolarsError:
@@ -530,6 +539,8 @@ def _collects(lazy: pl.LazyFrame) -> bool:
 
 def _irregular_runs(frame: pl.DataFrame) -> list[int]:
     """Fast-scanned runs with rows the scanner could not take as they are."""
+    import polars as pl
+
     # Cheap screen first: null counts are stored with the columns, and a comment line can only
     # hide among rows whose topic is not a qrels topic.
     nulls = sum(frame.get_column(c).null_count() for c in ("topic", "docno", "rank", "score", "tag"))
@@ -562,15 +573,16 @@ class QrelsIndex:
     @cached_property
     def rows(self) -> pl.DataFrame:
         """``key, qrels_row``: the right side of the hash join."""
+        import polars as pl
+
         return pl.DataFrame({"key": self.keys, "qrels_row": np.arange(len(self.keys), dtype=np.int64)})
 
 
-def _qrels_columns(collection: Collection, options: EvalOptions) -> tuple[pl.Series, np.ndarray]:
-    """Each qrels line's topic index and grade as the options read it (cached)."""
+def _qrels_columns(collection: Collection, options: EvalOptions) -> tuple[np.ndarray, np.ndarray]:
+    """Each qrels line's topic index (int64) and grade code as the options read it (cached)."""
     def compute():
-        tidx = collection.qrels.get_column("topic").cast(pl.Enum(collection.topic_keys)).to_physical()
         rel = grade_codes(collection)
-        return tidx, (np.maximum(rel, 0) if options.negative_rel == "nonrel" else rel)
+        return collection.line_topics(), (np.maximum(rel, 0) if options.negative_rel == "nonrel" else rel)
 
     return collection.memo(("qrels_columns", options.negative_rel), compute)
 
@@ -578,7 +590,7 @@ def _qrels_columns(collection: Collection, options: EvalOptions) -> tuple[pl.Ser
 def grade_codes(collection: Collection) -> np.ndarray:
     """Each qrels line's grade code (int64): the grade itself, or for real-valued labels the
     label's position in ``collection.labels`` (−1 for a negative label)."""
-    rel = collection.qrels.get_column("rel").to_numpy()
+    rel = collection.line_grades()
     if collection.labels is None:
         return rel.astype(np.int64)
     return np.where(rel >= 0, np.searchsorted(collection.labels, rel), -1).astype(np.int64)
@@ -592,7 +604,7 @@ def qrels_facts(collection: Collection, options: EvalOptions) -> QrelsFacts:
     """Per-topic facts of the qrels (R per level, ideal gains…), without the join index."""
     def compute():
         tidx, rel = _qrels_columns(collection, options)
-        return QrelsFacts(tidx.to_numpy().astype(np.int64), rel, len(collection.topics),
+        return QrelsFacts(tidx, rel, len(collection.topics),
                           _g_max(collection, options), collection.labels)
 
     return collection.memo(("qrels_facts", options.negative_rel, _g_max(collection, options)), compute)
@@ -601,13 +613,16 @@ def qrels_facts(collection: Collection, options: EvalOptions) -> QrelsFacts:
 def qrels_index(collection: Collection, options: EvalOptions) -> QrelsIndex:
     """The collection's QrelsIndex for these options (cached on the collection)."""
     def compute():
+        import polars as pl
+
         tidx, rel = _qrels_columns(collection, options)
-        keys = collection.qrels.with_columns(tidx.alias("tidx")).select(_doc_key(pl.col("tidx"))).to_series().to_numpy()
+        topic = pl.Series("tidx", tidx, dtype=pl.UInt32)
+        keys = collection.qrels.with_columns(topic).select(_doc_key(pl.col("tidx"))).to_series().to_numpy()
         order = np.argsort(keys, kind="stable")
         sorted_keys = keys[order]
         unique = bool(np.all(sorted_keys[1:] != sorted_keys[:-1]))
         return QrelsIndex(qrels_facts(collection, options), sorted_keys, rel[order],
-                          collection.qrels.get_column("docno").gather(order), tidx.gather(order), unique)
+                          collection.qrels.get_column("docno").gather(order), topic.gather(order), unique)
 
     return collection.memo(("qrels_index", options.negative_rel, _g_max(collection, options)), compute)
 
@@ -619,6 +634,8 @@ def _join_grades(frame: pl.DataFrame, index: QrelsIndex) -> pl.DataFrame:
     every match by comparing the docno strings, so a hash collision can never mislabel a document; in
     that unlikely case, or if two qrels keys collide, it joins on the strings instead.
     """
+    import polars as pl
+
     keys = frame.get_column("key").to_numpy()
     rel = np.full(len(keys), np.nan)
     if len(index.keys) and index.unique:
@@ -652,6 +669,8 @@ def _ranking_permutation(frame: pl.DataFrame, sys_idx: np.ndarray, top_idx: np.n
     rows of tied scores are put in docno-descending order (trec_eval's rule; ``ties="file"``
     leaves them in file order); otherwise the rows are sorted.
     """
+    import polars as pl
+
     if frame.height < 2:
         return None
     boundary = (sys_idx[1:] != sys_idx[:-1]) | (top_idx[1:] != top_idx[:-1])
@@ -677,6 +696,8 @@ def _ranking_permutation(frame: pl.DataFrame, sys_idx: np.ndarray, top_idx: np.n
 
 def _tie_permutation(frame: pl.DataFrame, score: np.ndarray, boundary: np.ndarray) -> np.ndarray | None:
     """Put runs of tied scores in docno-descending order, leaving every other row in place."""
+    import polars as pl
+
     tie = np.flatnonzero((score[:-1] == score[1:]) & ~boundary)
     if len(tie) == 0:
         return None
@@ -709,6 +730,8 @@ def _positions(sys_idx: np.ndarray, top_idx: np.ndarray) -> np.ndarray:
 
 def _first_occurrences(frame: pl.DataFrame, rows: np.ndarray) -> np.ndarray:
     """Mask of ranked rows whose document is not repeated higher up in the same topic."""
+    import polars as pl
+
     ranked = frame.select("sys", "tidx", "docno")[rows]
     return ranked.select(pl.struct("sys", "tidx", "docno").is_first_distinct()).to_series().to_numpy()
 
@@ -721,6 +744,8 @@ def _check_topics_and_tags(frame: pl.DataFrame, runset: RunSet, systems: list[in
                            outside_topics: dict[str, int] | None, disjoint_ok: bool = False) -> None:
     """Each run needs a topic in common with the qrels; other topics and tags are noted
     (topics outside the qrels into ``outside_topics`` when given, else warned of here)."""
+    import polars as pl
+
     sys_idx = frame.get_column("sys").to_numpy()
     outside = frame.get_column("tidx").is_null().to_numpy() & frame.get_column("docno").is_not_null().to_numpy()
     other_tag = frame.get_column("other_tag").fill_null(False).to_numpy()
@@ -760,6 +785,8 @@ def warn_topics_outside_qrels(outside: dict[str, int]) -> None:
 def _check_duplicates(frame: pl.DataFrame, rows: np.ndarray, runset: RunSet, systems: list[int],
                       topics: tuple[str, ...]) -> None:
     """A docno twice in one topic of a run is an error, as in trec_eval."""
+    import polars as pl
+
     # Equal 64-bit keys (sorted, adjacent) flag candidates; the docno strings confirm them.
     keys = frame.get_column("key").to_numpy()[rows] ^ (
         frame.get_column("sys").to_numpy()[rows].astype(np.uint64) * np.uint64(_SYSTEM_MIX))

@@ -35,12 +35,12 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 import numpy as np
-import polars as pl
 
 from irstats.errors import InputError, MeasureError
 from irstats.ids import bytewise_sorted
 
 if TYPE_CHECKING:
+    import polars as pl
     from irstats.scores import ScoreMatrix
 
 #: irstats name → trec_eval name, in trec_eval's print order.
@@ -92,6 +92,8 @@ def read_prefs(source, *, qrels: bool = False) -> pl.DataFrame:
     the judgment group and one sub-group) or a frame with those columns. Levels are real
     numbers; a bad line is an error naming the file and line.
     """
+    import polars as pl
+
     from irstats.io.trec import _is_frame, check_field_count, read_lines, split_fields
 
     columns = ("topic", "jg", "docno", "level") if qrels else ("topic", "jg", "jsg", "docno", "level")
@@ -191,6 +193,8 @@ class PreferenceError(InputError):
 def topic_preferences(judgments: pl.DataFrame, ranking: list[str], topic: str = "") -> TopicPreferences:
     """trec_eval's form_prefs_counts for one topic: ``judgments`` are the topic's rows of
     :func:`read_prefs`; ``ranking`` the run's docnos in its order (already cut at depth)."""
+    import polars as pl
+
     if not isinstance(judgments, pl.DataFrame):
         from irstats.checks import kind_of
         from irstats.errors import ArgumentTypeError
@@ -448,6 +452,8 @@ def topic_values(tp: TopicPreferences, measures=MEASURES) -> dict[str, float]:
 def _rankings(frame: pl.DataFrame, depth: int | None, source: str) -> dict[str, list[str]]:
     """Each topic's docnos in trec_eval's preference order: score descending, docno ascending
     (bytewise), cut at ``depth``; a document twice in a topic is an error."""
+    import polars as pl
+
     ordered = frame.select("topic", "docno", pl.col("score") + 0.0).sort(  # + 0.0: −0 ties with 0
         ["topic", "score", pl.col("docno").cast(pl.Binary)], descending=[False, True, False])
     out = {}

@@ -23,9 +23,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import polars as pl
-
 if TYPE_CHECKING:  # pragma: no cover
+    import polars as pl
     from irstats.render import Table
 
 #: The formats every result prints itself in: for people, then for machines.
@@ -193,6 +192,8 @@ class Results(tuple, Result):
         return "; ".join(r.title for r in self)
 
     def to_frame(self) -> pl.DataFrame:
+        import polars as pl
+
         return pl.concat([r.to_frame() for r in self], how="diagonal_relaxed")
 
     def legend(self) -> list[str]:

@@ -11,13 +11,15 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Mapping
+from typing import TYPE_CHECKING, Iterable, Mapping
 
 import numpy as np
-import polars as pl
 
 from irstats.checks import kind_of, names, numbers
 from irstats.errors import ArgumentError, ArgumentTypeError, InputError, NotFoundError, some
+
+if TYPE_CHECKING:
+    import polars as pl
 
 SCORE_COLUMNS = ("system", "topic", "measure", "value")
 
@@ -98,6 +100,8 @@ class ScoreMatrix:
 
     def to_frame(self) -> pl.DataFrame:
         """Tidy frame ``system, topic, measure, value``; topics not evaluated are left out."""
+        import polars as pl
+
         n_sys, n_top = self.values.shape
         frame = pl.DataFrame({
             "system": np.repeat(np.array(self.systems, dtype=object), n_top).astype(str),
@@ -128,6 +132,8 @@ class ScoreMatrix:
 
     def summary_frame(self) -> pl.DataFrame:
         """Frame ``system, measure, value`` of the per-system summaries."""
+        import polars as pl
+
         return pl.DataFrame({"system": list(self.systems), "measure": [self.measure] * len(self.systems),
                              "value": self.summaries()})
 
@@ -178,6 +184,8 @@ def matrices_from_frame(frame: pl.DataFrame, source: str | None = None) -> dict[
     is NaN (not evaluated). A (system, topic, measure) given twice is an error. ``frame`` is a
     polars or pandas DataFrame.
     """
+    import polars as pl
+
     frame = _score_frame(frame, source)
     if "measure" not in frame.columns:
         frame = frame.with_columns(pl.lit("value").alias("measure"))
@@ -215,6 +223,8 @@ def score_matrices(scores: ScoreMatrix | Mapping[str, ScoreMatrix] | Iterable[Sc
     Anything else (an array, text, None, a list holding something other than ScoreMatrix
     objects) is an :class:`~irstats.errors.ArgumentTypeError` naming ``argument``.
     """
+    import polars as pl
+
     if isinstance(scores, ScoreMatrix):
         return [scores]
     expected = "a ScoreMatrix, a {measure: ScoreMatrix} dict or a list of ScoreMatrix objects"
@@ -233,6 +243,8 @@ def score_matrices(scores: ScoreMatrix | Mapping[str, ScoreMatrix] | Iterable[Sc
 
 def _score_frame(frame, source: str | None) -> pl.DataFrame:
     """A polars DataFrame of scores; a pandas one is converted, anything else refused."""
+    import polars as pl
+
     if isinstance(frame, pl.DataFrame):
         return frame
     if type(frame).__name__ == "DataFrame" and hasattr(frame, "columns"):  # pandas
@@ -248,6 +260,8 @@ def _score_frame(frame, source: str | None) -> pl.DataFrame:
 
 def _check_score_columns(frame: pl.DataFrame, source: str | None) -> None:
     """Ids must be scalars without nulls; values numbers (or text of numbers, or null)."""
+    import polars as pl
+
     for column in ("system", "topic", "measure"):
         dtype = frame.schema[column]
         if dtype.is_nested() or dtype == pl.Object:
@@ -272,6 +286,8 @@ def _check_score_columns(frame: pl.DataFrame, source: str | None) -> None:
 
 def scores_to_frame(matrices: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix], per_topic: bool = True) -> pl.DataFrame:
     """Stack several matrices into one tidy frame (per topic, or per-system summaries)."""
+    import polars as pl
+
     frames = [m.to_frame() if per_topic else m.summary_frame() for m in score_matrices(matrices, "matrices")]
     if not frames:
         return pl.DataFrame(schema={c: pl.String for c in SCORE_COLUMNS[:-1]} | {"value": pl.Float64})
@@ -286,6 +302,8 @@ JSONL_NAMES = {"system": "run_id", "topic": "topic_id"}
 
 def write_frame(frame: pl.DataFrame, path: str | os.PathLike | None, fmt: str) -> str | None:
     """Write a frame as TSV, CSV, JSON (records) or Parquet; to a path, or return text."""
+    import polars as pl
+
     if not isinstance(frame, pl.DataFrame):
         raise ArgumentTypeError(f"frame must be a polars DataFrame; got {kind_of(frame)}", argument="frame")
     if not (isinstance(fmt, str) and fmt in FORMATS):
@@ -333,6 +351,8 @@ def read_scores(path: str | os.PathLike, fmt: str | None = None) -> dict[str, Sc
     The format is taken from the file name when ``fmt`` is None. ``trec_eval -q`` output is
     read by :func:`irstats.io.trec_eval_output.read_trec_eval`.
     """
+    import polars as pl
+
     name = _path_argument(path)
     if fmt is not None and not (isinstance(fmt, str) and fmt.lower() in READ_FORMATS):
         error = ArgumentError if isinstance(fmt, str) else ArgumentTypeError
@@ -376,6 +396,8 @@ MISSING_VALUES = ("", "nan", "NaN", "NA", "null")
 
 def _read_delimited_scores(name: str, separator: str) -> pl.DataFrame:
     """A TSV/CSV score file; every row needs all its fields and a number (or NaN) as value."""
+    import polars as pl
+
     from irstats.io.trec import read_bytes
 
     data = read_bytes(name)
@@ -408,6 +430,8 @@ def _read_delimited_scores(name: str, separator: str) -> pl.DataFrame:
 
 def _read_json_scores(name: str) -> pl.DataFrame:
     """A JSON score file: a list of records, each with a number (or null) as value."""
+    import polars as pl
+
     from irstats.io.trec import read_bytes
 
     records = json.loads(read_bytes(name))

@@ -22,15 +22,18 @@ LazyFrame must be collected first.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import polars as pl
 
 from irstats.checks import kind_of
 from irstats.errors import ArgumentError, ArgumentTypeError
 from irstats.io.trec import _is_frame
+
+if TYPE_CHECKING:
+    import polars as pl
 
 QREL_FIELDS = ("query_id", "doc_id", "relevance")
 RUN_FIELDS = ("query_id", "doc_id", "score")
@@ -46,6 +49,8 @@ def _is_ranx(value: Any, kind: str) -> bool:
 
 def _nested_frame(nested: Mapping, value: str, what: str) -> pl.DataFrame:
     """``{query_id: {doc_id: value}}`` as a frame ``query_id, doc_id, <value>``."""
+    import polars as pl
+
     argument = "qrels" if value == "relevance" else "runs"
     qids, dids, values = [], [], []
     for qid, docs in nested.items():
@@ -82,7 +87,8 @@ def _is_number(value: Any) -> bool:
 
 def _refuse_lazy(value: Any, argument: str, label: str | None = None) -> None:
     """A LazyFrame is a query, not data: the caller collects it (irstats does not run it for them)."""
-    if isinstance(value, pl.LazyFrame):
+    pl = sys.modules.get("polars")  # (a LazyFrame needs polars imported: paths never import it)
+    if pl is not None and isinstance(value, pl.LazyFrame):
         raise ArgumentTypeError(f"{label or argument}: a polars LazyFrame is not a DataFrame; call .collect() on it "
                                 "first", argument=argument)
 

@@ -16,11 +16,12 @@ import stat
 import sys
 import zlib
 from pathlib import Path
-from typing import Iterable, Sequence, Union
-
-import polars as pl
+from typing import TYPE_CHECKING, Iterable, Sequence, Union
 
 from irstats.errors import ArgumentError, ArgumentTypeError, InputError, ResourceError, warn
+
+if TYPE_CHECKING:
+    import polars as pl
 
 PathLike = Union[str, os.PathLike]
 QRELS_COLUMNS = ("topic", "docno", "rel")
@@ -208,6 +209,8 @@ def read_lines(path: PathLike) -> pl.Series:
 
 def text_lines(text: bytes, name: str) -> pl.Series:
     """The lines of bytes made by :func:`as_text` as a string Series; row i is line i + 1."""
+    import polars as pl
+
     if not text.strip():
         raise InputError("empty file", path=name)
     return pl.Series("line", [text.decode("utf-8")]).str.split("\n").explode()
@@ -220,6 +223,8 @@ def split_fields(lines: pl.Series) -> pl.DataFrame:
     ``line`` number. The common layouts (tab-only or single-space-only) take a literal
     split; anything else is normalised with a regular expression first.
     """
+    import polars as pl
+
     frame = pl.DataFrame({"text": lines}).with_row_index("line", offset=1)
     stripped = pl.col("text").str.strip_chars(WHITESPACE)
     frame = frame.filter(stripped.is_not_null() & (stripped != "") & ~stripped.str.starts_with("#"))
@@ -253,6 +258,8 @@ def read_qrels_file(path: PathLike, *, on_duplicate: str = "error", labels: str 
     (``0.37``, ``2.5``; negative = unjudged) as Float64; ``"atol"`` reads every grade as
     trec_eval does, its leading whole number (``2.5`` → 2).
     """
+    import polars as pl
+
     name = path_name(path)
     parts = split_fields(read_lines(path))
     if parts.height == 0:
@@ -279,6 +286,8 @@ def read_qrels_file(path: PathLike, *, on_duplicate: str = "error", labels: str 
 def _grades(text: pl.Series) -> pl.Series:
     """Relevance grades from their text: whole numbers as Int64 (``2``, ``2.0``); real labels
     (``0.37``, ``2.5``) make the column Float64. Null where a value is not a finite number."""
+    import polars as pl
+
     whole = text.cast(pl.Int64, strict=False)
     if not whole.null_count():
         return whole
@@ -294,10 +303,14 @@ def _grades(text: pl.Series) -> pl.Series:
 def _atol(text: pl.Series) -> pl.Series:
     """C's atol, as trec_eval reads grades: the leading whole number (``2.5`` → 2, ``0.37`` → 0);
     null when the text does not start with one."""
+    import polars as pl
+
     return text.str.extract(r"^\s*([+-]?\d+)", 1).str.strip_chars_start("+").cast(pl.Int64, strict=False)
 
 
 def _resolve_qrels_duplicates(frame: pl.DataFrame, name: str, on_duplicate: str) -> pl.DataFrame:
+    import polars as pl
+
     dup = frame.select(pl.struct("topic", "docno").is_duplicated()).to_series()
     if dup.any():
         if on_duplicate == "error":
@@ -330,6 +343,8 @@ def qrels_from_frame(frame) -> pl.DataFrame:
 
     ir_measures/pandas names ``query_id, doc_id, relevance`` are accepted too.
     """
+    import polars as pl
+
     frame = _to_polars(frame, "qrels")
     frame = _rename(frame, {"query_id": "topic", "doc_id": "docno", "relevance": "rel"})
     _require_columns(frame, QRELS_COLUMNS, "qrels DataFrame")
@@ -358,6 +373,8 @@ def read_qrels(source, *, on_duplicate: str = "error", labels: str = "real") -> 
     Several files are concatenated; a (topic, docno) pair judged in two files is a duplicate.
     pytrec_eval/ranx/ir_datasets shapes are accepted too (:mod:`irstats.io.shapes`).
     """
+    import polars as pl
+
     from irstats.io.shapes import qrels_shape
 
     if not (isinstance(on_duplicate, str) and on_duplicate in ("error", "max", "last")):
@@ -381,8 +398,12 @@ def read_qrels(source, *, on_duplicate: str = "error", labels: str = "real") -> 
 # ----------------------------------------------------------------------------- runs
 
 
-RUN_SCHEMA = {"topic": pl.String, "q0": pl.String, "docno": pl.String, "rank": pl.String, "score": pl.Float64,
-              "tag": pl.String}
+def run_schema() -> dict:
+    """The columns of a run file as the fast scanner reads them."""
+    import polars as pl
+
+    return {"topic": pl.String, "q0": pl.String, "docno": pl.String, "rank": pl.String, "score": pl.Float64,
+            "tag": pl.String}
 
 
 def fast_separator(data: bytes) -> str | None:
@@ -408,8 +429,10 @@ def scan_run_bytes(data: bytes | PathLike, separator: str) -> pl.LazyFrame:
     time on a ragged line or a non-numeric score; the caller then re-reads the file with
     :func:`read_run_file`, which names the line.
     """
+    import polars as pl
+
     return (
-        pl.scan_csv(data if isinstance(data, bytes) else os.fspath(data), separator=separator, has_header=False, quote_char=None, schema=RUN_SCHEMA)
+        pl.scan_csv(data if isinstance(data, bytes) else os.fspath(data), separator=separator, has_header=False, quote_char=None, schema=run_schema())
         .with_row_index("line", offset=1)
         .select("topic", "q0", "docno", "rank", "score", "tag", pl.col("line").cast(pl.Int64))
     )
@@ -439,6 +462,8 @@ def read_run_file(path: PathLike, *, need_rank: bool = False) -> tuple[str, pl.D
 
 def parse_run_lines(lines: pl.Series, name: str, *, need_rank: bool = False) -> tuple[str, pl.DataFrame]:
     """:func:`read_run_file` on lines already read (:func:`text_lines`)."""
+    import polars as pl
+
     parts = split_fields(lines)
     if parts.height == 0:
         raise InputError("no run lines (only comments or blank lines)", path=name)
@@ -460,6 +485,8 @@ def parse_run_lines(lines: pl.Series, name: str, *, need_rank: bool = False) -> 
 
 def check_run_values(frame: pl.DataFrame, name: str, need_rank: bool) -> None:
     """Raise on a missing or NaN score (and a non-integer rank when ranks are used)."""
+    import polars as pl
+
     score = frame.get_column("score")
     bad = score.is_null() | score.is_nan()
     if bad.any():
@@ -480,6 +507,8 @@ def run_from_frame(frame, default_name: str = "run") -> dict[str, pl.DataFrame]:
     Columns ``topic, docno, score`` (or ``query_id, doc_id, score``) are required; ``rank``
     is optional (file order is used in its place).
     """
+    import polars as pl
+
     frame = _to_polars(frame, "runs")
     frame = _rename(frame, {"query_id": "topic", "doc_id": "docno", "run": "system", "tag": "system", "name": "system"})
     _require_columns(frame, ("topic", "docno", "score"), "run DataFrame")
@@ -539,6 +568,8 @@ def id_of(text: str) -> str:
 
 def ids(column: pl.Series) -> pl.Series:
     """Ids given as Python text, in the byte-for-byte form of ids read from files (:func:`as_text`)."""
+    import polars as pl
+
     text = column.cast(pl.String)
     if (text.str.len_bytes() == text.str.len_chars()).all():  # ASCII: nothing to do
         return text
@@ -546,12 +577,16 @@ def ids(column: pl.Series) -> pl.Series:
 
 
 def _is_frame(obj) -> bool:
-    return isinstance(obj, pl.DataFrame) or type(obj).__name__ == "DataFrame"
+    """A polars or pandas DataFrame (by its class' name: a path never imports polars to be told
+    it is not one)."""
+    return type(obj).__name__ == "DataFrame"
 
 
 def _to_polars(frame, argument: str = "frame") -> pl.DataFrame:
     """A polars DataFrame; a pandas one is converted. A LazyFrame is refused (collect it first:
     irstats does not run a query on the caller's behalf)."""
+    import polars as pl
+
     if isinstance(frame, pl.DataFrame):
         return frame
     if isinstance(frame, pl.LazyFrame):
@@ -569,6 +604,8 @@ def _check_frame_columns(frame: pl.DataFrame, argument: str, ids: Sequence[str] 
                          numbers: Sequence[str] = (), scalars: Sequence[str] = ()) -> None:
     """Columns of a qrels or run frame hold one value per row: ids (text or numbers, never null)
     and numbers (or their text) — no list, struct or object column; a null id names its row."""
+    import polars as pl
+
     what = "qrels DataFrame" if argument == "qrels" else "run DataFrame"
     for column in (*ids, *numbers, *scalars):
         if column not in frame.columns:

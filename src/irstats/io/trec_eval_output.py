@@ -10,19 +10,23 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-
-import polars as pl
+from typing import TYPE_CHECKING
 
 from irstats.errors import ArgumentError, InputError
 from irstats.io.trec import check_field_count, expand_paths, read_lines, run_name_from_path, split_fields
 from irstats.measures.registry import trec_eval_alias
 from irstats.scores import ScoreMatrix, matrices_from_frame
 
+if TYPE_CHECKING:
+    import polars as pl
+
 TEXT_MEASURES = ("runid", "relstring")
 
 
 def read_trec_eval_file(path) -> pl.DataFrame:
     """One ``trec_eval -q`` file as a tidy frame ``system, topic, measure, value``."""
+    import polars as pl
+
     name = os.fspath(path)
     parts = split_fields(read_lines(path))
     check_field_count(parts, parts.get_column("fields").list.len() != 3, "3 fields 'measure topic value'", name)
@@ -60,6 +64,8 @@ def read_trec_eval(source) -> dict[str, ScoreMatrix]:
 
     Returns one ScoreMatrix per measure over all the runs read.
     """
+    import polars as pl
+
     paths = expand_paths(source)
     if not paths:
         raise ArgumentError("source: no trec_eval output given (an empty list of files)", argument="source")
