@@ -159,12 +159,25 @@ class IrstatsProvider(providers.Provider):
 
 
 class IrstatsEvaluator(providers.Evaluator):
+    """Per topic, the values irstats computes. A measure undefined on a topic the run answers
+    (irstats' NaN there, e.g. a measure of pairs on a list without a relevant and a non-relevant
+    document) is not reported, as ir_measures' own providers leave such topics out;
+    ir_measures' ``Evaluator.iter_calc`` gives its DEFAULT only to the topics the run does not
+    answer."""
+
     def __init__(self, measures, collection, options: dict, qrels_ids: set | None = None):
         super().__init__(measures, set(collection.topics) if collection is not None else set())
         self.collection = collection
         self.options = options
         self.qrels_ids = qrels_ids or set()  # the qrels' query ids as ir_measures gave them
         self.names = {m: irstats_name(m) for m in measures}
+        self._undefined: set = set()  # (measure, topic): evaluated, and undefined there
+
+    def iter_calc(self, run) -> Iterator[Metric]:
+        self._undefined = set()
+        for metric in super().iter_calc(run):  # (its DEFAULTs come after every computed value)
+            if (metric.measure, metric.query_id) not in self._undefined:
+                yield metric
 
     def _iter_calc(self, run) -> Iterator[Metric]:
         import numpy as np
@@ -179,6 +192,7 @@ class IrstatsEvaluator(providers.Evaluator):
         frame = frame[frame["query_id"].isin(self.qrels_ids)]
         if len(frame) == 0:  # no ranking for any qrels topic: iter_calc gives each its DEFAULT
             return
+        answered = set(frame["query_id"])
         by_mode: dict[bool, list] = {}
         for measure in self.measures:
             by_mode.setdefault(bool(measure.params.get("judged_only", False)), []).append(measure)
@@ -194,6 +208,8 @@ class IrstatsEvaluator(providers.Evaluator):
                 for topic, value in zip(matrix.topics, values):
                     if not np.isnan(value):
                         yield Metric(query_id=topic, measure=measure, value=float(value))
+                    elif topic in answered:
+                        self._undefined.add((measure, topic))
 
 
 def register(default: bool = True, **options: Any) -> IrstatsProvider:
