@@ -159,11 +159,11 @@ class IrstatsProvider(providers.Provider):
 
 
 class IrstatsEvaluator(providers.Evaluator):
-    """Per topic, the values irstats computes. A measure undefined on a topic the run answers
-    (irstats' NaN there, e.g. a measure of pairs on a list without a relevant and a non-relevant
-    document) is not reported, as ir_measures' own providers leave such topics out;
-    ir_measures' ``Evaluator.iter_calc`` gives its DEFAULT only to the topics the run does not
-    answer."""
+    """Per topic, the values irstats computes; ir_measures' ``Evaluator.iter_calc`` gives the
+    measure's DEFAULT to the qrels topics the run does not answer. A measure undefined on a
+    topic (irstats' NaN there, e.g. a measure of pairs on a list without a relevant and a
+    non-relevant document, or on an empty ranking, a topic the run does not answer) is not
+    reported, as ir_measures' own providers of such measures leave those topics out."""
 
     def __init__(self, measures, collection, options: dict, qrels_ids: set | None = None):
         super().__init__(measures, set(collection.topics) if collection is not None else set())
@@ -196,20 +196,22 @@ class IrstatsEvaluator(providers.Evaluator):
         by_mode: dict[bool, list] = {}
         for measure in self.measures:
             by_mode.setdefault(bool(measure.params.get("judged_only", False)), []).append(measure)
+        # Every qrels topic is scored, those the run does not answer as empty rankings (complete):
+        # where a measure is undefined on an empty ranking, such a topic gets no DEFAULT either.
+        reported = set(self.qrels_ids) if self.options.get("complete") else answered
         for judged_only, measures in by_mode.items():
-            evaluator = Evaluator(self.collection, judged_only=judged_only, **self.options)
-            with warnings.catch_warnings():  # ir_measures' conventions: no provider warns (a run
-                # answering some of the qrels' topics is averaged over those, silently)
+            evaluator = Evaluator(self.collection, judged_only=judged_only, **{**self.options, "complete": True})
+            with warnings.catch_warnings():  # ir_measures' conventions: no provider warns
                 warnings.simplefilter("ignore", IrstatsWarning)
                 scores = evaluator.score({"run": frame}, sorted({self.names[m] for m in measures}))
             for measure in measures:
                 matrix = scores[self.names[measure]]
                 values = matrix.values[0]
                 for topic, value in zip(matrix.topics, values):
-                    if not np.isnan(value):
-                        yield Metric(query_id=topic, measure=measure, value=float(value))
-                    elif topic in answered:
+                    if np.isnan(value):
                         self._undefined.add((measure, topic))
+                    elif topic in reported:
+                        yield Metric(query_id=topic, measure=measure, value=float(value))
 
 
 def register(default: bool = True, **options: Any) -> IrstatsProvider:
