@@ -271,7 +271,8 @@ def test_options_per_topic_table(tmp_path, capsys):
     q, r = write(tmp_path / "q.txt", QRELS), write(tmp_path / "r.run", RUN)
     code, out, err = run_cli(["eval", q, r, "-q", "-m", "AP", "-m", "NumRet"], capsys)
     assert code == 0
-    rows = [line.split() for line in out.splitlines()[2:]]
+    assert out.splitlines()[0] == "Scores per system and topic (AP, NumRet)"
+    rows = [line.split() for line in out.splitlines()[3:]]
     expected = reference_evaluate(str(q), str(r), "AP")
     assert [(row[0], row[1]) for row in rows] == [("r", "1"), ("r", "2")]
     assert [float(row[2]) for row in rows] == pytest.approx([expected["1"], expected["2"]], abs=5e-5)
