@@ -120,9 +120,11 @@ def share(value: Any, argument: str) -> float:
     return real(value, argument, low=0.0, high=1.0, open_low=True, open_high=True)
 
 
-def whole(value: Any, argument: str, minimum: int | None = None, maximum: int | None = None) -> int:
+def whole(value: Any, argument: str, minimum: int | None = None, maximum: int | None = None, *,
+          note: str = "", label: str | None = None) -> int:
     """``value`` as an int, if it is a whole number (int or numpy integer; not bool, not a
-    float) within the bounds."""
+    float) within the bounds. ``label``: how the message names it (default ``argument``);
+    ``note``: said after the bounds (e.g. " (or None for unlimited)")."""
     ok = isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
     if ok and (minimum is None or value >= minimum) and (maximum is None or value <= maximum):
         return int(value)
@@ -130,7 +132,7 @@ def whole(value: Any, argument: str, minimum: int | None = None, maximum: int | 
               else f" of at least {minimum}" if minimum is not None
               else f" of at most {maximum}" if maximum is not None else "")
     return _raise(ArgumentError if ok else ArgumentTypeError,
-                  f"{argument} must be a whole number{bounds}; got {kind_of(value)}", argument)
+                  f"{label or argument} must be a whole number{bounds}{note}; got {kind_of(value)}", argument)
 
 
 #: The most numbers a resampling procedure may draw (resamples × values per resample): about
