@@ -192,14 +192,20 @@ def requested(specs: list[str], num_docs: int = 0) -> list[tuple[TrecEvalName, t
         marked[name] = marked.get(name) if marked.get(name) is not None else given
     out = [(m, marked[m.name]) for m in table if m.name in marked]
     if num_docs:
-        out = [(_with_docs(m, num_docs) if m.name == "utility" else m, p) for m, p in out]
+        out = [(_with_docs(m, num_docs), p) for m, p in out]
     return out
 
 
 def _with_docs(measure: TrecEvalName, num_docs: int) -> TrecEvalName:
-    """utility with the collection's size N for its d·(N + C − n − R) term."""
+    """A measure whose family takes the collection's size N (``docs``: utility's
+    d·(N + C − n − R) term) with -N's value; any other as it is."""
     from dataclasses import replace
 
+    from irstats.measures import parse_measure
+
+    plain = measure.irstats_measure(measure.defaults[0] if measure.listed else None)
+    if plain is None or all(p.name != "docs" for p in parse_measure(plain).definition.params):
+        return measure
     return replace(measure, measure=measure.measure[:-1] + f",docs={int(num_docs)})")
 
 
