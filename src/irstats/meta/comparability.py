@@ -33,7 +33,7 @@ Example
 >>> scores = irstats.io.read_trec_eval("robust04/")                        # doctest: +SKIP
 >>> forms = metric_forms(scores["AP"], num_rel=scores["NumRel"])  # doctest: +SKIP
 >>> result = randomized_baseline(forms, n_partitions=1000, seed=0)         # doctest: +SKIP
->>> result.frame()                                                          # doctest: +SKIP
+>>> result.to_frame()                                                       # doctest: +SKIP
 """
 
 from __future__ import annotations
@@ -460,7 +460,7 @@ class BaselineResult(Result):
         """Settings and the summary rows, JSON-ready."""
         return {"topics": len(self.topics), "n_partitions": self.n_partitions,
                 "n_fp_partitions": self.n_fp_partitions, "seed": self.seed, "alpha": self.alpha,
-                "equal_var": self.equal_var, "rows": self.frame().to_dicts()}
+                "equal_var": self.equal_var, "rows": self.to_frame().to_dicts()}
 
     def __repr__(self) -> str:
         return (f"BaselineResult({len(self.keys)} metric forms, {len(self.topics)} topics, "

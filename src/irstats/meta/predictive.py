@@ -15,7 +15,7 @@ over all topics take part, since poor runs inflate τ (``top=1`` keeps all).
 (n = 5, 10, 15, 20, 25 by default; Fig. 1 of the paper).
 
 >>> res = predictive_power(scores, n_splits=2000, seed=0)     # doctest: +SKIP
->>> res.frame()                                                # doctest: +SKIP
+>>> res.to_frame()                                             # doctest: +SKIP
 >>> res["nDCG", "P@10"]                                        # doctest: +SKIP
 """
 

@@ -36,7 +36,7 @@ Example
 >>> from irstats.meta.robustness import standardization_robustness
 >>> res = standardization_robustness(scores["AP"], standardizing=trec2003_runs,   # doctest: +SKIP
 ...                                   evaluated=trec2004_runs, n_samples=2000, seed=0)
->>> res.frame()                                                                   # doctest: +SKIP
+>>> res.to_frame()                                                                # doctest: +SKIP
 """
 
 from __future__ import annotations
@@ -282,7 +282,7 @@ class RobustnessResult(Result):
         return {"measure": self.measure, "n_standardizing": len(self.standardizing),
                 "n_evaluated": len(self.evaluated), "n_topics": len(self.topics), "n_samples": self.n_samples,
                 "seed": self.seed, "ddof": self.ddof, "zero_sd": self.zero_sd, "raw_tau": self.raw_tau,
-                "quantiles": list(self.quantiles), "rows": self.frame().to_dicts()}
+                "quantiles": list(self.quantiles), "rows": self.to_frame().to_dicts()}
 
     def __repr__(self) -> str:
         return (f"RobustnessResult({self.measure!r}, {len(self.standardizing)} standardizing, "

@@ -292,7 +292,7 @@ def plot_delta_low(results, method: str = "egm", baseline: str = "am", ax=None):
 
 def phi_heatmap_data(result) -> pl.DataFrame:
     """F5 data: ``measure_a measure_b phi sd n`` (A on H₁ predicts B on H₂)."""
-    return result.frame()
+    return result.to_frame()
 
 
 @figure_function
@@ -321,7 +321,7 @@ def plot_phi_heatmap(result, ax=None, cmap: str = "viridis"):
 
 def phi_curve_data(result) -> pl.DataFrame:
     """F6 data: ``n_topics measure_a measure_b phi sd n``."""
-    return result.frame()
+    return result.to_frame()
 
 
 @figure_function

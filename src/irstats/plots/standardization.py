@@ -42,7 +42,7 @@ def tau_quantile_data(result, reference_lines: Mapping[str, float] | None = None
     quantile (``50%``, ``5%``, ``1%``) with a row per size; each reference line is a series
     ``reference: <label>`` of one row with ``n`` null.
     """
-    frame = result.frame() if hasattr(result, "frame") else result
+    frame = result.to_frame() if hasattr(result, "to_frame") else result
     if set(frame.columns) >= {"series", "n", "tau"}:
         base = frame.filter(~pl.col("series").str.starts_with("reference: "))
         extra = {**{s[len("reference: "):]: v for s, v in frame.filter(pl.col("series").str.starts_with(
@@ -98,7 +98,7 @@ def plot_tau_quantiles(result, ax=None, reference_lines: Mapping[str, float] | N
 
 
 def _summary_frame(result) -> pl.DataFrame:
-    return result.frame() if hasattr(result, "frame") else result
+    return result.to_frame() if hasattr(result, "to_frame") else result
 
 
 def drmse_data(result, whiskers: bool = True) -> pl.DataFrame:
