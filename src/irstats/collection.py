@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import zlib
 from collections import Counter
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -68,13 +68,9 @@ def whole_number(name: str, value, minimum: int | None = None, maximum: int | No
     """``value`` as an int if it is a whole number within the bounds; otherwise an error naming
     the option. Every option of a count, depth or level goes through here, from the API and
     the command line alike, so that it means the same everywhere."""
-    ok = isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
-    if ok and (minimum is None or value >= minimum) and (maximum is None or value <= maximum):
-        return int(value)
-    bounds = (f" from {minimum} to {maximum}" if minimum is not None and maximum is not None
-              else f" of at least {minimum}" if minimum is not None
-              else f" of at most {maximum}" if maximum is not None else "")
-    raise ArgumentError(f"option {name} must be a whole number{bounds}{note}; got {value!r}", argument=name)
+    from irstats.checks import whole
+
+    return whole(value, name, minimum, maximum, note=note, label=f"option {name}")
 
 
 @dataclass(frozen=True)
@@ -160,7 +156,9 @@ class EvalOptions:
                 raise ArgumentError(f"option {name} must be True or False; got {getattr(self, name)!r}", argument=name)
 
     def as_dict(self) -> dict:
-        return asdict(self)
+        """The options by name (every value a number, a string, a bool or None: no deep copy needed,
+        unlike dataclasses.asdict, which a ScoreMatrix per measure paid for)."""
+        return {name: getattr(self, name) for name in self.__dataclass_fields__}
 
 
 class Collection:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from typing import Iterable, Iterator, Sequence
 
 import numpy as np
@@ -81,6 +80,8 @@ class Evaluator:
         if first is not None:
             yield from self._compiled_batches(runset, groups, first, outside)
             return
+        from concurrent.futures import ThreadPoolExecutor
+
         groups = keep(runset.batches(BATCH_BYTES))
         topics = self.collection.topic_keys
         with ThreadPoolExecutor(max_workers=1) as pool:
@@ -105,8 +106,13 @@ class Evaluator:
             return result if result is not None else build_judgments(self.collection, runset, self.options,
                                                                      systems=batch, outside=outside)
 
+        if len(groups) == 1:  # nothing to read ahead (and no thread pool to import and start)
+            yield groups[0], first
+            return
+        from concurrent.futures import ThreadPoolExecutor
+
         with ThreadPoolExecutor(max_workers=1) as pool:
-            pending = pool.submit(judged, groups[1]) if len(groups) > 1 else None
+            pending = pool.submit(judged, groups[1])
             yield groups[0], first
             for i, batch in enumerate(groups[1:], start=1):
                 current = pending.result()

@@ -56,11 +56,15 @@ class Evaluation(dict, Result):
 
         if not self:
             return pl.DataFrame({"system": []}, schema={"system": pl.String})
-        items = list(self.values())
-        values = np.column_stack([m.summaries() for m in items])
+        systems, values = self._mean_rows()
+        return pl.DataFrame({"system": systems, **{name: values[:, k] for k, name in enumerate(self)}})
+
+    def _mean_rows(self) -> tuple[list[str], np.ndarray]:
+        """:meth:`means` as the systems in its order and a systems × measures array (no frame:
+        printing the means imports no frame library)."""
+        values = np.column_stack([m.summaries() for m in self.values()])
         order = np.argsort(-np.nan_to_num(values[:, 0], nan=-np.inf), kind="stable")
-        return pl.DataFrame({"system": [self.systems[i] for i in order],
-                             **{name: values[order, k] for k, name in enumerate(self)}})
+        return [self.systems[i] for i in order], values[order]
 
     def per_topic(self) -> pl.DataFrame:
         """The tidy per-topic frame: ``system, topic, measure, value`` (the score file)."""
@@ -89,15 +93,17 @@ class Evaluation(dict, Result):
         """The means table: the best value of each measure in bold, counts without decimals."""
         from irstats.render import Cell, Table, latex_escape, number_cell
 
-        means = self.means()
         sums = {name: m.summary == "sum" for name, m in self.items()}
-        best = {name: means.get_column(name).max() for name in self}
+        systems, values = self._mean_rows() if self else ([], np.empty((0, 0)))
+        best = {name: np.nanmax(values[:, k]) if len(systems) and not np.isnan(values[:, k]).all() else None
+                for k, name in enumerate(self)}
         rows = []
-        for row in means.iter_rows(named=True):
-            cells = [Cell(row["system"])]
-            for name in self:
-                cell = number_cell(row[name], digits, whole=sums[name])
-                cells.append(Cell(cell.text, cell.latex, bold=not sums[name] and row[name] == best[name]))
+        for i, system in enumerate(systems):
+            cells = [Cell(system)]
+            for k, name in enumerate(self):
+                value = float(values[i, k])
+                cell = number_cell(value, digits, whole=sums[name])
+                cells.append(Cell(cell.text, cell.latex, bold=not sums[name] and value == best[name]))
             rows.append(cells)
         return Table.of(["system", *self], rows, [False] + [True] * len(self), title=self.title,
                         header_latex=["System", *(latex_escape(m) for m in self)], label="tab:means")

@@ -17,7 +17,6 @@ document, no topic in common with the qrels ...).
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -157,9 +156,16 @@ def compiled_judgments(collection: "Collection", runset: "RunSet", options: "Eva
     except UnicodeEncodeError:
         return None
     n_top = len(collection.topic_keys)
-    with ThreadPoolExecutor(max_workers=PARALLEL_RUNS) as pool:
-        ranked = list(pool.map(lambda k: _rank_file(table, runset.parts[systems[k]].source, tags[k], options),
-                               range(len(systems))))
+    def rank(k: int):
+        return _rank_file(table, runset.parts[systems[k]].source, tags[k], options)
+
+    if len(systems) == 1:  # one run: no thread pool to import and start
+        ranked = [rank(0)]
+    else:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=PARALLEL_RUNS) as pool:
+            ranked = list(pool.map(rank, range(len(systems))))
     if any(r is None for r in ranked):
         return None
     n_sys = len(systems)

@@ -65,7 +65,7 @@ class QrelsFacts:
         positive (every gain is 0 then). Warns once when the top grade dwarfs every other."""
         if "top checked" not in self._cache:
             self._cache["top checked"] = True
-            _warn_outlying_top(self.g_max, self.values(np.unique(self.rel)))
+            _warn_outlying_top(self.g_max, self.values(self.rel))
         return self.g_max if self.g_max > 0 else 1
 
     def num_relevant(self, level: int | float) -> np.ndarray:
@@ -450,10 +450,10 @@ def _warn_outlying_top(top, grades: np.ndarray) -> None:
     """ERR and graded RBP divide gains by the collection's top grade, so one absurd grade (a
     typo, an overflowed export) silently turns every topic's value to ~0: say so, with the
     value, rather than print those numbers without a word."""
-    below = np.unique(grades[(grades > 0) & (grades < top)])
-    if len(below) == 0 or top < OUTLYING_TOP * below[-1]:
+    below = grades[(grades > 0) & (grades < top)]
+    if len(below) == 0 or top < OUTLYING_TOP * below.max():
         return
-    top, second = (v.item() if hasattr(v, "item") else v for v in (top, below[-1]))
+    top, second = (v.item() if hasattr(v, "item") else v for v in (top, below.max()))
     warn(f"the qrels' top grade {top!r} is over {OUTLYING_TOP} times the next largest ({second!r}): ERR and "
          f"graded RBP scale gains by the top grade, so every other document counts as ~0; check that grade, or "
          f"give g_max= to scale by another top grade")

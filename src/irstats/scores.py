@@ -7,7 +7,6 @@ CSV, JSON and Parquet. NaN marks a topic that was not evaluated for a system.
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -325,8 +324,12 @@ def write_frame(frame: pl.DataFrame, path: str | os.PathLike | None, fmt: str) -
     if fmt in ("tsv", "csv"):
         text = frame.write_csv(separator="\t" if fmt == "tsv" else ",", float_precision=None)
     elif fmt == "json":
+        import json
+
         text = json.dumps(frame.to_dicts(), indent=1, allow_nan=True) + "\n"
     elif fmt == "jsonl":  # one record per line: run_id topic_id measure value
+        import json
+
         renamed = frame.rename({k: v for k, v in JSONL_NAMES.items() if k in frame.columns})
         text = "".join(json.dumps(row, allow_nan=True) + "\n" for row in renamed.iter_rows(named=True))
     else:
@@ -433,6 +436,8 @@ def _read_json_scores(name: str) -> pl.DataFrame:
     import polars as pl
 
     from irstats.io.trec import read_bytes
+
+    import json
 
     records = json.loads(read_bytes(name))
     if not isinstance(records, list) or not all(isinstance(r, dict) for r in records):

@@ -10,7 +10,6 @@ counts); then the ``all`` lines: the mean over the evaluated topics, the sum for
 from __future__ import annotations
 
 import math
-import os
 import warnings
 
 from irstats.errors import InputError, IrstatsWarning
@@ -76,15 +75,16 @@ def _reads(measure: TrecEvalName) -> str | None:
     return "qrels"
 
 
-def _check_first_topic(qrels, topic: str, marked, rel_format: str) -> None:
+def _check_first_topic(collection, topic: str, marked, rel_format: str) -> None:
     """trec_eval's exit 4 at the first topic it evaluates (CannotCalculate), from the first
     measure in its table order that cannot be calculated there: one that reads other
     judgments than -R gives, or, with trec_qrels, any that ranks a topic whose grades are
-    all negative."""
-    import polars as pl
-
+    all negative. ``collection``: the trec_qrels judgments (None for the other formats)."""
     given = FORMAT_READS[rel_format]
-    top = None if qrels is None else qrels.filter(pl.col("topic") == topic).get_column("rel").max()
+    top = None
+    if collection is not None:
+        grades = collection.line_grades()[collection.line_topics() == collection.topic_keys.index(topic)]
+        top = grades.max() if len(grades) else None
     for measure, _ in marked:
         reads = _reads(measure)
         if reads is None:
@@ -125,7 +125,7 @@ def _undefined_values(marked, scores, topics: list[str]) -> dict[str, dict[str, 
     return out
 
 
-def _rndcg_undefined(marked, scores, qrels, topics: list[str]) -> dict[str, dict[str, float]]:
+def _rndcg_undefined(marked, scores, collection, topics: list[str]) -> dict[str, dict[str, float]]:
     """Rndcg divides 0 by 0 (trec_eval prints -nan) on a topic with a relevant document at -l
     (-l 0, say) but no positive gain in its ideal ranking (irstats' RnDCG gives 0)."""
     import numpy as np
@@ -137,9 +137,12 @@ def _rndcg_undefined(marked, scores, qrels, topics: list[str]) -> dict[str, dict
         return {}
     relevant = scores["NumRel"]
     order = {t: i for i, t in enumerate(topics)}
-    frame = qrels.filter(qrels.get_column("topic").is_in(topics) & (qrels.get_column("rel") >= 0))
-    index = np.array([order[t] for t in frame.get_column("topic").to_list()], dtype=np.int64)
-    grades = frame.get_column("rel").to_numpy().astype(np.int64)
+    # each qrels line's topic as its position in `topics` (-1: not printed), grades >= 0 only
+    position = np.array([order.get(key, -1) for key in collection.topic_keys], dtype=np.int64)
+    line_position, line_grades = position[collection.line_topics()], collection.line_grades()
+    keep = (line_position >= 0) & (line_grades >= 0)
+    index = line_position[keep]
+    grades = line_grades[keep].astype(np.int64)
     out: dict[str, dict[str, float]] = {}
     for measure, params in chosen:
         (printed, _), = measure.values(params)
@@ -252,7 +255,6 @@ def _output(qrels, results, measures, per_topic, summary, complete, rel_level, d
         zscores = read_zscores(zscores)
     import irstats
     from irstats.collection import Collection, RunSet
-    from irstats.io.trec import read_qrels
     from irstats.judgments import NoTopicInCommon
     from irstats.ids import bytewise_sorted
 
@@ -298,9 +300,8 @@ def _output(qrels, results, measures, per_topic, summary, complete, rel_level, d
             answered_only = _run_topics(results)
     else:
         # trec_eval's grades: atol of the text (2.5 → 2). Ids stay the bytes read, to the output.
-        collection = Collection.with_byte_ids(read_qrels(qrels, labels="atol"), os.fspath(qrels))
-        qrels = collection.qrels
-        graded_lines = int((qrels.get_column("rel") > 0).sum())
+        collection = Collection.load(qrels, labels="atol", byte_ids=True)
+        graded_lines = int((collection.line_grades() > 0).sum())
         qrels_topics = list(collection.topic_keys)
         try:
             scores = irstats.evaluate(collection, results, list(wanted), trec_eval_compat=True, **options)
@@ -318,7 +319,7 @@ def _output(qrels, results, measures, per_topic, summary, complete, rel_level, d
         evaluated &= answered_only
     missing = [t for t in qrels_topics if t not in evaluated]
     if qrels_topics[0] in evaluated:  # (else trec_eval stops at it, not found)
-        _check_first_topic(qrels if rel_format == "trec_qrels" else None, qrels_topics[0], marked, rel_format)
+        _check_first_topic(collection if rel_format == "trec_qrels" else None, qrels_topics[0], marked, rel_format)
     topics = [t for t in qrels_topics if t in evaluated]
     stop = None
     if missing and not complete:  # trec_eval stops there, after printing the topics before it
@@ -327,7 +328,7 @@ def _output(qrels, results, measures, per_topic, summary, complete, rel_level, d
     overrides = _undefined_values(marked, scores, topics) if may_be_empty else {}
     made_up: list[str] = []  # topics -c adds, which trec_eval ranks one made-up document for
     if rel_format == "trec_qrels":
-        for printed, values in _rndcg_undefined(marked, scores, qrels, topics).items():
+        for printed, values in _rndcg_undefined(marked, scores, collection, topics).items():
             overrides.setdefault(printed, {}).update(values)
         if complete and not judged_only and depth != 0:
             # (without -J and with a depth, a topic the results answer keeps a document)
