@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import gzip
 import math
-
+import os
+import re
 import shutil
+from html.parser import HTMLParser
+from pathlib import Path
 
 import numpy as np
 import polars as pl
@@ -234,26 +238,37 @@ def test_cli_report(tmp_path, demo_report, capsys):
     assert "index.html" in capsys.readouterr().out
 
 
-def test_renders_in_chromium(demo_report, tmp_path):
-    """Every section and figure renders with the network off, without console errors."""
+def _chromium(p):
+    """Headless Chromium (Debian's, installed by ./install.sh --test) with the network off."""
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     if chromium is None:
         pytest.fail("Chromium is not installed: it is Debian's 'chromium' package, installed by ./install.sh")
+    return p.chromium.launch(executable_path=chromium, args=[
+        "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--no-first-run"])
+
+
+def _watch(page) -> tuple[list[str], list[str]]:
+    """The page's console errors and the URLs it requests."""
+    errors: list[str] = []
+    requests: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("request", lambda r: requests.append(r.url))
+    return errors, requests
+
+
+def test_renders_in_chromium(demo_report, tmp_path):
+    """Every section and figure renders with the network off, without console errors."""
     from playwright.sync_api import sync_playwright
 
     _, _, report = demo_report
     html = report.out_dir / "index.html"
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium, args=[
-            "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-            "--disable-sync", "--no-first-run"])
+        browser = _chromium(p)
         context = browser.new_context(offline=True, viewport={"width": 1280, "height": 900})
         page = context.new_page()
-        errors: list[str] = []
-        requests: list[str] = []
-        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        page.on("request", lambda r: requests.append(r.url))
+        errors, requests = _watch(page)
         page.goto(html.as_uri())
         page.wait_for_load_state("load")
         anchors = page.eval_on_selector_all("section", "els => els.map(e => e.id)")
@@ -277,6 +292,88 @@ def test_renders_in_chromium(demo_report, tmp_path):
     assert not errors
     assert all(url.startswith(("file:", "data:")) for url in requests)
     assert (tmp_path / "report.png").stat().st_size > 10_000
+
+
+#: The tables a reader of the report needs whole at 1400 px: none may scroll sideways.
+KEY_TABLES = ("leaderboard", "system_means", "collection_summary", "judged_share", "aggregates", "split_half",
+              "standardized_means", "predictive_power", "scale_robustness", "volatility_summary")
+
+
+def test_dl19_report_and_notebook_tables_in_chromium(dl19_report, tmp_path):
+    """Issue 23's browser test, network off: the DL 2019 report (quick) at 800 and 1400 px — no
+    sideways scroll of the page at either width, the leaderboard, the system means and the
+    other key tables whole at 1400 px (each table's scrollWidth within its container's
+    clientWidth), every table's TSV and LaTeX link resolving to its file; and the notebook
+    display of an ``irstats.evaluate`` result and of a ``stats.compare`` result as tables (no
+    polars dtype row), their means checked against numpy."""
+    from playwright.sync_api import sync_playwright
+
+    qrels, runs, report = dl19_report
+    html = report.out_dir / "index.html"
+    widths: dict[int, dict] = {}
+    with sync_playwright() as p:
+        browser = _chromium(p)
+        for width in (800, 1400):
+            context = browser.new_context(offline=True, viewport={"width": width, "height": 1000})
+            page = context.new_page()
+            errors, requests = _watch(page)
+            page.goto(html.as_uri())
+            page.wait_for_load_state("load")
+            widths[width] = {
+                "page": page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]"),
+                "tables": dict(page.eval_on_selector_all(  # a wide table scrolls inside its container
+                    "main table", "els => els.map(e => [e.dataset.name, [e.scrollWidth, e.parentElement.clientWidth,"
+                    " e.parentElement.getBoundingClientRect().right]])")),
+                "links": page.eval_on_selector_all(".files", "els => els.map(e => [e.dataset.table, "
+                                                   "Array.from(e.querySelectorAll('a')).map(a => a.href)])"),
+                "errors": errors, "requests": requests,
+            }
+            if width == 1400:
+                page.screenshot(path=str(tmp_path / "report-1400.png"), clip={"x": 0, "y": 0, "width": 1400,
+                                                                               "height": 1000})
+            context.close()
+
+        e = irstats.evaluate(qrels, runs[:5], ["AP", "nDCG@10"], rel_level=2)
+        comparison = compare({"AP": e["AP"]}, test="paired_t", correction="holm")
+        notebook = {}
+        page = browser.new_page()
+        for name, result in (("evaluate", e), ("compare", comparison)):
+            page.set_content(f"<!DOCTYPE html><html><body>{result._repr_html_()}</body></html>")
+            notebook[name] = page.evaluate("""() => Array.from(document.querySelectorAll('table')).map(t =>
+                Array.from(t.rows).map(r => Array.from(r.cells).map(c => c.textContent.trim())))""")
+        browser.close()
+
+    for width, seen in widths.items():
+        document_width, viewport = seen["page"]
+        assert document_width <= viewport, f"the page scrolls sideways at {width} px"
+        assert max(right for _, _, right in seen["tables"].values()) <= viewport  # containers within the page
+        assert not seen["errors"] and all(url.startswith(("file:", "data:")) for url in seen["requests"])
+        assert set(seen["tables"]) == set(report.tables)
+        for name, hrefs in seen["links"]:
+            assert [Path(url.removeprefix("file://")).name for url in hrefs] == [f"{name}.tsv", f"{name}.tex"]
+            assert all(Path(url.removeprefix("file://")).is_file() for url in hrefs)
+    scroll, room, _ = widths[800]["tables"]["leaderboard"]
+    assert scroll <= room  # the leaderboard fits even at 800 px
+    for name in KEY_TABLES:
+        scroll, room, _ = widths[1400]["tables"][name]
+        assert scroll <= room, f"{name} needs a sideways scroll at 1400 px ({scroll} > {room})"
+    assert (tmp_path / "report-1400.png").stat().st_size > 10_000
+
+    dtypes = {"str", "f64", "f32", "i64", "i32", "u32", "bool", "---", "null"}
+    [evaluated] = notebook["evaluate"]
+    assert evaluated[0] == ["system", "AP", "nDCG@10"]
+    assert len(evaluated) - 1 == 5
+    for row in evaluated[1:]:
+        assert not dtypes & set(row) and not any(cell.startswith('"') for cell in row)
+        for measure, cell in zip(("AP", "nDCG@10"), row[1:]):
+            assert cell == f"{np.nanmean(e[measure].system(row[0])):.4f}"
+    assert {row[0] for row in evaluated[1:]} == set(e["AP"].systems)
+    [compared] = notebook["compare"]
+    assert compared[0][0] == "system" and len(compared) - 1 == 5
+    for row in compared[1:]:
+        assert not dtypes & set(row) and not any(cell.startswith('"') for cell in row)
+    p_cells = [row[-1] for row in compared[1:] if row[-1]]
+    assert p_cells and all(re.fullmatch(r"< 0\.001|[01]\.\d{3}", cell) for cell in p_cells)
 
 
 def test_scale_robustness_table(built):
@@ -398,6 +495,13 @@ def test_agreement_section_with_a_second_qrels(tmp_path):
     assert read_table(report, "agreement_gains")["rank_gain"].to_list() == conclusions.gains()["rank_gain"].to_list()
     assert (report.out_dir / "figures" / "agreement_gains.pdf").exists()
     assert 'id="agreement"' in report.html.read_text()
+    # the shared pairs are a count: whole numbers in the table (interval too), as counted by hand
+    a_labels, b_labels = _qrels_by_hand(demo.qrels), _qrels_by_hand(qrels_b)
+    shared = sum(doc in b_labels.get(topic, {}) for topic, docs in a_labels.items() for doc in docs)
+    pairs_row = next(row for row in _page(report).tables["agreement_labels"]["rows"] if row[0] == "pairs")
+    assert pairs_row[1] == str(shared) and all(_whole(cell) for cell in pairs_row[1:])
+    kappa_row = next(row for row in _page(report).tables["agreement_labels"]["rows"] if row[0] == "cohen_kappa")
+    assert all(re.fullmatch(r"-?\d\.\d{4}", cell) for cell in kappa_row[1:])
 
     # two collections of the same runs over different topics (as an LLM-judged topic set
     # beside a human-judged one): no shared pair, conclusions on each qrels' own topics
@@ -414,3 +518,358 @@ def test_agreement_section_with_a_second_qrels(tmp_path):
                                     n_resamples=200, seed=0)
     np.testing.assert_allclose(read_table(report, "agreement_conclusions")["value"].to_numpy(),
                                expected.statistics["value"].to_numpy(), atol=1e-12)
+
+
+# ------------------------------------------------ a report that reads like a results section (issue 23)
+
+class _Page(HTMLParser):
+    """The report page as data: every table (its name, header and cell texts), the caption
+    line before it, every note (warning) with the section it is in, every list item."""
+
+    def __init__(self):
+        super().__init__()
+        self.tables: dict[str, dict] = {}
+        self.notes: list[tuple[str, str]] = []
+        self.items: dict[str, list[str]] = {}
+        self.links: dict[str, list[str]] = {}  # table name -> hrefs in the caption line before it
+        self._section = ""
+        self._stack: list[str] = []
+        self._text: list[str] | None = None
+        self._hrefs: list[str] = []
+        self._table = None
+        self._row: list[str] | None = None
+        self._in_note = False
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "section":
+            self._section = attrs.get("id", "")
+        elif tag in ("p", "summary"):
+            self._hrefs = []
+        elif tag == "a" and attrs.get("href", "").startswith("tables/"):
+            self._hrefs.append(attrs["href"])
+        elif tag == "table":
+            self._table = {"header": [], "rows": []}
+            self.tables[attrs["data-name"]] = self._table
+            self.links[attrs["data-name"]] = list(self._hrefs)
+        elif tag == "tr":
+            self._row = []
+        elif tag in ("td", "th", "li"):
+            self._text = []
+        elif tag == "div" and attrs.get("class") == "note":
+            self._in_note, self._text = True, []
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th") and self._text is not None and self._row is not None:
+            self._row.append("".join(self._text).strip())
+            self._text = None
+        elif tag == "tr" and self._table is not None and self._row is not None:
+            if self._table["header"]:
+                self._table["rows"].append(self._row)
+            else:
+                self._table["header"] = self._row
+            self._row = None
+        elif tag == "table":
+            self._table = None
+        elif tag == "li" and self._text is not None:
+            self.items.setdefault(self._section, []).append("".join(self._text).strip())
+            self._text = None
+        elif tag == "div" and self._in_note:
+            self.notes.append((self._section, "".join(self._text).strip().removeprefix("Warning.").strip()))
+            self._in_note, self._text = False, None
+
+    def handle_data(self, data):
+        if self._text is not None:
+            self._text.append(data)
+
+    def column(self, table: str, name: str) -> list[str]:
+        t = self.tables[table]
+        k = t["header"].index(name)
+        return [row[k] for row in t["rows"]]
+
+
+def _page(report) -> _Page:
+    page = _Page()
+    page.feed((report.out_dir / "index.html").read_text())
+    return page
+
+
+def _run_lines(path):
+    """(topic, docno, score) of every line of a run file, read by hand."""
+    opener = gzip.open if str(path).endswith(".gz") else open
+    with opener(path, "rt") as fh:
+        for line in fh:
+            fields = line.split()
+            if fields:
+                yield fields[0], fields[2], float(fields[4])
+
+
+def _qrels_by_hand(path):
+    judged: dict[str, dict[str, int]] = {}
+    for line in Path(path).read_text().splitlines():
+        if line.strip():
+            topic, _, doc, grade = line.split()
+            judged.setdefault(topic, {})[doc] = int(grade)
+    return judged
+
+
+def _best_and_beaten(matrix):
+    """The best system by mean, and how many others a paired t-test (Holm) finds below it —
+    scipy and statsmodels, not irstats."""
+    from scipy import stats as sps
+    from statsmodels.stats.multitest import multipletests
+
+    means = {s: np.nanmean(matrix.system(s)) for s in matrix.systems}
+    best = max(means, key=means.get)
+    others = [s for s in matrix.systems if s != best]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = [sps.ttest_rel(matrix.system(s), matrix.system(best), nan_policy="omit").pvalue for s in others]
+    worse = multipletests(np.nan_to_num(p, nan=1.0), alpha=0.05, method="holm")[0]
+    return best, means[best], int(worse.sum()), len(others)
+
+
+def test_findings_are_a_short_list_of_sentences_with_numbers(dl19_report):
+    """The findings: one sentence per item, each with its numbers, checked against the qrels
+    read by hand and the tests recomputed with scipy and statsmodels."""
+    from scipy import stats as sps
+
+    qrels, runs, report = dl19_report
+    items = _page(report).items["leaderboard"]
+    assert 5 <= len(items) <= 10
+    for item in items:
+        assert re.search(r"\d", item) and item.endswith(".") and len(item) < 320, item
+        assert ". " not in item.replace("e.g. ", ""), f"one sentence per item: {item}"
+    markdown = report.markdown.read_text()
+    assert all(f"- {item}" in markdown for item in items)
+
+    judged = _qrels_by_hand(qrels)
+    relevant = [sum(g >= 2 for g in docs.values()) for docs in judged.values()]
+    assert items[0] == (f"The collection: {len(judged)} topics and {len(runs)} runs; {sum(relevant)} of the "
+                        f"{sum(len(d) for d in judged.values())} judged documents are relevant (grade ≥ 2), "
+                        f"{np.median(relevant):g} per topic at the median.")
+    scores = irstats.evaluate(qrels, runs, MEASURES, rel_level=2)
+    for measure in MEASURES:
+        best, mean, beaten, others = _best_and_beaten(scores[measure])
+        values = scores[measure].system(best)
+        low, high = sps.t.interval(0.95, len(values) - 1, loc=values.mean(), scale=sps.sem(values))
+        expected = (f"{measure}: {best} has the highest mean, {mean:.3f} (95% CI {low:.3f} to {high:.3f}); it is "
+                    f"significantly better than {beaten} of the {others} other systems, and {others - beaten} are "
+                    "not significantly different from it.")
+        assert expected in items, (expected, items)
+    split_half = read_table(report, "split_half").sort("mean")
+    top, bottom = split_half.row(-1, named=True), split_half.row(0, named=True)
+    assert any(f"{top['measure']} aggregated by {top['method']} orders the systems most consistently (mean "
+               f"split-half τ {top['mean']:.3f})" in item and f"{bottom['measure']} by {bottom['method']} least"
+               in item for item in items)
+
+
+def _constant_pairs_by_hand(scores):
+    """{(a, b): [measures]} of the pairs whose per-topic scores are equal on every topic."""
+    pairs: dict[tuple[str, str], list[str]] = {}
+    for measure in MEASURES:
+        matrix = scores[measure]
+        names = sorted(matrix.systems)
+        for i, a in enumerate(names):
+            for b in names[i + 1:]:
+                d = matrix.system(a) - matrix.system(b)
+                d = d[~np.isnan(d)]
+                if d.size and np.all(np.abs(d - d[0]) < 1e-12):
+                    assert abs(d[0]) < 1e-12  # on DL 2019, every constant difference is 0: duplicate runs
+                    pairs.setdefault((a, b), []).append(measure)
+    return pairs
+
+
+def test_every_warning_names_what_and_says_what_to_do(dl19_report):
+    """Each warning names the measure and the systems or topics (found here from the scores and
+    the run files read by hand) and what to do; none is repeated."""
+    qrels, runs, report = dl19_report
+    page = _page(report)
+    section_notes = [(s, text) for s, text in page.notes if s != "leaderboard"]
+    texts = [text for _, text in section_notes]
+    assert texts and len(texts) == len(set(texts)), "a warning is repeated"
+    top = [text for s, text in page.notes if s == "leaderboard"]
+    assert len(top) == len(texts) and all(any(t.startswith(x) for t in top) for x in texts)
+    scores = irstats.evaluate(qrels, runs, MEASURES + ["RR"], rel_level=2)
+
+    # systems that score the same on every topic: the pairs and their measures, once
+    pairs = _constant_pairs_by_hand(scores)
+    assert pairs  # DL 2019 has duplicate runs (TUA1-1 and test1)
+    [note] = [t for s, t in section_notes if "s_d = 0" in t]
+    assert note.startswith(f"{len(pairs)} pair(s) of systems")
+    for (a, b), measures in pairs.items():
+        ms = measures[0] if len(measures) == 1 else ", ".join(measures[:-1]) + " and " + measures[-1]
+        assert f"{a} and {b} score the same on every topic by {ms}" in note
+    assert "keep one of each pair" in note
+
+    # topics on which every system scores the same: standardization's zero variance
+    flat = {m: [t for k, t in enumerate(scores[m].topics) if np.nanstd(scores[m].values[:, k]) == 0]
+            for m in MEASURES}
+    [note] = [t for s, t in section_notes if t.startswith("Zero variance")]
+    for measure, topics in flat.items():
+        for topic in topics:
+            assert f"the same {measure} on topic(s)" in note and f"'{topic}'" in note
+    assert "Leave these topics out" in note and dict(section_notes)["standardization"] == note
+
+    # runs judged shallowly: named, from the qrels and run files read by hand
+    judged = _qrels_by_hand(qrels)
+    shallow = {}
+    for path in runs:
+        per_topic: dict[str, list] = {}
+        for topic, doc, score in _run_lines(path):
+            per_topic.setdefault(topic, []).append((score, doc))
+        shares = []
+        for topic, docs in per_topic.items():
+            if topic in judged:
+                top100 = sorted(docs, key=lambda x: (x[0], x[1]), reverse=True)[:100]
+                shares.append(np.mean([doc in judged[topic] for _, doc in top100]))
+        if np.mean(shares) < 0.5:
+            shallow[path.name.removesuffix(".run.gz")] = np.mean(shares)
+    [note] = [t for s, t in section_notes if "top 100 documents judged" in t]
+    assert note.startswith(f"{len(shallow)} of {len(runs)} runs")
+    for run, share in shallow.items():
+        assert f"{run} ({share:.2f})" in note
+    assert "nDCG@10" in note and "irstats eval -J" in note
+
+    for text in texts:  # what to do, in every one
+        assert re.search(r"\b(check|compare|leave|keep|report|fit|see)\b", text, re.I), text
+
+
+def _whole(text: str) -> bool:
+    return re.fullmatch(r"−?-?\d+", text) is not None
+
+
+def test_counts_are_whole_numbers(dl19_report):
+    """Counts print without decimals in HTML, Markdown and LaTeX: every column whose data (the
+    TSV) holds only whole numbers, one above 1; the documents retrieved per topic, counted
+    here from the run files."""
+    qrels, runs, report = dl19_report
+    page = _page(report)
+    checked = 0
+    for name in report.tables:
+        frame = read_table(report, name)
+        for column, dtype in frame.schema.items():
+            if not dtype.is_numeric():
+                continue
+            values = frame[column].drop_nulls().cast(pl.Float64).to_numpy()
+            values = values[np.isfinite(values)]
+            if values.size and np.all(values == np.round(values)) and np.abs(values).max() > 1:
+                header = page.tables[name]["header"][frame.columns.index(column)]
+                cells = [c for c in page.column(name, header) if c]
+                assert cells and all(_whole(c) for c in cells), (name, column, cells[:3])
+                checked += 1
+    assert checked >= 8
+    judged_topics = set(_qrels_by_hand(qrels))
+    retrieved = {}
+    for path in runs:
+        counts: dict[str, int] = {}
+        for topic, _, _ in _run_lines(path):
+            if topic in judged_topics:
+                counts[topic] = counts.get(topic, 0) + 1
+        retrieved[path.name.removesuffix(".run.gz")] = (min(counts.values()), max(counts.values()))
+    table = read_table(report, "judged_share")
+    shown = dict(zip(page.column("judged_share", "system"),
+                     zip(page.column("judged_share", "retrieved per topic (min)"),
+                         page.column("judged_share", "retrieved per topic (max)"))))
+    for row in table.iter_rows(named=True):
+        fewest, most = retrieved[row["system"]]
+        assert (row["retrieved per topic (min)"], row["retrieved per topic (max)"]) == (fewest, most)
+        assert shown[row["system"]] == (str(fewest), str(most))
+    assert page.column("factors", "n")[0] == str(len(runs))  # systems per topic, not 37.0000
+    summary = dict(zip(page.column("collection_summary", "quantity"), page.column("collection_summary", "value")))
+    assert summary["judged documents"] == str(sum(len(d) for d in _qrels_by_hand(qrels).values()))
+    markdown = report.markdown.read_text()
+    assert "1000.0000" not in markdown and "37.0000" not in markdown
+    assert "37.0000" not in (report.out_dir / "tables" / "factors.tex").read_text()
+
+
+def test_split_half_epsilon_is_what_each_method_used(dl19_report):
+    """ε per method: none for am and the median, the ε-GM's 0.01, trec_eval's floor 0.00001 —
+    the floors checked by aggregating the scores by hand with them."""
+    qrels, runs, report = dl19_report
+    scores = irstats.evaluate(qrels, runs, MEASURES, rel_level=2)
+    aggregates = read_table(report, "aggregates")
+    for measure in MEASURES:
+        rows = aggregates.filter(pl.col("measure") == measure)
+        for row in rows.iter_rows(named=True):
+            x = scores[measure].system(row["system"])
+            x = x[~np.isnan(x)]
+            assert row["gm_trec_eval"] == pytest.approx(np.exp(np.mean(np.log(np.maximum(x, 1e-5)))), rel=1e-12)
+            assert row["egm"] == pytest.approx(np.exp(np.mean(np.log(x + 0.01))) - 0.01, abs=1e-12)
+    page = _page(report)
+    epsilon = dict(zip(page.column("split_half", "method"), page.column("split_half", "ε")))
+    assert epsilon == {"am": "", "egm": "0.01", "gm_trec_eval": "0.00001", "median": ""}
+    methods, shown = page.column("split_half", "method"), page.column("split_half", "ε")
+    assert len(shown) == read_table(report, "split_half").height and "nan" not in shown and "0.0000" not in shown
+    expected = {"am": "", "egm": "0.01", "gm_trec_eval": "0.00001", "median": ""}
+    assert all(expected[m] == e for m, e in zip(methods, shown))
+    tex = (report.out_dir / "tables" / "split_half.tex").read_text()
+    assert "0.00001" in tex and "nan" not in tex
+    assert "0.00001" in report.markdown.read_text().split("tables/split_half.tsv")[1].split("\n\n")[1]
+
+
+def test_every_table_links_its_tsv_and_latex(dl19_report):
+    """Next to each table, in the HTML and the Markdown: links to its TSV and LaTeX files, which
+    hold that table."""
+    _, _, report = dl19_report
+    page = _page(report)
+    markdown = report.markdown.read_text()
+    assert set(page.tables) == set(report.tables)
+    for name in report.tables:
+        assert page.links[name] == [f"tables/{name}.tsv", f"tables/{name}.tex"], name
+        for href in page.links[name]:
+            assert (report.out_dir / href).is_file()
+        assert read_table(report, name).height == len(page.tables[name]["rows"])
+        assert f"[TSV](tables/{name}.tsv) · [LaTeX](tables/{name}.tex)" in markdown
+        # the links come right before the table they belong to
+        after = markdown.split(f"[LaTeX](tables/{name}.tex))")[1].lstrip("\n").split("\n")[0]
+        assert after.startswith("| ") and "\\label{tab:" + name.replace("_", "-") in \
+            (report.out_dir / "tables" / f"{name}.tex").read_text()
+
+
+def test_provenance_names_every_input_its_hash_the_versions_and_the_call(dl19_report):
+    """Absolute paths and SHA-256 (hashlib on the files), the versions of irstats and its key
+    dependencies (importlib.metadata), and the exact API call."""
+    import hashlib
+    from importlib.metadata import version
+
+    qrels, runs, report = dl19_report
+    inputs = read_table(report, "inputs")
+    expected = [("qrels", Path(os.path.abspath(qrels)))] + [("run", Path(os.path.abspath(r))) for r in runs]
+    assert list(zip(inputs["role"], inputs["path"])) == [(role, str(path)) for role, path in expected]
+    for row, (_, path) in zip(inputs.iter_rows(named=True), expected):
+        assert Path(row["path"]).is_absolute()
+        assert row["sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
+        assert row["bytes"] == path.stat().st_size
+    settings = dict(read_table(report, "provenance").iter_rows())
+    assert settings["qrels"] == os.path.abspath(qrels)
+    for package in ("numpy", "scipy", "polars", "matplotlib"):
+        assert settings[f"version {package}"] == version(package)
+    assert settings["version irstats"] == irstats.__version__ == version("irstats")
+    call = (f"irstats.report.build_report({str(qrels)!r}, [{', '.join(repr(str(r)) for r in runs)}], "
+            f"{str(report.out_dir)!r}, quick=True, rel_level=2)")
+    assert f"Command: `{call}`" in report.markdown.read_text()
+    html = (report.out_dir / "index.html").read_text()
+    assert all(row["sha256"] in html for row in inputs.iter_rows(named=True))
+
+
+def test_provenance_of_the_command_line(tmp_path):
+    """Run as ``python -m irstats report …``, the report prints that command line (sys.argv as
+    Python saw it); run through ``main([...])`` in-process, ``irstats report …``."""
+    import shlex
+    import subprocess
+    import sys
+
+    from irstats.cli.main import main
+
+    demo = make_demo_collection(tmp_path / "c", seed=1, n_topics=8, n_runs=4, run_depth=50, pool_depth=5)
+    args = ["report", "--qrels", str(demo.qrels), "--runs", str(demo.runs[0].parent), "--quick", "--quiet",
+            "-m", "AP", "-m", "P@10"]
+    command = [sys.executable, "-m", "irstats", *args, "-o", str(tmp_path / "cli")]
+    subprocess.run(command, check=True, capture_output=True, cwd=tmp_path)
+    markdown = (tmp_path / "cli" / "report.md").read_text()
+    assert f"Command: `{shlex.join(command)}`" in markdown
+    settings = dict(pl.read_csv(tmp_path / "cli" / "tables" / "provenance.tsv", separator="\t").iter_rows())
+    assert settings["working directory"] == str(tmp_path)
+    main([*args, "-o", str(tmp_path / "in-process")])
+    assert f"Command: `{shlex.join(['irstats', *args, '-o', str(tmp_path / 'in-process')])}`" in \
+        (tmp_path / "in-process" / "report.md").read_text()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import click
@@ -11,6 +10,7 @@ from irstats.cli.common import eval_options
 from irstats.cli.main import cli
 from irstats.cli.output import OutputFolder
 from irstats.report import DEFAULT_REPORT_MEASURES, build_report
+from irstats.report.model import exact_command
 
 REPORT_EPILOG = """
 \b
@@ -28,7 +28,16 @@ as OUT/tables/*.tsv, and the standardization factors as OUT/factors.tsv.
 """
 
 
-@cli.command("report", epilog=REPORT_EPILOG)
+class _KeepsArguments(click.Command):
+    """Keeps the arguments it was given (``ctx.meta["irstats.report.args"]``): the report
+    prints the exact command that made it."""
+
+    def parse_args(self, ctx, args):
+        ctx.meta["irstats.report.args"] = list(args)
+        return super().parse_args(ctx, args)
+
+
+@cli.command("report", epilog=REPORT_EPILOG, cls=_KeepsArguments)
 @click.option("--qrels", required=True, type=click.Path(), help="Relevance judgments (TREC qrels, plain or gzip).")
 @click.option("--runs", required=True, multiple=True, help="Run files, a directory or a glob; repeatable.")
 @click.option("-m", "--measure", "measures", multiple=True, metavar="NAME",
@@ -66,5 +75,6 @@ def report_command(qrels, runs, measures, reference, pool_depth, qrels_b, repro_
                           quick=quick, seed=seed, pool_depth=pool_depth, qrels_b=qrels_b,
                           repro_orig=list(repro_orig) or None, repro_run=list(repro_run) or None,
                           progress=False if quiet else None,
-                          command=sys.argv[1:] if sys.argv[0].endswith("irstats") else None, **options.as_dict())
+                          command=exact_command(click.get_current_context().meta.get("irstats.report.args", [])),
+                          **options.as_dict())
     click.echo(f"Report written in {result.seconds:.1f} s: {result.html} (and {result.markdown})")

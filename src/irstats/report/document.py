@@ -1,8 +1,10 @@
-"""The report as a document: sections of paragraphs, tables and figures, rendered twice.
+"""The report as a document: sections of paragraphs, lists, tables and figures, rendered twice.
 
 The same blocks render to Markdown (figures as PNG files beside it) and to one
 self-contained HTML page (figures embedded as data URIs, styles inline, no scripts, no
-network). Every table is also written as TSV, so each number can be checked or reused.
+network). Every table is also written as TSV and as a LaTeX float, linked next to the table
+in both, so each number can be checked or reused. Every table is laid out by one printer,
+:func:`display` (an :class:`irstats.render.Table`), in all three formats.
 """
 
 from __future__ import annotations
@@ -23,8 +25,16 @@ class Text:
 
 
 @dataclass
+class Items:
+    """A bulleted list of short paragraphs (e.g. the findings, one sentence each)."""
+
+    items: list[str]
+
+
+@dataclass
 class Note:
-    """A warning the reader should not miss."""
+    """A warning the reader should not miss: it names the measure, the systems or topics, and
+    what to do."""
 
     text: str
 
@@ -38,6 +48,14 @@ class Table:
     text cells); the TSV always holds ``frame``. With ``markers``, a text cell ``value^m``
     shows ``m`` as a superscript (HTML ``<sup>``, LaTeX ``$^{m}$``). ``fold=False`` keeps a
     long table open on the page.
+
+    Counts print as whole numbers: a number column whose every value is whole (one above 1)
+    is shown without decimals (decided from the data, see :func:`whole_columns`); ``counts`` names
+    further columns, or rows by the label in their first column (a long table of
+    statistics), that hold counts (shown rounded to whole numbers: e.g. the shared pairs of
+    an agreement table and their interval). ``columns`` gives a column a display header and a
+    cell writer (as :data:`irstats.render.SUMMARY_COLUMNS`); ``blank_nan`` shows an
+    undefined number as an empty cell (e.g. ε of a method that has none).
     """
 
     name: str
@@ -47,6 +65,9 @@ class Table:
     display: pl.DataFrame | None = None
     markers: bool = False
     fold: bool = True
+    counts: tuple[str, ...] = ()
+    columns: dict | None = None
+    blank_nan: bool = False
 
     @property
     def shown(self) -> pl.DataFrame:
@@ -78,14 +99,19 @@ class Section:
         return self
 
 
-def _cell(value, digits: int) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, float):
-        if value != value:
-            return "nan"
-        return f"{value:.{digits}f}"
-    return str(value)
+def drop_repeated_notes(sections: list[Section]) -> None:
+    """Keep each warning once, in the first section that raised it (a later section that
+    meets the same thing, e.g. the same zero-variance topic, does not repeat it)."""
+    seen: set[str] = set()
+    for section in sections:
+        kept = []
+        for block in section.blocks:
+            if isinstance(block, Note):
+                if block.text in seen:
+                    continue
+                seen.add(block.text)
+            kept.append(block)
+        section.blocks = kept
 
 
 def numbered(sections: list[Section]) -> list[tuple[str, Section]]:
@@ -106,30 +132,71 @@ def write_tables(sections: list[Section], out_dir: Path) -> None:
                 write_text(out_dir / "tables" / f"{block.name}.tex", latex_table(block), fsync=False)
 
 
+def whole_columns(frame: pl.DataFrame) -> set[str]:
+    """The float columns of counts: every defined value a whole number, and one above 1 (a
+    column of only 0 and 1 may be shares). Printed without decimals. Decided from the data,
+    so a column of averages that are not all whole keeps its decimals."""
+    import numpy as np
+
+    whole = set()
+    for name, dtype in frame.schema.items():
+        if not dtype.is_float():
+            continue
+        values = frame.get_column(name).drop_nulls().to_numpy()
+        values = values[np.isfinite(values)]
+        if values.size and bool(np.all(values == np.round(values))) and np.abs(values).max() > 1:
+            whole.add(name)
+    return whole
+
+
+def _whole_cell(value: float):
+    """A count as a cell: rounded to a whole number, never ``-0``."""
+    from irstats.render import number_cell
+
+    return number_cell(float(round(value)) + 0.0, whole=True)
+
+
 def display(table: Table):
     """The report table as a display table (:class:`irstats.render.Table`): the one printer of
-    every table irstats writes. p-value columns in the one notation, markers (``value^m``) as
-    superscripts."""
+    every table the report writes, in HTML, Markdown and LaTeX. p-value columns in the one
+    notation, counts as whole numbers (:func:`whole_columns`, ``counts``), markers
+    (``value^m``) as superscripts, snake_case headers with spaces (LaTeX: display names)."""
     import math
 
-    from irstats.render import Cell, Table as DisplayTable, latex_escape, number_cell, p_cell
+    from irstats.render import Cell, Table as DisplayTable, latex_escape, latex_header, number_cell, p_cell
 
     frame = table.shown
+    styles = dict(table.columns or {})
+    whole = whole_columns(frame) | {c for c in table.counts if c in frame.columns}
+    label_column = frame.columns[0] if frame.width and frame.schema[frame.columns[0]] == pl.String else None
+    count_rows = {c for c in table.counts if c not in frame.columns}
     rows = []
     for row in frame.iter_rows():
+        count_row = label_column is not None and row[0] in count_rows
         cells = []
         for name, value in zip(frame.columns, row):
-            if isinstance(value, float) and (name == "p" or name.startswith("p_")) and not math.isnan(value):
+            writer = styles.get(name, (name, None))[1]
+            if isinstance(value, float) and math.isnan(value):
+                cells.append(Cell("" if table.blank_nan else "nan"))
+            elif writer is not None and isinstance(value, (int, float)) and not isinstance(value, bool):
+                cells.append(writer(value))
+            elif isinstance(value, float) and (name == "p" or name.startswith("p_")):
                 cells.append(p_cell(value))
+            elif isinstance(value, float) and math.isinf(value):
+                cells.append(number_cell(value, table.digits))
+            elif isinstance(value, float) and (name in whole or count_row):
+                cells.append(_whole_cell(value))
             elif isinstance(value, float):
-                cells.append(Cell("nan") if math.isnan(value) else number_cell(value, table.digits))
+                cells.append(number_cell(value, table.digits))
             elif table.markers and isinstance(value, str) and "^" in value:
                 body, mark = value.rsplit("^", 1)
                 cells.append(Cell(value, f"{latex_escape(body)}$^{{{latex_escape(mark).strip('$')}}}$"))
             else:
                 cells.append(Cell("" if value is None else str(value)))
         rows.append(cells)
-    return DisplayTable.of(list(frame.columns), rows, [d.is_numeric() for d in frame.dtypes], title=table.caption,
+    header = [styles[c][0] if c in styles else c.replace("_", " ") for c in frame.columns]
+    return DisplayTable.of(header, rows, [d.is_numeric() for d in frame.dtypes], title=table.caption,
+                           header_latex=[latex_header(c) for c in frame.columns],
                            label=f"tab:{table.name.replace('_', '-')}")
 
 
@@ -147,11 +214,13 @@ def render_markdown(title: str, sections: list[Section], out_dir: Path) -> str:
         for block in section.blocks:
             if isinstance(block, Text):
                 lines += [block.text, ""]
+            elif isinstance(block, Items):
+                lines += [f"- {item}" for item in block.items] + [""]
             elif isinstance(block, Note):
                 lines += [f"> **Warning.** {block.text}", ""]
             elif isinstance(block, Table):
-                if block.caption:
-                    lines += [f"*{block.caption}* (`tables/{block.name}.tsv`)", ""]
+                files = f"[TSV]({table_file(block, 'tsv')}) · [LaTeX]({table_file(block, 'tex')})"
+                lines += [f"*{block.caption}* ({files})" if block.caption else f"({files})", ""]
                 lines += [*_markdown_table(block), ""]
             elif isinstance(block, Figure):
                 rel = block.path.relative_to(out_dir)
@@ -162,13 +231,20 @@ def render_markdown(title: str, sections: list[Section], out_dir: Path) -> str:
     return "\n".join(lines)
 
 
+def table_file(table: Table, suffix: str) -> str:
+    """Where the table's TSV (``tsv``) or LaTeX (``tex``) is, relative to the report folder."""
+    return f"tables/{table.name}.{suffix}"
+
+
 def _markdown_table(table: Table) -> list[str]:
-    frame = table.shown
-    header = "| " + " | ".join(frame.columns) + " |"
-    rule = "|" + "|".join("---" for _ in frame.columns) + "|"
-    rows = ["| " + " | ".join(_marked(_cell(v, table.digits).replace("|", "\\|"), table, str)
-                              for v in row) + " |"
-            for row in frame.iter_rows()]
+    shown = display(table)
+
+    def escape(text: str) -> str:
+        return text.replace("|", "\\|")
+
+    header = "| " + " | ".join(escape(h) for h in shown.header) + " |"
+    rule = "|" + "|".join("---:" if right else "---" for right in shown.right) + "|"
+    rows = ["| " + " | ".join(_marked(cell.text, table, escape) for cell in row) + " |" for row in shown.rows]
     return [header, rule, *rows]
 
 
@@ -186,13 +262,16 @@ main{max-width:1100px;margin:0 auto;padding:1.5rem 2rem 4rem}
 h1{font-size:1.8rem;margin-bottom:.2rem}h2{margin-top:2.5rem;border-bottom:2px solid #d0d7de;padding-bottom:.3rem}
 nav ul{columns:2;padding-left:1.2rem}details{margin:.3rem 0 1rem}summary{cursor:pointer;color:#0b5cad}nav a{color:#0b5cad;text-decoration:none}
 table{border-collapse:collapse;margin:.5rem 0 1.2rem;font-size:.85rem;background:#fff}
-th,td{border:1px solid #d0d7de;padding:.25rem .55rem;text-align:right}th{background:#eef1f4}
+th,td{border:1px solid #d0d7de;padding:.25rem .45rem;text-align:right}th{background:#eef1f4}
 td:first-child,th:first-child{text-align:left}
+table.wide{font-size:.78rem}table.wide th,table.wide td{padding:.2rem .3rem}
 .caption{font-size:.85rem;color:#57606a;margin:.2rem 0 .2rem}
 .note{background:#fff8c5;border-left:4px solid #d4a72c;padding:.5rem .8rem;margin:.8rem 0}
 figure{margin:1rem 0 1.5rem;background:#fff;border:1px solid #d0d7de;padding:.5rem}
 figure img{max-width:100%;height:auto;display:block}figcaption{font-size:.85rem;color:#57606a}
 .scroll{overflow-x:auto;max-width:100%}code{background:#eef1f4;padding:0 .2rem;border-radius:3px}sup{line-height:0}
+.files{font-size:.8rem;margin-left:.3rem;white-space:nowrap}.files a,section a{color:#0b5cad}
+li{margin:.25rem 0}
 """
 
 
@@ -210,6 +289,8 @@ def render_html(title: str, subtitle: str, sections: list[Section]) -> str:
         for block in section.blocks:
             if isinstance(block, Text):
                 parts.append(f"<p>{_inline(block.text)}</p>")
+            elif isinstance(block, Items):
+                parts.append("<ul>" + "".join(f"<li>{_inline(item)}</li>" for item in block.items) + "</ul>")
             elif isinstance(block, Note):
                 parts.append(f'<div class="note"><strong>Warning.</strong> {_inline(block.text)}</div>')
             elif isinstance(block, Table):
@@ -225,24 +306,33 @@ def render_html(title: str, subtitle: str, sections: list[Section]) -> str:
 
 
 def _inline(text: str) -> str:
-    """Escape text; render `code` spans."""
-    pieces = html.escape(text).split("`")
-    return "".join(f"<code>{p}</code>" if i % 2 else p for i, p in enumerate(pieces))
+    """Escape text; render `code` spans and links within the page, ``[text](#anchor)`` (as
+    Markdown writes them)."""
+    import re
+
+    pieces = html.escape(text, quote=False).split("`")
+    out = "".join(f"<code>{p}</code>" if i % 2 else p for i, p in enumerate(pieces))
+    return re.sub(r"\[([^\]]+)\]\((#[\w-]+)\)", r'<a href="\2">\1</a>', out)
 
 
 def _html_table(table: Table) -> str:
-    frame = table.shown
-    head = "".join(f"<th>{html.escape(c)}</th>" for c in frame.columns)
-    body = "".join("<tr>" + "".join(f"<td>{_marked(_cell(v, table.digits), table, html.escape)}</td>" for v in row)
-                   + "</tr>" for row in frame.iter_rows())
-    caption = (f'{_inline(table.caption)} (<code>tables/{html.escape(table.name)}.tsv</code>)'
-               if table.caption else f"<code>tables/{html.escape(table.name)}.tsv</code>")
-    grid = (f'<div class="scroll"><table data-name="{html.escape(table.name)}"><thead><tr>{head}</tr>'
+    shown = display(table)
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in shown.header)
+    body = "".join("<tr>" + "".join(f"<td>{_marked(cell.text, table, html.escape)}</td>" for cell in row)
+                   + "</tr>" for row in shown.rows)
+    name = html.escape(table.name)
+    files = (f'<span class="files" data-table="{name}"><a href="{html.escape(table_file(table, "tsv"))}">TSV</a> · '
+             f'<a href="{html.escape(table_file(table, "tex"))}">LaTeX</a></span>')
+    caption = _inline(table.caption)
+    wide = ' class="wide"' if len(shown.header) > WIDE_TABLE else ""
+    grid = (f'<div class="scroll"><table data-name="{name}"{wide}><thead><tr>{head}</tr>'
             f"</thead><tbody>{body}</tbody></table></div>")
-    if table.fold and frame.height > LONG_TABLE:  # long tables fold away (no script: <details>)
-        return f"<details><summary>{caption}, {frame.height} rows</summary>{grid}</details>"
-    return f'<p class="caption">{caption}</p>{grid}'
+    if table.fold and len(shown.rows) > LONG_TABLE:  # long tables fold away (no script: <details>)
+        return f"<details><summary>{caption}, {len(shown.rows)} rows {files}</summary>{grid}</details>"
+    return f'<p class="caption">{caption} {files}</p>{grid}'
 
 
 #: Tables with more rows than this are folded in the HTML page (shown in full in Markdown).
 LONG_TABLE = 40
+#: Tables with more columns than this are set tighter in the HTML page, so that they fit it.
+WIDE_TABLE = 12

@@ -75,6 +75,8 @@ class Study:
         return path
 
     pdfs: "BackgroundPdfs | None" = None
+    run_files: tuple[str, ...] = ()  # every run file read, as found (a folder or glob expanded)
+    call: str = ""  # the API call that made the report (when no command line is given)
 
     def save_figure(self, ax, name: str, data) -> Path:
         """Save a figure as ``figures/<name>.png`` (shown) and ``.pdf`` (for a paper), data as CSV.
@@ -263,8 +265,85 @@ class ReportResult:
 SectionBuilder = Callable[[Study], "Section | None"]  # None: the section does not apply
 
 
-def command_line(argv: Sequence[str] | None) -> str:
-    return shlex.join(["irstats", *argv]) if argv is not None else shlex.join(sys.argv)
+def command_line(command: str | Sequence[str] | None, call: str = "") -> str:
+    """The exact command that made the report: ``command`` as given when it is text (the
+    command line, as :func:`exact_command` writes it), ``irstats`` and the arguments when it
+    is a list of them, else the Python call (``call``)."""
+    if isinstance(command, str):
+        return command
+    if command is not None:
+        return shlex.join(["irstats", *command])
+    return call or shlex.join(sys.argv)
+
+
+def exact_command(args: Sequence[str], name: str = "report") -> str:
+    """The command line of ``irstats NAME ARGS`` as it was run: this process's own ``sys.argv``
+    when it is that command (the ``irstats`` script, or ``python -m irstats`` as Python saw it
+    in ``sys.orig_argv``), else ``irstats`` with the arguments (``main([...])`` called from
+    Python)."""
+    import os
+
+    argv = list(sys.argv)
+    if argv[1:] == [name, *args]:
+        if os.path.basename(argv[0]) == "__main__.py":  # python -m irstats
+            return shlex.join(getattr(sys, "orig_argv", None) or [sys.executable, "-m", "irstats", *argv[1:]])
+        return shlex.join(argv)
+    return shlex.join(["irstats", name, *args])
+
+
+def api_call(function: str, args: Sequence, kwargs: dict) -> str:
+    """A Python call as text, for the provenance of a report made from Python: paths, names,
+    numbers and lists of them as written; anything else (a DataFrame of runs…) by its type."""
+    import os
+
+    def shown(value) -> str:
+        if isinstance(value, os.PathLike):
+            return repr(os.fspath(value))
+        if isinstance(value, (list, tuple)):
+            inner = ", ".join(shown(v) for v in value)
+            return f"[{inner}]" if isinstance(value, list) else f"({inner}{',' if len(value) == 1 else ''})"
+        if value is None or isinstance(value, (str, bool, int, float)):
+            return repr(value)
+        return f"<{type(value).__name__}>"
+
+    return f"{function}(" + ", ".join([shown(a) for a in args] + [f"{k}={shown(v)}" for k, v in kwargs.items()]) + ")"
+
+
+def input_files(study: "Study") -> pl.DataFrame:
+    """Every input file of the study — the qrels, each run read, the second qrels and the
+    reproduction's runs — with its absolute path, size and the SHA-256 of its bytes as stored
+    (standard input and pipes: of the bytes that were read)."""
+    import hashlib
+    import os
+
+    from irstats.io.trec import STDIN, read_raw
+
+    entries: list[tuple[str, str]] = [("qrels", study.collection.source or "DataFrame")]
+    entries += [("run", f) for f in study.run_files]
+    if study.settings.qrels_b:
+        entries.append(("qrels B", study.settings.qrels_b))
+    if study.settings.repro:
+        entries += [("original run", f) for f in study.settings.repro[0]]
+        entries += [("reproduced run", f) for f in study.settings.repro[1]]
+    rows = []
+    for role, name in entries:
+        if name in ("DataFrame", "", None):  # given as data, not as a file
+            rows.append({"role": role, "path": "(data frame)", "bytes": None, "sha256": ""})
+            continue
+        path = Path(name)
+        if name != STDIN and path.is_file():
+            digest = hashlib.sha256()
+            with open(path, "rb") as fh:
+                for block in iter(lambda: fh.read(1 << 20), b""):
+                    digest.update(block)
+            size = path.stat().st_size
+            shown = os.path.abspath(path)
+        else:  # standard input or a pipe: read once, kept (irstats.io.trec.read_raw)
+            data = read_raw(name)
+            digest, size = hashlib.sha256(data), len(data)
+            shown = "(standard input)" if name == STDIN else os.path.abspath(name)
+        rows.append({"role": role, "path": shown, "bytes": size, "sha256": digest.hexdigest()})
+    return pl.DataFrame(rows, schema={"role": pl.String, "path": pl.String, "bytes": pl.Int64, "sha256": pl.String})
 
 
 def environment() -> dict[str, str]:

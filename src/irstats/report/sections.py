@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import math
 import warnings
 
 import numpy as np
@@ -10,8 +11,8 @@ import polars as pl
 
 from irstats.errors import InputError, MeasureError
 from irstats.measures import parse_measure
-from irstats.report.document import Figure, Note, Section, Table, Text
-from irstats.report.model import Study, command_line, environment
+from irstats.report.document import Figure, Items, Note, Section, Table, Text
+from irstats.report.model import Study, command_line, environment, input_files
 from irstats.standardize import apply_factors, fit_factors, write_factors
 from irstats.stats import compare, t_interval
 
@@ -39,30 +40,61 @@ def collection(study: Study) -> Section:
         "quantity": ["topics", "judged documents", "relevant documents", "relevant per topic (median)",
                      "relevant per topic (min)", "relevant per topic (max)", "topics without relevant documents",
                      "runs"],
-        "value": [f"{v:g}" for v in (per_topic.height, qrels.height, relevant.sum(), np.median(relevant),
-                                        relevant.min(), relevant.max(), (relevant == 0).sum(),
-                                        len(study.scores["NumRet"].systems))],
+        "value": [_amount(v) for v in (per_topic.height, qrels.height, relevant.sum(), np.median(relevant),
+                                         relevant.min(), relevant.max(), (relevant == 0).sum(),
+                                         len(study.scores["NumRet"].systems))],
     })
+    retrieved = study.scores["NumRet"].values
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a run with no topic at all: NaN
+        fewest, most = np.nanmin(retrieved, axis=1), np.nanmax(retrieved, axis=1)
     judged = pl.DataFrame({"system": list(study.scores["NumRet"].systems),
                            **{f"judged@{k}": study.scores[f"Judged@{k}"].means() for k in (10, 100, 1000)},
-                           "retrieved per topic": study.scores["NumRet"].values.mean(axis=1)
-                           if not np.isnan(study.scores["NumRet"].values).any()
-                           else np.nanmean(study.scores["NumRet"].values, axis=1)})
+                           "retrieved per topic (min)": fewest, "retrieved per topic (max)": most})
     section = Section("The collection", "collection")
     section.add(Text(f"Relevance: grade ≥ {level}. Judged share of a run's top k: the share of its first "
                      "min(k, n) documents that are judged (n: the documents it retrieved for the topic), averaged "
-                     "over topics."),
+                     "over topics; and the fewest and most documents it retrieved for a topic."),
                 Table("collection_summary", summary, "The collection at a glance", digits=1),
                 Table("relevant_per_topic", per_topic, "Judged and relevant documents per topic", digits=0),
                 Table("judged_share", judged.sort("judged@100", descending=True),
                       "Judged share of each run's top 10, 100 and 1000"))
-    shallow = judged.filter(pl.col("judged@100") < SHALLOW_JUDGED_SHARE)
+    shallow = judged.filter(pl.col("judged@100") < SHALLOW_JUDGED_SHARE).sort("judged@100")
     if shallow.height:
-        section.add(Note(f"{shallow.height} of {judged.height} runs have less than "
-                         f"{SHALLOW_JUDGED_SHARE:.0%} of their top 100 judged: deep measures (AP, R@1000, nDCG "
-                         "without cut-off) are computed far below the judging pool for them, where unjudged "
-                         "documents count as non-relevant. See the volatility section."))
+        runs = listing([f"{r['system']} ({r['judged@100']:.2f})" for r in shallow.iter_rows(named=True)])
+        deep = [m for m in study.measures if (parse_measure(m).cutoff or math.inf) > 100]
+        which = (f"Their {listing(deep)} scores (no cut-off, or one past 100) are" if deep else
+                 "Deep measures (AP, R@1000, nDCG without a cut-off) are")
+        section.add(Note(f"{shallow.height} of {judged.height} runs have less than {SHALLOW_JUDGED_SHARE:.0%} of "
+                         f"their top 100 documents judged (judged share in brackets): {runs}. {which} computed far "
+                         "below the judging pool for them, where unjudged documents count as non-relevant, so they "
+                         "are likely underestimated against deeper-judged runs. Compare these runs by measures cut "
+                         "at the judged depth (e.g. nDCG@10, P@10) or with unjudged documents removed (`irstats "
+                         "eval -J`), and see how their scores move with depth in [Volatility over evaluation "
+                         "depth](#volatility)."))
     return section
+
+
+def _amount(value) -> str:
+    """A quantity of the collection summary: whole numbers without decimals, others with one."""
+    value = float(value)
+    return str(int(value)) if value.is_integer() else f"{value:.1f}"
+
+
+#: Most names a warning lists before saying how many more there are.
+NAMES_SHOWN = 12
+
+
+def listing(names, limit: int = NAMES_SHOWN, sep: str = ", ") -> str:
+    """``a, b and c``; past ``limit`` names, the first ones and how many more. ``sep``
+    between items that hold commas or "and" themselves: ``"; "``."""
+    names = [str(n) for n in names]
+    last = "; and " if sep == "; " else " and "
+    if len(names) > limit:
+        return sep.join(names[:limit]) + f"{last}{len(names) - limit} more"
+    if len(names) <= 2:
+        return last.join(names)
+    return sep.join(names[:-1]) + last + names[-1]
 
 
 def systems(study: Study) -> Section:
@@ -70,8 +102,9 @@ def systems(study: Study) -> Section:
     rows = []
     for measure in study.measures:
         matrix = study.scores[measure]
-        result = compare({measure: matrix}, test=study.settings.test, correction="holm",
-                         alpha=study.settings.alpha)
+        with taking(lambda w: "s_d = 0" in str(w.message)):  # named in full by constant_pairs_note below
+            result = compare({measure: matrix}, test=study.settings.test, correction="holm",
+                             alpha=study.settings.alpha)
         frame = result.frame
         residual_measure = parse_measure(measure).residual
         residual = study.scores.get(str(residual_measure)) if residual_measure is not None else None
@@ -108,7 +141,73 @@ def systems(study: Study) -> Section:
                 Figure("system_means", means_path, f"{first.measure}: system means with 95% t-intervals"),
                 Figure("system_topic_heatmap", heat_path,
                        f"{first.measure} per system (rows) and topic (columns); lighter is higher"))
+    note = constant_pairs_note({m: study.scores[m] for m in study.measures})
+    if note is not None:
+        section.add(note)
     return section
+
+
+@contextlib.contextmanager
+def taking(predicate):
+    """Keep the warnings for which ``predicate`` holds (the section writes its own, fuller note
+    about them) in the list this yields; every other warning goes on to the section's notes."""
+    taken: list = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield taken
+    for w in caught:
+        if predicate(w):
+            taken.append(w)
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+
+
+def constant_pairs(matrix) -> list[tuple[str, str, float]]:
+    """The pairs of systems whose per-topic scores differ by the same amount on every topic
+    (s_d = 0: the paired t-test's degenerate case, by the statistics core's one rule), with
+    that difference (0: identical scores)."""
+    from irstats.stats.closed_form import paired_t_rows
+
+    names = list(matrix.systems)
+    order = sorted(range(len(names)), key=lambda k: names[k])
+    i, j = np.triu_indices(len(order), 1)
+    i, j = np.asarray(order)[i], np.asarray(order)[j]
+    if i.size == 0:
+        return []
+    with np.errstate(invalid="ignore"):
+        rows = paired_t_rows(matrix.values[i] - matrix.values[j])
+    from irstats.stats.degenerate import ZERO_TOL
+
+    return [(names[a], names[b], 0.0 if abs(d) <= ZERO_TOL else float(d))
+            for a, b, d, k in zip(i, j, rows.mean, rows.degenerate) if k]
+
+
+def constant_pairs_note(matrices: dict) -> Note | None:
+    """One warning for every pair of systems with a constant difference under any measure:
+    which pairs, under which measures, what it does to the p-values, and what to do."""
+    identical: dict[tuple[str, str], list[str]] = {}
+    shifted: list[str] = []
+    for measure, matrix in matrices.items():
+        for a, b, d in constant_pairs(matrix):
+            if d == 0.0:
+                identical.setdefault((a, b), []).append(measure)
+            else:
+                ahead, behind = (a, b) if d > 0 else (b, a)
+                shifted.append(f"{ahead} is ahead of {behind} by {abs(d):.4f} on every topic by {measure}")
+    if not identical and not shifted:
+        return None
+    parts = [f"{a} and {b} score the same on every topic by {listing(ms)}" for (a, b), ms in identical.items()]
+    count = len(identical) + len(shifted)
+    text = (f"{count} pair(s) of systems differ by the same amount on every topic (s_d = 0): "
+            f"{listing(parts + shifted, sep='; ')}. The paired t-test is undefined for them, and its p-value is set by "
+            "convention (1 when the scores are identical, 0 otherwise), in the tests against the best system and "
+            "in the robustness to the scale.")
+    if identical:
+        text += (" Identical scores usually mean the same ranking was submitted twice: check these runs and keep one "
+                 "of each pair (or say that they tie).")
+    if shifted:
+        text += " For a constant non-zero difference, report the difference itself rather than a p-value."
+    return Note(text)
 
 
 def agreement(study: Study) -> Section | None:
@@ -145,7 +244,8 @@ def agreement(study: Study) -> Section | None:
                      "τ-b, τ_AP and r compare the system orderings by mean; significant_pairs_agree is the share "
                      f"of system pairs whose paired-t conclusion (α = {study.settings.alpha:g}) and direction agree."))
     if labels is not None:
-        section.add(Table("agreement_labels", labels.statistics, "Label agreement on the pairs both qrels judge"))
+        section.add(Table("agreement_labels", labels.statistics, "Label agreement on the pairs both qrels judge",
+                          counts=("pairs",)))
         if labels.confusion is not None:  # None: real-valued labels, too many values for a table by grade
             section.add(Table("agreement_confusion", labels.confusion, "Pairs by grade (rows: A, columns: B)",
                               digits=0))
@@ -206,15 +306,18 @@ def reproduction(study: Study) -> Section | None:
 
 def standardization(study: Study) -> Section:
     """4. Factors (written to factors.tsv), standardized means, rank changes."""
+    from irstats.standardize import ZeroVarianceWarning
+
     matrices = {m: study.scores[m] for m in study.measures}
-    factors = fit_factors(matrices, reference=study.settings.reference)
+    with taking(lambda w: issubclass(w.category, ZeroVarianceWarning)) as zero_variance:
+        factors = fit_factors(matrices, reference=study.settings.reference)
+        standardized = {measure: apply_factors(matrix, factors) for measure, matrix in matrices.items()}
     write_factors(factors, study.out_dir / "factors.tsv")
     factor_table = pl.DataFrame({"topic": list(factors.topics), "measure": list(factors.measures),
                                  "mean": factors.mean, "sd": factors.sd, "n": factors.n})
     rows = []
     for measure, matrix in matrices.items():
-        standardized = apply_factors(matrix, factors)
-        raw, std = matrix.means(), standardized.means()
+        raw, std = matrix.means(), standardized[measure].means()
         raw_rank = _ranks(raw)
         std_rank = _ranks(std)
         for i, system in enumerate(matrix.systems):
@@ -224,7 +327,7 @@ def standardization(study: Study) -> Section:
     from irstats.plots.meta import figure_data, plot_score_density
 
     first = study.measures[0]
-    density_ax = plot_score_density({first: matrices[first], f"std({first})": apply_factors(matrices[first], factors)})
+    density_ax = plot_score_density({first: matrices[first], f"std({first})": standardized[first]})
     density_path = study.save_figure(density_ax, "score_densities", figure_data(density_ax))
     who = ("all systems" if study.settings.reference is None
            else f"{len(study.settings.reference)} reference systems")
@@ -237,7 +340,27 @@ def standardization(study: Study) -> Section:
                 Figure("score_densities", density_path,
                        f"Per-topic scores of all systems: {first} raw and standardized"),
                 Table("factors", factor_table, "Standardization factors per topic"))
+    if zero_variance:
+        section.add(zero_variance_note([w.message for w in zero_variance], study.settings.reference))
     return section
+
+
+def zero_variance_note(found, reference) -> Note:
+    """One warning for the topics on which every reference system scored the same, per
+    measure (from the ZeroVarianceWarnings of fitting and applying the factors): which, what
+    standardization does with them, and what to do."""
+    by_measure: dict[str, list[str]] = {}
+    for warning in found:
+        topics = by_measure.setdefault(str(warning.measure), [])
+        topics.extend(t for t in warning.topics if t not in topics)
+    parts = [f"the same {measure} on topic(s) {listing(repr(t) for t in topics)}"
+             for measure, topics in by_measure.items()]
+    who = "every system" if reference is None else "every reference system"
+    return Note(f"Zero variance: {who} has {listing(parts, sep='; ')}. Standardization cannot place a system on "
+                "such a topic: by trec_eval's rule z = 0 (std = 0.5) at that score and NaN for any other, so the "
+                "topic adds nothing to the differences between standardized means. Leave these topics out when "
+                "comparing standardized scores, or fit the factors on more varied reference systems (`irstats "
+                "report --reference`).")
 
 
 def _ranks(values: np.ndarray) -> np.ndarray:
@@ -248,19 +371,35 @@ def _ranks(values: np.ndarray) -> np.ndarray:
 
 
 AGGREGATION_METHODS = ("am", "egm", "gm_trec_eval", "median")
+def _decimal(value: float) -> str:
+    """A small constant as a plain decimal (0.00001, not 1e-05)."""
+    return np.format_float_positional(value, trim="-")
+
+
+def _split_half_columns() -> dict:
+    """The split-half table's headers and writers: the experiments' usual ones (as ``irstats
+    splithalf`` prints them), ε as the plain decimal each method used."""
+    from irstats.render import SUMMARY_COLUMNS, Cell
+
+    columns = {k: v for k, v in SUMMARY_COLUMNS.items() if k in ("pct_zero", "pct_low", "hard_easy", "middle_rest")}
+    columns["epsilon"] = ("ε", lambda v: Cell(_decimal(v)))
+    return columns
 
 
 def aggregation(study: Study) -> Section:
     """3. AM, εGM, GM_trec_eval, median and standardized AM, their split-half consistency."""
-    from irstats.aggregate import aggregate
+    from irstats.aggregate import DEFAULT_EPSILON, aggregate
     from irstats.meta.splithalf import split_half
     from irstats.plots.meta import figure_data, plot_tau_density
     from irstats.standardize import standardized_name
 
+    from irstats.standardize import ZeroVarianceWarning
+
     eps = study.settings.epsilon
     matrices = {m: study.scores[m] for m in study.measures}
-    factors = fit_factors(matrices, reference=study.settings.reference)
-    standardized = {standardized_name(m): apply_factors(matrix, factors) for m, matrix in matrices.items()}
+    with taking(lambda w: issubclass(w.category, ZeroVarianceWarning)):  # the standardization section names them
+        factors = fit_factors(matrices, reference=study.settings.reference)
+        standardized = {standardized_name(m): apply_factors(matrix, factors) for m, matrix in matrices.items()}
     rows = []
     with _quiet_warnings():
         for measure, matrix in matrices.items():
@@ -278,14 +417,16 @@ def aggregation(study: Study) -> Section:
     density_path = study.save_figure(density_ax, "split_half_tau", figure_data(density_ax))
     section = Section("Aggregation", "aggregation")
     section.add(Text(f"Each system's per-topic scores aggregated by the arithmetic mean (am), the ε-adjusted "
-                     f"geometric mean (egm, ε = {eps:g}), trec_eval's GM (gm_trec_eval: scores floored at 1e-5) "
-                     "and the median, and the AM of standardized scores (std_am). Split-half consistency: over "
-                     f"{result.n_splits} random halvings of the topics, Kendall's τ between the systems' orderings "
-                     "on the two halves (higher: the method ranks systems more consistently); hard_easy and "
-                     "middle_rest are the single splits by topic difficulty; pct_zero and pct_low the share of "
-                     "scores equal to 0 and below 0.1 (seed 000)."),
+                     f"geometric mean (egm, ε = {_decimal(eps)}), trec_eval's GM (gm_trec_eval: scores floored at "
+                     f"ε = {_decimal(DEFAULT_EPSILON['gm_trec_eval'])}) and the median, and the AM of "
+                     f"standardized scores (std_am). Split-half consistency: over {result.n_splits} random halvings "
+                     "of the topics, Kendall's τ between the systems' orderings on the two halves (higher: the "
+                     "method ranks systems more consistently); ε is the floor or offset each method used (none for "
+                     "am and the median); hard/easy and middle/rest are the single splits by topic difficulty; "
+                     "%zero and %low the share of scores equal to 0 and below 0.1 (seed 000)."),
                 Table("aggregates", aggregates, "Aggregated scores per system"),
-                Table("split_half", consistency, "Split-half consistency of each aggregation"),
+                Table("split_half", consistency, "Split-half consistency of each aggregation", digits=3,
+                      columns=_split_half_columns(), blank_nan=True),
                 Figure("split_half_tau", density_path,
                        f"Distribution of split-half τ per aggregation, {study.measures[0]}"))
     return section
@@ -369,6 +510,7 @@ def volatility(study: Study) -> Section:
     from irstats.collection import EvalOptions
     from irstats.depth import judged_depth, sweep_judgments
     from irstats.depth import volatility as volatility_statistics
+    from irstats.depth.volatility import SUMMARY_COLUMNS, SUMMARY_LEGEND
     from irstats.plots.volatility import plot_data, trajectory_grid, volatility_summary
 
     measures = swept_measures(study.measures)
@@ -386,8 +528,9 @@ def volatility(study: Study) -> Section:
     section.add(Text(f"Mean scores recomputed at every evaluation depth k, with unjudged documents as non-relevant "
                      f"and with condensed lists (unjudged documents removed). Pool depth d = {pool_depth} "
                      f"({how}). Above d the runs' documents are judged; past it the scores rest on fewer and "
-                     "fewer judgments, and orderings that still move there are volatile."),
-                Table("volatility_summary", stats.summary(), "Volatility statistics per measure and form"))
+                     "fewer judgments, and orderings that still move there are volatile. " + SUMMARY_LEGEND),
+                Table("volatility_summary", stats.summary(), "Volatility statistics per measure and form", digits=3,
+                      columns={name: (short, None) for name, short in SUMMARY_COLUMNS.items()}))
     grid = trajectory_grid(result, measures)
     figure_path = study.save_figure(grid.flat[0], "volatility_trajectories", plot_data(grid))
     summary_axes = volatility_summary(stats, measures)
@@ -401,13 +544,19 @@ def volatility(study: Study) -> Section:
 
 
 def provenance(study: Study, command, seconds: float) -> Section:
-    """7. How it was made: version, options, seeds, command line."""
+    """How it was made: the exact command, every input file (absolute path, size, SHA-256),
+    the settings, seeds and versions."""
+    import os
+
     s = study.settings
+    files = input_files(study)
     settings = {
-        "qrels": study.qrels_path,
-        **({"qrels B": s.qrels_b} if s.qrels_b else {}),
-        **({"reproduction": "; ".join(f"{o} → {r}" for o, r in zip(*s.repro))} if s.repro else {}),
-        "runs": ", ".join(map(str, study.runs)),
+        "qrels": files.filter(pl.col("role") == "qrels")["path"][0] if files.height else study.qrels_path,
+        **({"qrels B": os.path.abspath(s.qrels_b)} if s.qrels_b else {}),
+        **({"reproduction": "; ".join(f"{os.path.abspath(o)} → {os.path.abspath(r)}" for o, r in zip(*s.repro))}
+           if s.repro else {}),
+        "runs": f"{(files['role'] == 'run').sum()} run file(s), listed with their SHA-256 above",
+        "working directory": os.getcwd(),
         "measures": ", ".join(s.measures),
         "reference systems": "all" if s.reference is None else ", ".join(s.reference),
         "quick": str(s.quick),
@@ -422,7 +571,9 @@ def provenance(study: Study, command, seconds: float) -> Section:
     }
     table = pl.DataFrame({"setting": list(settings), "value": list(settings.values())})
     section = Section("How it was made", "provenance")
-    section.add(Text(f"Command: `{command_line(command)}`"),
+    section.add(Text(f"Command: `{command_line(command, study.call)}`"),
+                Table("inputs", files, "Input files: absolute path, size in bytes and SHA-256 of the bytes read",
+                      fold=False),
                 Table("provenance", table, "Settings, seeds and versions"))
     return section
 
@@ -432,9 +583,9 @@ WORSE_THAN_BEST = "†"
 
 
 def leaderboard(study: Study, built: list[Section]) -> Section:
-    """The opening section: systems × measures (mean, 95% interval, † when significantly below
-    the best) and what the study found, read from the tables and warnings the other sections
-    made — it computes nothing of its own, so it cannot disagree with them."""
+    """The opening section: what the study found, systems × measures (mean, 95% interval, †
+    when significantly below the best) and every warning, read from the tables and notes the
+    other sections made — it computes nothing of its own, so it cannot disagree with them."""
     tables = {b.name: b.frame for section in built for b in section.blocks if isinstance(b, Table)}
     means = tables["system_means"]
     first = study.measures[0]
@@ -450,14 +601,16 @@ def leaderboard(study: Study, built: list[Section]) -> Section:
         shown[measure] = [f"{rows[s]['mean']:.3f} [{rows[s]['ci_low']:.3f}, {rows[s]['ci_high']:.3f}]"
                           + (f"^{WORSE_THAN_BEST}" if rows[s]["significant"] == "yes" else "") for s in order]
     section = Section("Leaderboard and findings", "leaderboard")
-    section.add(Text(_findings(study, means, tables.get("split_half"))))
+    section.add(Text(f"Findings. Each measure's best system is tested against every other by a two-sided "
+                     f"{study.settings.test.replace('_', ' ')} test, Holm-adjusted, α = {study.settings.alpha:g}."),
+                Items(findings(study, tables)))
     section.add(Table("leaderboard", pl.DataFrame(data), f"Systems by {first}: mean [95% t-interval] per measure; "
                       f"{WORSE_THAN_BEST} significantly below the measure's best system ({study.settings.test}, "
                       f"Holm, α = {study.settings.alpha:g})", display=pl.DataFrame(shown), markers=True, fold=False))
-    warnings_seen = list(dict.fromkeys(b.text for s in built for b in s.blocks if isinstance(b, Note)))
-    if warnings_seen:
-        section.add(Text(f"{len(warnings_seen)} warning(s), each repeated in its section:"),
-                    *(Note(text) for text in warnings_seen))
+    notes = [(b.text, s) for s in built for b in s.blocks if isinstance(b, Note)]  # each once (see drop_repeated_notes)
+    if notes:
+        section.add(Text(f"{len(notes)} warning(s), each also in the section it concerns:"),
+                    *(Note(f"{text} (In [{s.title}](#{s.anchor}).)") for text, s in notes))
     else:
         section.add(Text("No warnings were raised."))
     return section
@@ -469,25 +622,55 @@ def _versus_best(row: dict) -> str:
     return "worse" if row["significant"] == "yes" else "not significantly different"
 
 
-def _findings(study: Study, means: pl.DataFrame, split_half: pl.DataFrame | None) -> str:
-    """Two or three sentences: the best system and how many it beats, the least and most
-    consistent measure/aggregation by split-half τ."""
-    sentences = []
+def findings(study: Study, tables: dict[str, pl.DataFrame]) -> list[str]:
+    """What the study found, one sentence with its numbers each, read from the sections' tables:
+    the collection, the best system per measure and how many it beats, the most and least
+    consistent aggregation, the robustness to the scale and the volatility over depth."""
+    s = study.settings
+    out = []
+    summary = tables.get("collection_summary")
+    if summary is not None:
+        q = dict(zip(summary["quantity"], summary["value"]))
+        out.append(f"The collection: {q['topics']} topics and {q['runs']} runs; {q['relevant documents']} of the "
+                   f"{q['judged documents']} judged documents are relevant (grade ≥ {s.options['rel_level']}), "
+                   f"{q['relevant per topic (median)']} per topic at the median.")
+    means = tables["system_means"]
     for measure in study.measures:
         rows = means.filter(pl.col("measure") == measure)
-        best = rows.filter(pl.col("significant") == "")["system"].to_list()
+        best = rows.filter(pl.col("significant") == "")
+        if not best.height:
+            continue
+        top = best.row(0, named=True)
+        others = rows.height - 1
         beaten = rows.filter(pl.col("significant") == "yes").height
-        if best:
-            sentences.append(f"{measure}: {best[0]} is best and significantly better than {beaten} of "
-                             f"{rows.height - 1} other systems")
-    text = "Best systems — " + "; ".join(sentences) + "."
+        out.append(f"{measure}: {top['system']} has the highest mean, {top['mean']:.3f} (95% CI {top['ci_low']:.3f} "
+                   f"to {top['ci_high']:.3f}); it is significantly better than {beaten} of the {others} other "
+                   f"systems, and {others - beaten} are not significantly different from it.")
+    split_half = tables.get("split_half")
     if split_half is not None and split_half.height:
         ranked = split_half.sort("mean")
         low, high = ranked.row(0, named=True), ranked.row(-1, named=True)
-        text += (f" Least consistent over random halves of the topics: {low['measure']} aggregated by "
-                 f"{low['method']} (mean split-half τ {low['mean']:.3f}); most consistent: {high['measure']} by "
-                 f"{high['method']} ({high['mean']:.3f}).")
-    return text
+        out.append(f"Over {int(high['n'])} random halvings of the topics, {high['measure']} aggregated by "
+                   f"{high['method']} orders the systems most consistently (mean split-half τ {high['mean']:.3f}), "
+                   f"{low['measure']} by {low['method']} least ({low['mean']:.3f}).")
+    scale = tables.get("scale_robustness")
+    if scale is not None:
+        changed = scale.filter(pl.col("transform") != "raw")
+        if changed.height:
+            most = changed.sort("change_rate", descending=True).row(0, named=True)
+            out.append(f"A change of scale (log, logit, ranks, standardized) changes the conclusion of "
+                       f"{changed['change_rate'].min():.0%} to {changed['change_rate'].max():.0%} of the system "
+                       f"pairs; most for {most['measure']} under {most['transform']} ({most['changed']} of "
+                       f"{most['pairs']} pairs).")
+    volatility = tables.get("volatility_summary")
+    if volatility is not None and volatility.height:
+        judged = volatility.filter(pl.col("form") == volatility["form"][0]).sort("tau_ref_at_d")
+        low, high = judged.row(0, named=True), judged.row(-1, named=True)
+        out.append(f"Between the pool depth and the deepest evaluation, the order of the systems changes least by "
+                   f"{high['measure']}@k (τ = {high['tau_ref_at_d']:.3f} between the two orders) and most by "
+                   f"{low['measure']}@k (τ = {low['tau_ref_at_d']:.3f}), unjudged documents counting as "
+                   "non-relevant.")
+    return out
 
 
 STAGES = [

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Sequence
 
 from irstats.checks import names
-from irstats.collection import EvalOptions
+from irstats.collection import EvalOptions, RunSet
 from irstats.errors import IrstatsError, ResourceError
 from irstats.evaluate import Evaluator
 from irstats.io.output import OutputFolder, write_text
@@ -25,9 +25,11 @@ from irstats.measures import canonical_name
 from irstats.progress import Progress, progress_bar
 from irstats.random import check_seed
 from irstats.report import sections
-from irstats.report.document import Figure, Note, Section, Table, Text, render_html, render_markdown, write_tables
+from irstats.report.document import (Figure, Note, Section, Table, Text, drop_repeated_notes, render_html,
+                                     render_markdown, write_tables)
 from irstats.report.model import (DEFAULT_REPORT_MEASURES, FIGURE_SIZE, SUPPORT_MEASURES, BackgroundPdfs,
-                                  ReportResult, SectionBuilder, Study, StudySettings, command_line, environment)
+                                  ReportResult, SectionBuilder, Study, StudySettings, api_call, command_line,
+                                  environment)
 
 
 def build_report(qrels, runs, out_dir, measures: Sequence[str] | None = None, reference: Sequence[str] | None = None,
@@ -46,9 +48,14 @@ def build_report(qrels, runs, out_dir, measures: Sequence[str] | None = None, re
     conclusions they lead to agree with ``qrels``'. ``repro_orig`` and ``repro_run``, an original
     baseline [and advanced] run and their reproductions, add a section on how far the
     reproduction reproduced (:func:`irstats.reproducibility`). ``options`` go to
-    :func:`irstats.evaluate`.
+    :func:`irstats.evaluate`. ``command``, the command line that made the report (text, or
+    the arguments after ``irstats``), is printed in its provenance; without it, this call is.
     """
     started = time.perf_counter()
+    given = dict(measures=measures, reference=reference, quick=quick or None, seed=None if seed == 0 else seed,
+                 pool_depth=pool_depth, qrels_b=qrels_b, repro_orig=repro_orig, repro_run=repro_run)
+    call = api_call("irstats.report.build_report", [qrels, runs, out_dir],
+                    {**{k: v for k, v in given.items() if v is not None}, **options})
     check_seed(seed)  # before anything is evaluated or written
     measures = None if measures is None else names(measures, "measures", what="measure names")
     chosen = tuple(dict.fromkeys(canonical_name(m) for m in (measures or DEFAULT_REPORT_MEASURES)))
@@ -68,15 +75,19 @@ def build_report(qrels, runs, out_dir, measures: Sequence[str] | None = None, re
         run_list = runs if isinstance(runs, (list, tuple)) else [runs]
         wanted = list(chosen) + [m for m in _residuals(chosen) if m not in chosen] + list(SUPPORT_MEASURES)
         evaluator = Evaluator(qrels, **options)
-        judgments = evaluator.judgments(run_list)
+        run_set = RunSet.load(run_list)  # once: the files it names are listed, with their hashes, in the provenance
+        run_files = run_set.sources
+        judgments = evaluator.judgments(run_set)
         scores = evaluator.score_judgments(judgments, wanted)
         pdfs = BackgroundPdfs()
-        study = Study(str(qrels), evaluator.collection, scores, settings, scratch, list(run_list), judgments, pdfs)
+        study = Study(str(qrels), evaluator.collection, scores, settings, scratch, list(run_list), judgments, pdfs,
+                      run_files, call)
         bar.update(1)
         with pdfs:  # a failing stage still reaps the child before the scratch folder goes
             built = _build_sections(study, stages, bar, out_dir)
             pdfs.wait()  # every PDF is written before the report is committed
         bar.set_description("write")
+        drop_repeated_notes(built)
         built.insert(0, sections.leaderboard(study, built))
         built.append(sections.provenance(study, command, time.perf_counter() - started))
         title = "irstats evaluation study"
