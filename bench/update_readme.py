@@ -6,12 +6,15 @@
     python bench/update_readme.py bench/results/wide.json bench/results/tall.json bench/results/dl19.json
 
     python bench/bench_startup.py --repeat 9            # -> bench/results/startup.json
-    python bench/update_readme.py bench/results/startup.json
+    python bench/bench_topics.py                        # -> bench/results/topics.json
+    python bench/update_readme.py bench/results/startup.json bench/results/topics.json
 
 Tables are regenerated between ``<!-- bench:start -->`` and ``<!-- bench:end -->`` markers
-(the start-up table of bench/README.md between ``<!-- startup:start -->`` and
-``<!-- startup:end -->``), never edited by hand. Any mix of the JSON files may be given;
-only the tables whose results are given are rewritten.
+(the start-up tables of README.md and bench/README.md between ``<!-- startup:start -->`` and
+``<!-- startup:end -->``, the topics-scaling tables between ``<!-- topics:start -->`` and
+``<!-- topics:end -->``), never edited by hand; each says the date and commit it was
+measured at. Any mix of the JSON files may be given; only the tables whose results are given
+are rewritten.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ PEERS = [("pytrec_eval", "pytrec_eval (no RBP)"), ("trec_eval", "trec_eval 10, o
 
 
 STARTUP_START, STARTUP_END = "<!-- startup:start -->", "<!-- startup:end -->"
+TOPICS_START, TOPICS_END = "<!-- topics:start -->", "<!-- topics:end -->"
 
 
 def _replace(path: Path, text: str, start: str = START, end: str = END) -> None:
@@ -54,8 +58,63 @@ def startup_table(result: dict) -> str:
     with contextlib.redirect_stdout(out):
         print_table(result)
     return (f"Measured on {result['date']} at commit {result['commit']} with `python bench/bench_startup.py "
-            f"--repeat {result['repeat']}` (median of {result['repeat']} subprocesses, wall time) and written "
-            f"here by `python bench/update_readme.py`.\n\n{out.getvalue().strip()}")
+            f"--repeat {result['repeat']}` (median of {result['repeat']} subprocesses, wall time; ratios are "
+            f"medians of the ratios within each repeat) and written here by `python bench/update_readme.py`."
+            f"\n\n{out.getvalue().strip()}")
+
+
+def startup_summary(result: dict) -> str:
+    """README.md's start-up paragraph from bench_startup.py's JSON."""
+    rows = {row["name"]: row for row in result["results"]}
+
+    def find(prefix: str) -> dict | None:
+        return next((row for name, row in rows.items() if name.startswith(prefix)), None)
+
+    parts = []
+    for label, prefix in (("`irstats eval`", "irstats eval"), ("`irstats trec_eval`", "irstats trec_eval")):
+        row = find(prefix)
+        if row:
+            parts.append(f"{label} {row['median_s']:.3f} s ({row['ratio_to_numpy']:.2f}× `import numpy`, "
+                         f"{row['ratio_to_pass']:.2f}× `python -c pass`)")
+    numpy, floor, binary = rows.get("import numpy"), rows.get("python -c pass"), find("trec_eval binary")
+    text = (f"Start-up ({result['date']}, commit {result['commit']}, `python bench/bench_startup.py`, median of "
+            f"{result['repeat']} fresh processes on trec_eval's 3-topic test files): " + "; ".join(parts)
+            + (f"; `python -c \"import numpy\"` alone {numpy['median_s']:.3f} s" if numpy else "")
+            + (f", `python -c pass` {floor['median_s']:.3f} s" if floor else "")
+            + (f", the trec_eval binary {binary['median_s']:.3f} s" if binary else "") + ". "
+            "On plain TREC files the path from the command line to printed numbers imports no frame library "
+            "(qrels and runs are read by the compiled reader).")
+    split = find("irstats splithalf")
+    if split:
+        text += f" `{split['name']}` takes {split['median_s']:.2f} s end to end."
+    return text
+
+
+def topics_table(result: dict) -> str:
+    """The topics-scaling table from bench_topics.py's JSON (README.md and bench/README.md)."""
+    tools = list(dict.fromkeys(row["tool"] for row in result["results"]))
+    points = sorted({row["topics"] for row in result["results"]})
+    cell = {(row["tool"], row["topics"]): row for row in result["results"]}
+    lines = [f"Measured on {result['date']} at commit {result['commit']} with `python bench/bench_topics.py` "
+             f"(one fresh process per cell: wall seconds / peak MiB; N topics × 1 document) and written here by "
+             f"`python bench/update_readme.py`.", "",
+             "| command | " + " | ".join(f"{n:,} topics" for n in points) + " |",
+             "|---|" + "---:|" * len(points)]
+    for tool in tools:
+        cells = []
+        for n in points:
+            row = cell.get((tool, n))
+            if row is None or row.get("skipped"):
+                cells.append("–")
+            elif row.get("seconds") is None:
+                cells.append(f"> {row['timed_out']:.0f} s")
+            else:
+                same = {True: " (=)", False: " (≠)"}.get(row.get("identical_to_trec_eval"), "")
+                cells.append(f"{row['seconds']:.2f} s / {row['peak_mib']:.0f}{same}")
+        lines.append(f"| `{tool}` | " + " | ".join(cells) + " |")
+    if any("identical_to_trec_eval" in row for row in result["results"]):
+        lines += ["", "(=): irstats' output byte-identical to trec_eval's; (≠): not."]
+    return "\n".join(lines)
 
 
 def _by_tool(result: dict) -> dict:
@@ -67,7 +126,12 @@ def main(paths: list[str]) -> None:
     for result in loaded:
         if result.get("benchmark") == "startup":
             _replace(HERE / "README.md", startup_table(result), STARTUP_START, STARTUP_END)
-            print("bench/README.md start-up table updated")
+            _replace(ROOT / "README.md", startup_summary(result), STARTUP_START, STARTUP_END)
+            print("README.md and bench/README.md start-up sections updated")
+        if result.get("benchmark") == "topics":
+            for path in (ROOT / "README.md", HERE / "README.md"):
+                _replace(path, topics_table(result), TOPICS_START, TOPICS_END)
+            print("README.md and bench/README.md topics-scaling tables updated")
     # several runs of one workload (wide with --runs 25 and with all 100): the largest is the
     # workload's table, the others give the memory-against-runs line
     by_workload: dict[str, list[dict]] = {}

@@ -179,6 +179,8 @@ def names(value: Any, argument: str, *, what: str = "names", text: bool = False)
         return _raise(ArgumentTypeError, f"{argument} must be a name or a list of {what}; got {kind_of(value)}",
                       argument)
     items = tuple(value)
+    if all(type(item) is str for item in items):  # the common case, without an abc check per item
+        return items
     for item in items:
         if (text and not isinstance(item, str)) or not isinstance(item, Hashable):
             return _raise(ArgumentTypeError, f"{argument} must be a name or a list of {what}; it holds "
