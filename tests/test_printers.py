@@ -104,3 +104,61 @@ def test_eval_prints_the_evaluation(shared_data, capsys):
                                       "-m", "NumRet", "--format", fmt, *(["-q"] if per_topic else [])], capsys)
             assert code == 0, err
             assert out == scores.view(per_topic).format(fmt)
+
+
+@pytest.fixture(scope="module")
+def dl19_small(shared_data, tmp_path_factory):
+    """4 DL 2019 runs, their per-topic score file, and a second qrels (grades shifted)."""
+    base = shared_data / "trec-dl-2019-passage"
+    runs = sorted((base / "runs").glob("*.run.gz"))[:4]
+    qrels = base / "qrels.dl19-passage.txt"
+    folder = tmp_path_factory.mktemp("dl19small")
+    scores = folder / "scores.tsv"
+    irstats.write_scores(irstats.evaluate(qrels, runs, ["AP", "nDCG@10", "NumRel"]), scores, "tsv")
+    other = folder / "other.qrels"
+    lines = []
+    for line in qrels.read_text().splitlines():
+        t, i, d, g = line.split()
+        lines.append(f"{t} {i} {d} {max(0, int(g) - (hash(d) % 2))}")
+    other.write_text("\n".join(lines) + "\n")
+    names = folder / "pool.txt"
+    names.write_text("\n".join(p.name.removesuffix(".run.gz") for p in runs[:3]) + "\n")
+    gold = folder / "gold.qrels"  # human labels on 20 of the 43 topics
+    topics = sorted({line.split()[0] for line in qrels.read_text().splitlines()})[:20]
+    gold.write_text("".join(line + "\n" for line in qrels.read_text().splitlines() if line.split()[0] in topics))
+    return qrels, runs, scores, other, names, gold
+
+
+def _other_commands(score_file, dl19_small):
+    qrels, runs, scores, other, names, gold = dl19_small
+    each_run = [x for r in runs for x in ("--runs", r)]
+    return {
+        "eval": ["eval", qrels, *runs, "-m", "AP", "-m", "P@10"],
+        "eval -q": ["eval", qrels, *runs, "-m", "AP", "-q"],
+        "agreement": ["agreement", qrels, other, "-n", "20"],
+        "agreement --runs": ["agreement", qrels, other, *each_run, "-m", "AP", "-n", "20"],
+        "comparability": ["comparability", scores, "-m", "AP", "--partitions", "10", "--fp-partitions", "10", "-q"],
+        "robustness": ["robustness", scores, "-m", "AP", "--standardizing", names, "-n", "20", "--sizes", "2,3", "-q"],
+        "difficulty": ["difficulty", score_file, "-m", "AP"],
+        "power": ["power", score_file, "-m", "AP", "--test", "paired_t", "--systems", "s0", "s1"],
+        "ppi": ["ppi", "--gold", gold, "--auto", other, "--runs", *runs, "-m", "AP"],
+        "volatility": ["volatility", qrels, *runs[:3], "--depths", "5,10", "-m", "AP", "-q"],
+    }
+
+
+@pytest.mark.parametrize("fmt", ["tsv", "csv"])
+@pytest.mark.parametrize("name", ["eval", "eval -q", "agreement", "agreement --runs", "comparability", "robustness",
+                                  "difficulty", "power", "ppi", "volatility"])
+def test_every_data_output_is_the_table_alone(score_file, dl19_small, capsys, name, fmt):
+    """Issue 23: every command's tsv/csv output is read by pandas as one table — a header of
+    distinct names and rows of as many fields, no comment lines; the notes go to stderr."""
+    args = _other_commands(score_file, dl19_small)[name]
+    code, out, err = run_cli([*args, "--format", fmt], capsys)
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines and not any(line.startswith("#") for line in lines)
+    sep = "\t" if fmt == "tsv" else ","
+    frame = pd.read_csv(io.StringIO(out), sep=sep, keep_default_na=False, na_values=["nan", ""])
+    header = lines[0].split(sep)
+    assert list(frame.columns) == header and len(set(header)) == len(header)
+    assert len(frame) == len(lines) - 1 > 0
