@@ -271,7 +271,7 @@ figure{margin:1rem 0 1.5rem;background:#fff;border:1px solid #d0d7de;padding:.5r
 figure img{max-width:100%;height:auto;display:block}figcaption{font-size:.85rem;color:#57606a}
 .scroll{overflow-x:auto;max-width:100%}code{background:#eef1f4;padding:0 .2rem;border-radius:3px}sup{line-height:0}
 .files{font-size:.8rem;margin-left:.3rem;white-space:nowrap}.files a,section a{color:#0b5cad}
-li{margin:.25rem 0}
+section li{margin:.25rem 0}
 """
 
 

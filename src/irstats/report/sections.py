@@ -601,8 +601,9 @@ def leaderboard(study: Study, built: list[Section]) -> Section:
         shown[measure] = [f"{rows[s]['mean']:.3f} [{rows[s]['ci_low']:.3f}, {rows[s]['ci_high']:.3f}]"
                           + (f"^{WORSE_THAN_BEST}" if rows[s]["significant"] == "yes" else "") for s in order]
     section = Section("Leaderboard and findings", "leaderboard")
-    section.add(Text(f"Findings. Each measure's best system is tested against every other by a two-sided "
-                     f"{study.settings.test.replace('_', ' ')} test, Holm-adjusted, α = {study.settings.alpha:g}."),
+    section.add(Text(f"What the study found (each measure's best system is tested against every other by a "
+                     f"two-sided {study.settings.test.replace('_', ' ')} test, Holm-adjusted, "
+                     f"α = {study.settings.alpha:g}):"),
                 Items(findings(study, tables)))
     section.add(Table("leaderboard", pl.DataFrame(data), f"Systems by {first}: mean [95% t-interval] per measure; "
                       f"{WORSE_THAN_BEST} significantly below the measure's best system ({study.settings.test}, "
