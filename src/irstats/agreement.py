@@ -76,10 +76,9 @@ def _spread(counts: np.ndarray, values: np.ndarray) -> np.ndarray:
     return 2.0 * total * (counts * values ** 2).sum(axis=-1) - 2.0 * (counts * values).sum(axis=-1) ** 2
 
 
-def _cross_abs(rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
-    """Σ_i Σ_j r_i c_j |i − j| for rows of r and c (…, k), by prefix sums."""
-    k = rows.shape[-1]
-    index = np.arange(k, dtype=float)
+def _cross_abs(rows: np.ndarray, cols: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """Σ_i Σ_j r_i c_j |x_i − x_j| for rows of r and c (…, k) and positions x (…, k)
+    non-decreasing along the grades, by prefix sums."""
     before = np.cumsum(rows, axis=-1) - rows  # Σ_{i<j} r_i
     before_index = np.cumsum(rows * index, axis=-1) - rows * index  # Σ_{i<j} i·r_i
     total, total_index = rows.sum(axis=-1, keepdims=True), (rows * index).sum(axis=-1, keepdims=True)
@@ -96,24 +95,29 @@ def _statistics(pairs: _Pairs, weights: np.ndarray | None) -> np.ndarray:
     written with sums over pairs and grade marginals: Krippendorff's ordinal metric between
     grades c < d is (M_d − M_c)² with M_g the midpoint of grade g's rank block, so it is an
     interval metric over M."""
-    k = len(pairs.grades)
-    position = np.arange(k, dtype=float)
     value = pairs.grades.astype(float)
     diff = (pairs.a - pairs.b).astype(float)
     value_diff = value[pairs.a] - value[pairs.b]
     sums = np.stack([pairs.per_topic(np.ones(len(diff))), pairs.per_topic((diff != 0).astype(float)),
-                     pairs.per_topic(np.abs(diff)), pairs.per_topic(diff ** 2), pairs.per_topic(value_diff ** 2)])
+                     pairs.per_topic(value_diff ** 2)])
     def weighted(per_topic: np.ndarray) -> np.ndarray:
         return per_topic if weights is None else weights @ per_topic
 
-    n, disagree, absolute, squared, value_squared = weighted(sums.T).T
+    n, disagree, value_squared = weighted(sums.T).T
     rows, cols = weighted(pairs.marginals(pairs.a)), weighted(pairs.marginals(pairs.b))  # (B, k)
     both = rows + cols  # the coincidence marginals n_c
+    # κ's weights |i − j| and (i − j)² are over the positions of the grades present in the
+    # pairs counted (a resample, a topic), as scikit-learn numbers the labels it is given: a
+    # grade no counted pair has does not widen the distances
+    present = both > 0
+    position = np.cumsum(present, axis=-1) - present
+    absolute = _pair_terms(pairs, weights, position, 1)
+    squared = _pair_terms(pairs, weights, position, 2)
     big_n = 2.0 * n
     with np.errstate(invalid="ignore", divide="ignore"):
         chance = (rows * cols).sum(axis=-1) / n ** 2
         kappa = 1.0 - (disagree / n) / (1.0 - chance)
-        linear = 1.0 - (absolute / n) / (_cross_abs(rows, cols) / n ** 2)
+        linear = 1.0 - (absolute / n) / (_cross_abs(rows, cols, position) / n ** 2)
         cross_sq = ((rows * position ** 2).sum(-1) * n + (cols * position ** 2).sum(-1) * n
                     - 2 * (rows * position).sum(-1) * (cols * position).sum(-1))
         quadratic = 1.0 - (squared / n) / (cross_sq / n ** 2)
@@ -121,21 +125,22 @@ def _statistics(pairs: _Pairs, weights: np.ndarray | None) -> np.ndarray:
         nominal = 1.0 - (disagree / n) / ((big_n ** 2 - (both ** 2).sum(axis=-1)) / expected_pairs)
         interval = 1.0 - (value_squared / n) / (_spread(both, value) / expected_pairs)
         midpoint = np.cumsum(both, axis=-1) - both / 2.0  # M_g
-        ordinal = 1.0 - (_ordinal_observed(pairs, weights, midpoint) / n) / (_spread(both, midpoint) / expected_pairs)
+        ordinal = 1.0 - (_pair_terms(pairs, weights, midpoint, 2) / n) / (_spread(both, midpoint) / expected_pairs)
     return np.stack([n, kappa, linear, quadratic, nominal, ordinal, interval], axis=-1)
 
 
-def _ordinal_observed(pairs: _Pairs, weights: np.ndarray | None, midpoint: np.ndarray) -> np.ndarray:
-    """Σ_pairs w (M_a − M_b)²: the midpoints depend on the resample (or the topic), so the
-    per-pair terms are formed per resample, a chunk of resamples at a time."""
-    if weights is None:  # each topic with its own midpoints
-        terms = (midpoint[pairs.topic, pairs.a] - midpoint[pairs.topic, pairs.b]) ** 2
+def _pair_terms(pairs: _Pairs, weights: np.ndarray | None, table: np.ndarray, power: int) -> np.ndarray:
+    """Σ_pairs w |x_a − x_b|^power with x a per-grade table that depends on the resample (or
+    the topic: rows of ``table``), so the per-pair terms are formed per resample, a chunk of
+    resamples at a time (Krippendorff's ordinal midpoints, κ's positions)."""
+    if weights is None:  # each topic with its own table
+        terms = np.abs(table[pairs.topic, pairs.a] - table[pairs.topic, pairs.b]) ** power
         return pairs.per_topic(terms)
     out = np.empty(len(weights))
     chunk = max(1, _CHUNK_VALUES // max(len(pairs.a), 1))
     for start in range(0, len(weights), chunk):
-        w, m = weights[start:start + chunk], midpoint[start:start + chunk]
-        out[start:start + len(w)] = ((m[:, pairs.a] - m[:, pairs.b]) ** 2 * w[:, pairs.topic]).sum(axis=1)
+        w, m = weights[start:start + chunk], table[start:start + chunk]
+        out[start:start + len(w)] = (np.abs(m[:, pairs.a] - m[:, pairs.b]) ** power * w[:, pairs.topic]).sum(axis=1)
     return out
 
 
