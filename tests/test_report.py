@@ -513,6 +513,13 @@ def test_agreement_section_with_a_second_qrels(tmp_path):
     report = build_report(qrels_1, demo.runs, tmp_path / "report2", quick=True, progress=False, qrels_b=qrels_2,
                           measures=["AP"])
     assert "agreement_labels" not in report.tables and "Labels are not compared" in report.markdown.read_text()
+    # the topics B lacks are named (from the files), with what to do; the bare "ignored" warning is not a note
+    notes = [text for section, text in _page(report).notes if section == "agreement"]
+    lacking = sorted(set(_qrels_by_hand(qrels_1)) - set(_qrels_by_hand(qrels_2)))
+    [note] = notes
+    assert note.startswith(f"qrels B does not judge {len(lacking)} of the {len(lacking)} topics qrels A judges")
+    assert all(f"'{t}'" in note for t in lacking[:12]) and "judge these topics in B" in note and "AP" in note
+    assert "are ignored" not in " ".join(t for _, t in _page(report).notes if not t.startswith("qrels B"))
     expected = conclusion_agreement(irstats.evaluate(qrels_1, demo.runs, ["AP"]),
                                     irstats.evaluate(qrels_2, demo.runs, ["AP"]), ["AP"], all_topics=True,
                                     n_resamples=200, seed=0)

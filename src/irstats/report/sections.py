@@ -230,11 +230,13 @@ def agreement(study: Study) -> Section | None:
         labels = None
         text += f"Labels are not compared: {exc}. "
     try:
-        b_scores = irstats.evaluate(qrels_b, study.runs, list(study.measures), **study.settings.options)
+        with taking(lambda w: "not in the qrels are ignored" in str(w.message)) as outside:  # said below, by topic
+            b_scores = irstats.evaluate(qrels_b, study.runs, list(study.measures), **study.settings.options)
     except NoTopicInCommon as exc:
         raise InputError(f"--qrels-b judges none of the topics of a run: {exc}", path=str(qrels_b)) from None
     a_scores = {m: study.scores[m] for m in study.measures}
-    shared = set(a_scores[study.measures[0]].topics) & set(b_scores[study.measures[0]].topics)
+    a_topics, b_topics = set(a_scores[study.measures[0]].topics), set(b_scores[study.measures[0]].topics)
+    shared = a_topics & b_topics
     all_topics = len(shared) < 2
     conclusions = conclusion_agreement(a_scores, b_scores, list(study.measures), all_topics=all_topics,
                                        alpha=study.settings.alpha, **boot)
@@ -255,6 +257,14 @@ def agreement(study: Study) -> Section | None:
     ax = conclusions.plot(study.measures[0])
     path = study.save_figure(ax, "agreement_gains", ax.irstats_data)
     section.add(Figure("agreement_gains", path, f"{study.measures[0]}: which systems gain or lose rank under B"))
+    missing = sorted(a_topics - b_topics)
+    if outside and missing:  # topics outside both qrels are ignored under A as well: nothing new to say
+        compared = "on each qrels' own topics" if all_topics else f"on the {len(shared)} topics both judge"
+        section.add(Note(f"qrels B does not judge {len(missing)} of the {len(a_topics)} topics qrels A judges "
+                         f"({listing(repr(t) for t in missing)}): under B every run's scores on them are ignored, so "
+                         f"the means of {listing(study.measures)} under A and B rest on different topics; the "
+                         f"conclusions above are compared {compared}. To compare A and B on the same topics, judge "
+                         "these topics in B, or give the report a qrels A restricted to B's topics."))
     return section
 
 
