@@ -44,23 +44,27 @@ class Evaluator:
         counts = index.facts.num_relevant(self.options.rel_level if level is None else level)
         return dict(zip(self.collection.topics, counts.tolist()))
 
-    def batches(self, runs, systems: Sequence[int] | None = None) -> Iterator[tuple[list[int], Judgments]]:
+    def batches(self, runs, systems: Sequence[int] | None = None,
+                outside: dict[str, int] | None = None) -> Iterator[tuple[list[int], Judgments]]:
         """``(batch, judgments)`` for consecutive batches of the runs (``systems``: a subset,
         by position). ``runs`` is anything :meth:`RunSet.load` takes, or a RunSet. Runs with
-        topics the qrels lack are warned of once, after the last batch."""
+        topics the qrels lack are warned of once, after the last batch (or counted into
+        ``outside``, run → topics, for a caller that warns of several calls at once)."""
         from irstats.judgments import warn_topics_outside_qrels
 
         from irstats.errors import some
         from irstats.judgments import NoTopicInCommon
 
-        outside: dict[str, int] = {}
+        report = outside is None
+        outside = {} if outside is None else outside
         try:
             yield from self._batches(runs, systems, outside)
         except NoTopicInCommon as exc:  # name the qrels too: either file may be the wrong one
             qrels = f"the qrels {self.collection.source}" if self.collection.source else "the qrels"
             raise NoTopicInCommon(f"{exc.message}; {qrels} judge topics "
                                   f"{some(self.collection.topics, limit=3)}", path=exc.path) from None
-        warn_topics_outside_qrels(outside)
+        if report:
+            warn_topics_outside_qrels(outside)
 
     def _batches(self, runs, systems: Sequence[int] | None,
                  outside: dict[str, int]) -> Iterator[tuple[list[int], Judgments]]:
@@ -151,15 +155,21 @@ class Evaluator:
         return first.variant(grades=grades, n_ret=n_ret, present=present, systems=tuple(runset.names[i] for i in wanted),
                              tie_start=tie_start, tie_size=tie_size)
 
-    def score(self, runs, measures: Iterable[str | Measure] | str = DEFAULT_MEASURES) -> dict[str, ScoreMatrix]:
-        """One ScoreMatrix per measure (systems × topics), as :func:`evaluate` describes."""
+    def score(self, runs, measures: Iterable[str | Measure] | str = DEFAULT_MEASURES, *,
+              client=None) -> dict[str, ScoreMatrix]:
+        """One ScoreMatrix per measure (systems × topics), as :func:`evaluate` describes;
+        with ``client``, the batches are judged and scored on its Dask cluster."""
         parsed = _parse_all(measures)
         runset = runs if isinstance(runs, RunSet) else RunSet.load(runs)
         n_sys, n_top = len(runset.names), len(self.collection.topics)
         values = {str(m): np.empty((n_sys, n_top)) for m in parsed}
         present = np.zeros((n_sys, n_top), dtype=bool)
         r_zero = None
-        for batch, judgments in self.batches(runset):
+        if client is not None:  # the same batches on a Dask cluster (irstats.distributed)
+            from irstats.distributed import score_batches
+
+            r_zero = score_batches(client, self, runset, parsed, values, present)
+        for batch, judgments in self.batches(runset) if client is None else ():
             present[batch] = judgments.present
             r_zero = judgments.num_relevant() == 0
             for m in widest_first(parsed):
@@ -202,7 +212,8 @@ def warn_partial_runs(names: Sequence[str], answered: np.ndarray, n_topics: int)
              f"the others as 0")
 
 
-def evaluate(qrels, runs, measures: Iterable[str | Measure] | str = DEFAULT_MEASURES, **options) -> dict[str, ScoreMatrix]:
+def evaluate(qrels, runs, measures: Iterable[str | Measure] | str = DEFAULT_MEASURES, *, client=None,
+             **options) -> dict[str, ScoreMatrix]:
     """Evaluate runs against qrels, as trec_eval does, for every measure at once.
 
     Parameters
@@ -221,6 +232,10 @@ def evaluate(qrels, runs, measures: Iterable[str | Measure] | str = DEFAULT_MEAS
         ``depth``, ``judged_only``, ``order``, ``ties`` (``"docno"``, ``"file"`` or
         ``"expected"``: each measure's expected value over every ordering of tied documents,
         docs/ties.md), ``score_dtype``, ``on_duplicate`` …
+    client:
+        A ``distributed.Client`` (``irstats[dask]``): the batches of runs are judged and
+        scored on its Dask cluster, with the same scores to the last bit
+        (:mod:`irstats.distributed`); None (the default) evaluates here.
 
     Returns
     -------
@@ -236,7 +251,7 @@ def evaluate(qrels, runs, measures: Iterable[str | Measure] | str = DEFAULT_MEAS
     """
     from irstats.evaluation import Evaluation
 
-    return Evaluation(Evaluator(qrels, **options).score(runs, measures))
+    return Evaluation(Evaluator(qrels, **options).score(runs, measures, client=client))
 
 
 #: Text per batch of runs: small enough to bound memory, large enough to keep both cores busy.

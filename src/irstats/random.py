@@ -64,6 +64,35 @@ def seed_label(seed) -> int | str | None:
     return 0 if seed is None else int(seed)
 
 
+def at_state(state: dict) -> np.random.Generator:
+    """A Generator whose bit generator is in ``state`` (a ``bit_generator.state`` dict): it
+    draws exactly what the Generator that had that state drew next.
+
+    >>> g = generator(3); saved = g.bit_generator.state; first = g.random(4)
+    >>> bool((at_state(saved).random(4) == first).all())
+    True
+    """
+    bit_generator = getattr(np.random, state["bit_generator"])()
+    bit_generator.state = state
+    return np.random.Generator(bit_generator)
+
+
+def batch_states(rng: np.random.Generator, sizes, draw) -> list[tuple[int, dict]]:
+    """Where each batch of a batched random procedure starts: ``(size, state)`` per batch.
+
+    ``draw(rng, size)`` makes exactly the draws the procedure makes for a batch of ``size``
+    (its own draw function, so the two cannot disagree). The batches are drawn here one
+    after another, as the procedure would in one process, and ``rng`` is left past the last;
+    a batch is then recomputed anywhere from :func:`at_state` of its state. So the numbers
+    of batch k do not depend on who computes it, nor on how many compute (irstats.distributed).
+    """
+    out = []
+    for size in sizes:
+        out.append((int(size), rng.bit_generator.state))
+        draw(rng, size)
+    return out
+
+
 def fixed_seed(seed) -> int:
     """A whole-number seed for procedures that must draw the same numbers several times (the
     same resamples at every depth): the seed itself, or one number drawn from a Generator."""

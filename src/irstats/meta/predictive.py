@@ -300,43 +300,92 @@ def _prepare(scores, measures, top, by) -> tuple[dict[str, ScoreMatrix], tuple[s
 
 def _pair_taus(matrices: Mapping[str, ScoreMatrix], splits: TopicSplits, pairs: Sequence[tuple[int, int]], *,
                method: str, epsilon: float | None, nan_policy: str, skipna: bool, tie_rtol: float,
-               correlation: str, batch_size: int | None, bar) -> tuple[np.ndarray, int]:
-    """Per split, ½[τ(A₁, B₂) + τ(B₁, A₂)] for every (A, B) in ``pairs``: (B, len(pairs))."""
+               correlation: str, batch_size: int | None, bar, job=None):
+    """Per split, ½[τ(A₁, B₂) + τ(B₁, A₂)] for every (A, B) in ``pairs``: a function giving
+    (B × len(pairs) values, aggregates omitted). With a ``job`` (:class:`irstats.distributed.Job`)
+    the same batches are submitted to it, and read when the function is called."""
     names = list(matrices)
     aggs = [SplitAggregator(matrices[n].values, method, epsilon, skipna=skipna) for n in names]
     s, t = next(iter(matrices.values())).shape
-    label = method if epsilon is None else f"{method}(ε={epsilon:g})"
     rows = batch_rows(len(splits), s, t, sum(a.blocks for a in aggs) + 2 * len(pairs), batch_size)
     out = np.empty((len(splits), len(pairs)))
-    omit = nan_policy == "omit"
     omitted = 0
-    ordered = sorted({(a, b) for a, b in pairs} | {(b, a) for a, b in pairs})
-    where = {p: k for k, p in enumerate(ordered)}
+    settings = (method, epsilon, skipna, nan_policy == "omit", tie_rtol, correlation)
+    data = None if job is None else job.share([(n, matrices[n].values, matrices[n].systems) for n in names])
+    tasks = []
     for start in range(0, len(splits), rows):
         stop = min(start + rows, len(splits))
-        m1, m2 = splits.masks(start, stop)
-        first, second = [], []
-        for name, agg in zip(names, aggs):
-            v1, c1, v2, c2 = agg.pair(m1, m2, splits.complementary)
-            if omit:
-                omitted += int(((c1 != 0) | (c2 != 0)).sum())
-            else:
-                for codes, which in ((c1, splits.labels[0]), (c2, splits.labels[1])):
-                    if codes.any():
-                        raise_undefined(codes, matrices[name].systems, name, label, start, which)
-            first.append(v1)
-            second.append(v2)
-        x = np.stack([first[a] for a, _ in ordered])
-        y = np.stack([second[b] for _, b in ordered])
-        policy = "omit" if omit else "propagate"
-        if correlation == "pearson":
-            tau = pearson(x, y, nan_policy=policy)
-        else:
-            tau = kendall_tau_b(x, y, nan_policy=policy, tie_rtol=tie_rtol)  # (pairs, b)
-        for k, (a, b) in enumerate(pairs):
-            out[start:stop, k] = (tau[where[(a, b)]] + tau[where[(b, a)]]) / 2
+        batch = splits.subset(start, stop)
+        if job is not None:
+            tasks.append((start, stop, job.submit(f"predictive power, splits {start}–{stop - 1}", _pair_task, data,
+                                                  batch, start, pairs, settings, weight=stop - start)))
+            continue
+        out[start:stop], count = _pair_batch([(n, a, matrices[n].systems) for n, a in zip(names, aggs)], batch, start,
+                                             pairs, settings)
+        omitted += count
         bar.update(stop - start)
+
+    def finish() -> tuple[np.ndarray, int]:
+        nonlocal omitted
+        for start, stop, task in tasks:
+            out[start:stop], count = job.result(task)
+            omitted += count
+        return out, omitted
+
+    return finish
+
+
+def _pair_batch(aggregators: Sequence[tuple[str, SplitAggregator, Sequence[str]]], splits: TopicSplits, start: int,
+                pairs: Sequence[tuple[int, int]], settings: tuple) -> tuple[np.ndarray, int]:
+    """One batch of splits (``splits``, the experiment's from ``start`` on): ½[τ(A₁, B₂) + τ(B₁, A₂)]
+    per split and pair (splits × pairs), and the aggregates left out. ``aggregators``: (measure,
+    aggregator, systems) each; ``settings``: (method, ε, skipna, omit, tie_rtol, correlation)."""
+    method, epsilon, _, omit, tie_rtol, correlation = settings
+    label = method if epsilon is None else f"{method}(ε={epsilon:g})"
+    ordered = sorted({(a, b) for a, b in pairs} | {(b, a) for a, b in pairs})
+    where = {p: k for k, p in enumerate(ordered)}
+    out = np.empty((len(splits), len(pairs)))
+    omitted = 0
+    m1, m2 = splits.masks()
+    first, second = [], []
+    for name, agg, systems in aggregators:
+        v1, c1, v2, c2 = agg.pair(m1, m2, splits.complementary)
+        if omit:
+            omitted += int(((c1 != 0) | (c2 != 0)).sum())
+        else:
+            for codes, which in ((c1, splits.labels[0]), (c2, splits.labels[1])):
+                if codes.any():
+                    raise_undefined(codes, systems, name, label, start, which)
+        first.append(v1)
+        second.append(v2)
+    x = np.stack([first[a] for a, _ in ordered])
+    y = np.stack([second[b] for _, b in ordered])
+    policy = "omit" if omit else "propagate"
+    if correlation == "pearson":
+        tau = pearson(x, y, nan_policy=policy)
+    else:
+        tau = kendall_tau_b(x, y, nan_policy=policy, tie_rtol=tie_rtol)  # (pairs, b)
+    for k, (a, b) in enumerate(pairs):
+        out[:, k] = (tau[where[(a, b)]] + tau[where[(b, a)]]) / 2
     return out, omitted
+
+
+def _pair_task(matrices: Sequence[tuple[str, np.ndarray, Sequence[str]]], splits: TopicSplits, start: int,
+               pairs: Sequence[tuple[int, int]], settings: tuple) -> tuple[np.ndarray, int]:
+    """:func:`_pair_batch` with the aggregators built here from (measure, values, systems) each
+    (on a worker of a cluster: aggregators hold functions and are not sent)."""
+    method, epsilon, skipna = settings[:3]
+    return _pair_batch([(name, SplitAggregator(values, method, epsilon, skipna=skipna), systems)
+                        for name, values, systems in matrices], splits, start, pairs, settings)
+
+
+def _job(client, desc: str, progress):
+    """A :class:`irstats.distributed.Job` on ``client``, or None without one."""
+    if client is None:
+        return None
+    from irstats.distributed import Job
+
+    return Job(client, desc, progress=progress)
 
 
 def _method(method: str, epsilon: float | None) -> tuple[str, float | None]:
@@ -354,7 +403,7 @@ def predictive_power(scores: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix], 
                      by: str | None = "AP", n_splits: int = DEFAULT_PREDICTIVE_SPLITS, seed: Seed = 0,
                      splits: TopicSplits | None = None, correlation: str = "kendall", nan_policy: str = "raise",
                      skipna: bool = False, tie_rtol: float = DEFAULT_TIE_RTOL, batch_size: int | None = None,
-                     progress: Progress = None) -> PredictiveResult:
+                     progress: Progress = None, client=None) -> PredictiveResult:
     """Predictive power φ for every ordered pair of measures (METHODS.md §5.2).
 
     Parameters
@@ -370,8 +419,9 @@ def predictive_power(scores: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix], 
         (default 0.75 by AP); ``top=1`` (or None) keeps all.
     n_splits, seed, splits:
         B random halvings (default 2,000) from ``Generator(PCG64(seed))``, or given splits.
-    correlation, nan_policy, skipna, tie_rtol, batch_size, progress:
-        As for :func:`irstats.meta.splithalf.split_half`.
+    correlation, nan_policy, skipna, tie_rtol, batch_size, progress, client:
+        As for :func:`irstats.meta.splithalf.split_half` (``client``: the batches of halvings on
+        a Dask cluster, with the same values).
 
     Returns
     -------
@@ -386,10 +436,14 @@ def predictive_power(scores: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix], 
     splits = check_splits(splits).align(topics) if splits is not None else random_halvings(topics, n_splits, seed)
     m = len(matrices)
     pairs = [(i, j) for i in range(m) for j in range(m)]
-    with progress_bar(len(splits), progress, "predictive power") as bar:
-        taus, omitted = _pair_taus(matrices, splits, pairs, method=name, epsilon=eps, nan_policy=nan_policy,
-                                   skipna=skipna, tie_rtol=tie_rtol, correlation=correlation,
-                                   batch_size=batch_size, bar=bar)
+    job = _job(client, "predictive power", progress)
+    with progress_bar(len(splits), progress if job is None else False, "predictive power") as bar:
+        finish = _pair_taus(matrices, splits, pairs, method=name, epsilon=eps, nan_policy=nan_policy,
+                            skipna=skipna, tie_rtol=tie_rtol, correlation=correlation,
+                            batch_size=batch_size, bar=bar, job=job)
+    if job is not None:
+        job.run()
+    taus, omitted = finish()
     values = taus.reshape(len(splits), m, m)
     return PredictiveResult(tuple(matrices), values, systems, n_all, float(top) if by_used else 1.0, by_used, name,
                             eps, splits, correlation, omitted)
@@ -401,13 +455,14 @@ def predictive_curve(scores: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix],
                      by: str | None = "AP", n_splits: int = DEFAULT_PREDICTIVE_SPLITS, seed: Seed = 0,
                      correlation: str = "kendall", nan_policy: str = "raise", skipna: bool = False,
                      tie_rtol: float = DEFAULT_TIE_RTOL, batch_size: int | None = None,
-                     progress: Progress = None) -> SubsetCurveResult:
+                     progress: Progress = None, client=None) -> SubsetCurveResult:
     """φ against topic-subset size (METHODS.md §5.2 subset-size curve; *P@10 Redundant* Fig. 1).
 
     For each n in ``sizes``, B draws (default 2,000) of two disjoint sets of n topics (the
     first 2n topics of a permutation; the same B permutations for every n), and φ of each
     pair as in :func:`predictive_power`. ``pairs`` defaults to nDCG→nDCG, P@10→P@10 and
     nDCG→P@10 when those measures are given, else every pair of the given measures.
+    ``client``: the batches of draws on a Dask cluster, as for :func:`predictive_power`.
     """
     check_policy(nan_policy)
     correlation = check_correlation(correlation)
@@ -436,11 +491,15 @@ def predictive_curve(scores: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix],
     topics = next(iter(matrices.values())).topics
     draws = random_subsets(topics, sizes, n_splits, seed)
     values = np.empty((len(draws), n_splits, len(pairs)))
-    with progress_bar(n_splits * len(draws), progress, "predictive curve") as bar:
-        for k, n in enumerate(draws):
-            values[k], _ = _pair_taus(matrices, draws[n], index_pairs, method=name, epsilon=eps,
-                                      nan_policy=nan_policy, skipna=skipna, tie_rtol=tie_rtol,
-                                      correlation=correlation, batch_size=batch_size, bar=bar)
+    job = _job(client, "predictive curve", progress)
+    with progress_bar(n_splits * len(draws), progress if job is None else False, "predictive curve") as bar:
+        finishers = [_pair_taus(matrices, draws[n], index_pairs, method=name, epsilon=eps, nan_policy=nan_policy,
+                                skipna=skipna, tie_rtol=tie_rtol, correlation=correlation, batch_size=batch_size,
+                                bar=bar, job=job) for n in draws]
+    if job is not None:
+        job.run()
+    for k, finish in enumerate(finishers):
+        values[k], _ = finish()
     return SubsetCurveResult(tuple(int(n) for n in draws), pairs, values, systems, n_all,
                              float(top) if by_used else 1.0, by_used, name, eps, correlation)
 

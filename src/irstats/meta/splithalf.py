@@ -381,25 +381,59 @@ def _correlate(v1: np.ndarray, v2: np.ndarray, correlation: str, omit: bool, tie
 
 def _run_splits(matrix: ScoreMatrix, aggregators: Sequence[tuple[str, SplitAggregator]], splits: TopicSplits,
                 out: np.ndarray, omitted: np.ndarray, correlation: str, nan_policy: str, tie_rtol: float,
-                batch_size: int | None, bar) -> None:
-    """Fill out[k, :] with the per-split correlation of aggregator k; count omitted aggregates."""
+                batch_size: int | None, bar, job=None, specs=None) -> list[tuple[int, int, int]]:
+    """Fill out[k, :] with the per-split correlation of aggregator k; count omitted aggregates.
+
+    With a ``job`` (:class:`irstats.distributed.Job`), the same batches are submitted to it
+    instead (``specs``: how to build the aggregators there): ``(start, stop, task)`` each."""
     s, t = matrix.shape
     blocks = max((agg.blocks for _, agg in aggregators), default=1)
     rows = batch_rows(len(splits), s, t, blocks, batch_size)
     omit = nan_policy == "omit"
+    tasks = []
+    data = None if job is None else job.share(matrix.values)
     for start in range(0, len(splits), rows):
         stop = min(start + rows, len(splits))
-        m1, m2 = splits.masks(start, stop)
-        for k, (label, agg) in enumerate(aggregators):
-            v1, c1, v2, c2 = agg.pair(m1, m2, splits.complementary)
-            if not omit:
-                for codes, which in ((c1, splits.labels[0]), (c2, splits.labels[1])):
-                    if codes.any():
-                        raise_undefined(codes, matrix.systems, matrix.measure, label, start, which)
-            else:
-                omitted[k] += int(((c1 != 0) | (c2 != 0)).sum())
-            out[k, start:stop] = _correlate(v1, v2, correlation, omit, tie_rtol)
+        batch = splits.subset(start, stop)
+        if job is not None:
+            tasks.append((start, stop, job.submit(f"split-half of {matrix.measure}, splits {start}–{stop - 1}",
+                                                  _split_task, data, specs, matrix.systems, matrix.measure, batch,
+                                                  start, correlation, omit, tie_rtol, weight=stop - start)))
+            continue
+        out[:, start:stop], count = _split_batch(aggregators, matrix.systems, matrix.measure, batch, start,
+                                                 correlation, omit, tie_rtol)
+        omitted += count
         bar.update(stop - start)
+    return tasks
+
+
+def _split_batch(aggregators: Sequence[tuple[str, SplitAggregator]], systems: Sequence[str], measure: str,
+                 splits: TopicSplits, start: int, correlation: str, omit: bool,
+                 tie_rtol: float) -> tuple[np.ndarray, np.ndarray]:
+    """One batch of splits (``splits``, the experiment's splits from ``start`` on): the
+    correlation of every aggregator on each (aggregators × splits) and the aggregates left
+    out per aggregator; an undefined aggregate raises unless ``omit``."""
+    m1, m2 = splits.masks()
+    out = np.empty((len(aggregators), len(splits)))
+    omitted = np.zeros(len(aggregators), dtype=np.int64)
+    for k, (label, agg) in enumerate(aggregators):
+        v1, c1, v2, c2 = agg.pair(m1, m2, splits.complementary)
+        if not omit:
+            for codes, which in ((c1, splits.labels[0]), (c2, splits.labels[1])):
+                if codes.any():
+                    raise_undefined(codes, systems, measure, label, start, which)
+        else:
+            omitted[k] += int(((c1 != 0) | (c2 != 0)).sum())
+        out[k] = _correlate(v1, v2, correlation, omit, tie_rtol)
+    return out, omitted
+
+
+def _split_task(values: np.ndarray, specs: Sequence[tuple], systems, measure, splits, start, correlation, omit,
+                tie_rtol):
+    """:func:`_split_batch` where the aggregators are built from ``specs``, ``(label, method, ε,
+    skipna)`` each (on a worker of a cluster: aggregators hold functions and are not sent)."""
+    aggregators = [(label, SplitAggregator(values, method, eps, skipna=skipna)) for label, method, eps, skipna in specs]
+    return _split_batch(aggregators, systems, measure, splits, start, correlation, omit, tie_rtol)
 
 
 def split_half(scores: ScoreMatrix | Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix],
@@ -409,7 +443,7 @@ def split_half(scores: ScoreMatrix | Mapping[str, ScoreMatrix] | Iterable[ScoreM
                skipna: bool = False, tie_rtol: float = DEFAULT_TIE_RTOL,
                difficulty: ScoreMatrix | str | None = "auto", difficulty_method: str = "max_mean_sd",
                low_threshold: float = 0.1, low_inclusive: bool = False, batch_size: int | None = None,
-               progress: Progress = None) -> SplitHalfResult:
+               progress: Progress = None, client=None) -> SplitHalfResult:
     """Split-half self-consistency of aggregation methods (METHODS.md §5.1).
 
     Parameters
@@ -450,13 +484,17 @@ def split_half(scores: ScoreMatrix | Mapping[str, ScoreMatrix] | Iterable[ScoreM
     progress:
         The progress convention (:mod:`irstats.progress`): None shows a bar when stderr is a
         terminal, True/False always/never, a callable gets the splits done.
+    client:
+        A ``distributed.Client``: the batches of halvings run on its Dask cluster
+        (:mod:`irstats.distributed`), with the same values to the last bit; None (the
+        default) computes here.
 
     Returns
     -------
     SplitHalfResult
     """
     matrices = as_matrices(scores)
-    specs = parse_methods(methods, epsilon)
+    methods = parse_methods(methods, epsilon)
     correlation = check_correlation(correlation)
     check_policy(nan_policy)
     check_seed(seed)  # also when splits are given and no split is drawn
@@ -465,17 +503,24 @@ def split_half(scores: ScoreMatrix | Mapping[str, ScoreMatrix] | Iterable[ScoreM
     if batch_size is not None:
         batch_rows(1, 1, 1, 1, batch_size)  # checks it
 
+    job = None
+    if client is not None:
+        from irstats.distributed import Job
+
+        job = Job(client, "split-half", progress=progress)
     variants: list[Variant] = []
     per_measure: dict[str, list[tuple[str, SplitAggregator]]] = {}
+    specs: dict[str, list[tuple]] = {}
     for name, matrix in matrices.items():
         if matrix.shape[0] < 2:
             raise InputError(f"measure {name!r}: split-half needs at least 2 systems, not {matrix.shape[0]}")
-        per_measure[name] = []
-        for method, eps in specs:
+        per_measure[name], specs[name] = [], []
+        for method, eps in methods:
             variant = Variant(name, method, eps)
             variants.append(variant)
             label = method if eps is None else f"{method}(ε={eps:g})"
             per_measure[name].append((label, SplitAggregator(matrix.values, method, eps, skipna=skipna)))
+            specs[name].append((label, method, eps, skipna))
 
     split_of: dict[str, TopicSplits] = {}
     by_topics: dict[tuple[str, ...], TopicSplits] = {}
@@ -491,12 +536,19 @@ def split_half(scores: ScoreMatrix | Mapping[str, ScoreMatrix] | Iterable[ScoreM
     values = np.full((len(variants), n_total), np.nan)
     omitted = np.zeros(len(variants), dtype=np.int64)
     k = 0
-    with progress_bar(n_total * len(matrices), progress, "split-half") as bar:
+    tasks = []
+    with progress_bar(n_total * len(matrices), progress if job is None else False, "split-half") as bar:
         for name, matrix in matrices.items():
             aggs = per_measure[name]
-            _run_splits(matrix, aggs, split_of[name], values[k:k + len(aggs)], omitted[k:k + len(aggs)],
-                        correlation, nan_policy, tie_rtol, batch_size, bar)
+            tasks += [(k, len(aggs), *task) for task in
+                      _run_splits(matrix, aggs, split_of[name], values[k:k + len(aggs)], omitted[k:k + len(aggs)],
+                                  correlation, nan_policy, tie_rtol, batch_size, bar, job, specs[name])]
             k += len(aggs)
+    if job is not None:  # the same batches, computed on a cluster
+        job.run()
+        for k, n, start, stop, task in tasks:
+            values[k:k + n, start:stop], count = job.result(task)
+            omitted[k:k + n] += count
 
     low = {n: low_score_share(m, low_threshold, low_inclusive) for n, m in matrices.items()}
     fixed_taus: dict[str, np.ndarray] = {}

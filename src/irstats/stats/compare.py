@@ -14,7 +14,7 @@ from irstats.random import Seed, check_seed, seed_label
 from irstats.errors import ArgumentError, ArgumentTypeError, some
 from irstats.scores import ScoreMatrix, score_matrices
 from irstats.stats.corrections import CORRECTIONS, adjust
-from irstats.stats.pairwise import TESTS, PairwiseResult, pairwise
+from irstats.stats.pairwise import TESTS, PairwiseResult, _pairwise, _run
 
 #: Readable names of the corrections, for legends (BH and BY control the false discovery rate).
 CORRECTION_NAMES = {"holm": "holm", "bonferroni": "bonferroni", "bh": "Benjamini–Hochberg (FDR)",
@@ -207,7 +207,7 @@ def _delta_intervals(matrix: ScoreMatrix, b: int, interval: str, confidence: flo
 def compare(scores: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix] | ScoreMatrix, baseline: str | None = None,
             test: str = "paired_t", correction: str | None = None, alpha: float = 0.05, n_resamples: int = 10000,
             seed: Seed = 0, batch_size: int | None = None, interval: str = "t",
-            confidence: float = 0.95) -> Comparison:
+            confidence: float = 0.95, *, client=None) -> Comparison:
     """Compare every system with a baseline on each measure, and measure discriminative power.
 
     ``baseline`` defaults to the system with the best mean on the first measure (ties: the
@@ -224,6 +224,10 @@ def compare(scores: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix] | ScoreMat
     paired t-interval on the topics both systems have; ``"percentile"`` and ``"bca"`` are
     bootstrap intervals of the mean difference (:func:`irstats.stats.effects.bootstrap_mean_intervals`,
     ``n_resamples`` and ``seed`` as for the tests) on the topics every system has.
+
+    ``client`` (a ``distributed.Client``): the resample batches of every measure's test
+    (bootstrap, randomisation, Tukey) run on its Dask cluster as one job
+    (:mod:`irstats.distributed`); the p-values are the same to the last bit.
     """
     correction = _check_options(test, correction, interval, alpha, confidence, seed)
     if baseline is not None and not isinstance(baseline, str):
@@ -250,8 +254,17 @@ def compare(scores: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix] | ScoreMat
                                 argument="baseline")
     rows = []
     results, power, sig_pairs, n_pairs = {}, {}, {}, {}
+
+    def plan(job):  # per measure, its pairwise test, then its intervals: the order of the random draws
+        planned = {name: (_pairwise(matrix, test, n_resamples, seed, False, batch_size, job),
+                          _delta_intervals(matrix, matrix.systems.index(baseline), interval, confidence, n_resamples,
+                                           seed)) for name, matrix in matrices.items()}
+        return lambda: planned
+
+    planned = _run(client, "compare", plan)
     for name, matrix in matrices.items():
-        res = pairwise(matrix, test, n_resamples=n_resamples, seed=seed, batch_size=batch_size)
+        finish, (low, high, effect) = planned[name]
+        res = finish()
         results[name] = res
         power[name] = res.discriminative_power(alpha)
         i, j = np.triu_indices(len(res.systems), 1)
@@ -262,7 +275,6 @@ def compare(scores: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix] | ScoreMat
         p = res.p_value[:, b].copy()
         p[b] = np.nan
         p_adj = adjust(p, correction)
-        low, high, effect = _delta_intervals(matrix, b, interval, confidence, n_resamples, seed)
         for s in systems:
             if s not in matrix.systems:
                 continue
@@ -357,13 +369,14 @@ class PairComparison(Result):
 def compare_pairs(scores: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix] | ScoreMatrix,
                   baselines: Sequence[str] | None = None, test: str = "paired_t", correction: str | None = None,
                   alpha: float = 0.05, n_resamples: int = 10000, seed: Seed = 0,
-                  interval: str = "t", confidence: float = 0.95) -> PairComparison:
+                  interval: str = "t", confidence: float = 0.95, *, client=None) -> PairComparison:
     """Compare every system with each of several ``baselines`` — or, with ``baselines=None``,
     every pair of systems — per measure, adjusting the p-values over that family.
 
     Pairs are tested with :func:`irstats.stats.pairwise` (``test``); ``correction`` (default
     Holm; none for Tukey, which is familywise already) runs over all pairs printed for a
-    measure, and the family is stated in the result (``family``, ``legend()``).
+    measure, and the family is stated in the result (``family``, ``legend()``). ``client``: the
+    resample batches on a Dask cluster, as for :func:`compare`.
     """
     correction = _check_options(test, correction or None, interval, alpha, confidence, seed)
     matrices = _matrices(scores)
@@ -382,26 +395,23 @@ def compare_pairs(scores: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix] | Sc
                                     f"(systems: {some(matrix.systems, limit=8, quote=False)})", argument="baselines")
     rows = []
     family = ""
-    for name, matrix in matrices.items():
-        res = pairwise(matrix, test, n_resamples=n_resamples, seed=seed)
-        index = {s: k for k, s in enumerate(matrix.systems)}
-        present = [s for s in systems if s in index]
-        if baselines is None:
-            pairs = [(a, b) for i, a in enumerate(present) for b in present[i + 1:]]
-            family = f"all {len(pairs)} pairs of systems, per measure"
-        else:
-            pairs, seen = [], set()
-            for b in baselines:
-                for s in present:
-                    if s != b and frozenset((s, b)) not in seen:  # two baselines are compared once
-                        seen.add(frozenset((s, b)))
-                        pairs.append((s, b))
-            family = f"{len(pairs)} comparisons with {len(baselines)} baseline(s), per measure"
-        a_idx = np.array([index[a] for a, _ in pairs], dtype=np.int64)
-        b_idx = np.array([index[b] for _, b in pairs], dtype=np.int64)
+
+    def plan(job):  # per measure, its pairwise test, then its intervals: the order of the random draws
+        planned = {}
+        for name, matrix in matrices.items():
+            finish = _pairwise(matrix, test, n_resamples, seed, False, None, job)
+            pairs, family = _chosen_pairs(matrix, systems, baselines)
+            index = {s: k for k, s in enumerate(matrix.systems)}
+            a_idx = np.array([index[a] for a, _ in pairs], dtype=np.int64)
+            b_idx = np.array([index[b] for _, b in pairs], dtype=np.int64)
+            planned[name] = (finish, pairs, family, a_idx, b_idx,
+                             _pair_intervals(matrix, a_idx, b_idx, interval, confidence, n_resamples, seed))
+        return lambda: planned
+
+    for name, (finish, pairs, family, a_idx, b_idx, (low, high, effect)) in _run(client, "compare", plan).items():
+        res = finish()
         p = res.p_value[a_idx, b_idx]
         p_adj = adjust(p, correction)
-        low, high, effect = _pair_intervals(matrix, a_idx, b_idx, interval, confidence, n_resamples, seed)
         for k, (a, b) in enumerate(pairs):
             rows.append({"measure": name, "system_a": a, "system_b": b, "delta": float(res.delta[a_idx[k], b_idx[k]]),
                          "p_value": float(p[k]), "p_adjusted": float(p_adj[k]),
@@ -412,6 +422,22 @@ def compare_pairs(scores: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix] | Sc
                                        "significant": pl.Boolean, "marker": pl.String, "delta_low": pl.Float64,
                                        "delta_high": pl.Float64, "effect_size": pl.Float64})
     return PairComparison(frame, systems, measures, baselines, test, correction, alpha, family)
+
+
+def _chosen_pairs(matrix: ScoreMatrix, systems: Sequence[str], baselines) -> tuple[list[tuple[str, str]], str]:
+    """The pairs (a, b) :func:`compare_pairs` tests for one measure, and the family in words."""
+    known = set(matrix.systems)
+    present = [s for s in systems if s in known]
+    if baselines is None:
+        pairs = [(a, b) for i, a in enumerate(present) for b in present[i + 1:]]
+        return pairs, f"all {len(pairs)} pairs of systems, per measure"
+    pairs, seen = [], set()
+    for b in baselines:
+        for s in present:
+            if s != b and frozenset((s, b)) not in seen:  # two baselines are compared once
+                seen.add(frozenset((s, b)))
+                pairs.append((s, b))
+    return pairs, f"{len(pairs)} comparisons with {len(baselines)} baseline(s), per measure"
 
 
 def _pair_intervals(matrix: ScoreMatrix, a: np.ndarray, b: np.ndarray, interval: str, confidence: float,

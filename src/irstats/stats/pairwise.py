@@ -30,6 +30,8 @@ from irstats.stats.resampling import (
     exact_is_cheaper,
     randomization_core,
     randomization_exact_core,
+    resample_batch,
+    resample_batches,
     tukey_ranges,
     warn_dropped_topics,
 )
@@ -216,7 +218,7 @@ def _full(m: int, upper: np.ndarray, lower: np.ndarray, diagonal: float = np.nan
 
 def pairwise(scores: ScoreMatrix | np.ndarray, test: str = "paired_t", n_resamples: int = 10000,
              seed: Seed = 0, exact: bool = False,
-             batch_size: int | None = None) -> PairwiseResult:
+             batch_size: int | None = None, *, client=None) -> PairwiseResult:
     """Compare every pair of systems of a score matrix with one test.
 
     ``test`` is one of ``paired_t``, ``wilcoxon``, ``sign``, ``bootstrap``,
@@ -229,13 +231,36 @@ def pairwise(scores: ScoreMatrix | np.ndarray, test: str = "paired_t", n_resampl
     ``Generator(PCG64(seed))`` — the same draws as the single-pair function with that seed
     given the two systems' rows with the topics in bytewise order (the order of every
     ScoreMatrix irstats reads or evaluates).
+
+    ``client`` (a ``distributed.Client``): the resample batches of the bootstrap,
+    randomisation and Tukey tests are computed on its Dask cluster
+    (:mod:`irstats.distributed`), with the same p-values to the last bit.
     """
+    return _run(client, "pairwise", lambda job: _pairwise(scores, test, n_resamples, seed, exact, batch_size, job))
+
+
+def _run(client, desc: str, plan):
+    """``plan(job)`` gives a function that finishes the work; with a client, the job's tasks
+    run on its cluster in between (one progress line), else ``job`` is None."""
+    if client is None:
+        return plan(None)()
+    from irstats.distributed import Job
+
+    job = Job(client, desc, unit="resample")
+    finish = plan(job)
+    job.run()
+    return finish()
+
+
+def _pairwise(scores, test, n_resamples, seed, exact, batch_size, job):
+    """:func:`pairwise` up to its resamples; returns the function that completes the result
+    (resample batches submitted to ``job``, when given, are read there)."""
     spec = paired_test(test)
     check_seed(seed)  # every test, so that a bad seed is an error even where no resample is drawn
     check_batch_size(batch_size)
     _check_resamples(n_resamples, feasible=False)
     if spec.familywise:  # Tukey's HSD: one resampling over all systems at once
-        return tukey_hsd(scores, n_resamples=n_resamples, seed=seed, batch_size=batch_size)
+        return _tukey_hsd(scores, n_resamples, seed, batch_size, job)
     X, systems, measure, order = _as_matrix(scores)
     m = X.shape[0]
     if m < 2:
@@ -280,6 +305,7 @@ def pairwise(scores: ScoreMatrix | np.ndarray, test: str = "paired_t", n_resampl
         masks, group = np.unique(ok, axis=0, return_inverse=True)
         group = np.asarray(group).ravel()
         last = None
+        pending = []  # (rows, task ids): groups whose resample batches run on a cluster
         for g, mask in enumerate(masks):
             rows = np.flatnonzero(group == g)
             Dg = D[rows][:, mask]
@@ -291,6 +317,15 @@ def pairwise(scores: ScoreMatrix | np.ndarray, test: str = "paired_t", n_resampl
                 stat[rows], p[rows] = T, counts / 2.0 ** size
                 continue
             last = _generator_copy(rng)
+            if job is not None:  # the same batches, each from the generator's state at its start
+                data, tasks, done = job.share(Dg), [], 0
+                for size, state in resample_batches(test, Dg.shape, B, last, batch_size):
+                    tasks.append(job.submit(f"{measure + ': ' if measure else ''}{spec.label}, resamples "
+                                            f"{done + 1}–{done + size} of {B}", resample_batch, test, data, size,
+                                            state, weight=size))
+                    done += size
+                pending.append((rows, tasks))
+                continue
             if test == "bootstrap":
                 t_obs, counts, _ = bootstrap_core(Dg, B, last, batch_size)
                 stat[rows], p[rows] = t_obs, counts / B
@@ -302,17 +337,34 @@ def pairwise(scores: ScoreMatrix | np.ndarray, test: str = "paired_t", n_resampl
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             effect = paired_t_rows(D).effect_size
-        stat_lower = -stat
         details |= {"n_resamples": B if B is not None else "2^n", "exact": exact,
                     "seed": seed_label(seed)}
 
+        def finish() -> PairwiseResult:
+            for rows, tasks in pending:  # counts are whole numbers: their sum is exact in any order
+                parts = [job.result(k) for k in tasks]
+                counts = np.sum([c for _, c in parts], axis=0)
+                stat[rows] = parts[0][0]
+                p[rows] = counts / B if test == "bootstrap" else (1 + counts) / (1 + B)
+            return _pairwise_result(test, systems, measure, order, m, X.shape[1], delta, stat, -stat, p, effect, n,
+                                    details)
+
+        return finish
+
+    result = _pairwise_result(test, systems, measure, order, m, X.shape[1], delta, stat, stat_lower, p, effect, n,
+                              details)
+    return lambda: result
+
+
+def _pairwise_result(test, systems, measure, order, m, topics, delta, stat, stat_lower, p, effect, n,
+                     details) -> PairwiseResult:
     mats = [_full(m, delta, -delta, 0.0), _full(m, stat, stat_lower), _full(m, p, p), _full(m, effect, -effect),
-            _full(m, n, n, X.shape[1]).astype(np.int64)]
+            _full(m, n, n, topics).astype(np.int64)]
     return PairwiseResult(test, systems, measure, *(_restore(a, order) for a in mats), details)
 
 
 def tukey_hsd(scores: ScoreMatrix | np.ndarray, n_resamples: int = 10000, seed: Seed = 0,
-              batch_size: int | None = None) -> PairwiseResult:
+              batch_size: int | None = None, *, client=None) -> PairwiseResult:
     """Carterette's randomised Tukey HSD test over all pairs of systems (TOIS 2012).
 
     For an m systems × n topics matrix: observed D_ij = x̄_i − x̄_j. Each of the B
@@ -327,7 +379,12 @@ def tukey_hsd(scores: ScoreMatrix | np.ndarray, n_resamples: int = 10000, seed: 
     Topics on which any system lacks a score are left out (with a warning). ``seed`` is an
     integer or a Generator; ``batch_size`` changes memory use, never the result. See
     :func:`irstats.stats.resampling.tukey_ranges` for the exact order of the random draws.
+    ``client``: the resample batches run on a Dask cluster, as for :func:`pairwise`.
     """
+    return _run(client, "tukey", lambda job: _tukey_hsd(scores, n_resamples, seed, batch_size, job))
+
+
+def _tukey_hsd(scores, n_resamples, seed, batch_size, job):
     check_seed(seed)
     check_batch_size(batch_size)
     X, systems, measure, order = _as_matrix(scores)
@@ -343,7 +400,21 @@ def tukey_hsd(scores: ScoreMatrix | np.ndarray, n_resamples: int = 10000, seed: 
         raise InputError("no topic has a score for every system; Tukey HSD needs complete topics")
     means = X.sum(axis=-1) / n
     D = means[:, None] - means[None, :]
-    ranges = np.sort(tukey_ranges(X, B, generator(seed), batch_size))
+    if job is None:
+        ranges = tukey_ranges(X, B, generator(seed), batch_size)
+        return lambda: _tukey_result(X, B, D, means, ranges, systems, measure, order, seed, m, total)
+    data, tasks, done = job.share(X), [], 0
+    for size, state in resample_batches("tukey", X.shape, B, generator(seed), batch_size):
+        tasks.append(job.submit(f"{measure + ': ' if measure else ''}Tukey HSD, resamples {done + 1}–{done + size} "
+                                f"of {B}", resample_batch, "tukey", data, size, state, weight=size))
+        done += size
+    return lambda: _tukey_result(X, B, D, means, np.concatenate([job.result(k) for k in tasks]), systems, measure,
+                                 order, seed, m, total)
+
+
+def _tukey_result(X, B, D, means, ranges, systems, measure, order, seed, m, total) -> PairwiseResult:
+    n = X.shape[1]
+    ranges = np.sort(ranges)
     threshold = np.abs(D) - ZERO_TOL * np.maximum(1.0, np.abs(D))
     counts = B - np.searchsorted(ranges, threshold.ravel(), side="left").reshape(D.shape)
     p = (1 + counts) / (1 + B)

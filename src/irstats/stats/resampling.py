@@ -21,7 +21,7 @@ from numpy.typing import ArrayLike
 
 from irstats.checks import resample_count, whole
 from irstats.errors import ArgumentError, warn
-from irstats.random import Seed, check_seed, generator, seed_label
+from irstats.random import Seed, at_state, batch_states, check_seed, generator, seed_label
 from irstats.stats.degenerate import ZERO_TOL, studentize, zero_spread
 from irstats.stats.closed_form import TestResult, _check_confidence, paired_differences
 
@@ -99,6 +99,58 @@ def t_statistics(X: np.ndarray) -> np.ndarray:
 # pairwise or blocked summation, which varies with array shape and layout), so a batch of
 # any size gives the same bits; and no resamples × pairs × n temporary is needed.
 
+# --------------------------------------------------------------------------- batches
+# Each Monte Carlo core below draws batch after batch from one Generator. What a batch holds
+# and draws is declared here once, so that the batches can also be computed apart (on a Dask
+# cluster, irstats.distributed) with exactly the numbers of the single run: the draws of batch
+# k start where batch k − 1's ended (irstats.random.batch_states), whoever computes it.
+
+def _bootstrap_draw(rng: np.random.Generator, size: int, n: int) -> np.ndarray:
+    return rng.integers(0, n, size=(size, n))  # row b: the n indices of resample b
+
+
+def _sign_draw(rng: np.random.Generator, size: int, n: int) -> np.ndarray:
+    return 1.0 - 2.0 * rng.integers(0, 2, size=(size, n))  # row b: the signs of resample b
+
+
+def _tukey_draw(rng: np.random.Generator, size: int, m: int, n: int) -> np.ndarray:
+    return rng.random((size, m, n))  # resample b: keys ordering each topic's m scores
+
+
+#: Per Monte Carlo core: (values per resample in a working array, given the data's shape;
+#: one batch's draws). The data is pairs × topics for the bootstrap and randomisation,
+#: systems × topics for Tukey's ranges.
+_CORES = {
+    "bootstrap": (lambda rows, n: 3 * rows + n, lambda rng, size, shape: _bootstrap_draw(rng, size, shape[1])),
+    "randomization": (lambda rows, n: 2 * rows + n, lambda rng, size, shape: _sign_draw(rng, size, shape[1])),
+    "tukey": (lambda rows, n: 3 * rows * n, lambda rng, size, shape: _tukey_draw(rng, size, *shape)),
+}
+
+
+def resample_batches(kind: str, shape: tuple[int, int], n_resamples: int, rng: np.random.Generator,
+                     batch_size: int | None = None) -> list[tuple[int, dict]]:
+    """The batches the core ``kind`` (``bootstrap``, ``randomization``, ``tukey``) draws for
+    data of ``shape`` with ``n_resamples`` and ``batch_size``: ``(size, state of rng at the
+    batch's start)`` each, ``rng`` left where the core leaves it. :func:`resample_batch`
+    computes one of them."""
+    per_item, draw = _CORES[kind]
+    return batch_states(rng, batch_sizes(n_resamples, batch_size, per_item(*shape)),
+                        lambda g, size: draw(g, size, shape))
+
+
+def resample_batch(kind: str, data: np.ndarray, size: int, state: dict):
+    """One batch of :func:`resample_batches`: the core run on ``size`` resamples, as one batch,
+    from a Generator at ``state`` — the same draws and sums as in the whole run. Returns
+    ``(t_obs, counts)`` (bootstrap), ``(T, counts)`` (randomisation) or the ranges (Tukey)."""
+    rng = at_state(state)
+    if kind == "bootstrap":
+        t_obs, counts, _ = bootstrap_core(data, size, rng, size)
+        return t_obs, counts
+    if kind == "randomization":
+        return randomization_core(data, size, rng, size)
+    return tukey_ranges(data, size, rng, size)
+
+
 # --------------------------------------------------------------------------- bootstrap
 
 def bootstrap_core(D: np.ndarray, n_resamples: int, rng: np.random.Generator, batch_size: int | None = None,
@@ -117,8 +169,8 @@ def bootstrap_core(D: np.ndarray, n_resamples: int, rng: np.random.Generator, ba
     counts = np.zeros(P, dtype=np.int64)
     t_star = np.empty((P, n_resamples)) if keep else None
     done = 0
-    for size in batch_sizes(n_resamples, batch_size, 3 * P + n):
-        idx = rng.integers(0, n, size=(size, n))
+    for size in batch_sizes(n_resamples, batch_size, _CORES["bootstrap"][0](P, n)):
+        idx = _bootstrap_draw(rng, size, n)
         for cols in _row_chunks(P, 3 * size):
             Wc = np.ascontiguousarray(WT[:, cols])
             total = np.zeros((size, Wc.shape[1]))
@@ -206,8 +258,8 @@ def randomization_core(D: np.ndarray, n_resamples: int, rng: np.random.Generator
     T = D.sum(axis=-1) / n
     threshold = np.abs(T) - ZERO_TOL * np.maximum(1.0, np.abs(T))
     counts = np.zeros(P, dtype=np.int64)
-    for size in batch_sizes(n_resamples, batch_size, 2 * P + n):
-        signs = 1.0 - 2.0 * rng.integers(0, 2, size=(size, n))
+    for size in batch_sizes(n_resamples, batch_size, _CORES["randomization"][0](P, n)):
+        signs = _sign_draw(rng, size, n)
         _flip_counts(D, signs, threshold, counts)
     return T, counts
 
@@ -285,8 +337,8 @@ def tukey_ranges(X: np.ndarray, n_resamples: int, rng: np.random.Generator,
     m, n = X.shape
     ranges = np.empty(n_resamples)
     done = 0
-    for size in batch_sizes(n_resamples, batch_size, 3 * m * n):
-        keys = rng.random((size, m, n))
+    for size in batch_sizes(n_resamples, batch_size, _CORES["tukey"][0](m, n)):
+        keys = _tukey_draw(rng, size, m, n)
         perm = np.argsort(keys, axis=1, kind="stable")  # size × m × n: row indices per topic
         total = np.zeros((size, m))
         for t in range(n):  # fixed summation order, see the note above the bootstrap

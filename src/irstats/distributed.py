@@ -1,0 +1,392 @@
+"""Past one machine, on Dask: independent batches run on a cluster (issue 26).
+
+The one module of irstats that talks to Dask (``distributed``, the ``irstats[dask]`` extra).
+It is imported only when a ``client`` is given — ``irstats.evaluate(..., client=...)``,
+``split_half``, ``predictive_power``, ``compare`` and ``pairwise`` take one, and the
+commands ``eval``, ``splithalf``, ``predictive`` and ``compare`` make one from ``--workers
+N`` or ``--scheduler ADDRESS``. Without a client nothing changes and Dask is never imported.
+
+What runs on the cluster is what runs here, batch by batch — nothing is scheduled by irstats:
+
+* **runs**: the batches of run files :meth:`irstats.evaluate.Evaluator.score` reads (about
+  8 MB of text each); a worker judges and scores its batch against the qrels, which it reads
+  once from their path (a shared file system, as for the runs) or, for qrels that are not a
+  file, receives once from the client;
+* **resamples**: the batches of halvings of :func:`~irstats.meta.splithalf.split_half` and
+  :func:`~irstats.meta.predictive.predictive_power` (drawn on the client, as now), and the
+  resample batches of the bootstrap, randomisation and Tukey tests of
+  :func:`~irstats.stats.pairwise` and :func:`~irstats.stats.compare`. Where the single
+  process draws batch after batch from one Generator, the client records the Generator's
+  state at the start of each batch (:func:`irstats.random.batch_states`); a worker draws its
+  batch from that state. So batch k has the same numbers whoever computes it, and the results
+  are bit-identical to the single process whatever the number of workers.
+
+A :class:`Job` submits the batches, shows one progress line for the whole job (the
+:mod:`irstats.progress` convention), gathers the results in submission order, and turns the
+first failed batch (in that order) into one :class:`~irstats.errors.IrstatsError`: the
+task's own error when it is irstats' (a bad line names its file and line, as in one
+process), else a :class:`ClusterError` naming the batch and the cause. A worker that dies is
+replaced and its tasks are run again by Dask (three times, Dask's ``allowed-failures``);
+nothing is written before every batch is in.
+
+>>> from distributed import Client                                   # doctest: +SKIP
+>>> client = Client("tcp://scheduler:8786")                          # doctest: +SKIP
+>>> scores = irstats.evaluate("qrels.txt", "runs/", client=client)    # doctest: +SKIP
+>>> with connect(workers=4) as client:                              # doctest: +SKIP
+...     result = split_half(scores["AP"], n_splits=100_000, client=client)
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+import warnings
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
+
+import numpy as np
+
+from irstats.errors import ArgumentError, ArgumentTypeError, IrstatsError, ResourceError, some
+from irstats.progress import Progress, progress_bar
+
+if TYPE_CHECKING:
+    from irstats.collection import RunSet
+    from irstats.evaluate import Evaluator
+    from irstats.measures import Measure
+
+#: Seconds to wait for a scheduler given by address before giving up (``--scheduler``).
+CONNECT_TIMEOUT = 5
+
+INSTALL_HINT = "install the Dask extra: pip install 'irstats[dask]'"
+
+
+class ClusterError(ResourceError):
+    """A batch that failed on the cluster for a reason of the machine or the cluster (a worker
+    that died again and again, a scheduler that cannot be reached or went away), or an
+    unexpected error inside a task; the message names the batch and the cause (exit 1)."""
+
+
+# --------------------------------------------------------------------------- clients
+
+def _dask():
+    try:
+        import distributed
+    except ImportError:
+        raise ClusterError(f"running on a Dask cluster needs the distributed package; {INSTALL_HINT}") from None
+    return distributed
+
+
+def check_client(client):
+    """``client`` if it is a ``distributed.Client``; an error naming the argument otherwise."""
+    distributed = _dask()
+    if not isinstance(client, distributed.Client):
+        raise ArgumentTypeError(f"client must be a distributed.Client (or None), not {type(client).__name__}",
+                                argument="client")
+    return client
+
+
+@contextmanager
+def connect(workers: int | None = None, scheduler: str | None = None) -> Iterator[Any]:
+    """A ``distributed.Client`` for the duration of the block, or None when neither is given.
+
+    ``workers``: a local cluster of that many worker processes (one thread each), made here
+    and closed at the end. ``scheduler``: the address of a running scheduler
+    (``tcp://host:8786``); one that does not answer within :data:`CONNECT_TIMEOUT` seconds
+    is a :class:`ClusterError`. This is what ``--workers`` and ``--scheduler`` do.
+    """
+    if workers is None and scheduler is None:
+        yield None
+        return
+    if workers is not None and scheduler is not None:
+        raise ArgumentError("give workers (a local cluster) or scheduler (a running one), not both",
+                            argument="scheduler")
+    if workers is not None:
+        from irstats.checks import whole
+
+        workers = whole(workers, "workers", minimum=1)
+    elif not isinstance(scheduler, str) or not scheduler.strip():
+        raise ArgumentTypeError(f"scheduler must be an address such as tcp://127.0.0.1:8786, not {scheduler!r}",
+                                argument="scheduler")
+    distributed = _dask()
+    import logging
+
+    if workers is not None:
+        cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                           dashboard_address=None, silence_logs=logging.ERROR)
+        try:
+            client = distributed.Client(cluster, set_as_default=False)
+            try:
+                yield client
+            finally:
+                client.close()
+        finally:
+            cluster.close()
+        return
+    try:
+        client = distributed.Client(scheduler, timeout=CONNECT_TIMEOUT, set_as_default=False)
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise ClusterError(f"cannot reach the Dask scheduler at {scheduler}: {_one_line(exc)}") from None
+    try:
+        yield client
+    finally:
+        client.close()
+
+
+def _one_line(exc: BaseException, limit: int = 400) -> str:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+# --------------------------------------------------------------------------- jobs
+
+def _identity(value):
+    return value
+
+
+def _run_task(function: Callable, *args):
+    """What a worker runs for each task: ``function(*args)`` and the warnings it gave, so
+    that the client shows them as the single process would."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = function(*args)
+    return result, [(w.category, str(w.message), w.filename, w.lineno) for w in caught]
+
+
+class Job:
+    """Batches submitted to a Dask cluster, run with one progress line, read in submission order.
+
+    ``submit(label, function, *args, weight=)`` queues ``function(*args)`` (a module-level
+    function of irstats, so workers import it) and returns its number; ``share(value)`` is
+    data several tasks read (sent once per worker, and sent again if a worker dies); ``run()``
+    waits for every task — the progress line counts ``weight`` per task done (runs, splits,
+    resamples) — and raises the first failure in submission order; ``result(k)`` is task k's
+    value afterwards.
+    """
+
+    def __init__(self, client, desc: str = "", *, progress: Progress = None, unit: str = "it"):
+        self.client = check_client(client)
+        self.desc, self.progress, self.unit = desc, progress, unit
+        self._token = uuid.uuid4().hex[:12]
+        self._name = "-".join(desc.split()) or "job"
+        self._futures: list = []
+        self._labels: list[str] = []
+        self._weights: list[int] = []
+        self._shared: list = []
+        self._results: list | None = None
+
+    def __len__(self) -> int:
+        return len(self._futures)
+
+    def share(self, value):
+        """``value`` as a future that tasks take as an argument: one copy per worker. It is the
+        result of a task holding the value, so a worker that dies takes no data with it."""
+        key = f"irstats-{self._name}-data-{len(self._shared)}-{self._token}"
+        future = self.client.submit(_identity, value, key=key, pure=False)
+        self._shared.append(future)
+        return future
+
+    def submit(self, label: str, function: Callable, *args, weight: int = 1) -> int:
+        """Queue ``function(*args)``; ``label`` names the batch in errors. Returns its number."""
+        if self._results is not None:
+            raise RuntimeError("this job has run; make a new one")
+        k = len(self._futures)
+        key = f"irstats-{self._name}-{k}-{self._token}"
+        # _run_task is looked up here, at each call (tests replace it to kill a worker)
+        self._futures.append(self.client.submit(_run_task, function, *args, key=key, pure=False))
+        self._labels.append(label)
+        self._weights.append(int(weight))
+        return k
+
+    def run(self) -> None:
+        """Wait for every task, one progress line for all; results kept in submission order,
+        their warnings shown once each. A failed task ends the job: the tasks not yet done are
+        cancelled and the first failure in submission order is raised."""
+        if self._results is not None:
+            return
+        futures = self._futures
+        try:
+            if futures:
+                self._wait(futures)
+                values = self.client.gather(futures)
+            else:
+                values = []
+        finally:
+            self._release()
+        self._results = [value for value, _ in values]
+        shown = set()
+        for _, caught in values:
+            for category, message, filename, lineno in caught:
+                if (category, message, filename, lineno) not in shown:
+                    shown.add((category, message, filename, lineno))
+                    warnings.warn_explicit(message, category, filename, lineno)
+
+    def result(self, k: int):
+        """Task k's value (after :meth:`run`)."""
+        if self._results is None:
+            self.run()
+        return self._results[k]
+
+    def _wait(self, futures: list) -> None:
+        distributed = _dask()
+        where = {future.key: k for k, future in enumerate(futures)}
+        done: set[int] = set()
+        failed: int | None = None
+        complete = 0  # tasks 0 … complete − 1 are done
+        with progress_bar(sum(self._weights), self.progress, self.desc, unit=self.unit) as bar:
+            for future in distributed.as_completed(futures):
+                k = where[future.key]
+                done.add(k)
+                if future.status == "finished":
+                    bar.update(self._weights[k])
+                elif failed is None or k < failed:
+                    failed = k
+                while complete in done:
+                    complete += 1
+                if failed is not None and complete >= failed:
+                    break  # every task before the first failure is done: report it
+        if failed is not None:
+            raise self._error(failed) from None
+
+    def _error(self, k: int) -> IrstatsError:
+        future = self._futures[k]
+        label = self._labels[k]
+        if future.status == "error":
+            exc = future.exception()
+            if isinstance(exc, IrstatsError):
+                return exc  # irstats' own words, as in one process (a bad line names its file and line)
+            return ClusterError(f"{label} failed on the Dask cluster: {type(exc).__name__}: {_one_line(exc)}")
+        return ClusterError(f"{label} did not finish on the Dask cluster ({future.status}: the scheduler was lost "
+                            "or the job cancelled)")
+
+    def _release(self) -> None:
+        pending = [f for f in self._futures + self._shared if not f.done()]
+        if pending:
+            try:
+                self.client.cancel(pending)
+            except Exception:  # noqa: BLE001 - a scheduler already gone: nothing left to cancel
+                pass
+
+
+# --------------------------------------------------------------------------- evaluation
+
+def score_batches(client, evaluator: "Evaluator", runset: "RunSet", measures: Sequence["Measure"],
+                  values: dict[str, np.ndarray], present: np.ndarray, progress: Progress = None):
+    """:meth:`Evaluator.score`'s loop on a cluster: the same batches of runs, each judged and
+    scored by a worker; fills ``values[measure][batch]`` and ``present[batch]``, warns of
+    topics outside the qrels once (as one process does) and returns R = 0 per topic (None
+    without runs)."""
+    from irstats.ingest import compiled_batches
+    from irstats.judgments import warn_topics_outside_qrels
+
+    _check_readable(runset)
+    job = Job(client, "eval", progress=progress, unit="run")
+    collection = evaluator.collection
+    qrels = _qrels_reference(collection, evaluator.options.qrels_duplicate)
+    if qrels is None:  # not a file a worker can read: every worker receives it once
+        qrels = job.share(_bare(collection))
+    names = [m if isinstance(m, str) else str(m) for m in measures]
+    cwd = os.getcwd()
+    batches = compiled_batches(runset)  # the engine's own batches (it reads each alone)
+    for batch in batches:
+        job.submit(f"the batch of runs {some([runset.names[i] for i in batch], limit=3)}", _score_runs, qrels,
+                   evaluator.options, tuple(runset.names[i] for i in batch), [runset.parts[i] for i in batch],
+                   names, cwd, weight=len(batch))
+    job.run()
+    outside: dict[str, int] = {}
+    r_zero = None
+    for k, batch in enumerate(batches):
+        batch_present, batch_r_zero, batch_values, batch_outside = job.result(k)
+        present[batch] = batch_present
+        if batch_r_zero is not None:
+            r_zero = batch_r_zero
+        for name, v in batch_values.items():
+            values[name][batch] = v
+        outside.update(batch_outside)
+    warn_topics_outside_qrels(outside)
+    return r_zero
+
+
+def _check_readable(runset: "RunSet") -> None:
+    from irstats.io.trec import STDIN, _read_once
+
+    unreadable = [p.source for p in runset.parts if p.frame is None and (p.source == STDIN or p.source in _read_once)]
+    if unreadable:
+        raise ArgumentError(f"runs: {some(unreadable, limit=2)} can be read only once (standard input or a pipe), "
+                            "so the cluster's workers cannot read it; write it to a file", argument="runs")
+
+
+def _qrels_reference(collection, qrels_duplicate: str):
+    """How a worker finds the qrels itself: (path, size, mtime, option) for a regular file, else None."""
+    source = collection.source
+    if not isinstance(source, str) or source == "-" or not os.path.isfile(source):
+        return None
+    from irstats.io.trec import _read_once
+
+    if source in _read_once:
+        return None
+    stat = os.stat(source)
+    return ("path", source, os.path.abspath(source), stat.st_size, stat.st_mtime_ns, qrels_duplicate)
+
+
+def _bare(collection):
+    """The collection without its derived indexes (a worker builds its own; the compiled hash
+    table is not sent)."""
+    from irstats.collection import Collection
+
+    copy = Collection(collection._qrels if collection.arrays is None else None, collection.topic_keys,
+                      collection.source, arrays=collection.arrays)
+    if "topics" in collection.cache:
+        copy.cache["topics"] = collection.cache["topics"]
+    return copy
+
+
+#: A worker's collections read from files, by (path, size, mtime, option): the qrels are read
+#: once per worker process, and their derived indexes (facts, hash table) kept with them.
+_COLLECTIONS: dict[tuple, Any] = {}
+
+
+def _worker_collection(qrels, cwd: str):
+    if not (isinstance(qrels, tuple) and qrels[:1] == ("path",)):
+        return qrels  # a Collection received from the client
+    _, shown, absolute, size, mtime, duplicate = qrels
+    key = (absolute, size, mtime, duplicate)
+    if key not in _COLLECTIONS:
+        from irstats.collection import Collection
+
+        path = shown if os.getcwd() == cwd else absolute  # in the client's folder: its own words for the file
+        if len(_COLLECTIONS) >= 4:
+            _COLLECTIONS.pop(next(iter(_COLLECTIONS)))
+        _COLLECTIONS[key] = Collection.load(path, qrels_duplicate=duplicate)
+    return _COLLECTIONS[key]
+
+
+def _score_runs(qrels, options, names: tuple[str, ...], parts: list, measures: list[str], cwd: str):
+    """One batch of runs on a worker: judged and scored as :meth:`Evaluator.score` does.
+    Returns (present, R = 0 per topic, {measure: values}, {run: topics outside the qrels})."""
+    from dataclasses import replace
+
+    from irstats.collection import RunSet
+    from irstats.evaluate import Evaluator, widest_first
+    from irstats.measures import parse_measure
+
+    if os.getcwd() != cwd:  # another machine or folder: relative run paths are the client's
+        parts = [replace(p, source=os.path.join(cwd, p.source)) if p.frame is None and not os.path.isabs(p.source)
+                 else p for p in parts]
+    collection = _worker_collection(qrels, cwd)
+    evaluator = Evaluator(collection, options)
+    parsed = [parse_measure(m) for m in measures]
+    n_top = len(collection.topic_keys)
+    values = {m: np.empty((len(names), n_top)) for m in measures}
+    present = np.zeros((len(names), n_top), dtype=bool)
+    r_zero = None
+    outside: dict[str, int] = {}
+    for batch, judgments in evaluator.batches(RunSet(tuple(names), list(parts)), outside=outside):
+        present[batch] = judgments.present
+        r_zero = judgments.num_relevant() == 0
+        for m in widest_first(parsed):
+            values[str(m)][batch] = m.definition.evaluate(judgments, m)
+        del judgments
+    return present, r_zero, values, outside
+
+
+__all__ = ["CONNECT_TIMEOUT", "ClusterError", "Job", "check_client", "connect", "score_batches"]
