@@ -164,6 +164,18 @@ class LabelAgreement(Result):
     def to_frame(self) -> pl.DataFrame:
         return self.statistics
 
+    def display_table(self, digits: int = 4):
+        """The statistics with their intervals; the count of pairs as a whole number."""
+        from irstats.render import table_of_frame
+
+        table = table_of_frame(self.statistics, title=self.title, legend=self.legend(), digits=digits)
+        pairs = self.statistics["statistic"].to_list().index("pairs")
+        whole = tuple(type(c)(f"{float(c.text):.0f}") if c.text not in ("", "nan") else c
+                      for c in table.rows[pairs][1:])
+        rows = table.rows[:pairs] + ((table.rows[pairs][0], *whole),) + table.rows[pairs + 1:]
+        return type(table)(table.header, rows, table.right, table.title, table.legend, table.header_latex,
+                           table.label)
+
 
 def _shared_pairs(qrels_a, qrels_b, qrels_duplicate: str = "error") -> pl.DataFrame:
     from irstats.io.trec import read_qrels

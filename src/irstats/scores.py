@@ -123,11 +123,23 @@ class ScoreMatrix:
     def _repr_html_(self) -> str:
         """Jupyter shows a score matrix as its shape and each system's summary (mean, or sum
         for the counts) as an HTML table."""
-        import html
+        import numpy as np
 
-        head = (f"<p><b>{html.escape(self.measure)}</b>: {len(self.systems)} systems × {len(self.topics)} topics "
-                f"({'sum' if self.summary == 'sum' else 'mean'} per system)</p>")
-        return f"<div>{head}{self.summary_frame()._repr_html_()}</div>"
+        from irstats.render import Cell, Table, number_cell
+
+        counted = self.num_topics()
+        summary = self.summaries()
+        with np.errstate(all="ignore"):
+            low, high = np.nanmin(np.where(counted[:, None] > 0, self.values, 0.0), axis=1), np.nanmax(
+                np.where(counted[:, None] > 0, self.values, 0.0), axis=1)
+        order = np.argsort(-np.nan_to_num(summary, nan=-np.inf), kind="stable")
+        whole = self.summary == "sum"
+        rows = [[Cell(self.systems[i]), number_cell(summary[i], whole=whole), number_cell(low[i], whole=whole),
+                 number_cell(high[i], whole=whole), Cell(str(int(counted[i])))] for i in order]
+        title = (f"{self.measure}: {len(self.systems)} systems × {len(self.topics)} topics "
+                 f"({'sum' if whole else 'mean'} per system, best first)")
+        return Table.of(["system", "sum" if whole else "mean", "min", "max", "topics"], rows,
+                        [False, True, True, True, True], title=title).html()
 
     def summary_frame(self) -> pl.DataFrame:
         """Frame ``system, measure, value`` of the per-system summaries."""
