@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from ppi_py import classical_mean_ci, ppi_mean_ci, ppi_mean_pointestimate
 
+import irstats
 from irstats.io.trec import read_qrels
 from irstats.errors import ArgumentError, ArgumentTypeError, InputError, NotFoundError
 from irstats.ppi import PPIResult, degrade_qrels, ppi, ppi_scores
@@ -359,3 +360,34 @@ def test_degrade_qrels_is_seeded_and_keeps_what_it_should():
     with pytest.raises(ArgumentError) as info:
         degrade_qrels(frame, leniency=0.8)
     assert info.value.argument == "leniency"
+
+
+def test_report_section_with_gold_topics(shared_data, tmp_path):
+    """``report --qrels-b AUTO --gold-topics FILE``: a prediction-powered section whose
+    estimates are ppi_py's PPI++ point estimates on the per-topic scores (people's labels on
+    the gold topics, the cheap labels on all)."""
+    import polars as pl
+
+    from irstats.report import build_report
+
+    base = shared_data / "trec-dl-2019-passage"
+    qrels = base / "qrels.dl19-passage.txt"
+    runs = sorted((base / "runs").glob("*.run.gz"))[:3]
+    auto = tmp_path / "auto.qrels"
+    auto.write_text("".join(f"{t} {i} {d} {max(0, int(g) - (k % 3 == 0))}\n"
+                            for k, (t, i, d, g) in enumerate(line.split() for line in qrels.read_text().splitlines())))
+    topics = sorted({line.split()[0] for line in qrels.read_text().splitlines()})
+    gold = topics[::3]
+    report = build_report(qrels, runs, tmp_path / "report", measures=["nDCG@10"], quick=True, progress=False,
+                          qrels_b=auto, gold_topics=gold)
+    table = pl.read_csv(report.out_dir / "tables" / "ppi_means.tsv", separator="\t")
+    human = irstats.evaluate(qrels, runs, ["nDCG@10"])["nDCG@10"]
+    cheap = irstats.evaluate(auto, runs, ["nDCG@10"])["nDCG@10"]
+    g = [human.topics.index(t) for t in gold]
+    u = [j for j, t in enumerate(cheap.topics) if t not in set(gold)]
+    for row in table.filter(pl.col("measure") == "nDCG@10").iter_rows(named=True):
+        y, f = human.system(row["system"]), cheap.system(row["system"])
+        expected = float(np.squeeze(ppi_mean_pointestimate(y[g], f[g], f[u], lam=None)))
+        assert row["estimate"] == pytest.approx(expected, abs=1e-9)
+    with pytest.raises(irstats.ArgumentError, match="gold_topics goes with qrels_b"):
+        build_report(qrels, runs, tmp_path / "r2", quick=True, progress=False, gold_topics=gold)

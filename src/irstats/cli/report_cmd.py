@@ -10,6 +10,7 @@ from irstats.cli.common import eval_options
 from irstats.cli.main import cli
 from irstats.cli.output import OutputFolder
 from irstats.report import DEFAULT_REPORT_MEASURES, build_report
+from irstats.io.trec import read_names
 from irstats.report.model import exact_command
 
 REPORT_EPILOG = """
@@ -47,6 +48,9 @@ class _KeepsArguments(click.Command):
 @click.option("--pool-depth", type=int, help="Depth the qrels were pooled to, for the volatility section.")
 @click.option("--qrels-b", type=click.Path(dir_okay=False),
               help="A second qrels (e.g. LLM labels): adds a section on label and conclusion agreement.")
+@click.option("--gold-topics", type=click.Path(exists=True, dir_okay=False), metavar="FILE",
+              help="With --qrels-b: the topics people judged, one per line; adds prediction-powered means "
+                   "(QRELS on those topics, --qrels-b's cheap labels on all).")
 @click.option("--repro-orig", multiple=True, type=click.Path(dir_okay=False), metavar="RUN",
               help="An original run (baseline, then advanced; repeat): with --repro-run, adds a reproduction section.")
 @click.option("--repro-run", multiple=True, type=click.Path(dir_okay=False), metavar="RUN",
@@ -57,8 +61,8 @@ class _KeepsArguments(click.Command):
 @click.option("-o", "--out", "out_dir", required=True, type=OutputFolder(),
               help="Output folder: new, empty, or an earlier report (only the files irstats wrote are replaced).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-def report_command(qrels, runs, measures, reference, pool_depth, qrels_b, repro_orig, repro_run, options, quick, seed,
-                   out_dir, quiet):
+def report_command(qrels, runs, measures, reference, pool_depth, qrels_b, gold_topics, repro_orig, repro_run, options,
+                   quick, seed, out_dir, quiet):
     """Write a complete evaluation study of RUNS against QRELS: HTML and Markdown.
 
     Sections: the leaderboard and findings, the collection (judged shares), systems (means,
@@ -73,6 +77,7 @@ def report_command(qrels, runs, measures, reference, pool_depth, qrels_b, repro_
                  if line.strip() and not line.startswith("#")]
     result = build_report(qrels, list(runs), out_dir, measures=list(measures) or None, reference=names,
                           quick=quick, seed=seed, pool_depth=pool_depth, qrels_b=qrels_b,
+                          gold_topics=read_names(gold_topics, "topic") if gold_topics else None,
                           repro_orig=list(repro_orig) or None, repro_run=list(repro_run) or None,
                           progress=False if quiet else None,
                           command=exact_command(click.get_current_context().meta.get("irstats.report.args", [])),

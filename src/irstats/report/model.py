@@ -40,6 +40,7 @@ class StudySettings:
     epsilon: float = 0.01
     pool_depth: int | None = None
     qrels_b: str | None = None  # a second qrels (e.g. LLM labels): the agreement section
+    gold_topics: tuple[str, ...] | None = None  # with qrels_b: the topics people judged (the PPI section)
     repro: tuple[tuple[str, ...], tuple[str, ...]] | None = None  # original and reproduced runs: the reproduction section
     options: dict = field(default_factory=dict)
 

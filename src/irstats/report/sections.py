@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 import polars as pl
 
-from irstats.errors import InputError, MeasureError
+from irstats.errors import InputError, MeasureError, some
 from irstats.measures import parse_measure
 from irstats.report.document import Figure, Items, Note, Section, Table, Text
 from irstats.report.model import Study, command_line, environment, input_files
@@ -684,10 +684,60 @@ def findings(study: Study, tables: dict[str, pl.DataFrame]) -> list[str]:
     return out
 
 
+def gold_topic_list(gold_topics, qrels_b) -> tuple[str, ...] | None:
+    """The gold topics of the PPI section, checked before anything is computed."""
+    if gold_topics is None:
+        return None
+    from irstats.checks import names
+    from irstats.errors import ArgumentError
+
+    topics = tuple(str(t) for t in names(gold_topics, "gold_topics", what="topic ids"))
+    if qrels_b is None:
+        raise ArgumentError("gold_topics goes with qrels_b: the cheap labels (e.g. an LLM's) of every topic, "
+                            "the gold ones' labels being qrels'", argument="gold_topics")
+    if len(topics) < 2:
+        raise ArgumentError("gold_topics: prediction-powered means need at least 2 gold topics", argument="gold_topics")
+    return topics
+
+
+def prediction_powered(study: Study) -> Section | None:
+    """Prediction-powered means (METHODS.md §5.8): people's labels (``qrels``) on the gold
+    topics, the cheap labels (``qrels_b``) on every topic; each system's mean with its
+    interval, beside the gold-only and the cheap-only estimates."""
+    gold = study.settings.gold_topics
+    if not gold or study.settings.qrels_b is None:
+        return None
+    import polars as pl
+
+    from irstats.ppi import ppi
+
+    from irstats.io.trec import id_of
+
+    gold_keys = [id_of(t) for t in gold]  # the qrels hold ids as the bytes read
+    kept = study.collection.qrels.filter(pl.col("topic").is_in(gold_keys))
+    missing = sorted(t for t, key in zip(gold, gold_keys) if key not in set(kept.get_column("topic").unique().to_list()))
+    if missing:
+        raise InputError(f"gold topic(s) {some(missing)} have no line in the qrels", path=str(study.qrels_path))
+    result = ppi(kept, study.settings.qrels_b, study.runs, list(study.measures), alpha=1 - 0.95,
+                 **study.settings.options)
+    frame = result.to_frame()
+    shown = frame.select("measure", "system", "estimate", "ci_low", "ci_high", "gold_estimate", "gold_ci_low",
+                         "gold_ci_high", "auto_estimate", "n_effective")
+    section = Section("Prediction-powered means", "ppi")
+    section.add(Text(f"People's labels on {len(gold)} gold topics (qrels A), cheap labels on every topic "
+                     f"(qrels B: `{study.settings.qrels_b}`). Each system's mean is estimated from both with "
+                     "PPI++ (power-tuned λ, 95% intervals): the cheap labels' mean over all topics, corrected by "
+                     "their error on the gold topics. Beside it the gold-only interval and the cheap-only estimate; "
+                     "n_effective is the number of gold topics the intervals are worth."),
+                Table("ppi_means", shown, result.title))
+    return section
+
+
 STAGES = [
     ("collection", collection),
     ("systems", systems),
     ("agreement", agreement),
+    ("prediction-powered means", prediction_powered),
     ("reproduction", reproduction),
     ("aggregation", aggregation),
     ("standardization", standardization),

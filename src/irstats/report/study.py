@@ -35,7 +35,7 @@ from irstats.report.model import (DEFAULT_REPORT_MEASURES, FIGURE_SIZE, SUPPORT_
 def build_report(qrels, runs, out_dir, measures: Sequence[str] | None = None, reference: Sequence[str] | None = None,
                  quick: bool = False, seed: int = 0, pool_depth: int | None = None, progress: Progress = None,
                  command: Sequence[str] | None = None, qrels_b=None, repro_orig=None, repro_run=None,
-                 **options) -> ReportResult:
+                 gold_topics: Sequence[str] | None = None, **options) -> ReportResult:
     """Evaluate ``runs`` against ``qrels`` and write the study report to ``out_dir``.
 
     Writes ``index.html`` (self-contained), ``report.md`` with ``figures/*.png`` (each with
@@ -47,13 +47,16 @@ def build_report(qrels, runs, out_dir, measures: Sequence[str] | None = None, re
     topics or others (e.g. LLM labels), adds a section on how far its labels and the
     conclusions they lead to agree with ``qrels``'. ``repro_orig`` and ``repro_run``, an original
     baseline [and advanced] run and their reproductions, add a section on how far the
-    reproduction reproduced (:func:`irstats.reproducibility`). ``options`` go to
+    reproduction reproduced (:func:`irstats.reproducibility`). ``gold_topics`` with ``qrels_b``:
+    the topics whose ``qrels`` labels people made, the others' labels being ``qrels_b``'s only,
+    adds prediction-powered means (:func:`irstats.ppi`). ``options`` go to
     :func:`irstats.evaluate`. ``command``, the command line that made the report (text, or
     the arguments after ``irstats``), is printed in its provenance; without it, this call is.
     """
     started = time.perf_counter()
     given = dict(measures=measures, reference=reference, quick=quick or None, seed=None if seed == 0 else seed,
-                 pool_depth=pool_depth, qrels_b=qrels_b, repro_orig=repro_orig, repro_run=repro_run)
+                 pool_depth=pool_depth, qrels_b=qrels_b, repro_orig=repro_orig, repro_run=repro_run,
+                 gold_topics=gold_topics)
     call = api_call("irstats.report.build_report", [qrels, runs, out_dir],
                     {**{k: v for k, v in given.items() if v is not None}, **options})
     check_seed(seed)  # before anything is evaluated or written
@@ -62,7 +65,8 @@ def build_report(qrels, runs, out_dir, measures: Sequence[str] | None = None, re
     repro = sections.repro_pairing(repro_orig, repro_run)  # checked before anything is computed
     settings = StudySettings(measures=chosen, reference=tuple(reference) if reference else None, quick=quick,
                              seed=seed, pool_depth=pool_depth, options=EvalOptions(**options).as_dict(),
-                             qrels_b=None if qrels_b is None else str(qrels_b), repro=repro)
+                             qrels_b=None if qrels_b is None else str(qrels_b), repro=repro,
+                             gold_topics=sections.gold_topic_list(gold_topics, qrels_b))
     if pool_depth is not None:  # checked before anything is computed or written
         from irstats.depth.pooling import check_pool_depth
 
