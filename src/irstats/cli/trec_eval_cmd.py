@@ -64,7 +64,7 @@ def _number(option: str, text: str) -> int:
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 def trec_eval_command(args):
     """trec_eval 10's command line and output (alias trec_eval='irstats trec_eval')."""
-    from irstats.trec_eval.output import TrecEvalFailure, trec_eval_output
+    from irstats.trec_eval.output import TrecEvalFailure, trec_eval_chunks
 
     if "--help" in args:
         click.echo(USAGE, nl=False)
@@ -117,13 +117,12 @@ def trec_eval_command(args):
     except InputError as exc:  # trec_eval: "illegal measure", exit 1
         click.echo(f"trec_eval: {exc.message}", err=True)
         sys.exit(1)
-    try:
-        text = trec_eval_output(operands[0], operands[1], settings.pop("measures"), **settings)
-    except TrecEvalFailure as exc:  # trec_eval stops with exit 4 on a topic
-        _write(exc.printed)
+    try:  # printed a block of topics at a time: 10^5 topics are never held as one text
+        for chunk in trec_eval_chunks(operands[0], operands[1], settings.pop("measures"), **settings):
+            _write(chunk)
+    except TrecEvalFailure as exc:  # trec_eval stops with exit 4 on a topic, after the lines before it
         click.echo(f"trec_eval: {exc.message}", err=True)
         sys.exit(4)
-    _write(text)
 
 
 def _write(text: str) -> None:

@@ -242,15 +242,38 @@ def trec_eval_output(qrels, results, measures: list[str], *, per_topic: bool = F
     """What ``trec_eval [-q] [-n] [-c] [-l L] [-M M] [-J] [-N N] -m … qrels results`` prints
     (``num_docs``: -N, the collection's size, which only utility's d term uses; ``zscores``:
     -Z, a file of per-topic means and sds turning every value into a z-score)."""
+    out: list[str] = []
+    try:
+        for chunk in trec_eval_chunks(qrels, results, measures, per_topic=per_topic, summary=summary,
+                                      complete=complete, rel_level=rel_level, depth=depth, judged_only=judged_only,
+                                      num_docs=num_docs, zscores=zscores, rel_format=rel_format):
+            out.append(chunk)
+    except TrecEvalFailure as exc:
+        exc.printed = "".join(out)
+        raise
+    return "".join(out)
+
+
+def trec_eval_chunks(qrels, results, measures: list[str], *, per_topic: bool = False, summary: bool = True,
+                     complete: bool = False, rel_level: int = 1, depth: int | None = None,
+                     judged_only: bool = False, num_docs: int = 0, zscores=None,
+                     rel_format: str = "trec_qrels"):
+    """:func:`trec_eval_output` as consecutive pieces of text, a block of topics at a time, so
+    that 10^5 topics × 100 measures are printed without being held at once; a
+    :class:`TrecEvalFailure` after the pieces trec_eval prints before it stops."""
     with warnings.catch_warnings():
         # topics outside the qrels and the like: trec_eval says nothing about them either
         warnings.simplefilter("ignore", IrstatsWarning)
-        return _output(qrels, results, measures, per_topic, summary, complete, rel_level, depth, judged_only,
-                       num_docs, zscores, rel_format)
+        yield from _output(qrels, results, measures, per_topic, summary, complete, rel_level, depth, judged_only,
+                           num_docs, zscores, rel_format)
+
+
+#: Topics whose -q lines are made and handed on at once.
+TOPIC_BLOCK = 2000
 
 
 def _output(qrels, results, measures, per_topic, summary, complete, rel_level, depth, judged_only, num_docs,
-            zscores, rel_format) -> str:
+            zscores, rel_format):
     if zscores is not None and not isinstance(zscores, dict):
         zscores = read_zscores(zscores)
     import irstats
@@ -343,12 +366,12 @@ def _output(qrels, results, measures, per_topic, summary, complete, rel_level, d
     if any(m.name == "relstring" and p is not None for m, p in marked):
         strings.update({t: "-" for t in made_up})  # relstring_N keeps the made-up document, not in the qrels
     columns = _Columns(scores, topics, overrides, zscores)
-    out: list[str] = []
     if per_topic:
-        out.extend(_per_topic_lines(marked, columns, strings))
+        for start in range(0, len(topics), TOPIC_BLOCK):
+            yield "".join(_per_topic_lines(marked, columns, strings, start, start + TOPIC_BLOCK))
     if stop is not None:
-        stop.printed = "".join(out)
         raise stop
+    out: list[str] = []
     if summary:
         for measure, params in marked:
             if measure.name == "num_rel" and complete and rel_format in ("trec_qrels", "qrels_jg"):
@@ -357,7 +380,7 @@ def _output(qrels, results, measures, per_topic, summary, complete, rel_level, d
                 out.append(_line("num_rel", "all", graded_lines, "long", zscores))
                 continue
             out.extend(_summary_lines(measure, params, columns, run_tag))
-    return "".join(out)
+    yield "".join(out)
 
 
 class _Columns:
@@ -367,10 +390,12 @@ class _Columns:
 
     def __init__(self, scores: dict, topics: list[str], overrides: dict[str, dict[str, float]], zscores):
         self.scores, self.topics, self.overrides, self.zscores = scores, topics, overrides, zscores
-        self._cache: dict[str, list[float]] = {}
-        self._places: dict[tuple[str, ...], list[int]] = {}  # a matrix's topic axis → positions
+        self._cache: dict = {}
+        self._places: dict = {}  # a matrix's topic axis → the positions of the printed topics
+        self._order = {t: i for i, t in enumerate(topics)}
 
-    def values(self, printed: str, name: str, zscored: bool = True) -> list[float]:
+    def values(self, printed: str, name: str, zscored: bool = True):
+        """The values as a float64 array over the printed topics (8 bytes a value)."""
         key = (printed, zscored)
         if key not in self._cache:
             import numpy as np
@@ -379,23 +404,24 @@ class _Columns:
             places = self._places.get(matrix.topics)
             if places is None:
                 positions = matrix.topic_positions()
-                places = self._places[matrix.topics] = [positions[t] for t in self.topics]
-            values = matrix.values[0, np.asarray(places, dtype=np.int64)].tolist()
-            changed = self.overrides.get(printed)
-            if changed:
-                values = [changed.get(t, v) for t, v in zip(self.topics, values)]
+                places = self._places[matrix.topics] = np.fromiter((positions[t] for t in self.topics),
+                                                                    dtype=np.int64, count=len(self.topics))
+            values = matrix.values[0, places]
+            for t, v in (self.overrides.get(printed) or {}).items():
+                if t in self._order:
+                    values[self._order[t]] = v
             if zscored and self.zscores is not None:
-                values = [_z(self.zscores, t, printed, v) for t, v in zip(self.topics, values)]
+                values = np.array([_z(self.zscores, t, printed, v) for t, v in zip(self.topics, values.tolist())])
             self._cache[key] = values
         return self._cache[key]
 
 
-def _per_topic_lines(marked, columns: _Columns, strings: dict[str, str]) -> list[str]:
-    """The -q lines: every topic, its measures in table order. Built a measure at a time as
-    columns of lines, then interleaved topic by topic."""
+def _per_topic_lines(marked, columns: _Columns, strings: dict[str, str], start: int, stop: int) -> list[str]:
+    """The -q lines of the topics from ``start`` to ``stop``, each topic's measures in table
+    order. Built a measure at a time as columns of lines, then interleaved topic by topic."""
     import itertools
 
-    topics = columns.topics
+    topics = columns.topics[start:stop]
     line_columns: list[list[str]] = []
     for measure, params in marked:
         if measure.kind == "string":
@@ -407,7 +433,7 @@ def _per_topic_lines(marked, columns: _Columns, strings: dict[str, str]) -> list
         for printed, name in measure.values(params):
             kind = "float" if columns.zscores is not None else measure.kind
             head = f"Z{printed:<22}\t" if columns.zscores is not None else f"{printed:<22}\t"
-            text = _texts(columns.values(printed, name), kind)
+            text = _texts(columns.values(printed, name)[start:stop].tolist(), kind)
             line_columns.append([f"{head}{t}\t{v}\n" for t, v in zip(topics, text)])
     return list(itertools.chain.from_iterable(zip(*line_columns)))
 
@@ -483,12 +509,12 @@ def _summary_lines(measure: TrecEvalName, params, columns: _Columns, run_id: str
     for printed, name in measure.values(params):
         values = columns.values(printed, name, zscored=measure.kind != "gm")
         if measure.kind == "gm":  # trec_eval's per-topic gm value is log(max(v, 1e-5)), with C's log
-            values = [math.log(max(v, MIN_GEO_MEAN)) for v in values]
+            values = [math.log(max(v, MIN_GEO_MEAN)) for v in values.tolist()]
             if zscores is not None:
                 values = [_z(zscores, t, printed, v) for t, v in zip(topics, values)]
         # added in topic order, as trec_eval accumulates: a cumulative sum adds one by one
         # (numpy's sum would add pairwise, and a last bit can change the 4th decimal)
-        total = float(np.cumsum(values)[-1]) if values else 0.0
+        total = float(np.cumsum(values)[-1]) if len(values) else 0.0
         if measure.kind == "gm":
             value = math.exp(total / num_queries)
         elif measure.kind == "long":
