@@ -122,3 +122,187 @@ def test_bad_input(tmp_path, capsys):
     assert frame.filter(pl.col("measure") == "StRecall@1")["value"][0] == 0.0  # d2 is relevant to nothing
     code, out, err = run_cli(["diversity", path, run, "--alpha", "2"], capsys)
     assert code == 2 and "alpha" in err and "Traceback" not in err
+
+
+# ----------------------------------------------------------------------------- registered measures
+# The diversity measures are families (measures/diversity.py) over the subtopic judgments the
+# judgments tensor carries: irstats.evaluate(..., subtopic_qrels=...) and `irstats eval
+# --subtopic-qrels` compute them beside any other measure; `irstats diversity` is a shortcut of it.
+
+import irstats  # noqa: E402
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from irstats.evaluate import Evaluator  # noqa: E402
+from tests import reference_diversity  # noqa: E402
+
+NAMES = [name for _, name in MEASURES]
+
+
+def _write_subtopics(lines, path):
+    path.write_text("".join(f"{t} {s} {d} {g}\n" for t, s, d, g in lines))
+    return path
+
+
+def test_evaluate_with_subtopic_qrels_equals_diversity_and_the_plain_loops(subtopic_qrels, tmp_path):
+    """irstats.evaluate with NIST's DL 2019 qrels and the subtopic qrels equals evaluate_diversity
+    (to the last bit: one engine) on the 37 runs, beside AP, and the plain-loop reference on three."""
+    folder, lines = subtopic_qrels
+    path = _write_subtopics(lines, tmp_path / "subtopics.qrels")
+    runs = sorted((folder / "runs").glob("*.run.gz"))
+    assert len(runs) == 37
+    ours = irstats.evaluate(folder / "qrels.dl19-passage.txt", runs, NAMES + ["AP"], subtopic_qrels=path, depth=None)
+    shortcut = evaluate_diversity(path, runs, NAMES)
+    assert ours["AP"].values.shape == (37, 43)
+    for name in NAMES:
+        assert ours[name].systems == shortcut[name].systems and ours[name].topics == shortcut[name].topics
+        assert np.array_equal(ours[name].values, shortcut[name].values), name
+    for k in (0, 17, 36):
+        reference = reference_diversity.evaluate(path, runs[k], NAMES)
+        for name in NAMES:
+            for topic, value in zip(ours[name].topics, ours[name].values[k]):
+                assert value == pytest.approx(reference[(topic, name)], rel=1e-12, abs=1e-15), (runs[k].name, name)
+
+
+def test_measures_need_subtopic_qrels_before_any_run_is_read(tmp_path):
+    qrels = tmp_path / "qrels"
+    qrels.write_text("1 0 d1 1\n")
+    with pytest.raises(MeasureError, match=r"alpha_nDCG@20, NRBP need subtopic qrels"):
+        irstats.evaluate(qrels, tmp_path / "no such run", ["AP", "alpha_nDCG@20", "NRBP"])
+    subtopics = _write_subtopics([("1", "a", "d1", 1)], tmp_path / "subtopics")
+    with pytest.raises(MeasureError, match="not evaluated on a Dask cluster"):
+        Evaluator(qrels, subtopic_qrels=subtopics).score(tmp_path / "no such run", ["ERR_IA@5"], client=object())
+    run = tmp_path / "run"
+    run.write_text("1 Q0 d1 1 1.0 r\n1 Q0 d2 2 1.0 r\n")  # tied: d2 first (docno descending), or either
+    assert irstats.evaluate(qrels, run, ["StRecall@1"], subtopic_qrels=subtopics)["StRecall@1"].values[0, 0] == 0.0
+    assert irstats.evaluate(qrels, run, ["StRecall@1"], subtopic_qrels=subtopics,
+                            ties="expected")["StRecall@1"].values[0, 0] == 0.5
+    with pytest.raises(MeasureError, match="need subtopic qrels"):  # a tensor made without them
+        Evaluator(qrels).score_judgments(Evaluator(qrels).judgments(run), ["P_IA@5"])
+
+
+def test_topics_the_subtopic_qrels_do_not_judge_score_zero_and_minus_j(tmp_path):
+    """The qrels' topics are the axis: a topic without subtopic judgments scores 0 (S = 0, as
+    ndeval scores a topic without relevant documents). -J condenses the lists by the qrels, as for
+    every measure; with the qrels derived from the subtopic ones that is pyndeval's judged_only."""
+    qrels = tmp_path / "qrels"
+    qrels.write_text("1 0 a 1\n1 0 b 0\n1 0 c 2\n2 0 x 1\n")
+    subtopics = _write_subtopics([("1", "s1", "a", 1), ("1", "s2", "c", 1), ("1", "s2", "u", 1), ("3", "s", "x", 1)],
+                                 tmp_path / "subtopics")
+    run = tmp_path / "run"
+    run.write_text("1 Q0 u 1 5 r\n1 Q0 z 2 4 r\n1 Q0 c 3 3 r\n1 Q0 a 4 2 r\n2 Q0 x 1 1 r\n")
+    scores = irstats.evaluate(qrels, run, ["StRecall@1", "P_IA@2", "alpha_nDCG@3"], subtopic_qrels=subtopics)
+    assert scores["StRecall@1"].topics == ("1", "2")
+    assert scores["StRecall@1"].values.tolist() == [[0.5, 0.0]]  # u covers s2
+    assert scores["P_IA@2"].values.tolist() == [[0.25, 0.0]]  # z: nothing
+    condensed = irstats.evaluate(qrels, run, ["StRecall@1", "P_IA@2"], subtopic_qrels=subtopics, judged_only=True)
+    assert condensed["StRecall@1"].values.tolist() == [[0.5, 0.0]]  # u and z dropped: c first
+    assert condensed["P_IA@2"].values.tolist() == [[0.5, 0.0]]  # c, a
+    judged = {"1": {"a": 1, "b": 0, "c": 2}, "2": {"x": 1}}
+    reference = reference_diversity.evaluate(subtopics, run, ["alpha_nDCG@3", "nNRBP"], judged_only=True,
+                                             judged=judged)
+    got = irstats.evaluate(qrels, run, ["alpha_nDCG@3", "nNRBP"], subtopic_qrels=subtopics, judged_only=True)
+    assert got["alpha_nDCG@3"].values[0, 0] == pytest.approx(reference[("1", "alpha_nDCG@3")], abs=1e-15)
+    assert got["nNRBP"].values[0, 0] == pytest.approx(reference[("1", "nNRBP")], abs=1e-15)
+
+
+def test_one_tensor_of_many_batches_carries_its_subtopic_judgments(subtopic_qrels, tmp_path, monkeypatch):
+    """Evaluator.judgments (batches concatenated, systems in the order asked) and score_judgments
+    give what score gives."""
+    import irstats.ingest
+
+    folder, lines = subtopic_qrels
+    path = _write_subtopics(lines, tmp_path / "subtopics.qrels")
+    runs = sorted((folder / "runs").glob("*.run.gz"))[:5]
+    evaluator = Evaluator(folder / "qrels.dl19-passage.txt", subtopic_qrels=path)
+    names = ["alpha_nDCG@10", "NRBP", "StRecall@20"]
+    scored = evaluator.score(runs, names)
+    monkeypatch.setattr(irstats.ingest, "COMPILED_BATCH_BYTES", 1)  # two runs a batch
+    tensor = evaluator.judgments(runs, systems=[4, 0, 2, 1, 3])
+    assert tensor.subtopics is not None
+    again = evaluator.score_judgments(tensor, names)
+    for name in names:
+        assert np.array_equal(again[name].values, scored[name].values[[4, 0, 2, 1, 3]]), name
+
+
+@st.composite
+def _diversity_case(draw):
+    docs = [f"d{i}" for i in range(8)]
+    subtopic_lines = [(t, f"s{s}", d, draw(st.integers(0, 2)))
+                      for t in ("1", "2") for d in docs[:draw(st.integers(0, 8))]
+                      for s in draw(st.lists(st.integers(0, 4), max_size=3, unique=True))]
+    run_lines = [(t, d, draw(st.sampled_from([1.0, 2.0, 2.5, 3.0])))
+                 for t in ("1", "2") for d in draw(st.lists(st.sampled_from(docs + ["u1", "u2"]), max_size=9,
+                                                             unique=True))]
+    return subtopic_lines, run_lines
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(case=_diversity_case(), alpha=st.sampled_from([0.0, 0.5, 0.7, 1.0]), beta=st.sampled_from([0.3, 0.5, 0.9]),
+       rel=st.sampled_from([1, 2]), depth=st.sampled_from([None, 1, 4]))
+def test_equal_to_the_plain_loops(case, alpha, beta, rel, depth, tmp_path_factory):
+    """Every measure equals tests/reference_diversity.py on generated subtopic qrels and runs:
+    ties in scores, short and empty lists, documents judged for no subtopic, topics without a
+    relevant document, depth cuts, α = 0 and 1."""
+    subtopic_lines, run_lines = case
+    folder = tmp_path_factory.mktemp("case")
+    path = _write_subtopics(subtopic_lines + [("1", "s9", "d0", 0), ("2", "s9", "d0", 0)], folder / "subtopics")
+    run = folder / "run"
+    run.write_text("".join(f"{t} Q0 {d} 0 {s} r\n" for t, d, s in run_lines) or "1 Q0 zz 0 1 r\n")
+    names = ["alpha_DCG@1", "alpha_DCG@3", "alpha_nDCG@2", "ERR_IA@3", "nERR_IA@5", "NRBP", "nNRBP", "P_IA@3",
+             "StRecall@2"]
+    ours = evaluate_diversity(path, run, names, rel=rel, alpha=alpha, beta=beta, depth=depth)
+    reference = reference_diversity.evaluate(path, run, names, rel=rel, alpha=alpha, beta=beta, depth=depth)
+    for name in names:
+        for topic, value in zip(ours[name].topics, ours[name].values[0]):
+            if (topic, name) in reference:
+                assert value == pytest.approx(reference[(topic, name)], rel=1e-12, abs=1e-15), (name, topic)
+            else:
+                assert np.isnan(value), (name, topic)
+
+
+def test_names_are_the_families(tmp_path):
+    """The diversity measures are registered families with their parameters; the shortcut's
+    alpha/beta/rel fill what a name leaves at its default."""
+    from irstats.diversity import diversity_measures
+    from irstats.measures import parse_measure
+
+    assert diversity_measures() == ("alpha_DCG", "alpha_nDCG", "ERR_IA", "nERR_IA", "NRBP", "nNRBP", "P_IA",
+                                    "StRecall")
+    assert str(parse_measure("alpha_nDCG(alpha=0.3,rel=2)@20")) == "alpha_nDCG(alpha=0.3,rel=2)@20"
+    assert str(parse_measure("NRBP(beta=0.8)")) == "NRBP(beta=0.8)"
+    with pytest.raises(MeasureError, match="takes no cut-off"):
+        parse_measure("NRBP@10")
+    with pytest.raises(MeasureError, match="alpha must be in"):
+        parse_measure("ERR_IA(alpha=2)@10")
+    path = _write_subtopics([("1", "a", "d1", 1), ("1", "b", "d2", 1)], tmp_path / "q")
+    run = tmp_path / "r"
+    run.write_text("1 Q0 d1 1 2.0 r\n1 Q0 d2 2 1.0 r\n")
+    one = evaluate_diversity(path, run, ["alpha_DCG(alpha=0.9)@1", "alpha_DCG@1"], alpha=0.1)
+    assert list(one) == ["alpha_DCG(alpha=0.9)@1", "alpha_DCG@1"]
+    assert one["alpha_DCG@1"].measure == "alpha_DCG@1"
+
+
+def test_ir_measures_routes_the_diversity_measures_to_irstats(subtopic_qrels):
+    """ir_measures' diversity measures go to the irstats provider (the qrels' iteration as the
+    subtopic, as pyndeval reads it), equal to pyndeval's on runs without tied scores."""
+    from irstats.integrations import ir_measures as provider_module
+
+    folder, lines = subtopic_qrels
+    qrels = [ir_measures.Qrel(t, d, g, s) for t, s, d, g in lines]
+    provider = provider_module.IrstatsProvider()
+    measures = [m for m, _ in MEASURES] + [alpha_nDCG(alpha=0.3, rel=2)@10, NRBP(beta=0.8)]
+    for measure in measures:
+        assert provider.supports(measure), measure
+    assert not provider.supports(ir_measures.AP_IA)
+    for path in sorted((folder / "runs").glob("*.run.gz"))[:2]:
+        run = list(ir_measures.read_trec_run(str(path)))
+        run = [r._replace(score=-float(k)) for k, r in enumerate(run)]  # no tied scores: one order for both
+        ours = {(m.query_id, str(m.measure)): m.value for m in provider.iter_calc(measures, qrels, run)}
+        theirs = {}
+        for group in ([m for m, _ in MEASURES], measures[-2:-1], measures[-1:]):  # pyndeval reads the run once:
+            theirs.update({(m.query_id, str(m.measure)): m.value  # one call per parameter set
+                           for m in ir_measures.pyndeval.iter_calc(group, qrels, run)})
+        assert ours.keys() == theirs.keys()
+        for key, value in theirs.items():
+            assert ours[key] == pytest.approx(value, abs=1e-9), key

@@ -34,7 +34,7 @@ def irstats_provider():
 def test_supports_every_shared_measure_and_declines_others(irstats_provider):
     for measure in SHARED:
         assert irstats_provider.supports(measure), measure
-    for measure in (nDCG(dcg="exp-log2")@10, ir_measures.ERR@10, ir_measures.alpha_nDCG@10, ir_measures.RBP):
+    for measure in (nDCG(dcg="exp-log2")@10, ir_measures.ERR@10, ir_measures.AP_IA, ir_measures.RBP):
         assert not irstats_provider.supports(measure), measure
 
 

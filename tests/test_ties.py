@@ -46,6 +46,9 @@ OTHER_MEASURES = (
     "NERR8(max_rel=2)@3", "NERR9(max_rel=2)@3", "NERR10(p=0.9,max_rel=2)", "NERR11(T=1,max_rel=2)",
     "Compat(p=0.95)", "Compat(p=0.8,normalize=false)", "Accuracy", "Accuracy@3", "Accuracy(rel=2)@2",
 )
+#: The diversity families (measures/diversity.py), which read subtopic qrels: checked as OTHER_MEASURES.
+SUBTOPIC_MEASURES = ("alpha_DCG@1", "alpha_DCG@3", "alpha_nDCG@2", "ERR_IA@3", "nERR_IA@5", "NRBP", "nNRBP(alpha=0.2)",
+                     "P_IA@2", "StRecall@3")
 
 DOCS = [f"d{i}" for i in range(8)]
 GRADES = st.sampled_from([None, None, 0, 0, 1, 2, -1])  # None: no qrels line; -1: in the pool, unjudged
@@ -122,12 +125,24 @@ def test_expected_equals_brute_force_per_ordering(data, judged_only):
     _check_against_orderings(data, judged_only, OTHER_MEASURES)
 
 
-def _check_against_orderings(data, judged_only, measures):
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tied_collections(max_docs=5), st.booleans(), st.data())
+def test_diversity_expected_equals_brute_force_per_ordering(data, judged_only, draw):
+    """The diversity measures over tied orderings: their subtopic rows arranged (two tied documents
+    of one grade may differ in their subtopics)."""
+    qrels, _ = data
+    lines = [(t, f"s{s}", d, draw.draw(st.sampled_from([0, 1, 2]))) for t, d, g in qrels if g is not None and g >= 0
+             for s in draw.draw(st.lists(st.integers(0, 2), min_size=1, max_size=2, unique=True))]
+    subtopics = pl.DataFrame(lines, schema=["topic", "subtopic", "docno", "grade"], orient="row")
+    _check_against_orderings(data, judged_only, SUBTOPIC_MEASURES, subtopic_qrels=subtopics)
+
+
+def _check_against_orderings(data, judged_only, measures, **options):
     qrels, run = data
     q, r = _frames(qrels, run)
-    scores = irstats.evaluate(q, r, measures, ties="expected", depth=None, judged_only=judged_only)
+    scores = irstats.evaluate(q, r, measures, ties="expected", depth=None, judged_only=judged_only, **options)
     for topic in ("1", "2"):
-        want = _per_ordering(q, run, topic, measures, judged_only)
+        want = _per_ordering(q, run, topic, measures, judged_only, **options)
         for name, matrix in scores.items():
             _check(matrix.values[0, matrix.topics.index(topic)], want[name], f"{name} topic {topic}")
 
@@ -442,7 +457,7 @@ def test_every_family_is_checked_against_the_brute_force():
     """Each registered family declares a known tie method and appears in a brute-force test."""
     from irstats.measures.registry import FAMILIES
 
-    tested = {irstats.parse_measure(name).family for name in REFERENCE_MEASURES + OTHER_MEASURES}
+    tested = {irstats.parse_measure(name).family for name in REFERENCE_MEASURES + OTHER_MEASURES + SUBTOPIC_MEASURES}
     assert set(FAMILIES) - tested == set()
     for family in FAMILIES.values():
         methods = {family.ties} if isinstance(family.ties, str) else {"pointwise", "enumerate"}

@@ -29,14 +29,21 @@ class Evaluator:
     >>> judgments = ev.judgments("runs/")                       # doctest: +SKIP
     """
 
-    def __init__(self, qrels, options: EvalOptions | None = None, **fields):
+    def __init__(self, qrels, options: EvalOptions | None = None, *, subtopic_qrels=None, **fields):
         """``qrels``: a path, paths, a DataFrame or a loaded Collection; the options as an
-        :class:`EvalOptions` or as its fields (``rel_level=2, depth=100`` …)."""
+        :class:`EvalOptions` or as its fields (``rel_level=2, depth=100`` …);
+        ``subtopic_qrels``: subtopic judgments for the diversity measures (a file
+        ``topic subtopic docno grade``, a frame or an :class:`irstats.subtopics.SubtopicQrels`)."""
         if options is not None and fields:
             raise InputError("give the options as an EvalOptions or as keywords, not both")
         self.options = options if options is not None else EvalOptions(**fields)
         self.collection = (qrels if isinstance(qrels, Collection)
                            else Collection.load(qrels, qrels_duplicate=self.options.qrels_duplicate))
+        self.subtopics = None  # SubtopicFacts over the qrels' topics: carried by every batch's tensor
+        if subtopic_qrels is not None:
+            from irstats.subtopics import subtopic_qrels as read
+
+            self.subtopics = read(subtopic_qrels).on(self.collection.topic_keys)
 
     def num_relevant(self, level: int | None = None) -> dict[str, int]:
         """R per qrels topic: judged documents with grade >= ``level`` (default: the options' ℓ)."""
@@ -57,8 +64,11 @@ class Evaluator:
 
         report = outside is None
         outside = {} if outside is None else outside
+        runset = runs if isinstance(runs, RunSet) else RunSet.load(runs)
         try:
-            yield from self._batches(runs, systems, outside)
+            for batch, judgments in self._batches(runset, systems, outside):
+                yield batch, judgments if self.subtopics is None else self.subtopics.attach(
+                    judgments, self.collection, runset, batch, self.options)
         except NoTopicInCommon as exc:  # name the qrels too: either file may be the wrong one
             qrels = f"the qrels {self.collection.source}" if self.collection.source else "the qrels"
             raise NoTopicInCommon(f"{exc.message}; {qrels} judge topics "
@@ -153,13 +163,18 @@ class Evaluator:
                 tie_start, tie_size = tie_start[pick], tie_size[pick]
         first = tensors[0]
         return first.variant(grades=grades, n_ret=n_ret, present=present, systems=tuple(runset.names[i] for i in wanted),
-                             tie_start=tie_start, tie_size=tie_size)
+                             tie_start=tie_start, tie_size=tie_size,
+                             subtopics=None if first.subtopics is None else first.subtopics.for_systems(wanted))
 
     def score(self, runs, measures: Iterable[str | Measure] | str = DEFAULT_MEASURES, *,
               client=None) -> dict[str, ScoreMatrix]:
         """One ScoreMatrix per measure (systems × topics), as :func:`evaluate` describes;
         with ``client``, the batches are judged and scored on its Dask cluster."""
         parsed = _parse_all(measures)
+        if any(m.definition.needs for m in parsed):  # judgments beyond the qrels: given? (before any run is read)
+            from irstats.subtopics import refuse_without
+
+            refuse_without(parsed, self.subtopics, client)
         runset = runs if isinstance(runs, RunSet) else RunSet.load(runs)
         n_sys, n_top = len(runset.names), len(self.collection.topics)
         values = {str(m): np.empty((n_sys, n_top)) for m in parsed}
@@ -213,7 +228,7 @@ def warn_partial_runs(names: Sequence[str], answered: np.ndarray, n_topics: int)
 
 
 def evaluate(qrels, runs, measures: Iterable[str | Measure] | str = DEFAULT_MEASURES, *, client=None,
-             **options) -> dict[str, ScoreMatrix]:
+             subtopic_qrels=None, **options) -> dict[str, ScoreMatrix]:
     """Evaluate runs against qrels, as trec_eval does, for every measure at once.
 
     Parameters
@@ -236,6 +251,11 @@ def evaluate(qrels, runs, measures: Iterable[str | Measure] | str = DEFAULT_MEAS
         A ``distributed.Client`` (``irstats[dask]``): the batches of runs are judged and
         scored on its Dask cluster, with the same scores to the last bit
         (:mod:`irstats.distributed`); None (the default) evaluates here.
+    subtopic_qrels:
+        Subtopic judgments ``topic subtopic docno grade`` (a file or a frame) for the
+        diversity measures (``alpha_nDCG@20``, ``ERR_IA@20``, ``NRBP``, ``P_IA@20``,
+        ``StRecall@20`` …, as ndeval computes them: measures/diversity.py), over the qrels'
+        topics; the runs are ranked as for every other measure.
 
     Returns
     -------
@@ -251,7 +271,7 @@ def evaluate(qrels, runs, measures: Iterable[str | Measure] | str = DEFAULT_MEAS
     """
     from irstats.evaluation import Evaluation
 
-    return Evaluation(Evaluator(qrels, **options).score(runs, measures, client=client))
+    return Evaluation(Evaluator(qrels, subtopic_qrels=subtopic_qrels, **options).score(runs, measures, client=client))
 
 
 #: Text per batch of runs: small enough to bound memory, large enough to keep both cores busy.

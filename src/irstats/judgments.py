@@ -192,6 +192,9 @@ class Judgments:
     # documents starts and the group's size (S, T, K); None evaluates the one ordering held.
     tie_start: np.ndarray | None = None
     tie_size: np.ndarray | None = None
+    # subtopic judgments of the ranked documents (irstats.subtopics.Subtopics), when the
+    # evaluation has subtopic qrels: the diversity measures read them; None otherwise
+    subtopics: object | None = None  # an irstats.subtopics.Subtopics
     # derived arrays, kept per tensor; never carried to a variant (not an init field)
     _cache: dict = field(default_factory=dict, repr=False, init=False)
 

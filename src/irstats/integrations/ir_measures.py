@@ -15,7 +15,8 @@ Supported: every ir_measures measure a family declares it computes the same way
 AP, nDCG (log2 discount, the qrels' grades as gains), RR, Rprec, Bpref, Success, SetP (also
 ``relative=True``), SetR, SetF, SetAP, infAP, IPrec, NumRet (with ``rel``: relevant
 retrieved), NumRel, NumQ, Judged, Accuracy, the C/W/L measures (INST, INSQ, SDCG, BPM,
-NERR8–11) and Compat — with their cut-off, ``rel`` (the relevance level), ``judged_only``
+NERR8–11), Compat and the diversity measures (alpha_DCG, alpha_nDCG, ERR_IA, nERR_IA, NRBP,
+nNRBP, P_IA, StRecall: the qrels' iteration field is the subtopic, as pyndeval reads it) — with their cut-off, ``rel`` (the relevance level), ``judged_only``
 (condensed lists, trec_eval -J) and family parameters (:func:`ir_measures_names`). Anything
 else is declined, and ir_measures' pipeline hands it to the next provider.
 
@@ -88,6 +89,13 @@ def irstats_name(measure) -> str | None:
     return None
 
 
+def _need_subtopics(measures) -> bool:
+    """Whether a measure's family reads subtopic judgments (the diversity measures)."""
+    from irstats.measures import parse_measure
+
+    return any(parse_measure(irstats_name(m)).definition.needs for m in measures)
+
+
 def _text(value) -> str:
     """A parameter value as irstats' names write it (ir_measures' booleans as true/false)."""
     if isinstance(value, bool):
@@ -154,8 +162,18 @@ class IrstatsProvider(providers.Provider):
         frame = ir_measures.util.QrelsConverter(qrels).as_pd_dataframe()
         if len(frame) == 0:  # ir_measures: no qrels topic, so no value (irstats: an InputError)
             return IrstatsEvaluator(measures, None, self.options)
-        collection = Collection.load(frame[["query_id", "doc_id", "relevance"]])
-        return IrstatsEvaluator(measures, collection, self.options, set(frame["query_id"]))
+        if not _need_subtopics(measures):
+            collection = Collection.load(frame[["query_id", "doc_id", "relevance"]])
+            return IrstatsEvaluator(measures, collection, self.options, set(frame["query_id"]))
+        # diversity measures: the qrels' iteration is the subtopic, as pyndeval reads it; the
+        # other measures see each document at its largest grade (TREC's ad hoc qrels)
+        from irstats.subtopics import SubtopicQrels
+
+        subtopics = SubtopicQrels(frame.assign(subtopic=frame["iteration"].astype(str) if "iteration" in frame
+                                               else "0").rename(columns={"query_id": "topic", "doc_id": "docno",
+                                                                         "relevance": "grade"}))
+        collection = subtopics.collection()
+        return IrstatsEvaluator(measures, collection, self.options, set(frame["query_id"]), subtopics)
 
 
 class IrstatsEvaluator(providers.Evaluator):
@@ -165,9 +183,10 @@ class IrstatsEvaluator(providers.Evaluator):
     non-relevant document, or on an empty ranking, a topic the run does not answer) is not
     reported, as ir_measures' own providers of such measures leave those topics out."""
 
-    def __init__(self, measures, collection, options: dict, qrels_ids: set | None = None):
+    def __init__(self, measures, collection, options: dict, qrels_ids: set | None = None, subtopics=None):
         super().__init__(measures, set(collection.topics) if collection is not None else set())
         self.collection = collection
+        self.subtopics = subtopics  # irstats.subtopics.SubtopicQrels, for the diversity measures
         self.options = options
         self.qrels_ids = qrels_ids or set()  # the qrels' query ids as ir_measures gave them
         self.names = {m: irstats_name(m) for m in measures}
@@ -200,7 +219,8 @@ class IrstatsEvaluator(providers.Evaluator):
         # where a measure is undefined on an empty ranking, such a topic gets no DEFAULT either.
         reported = set(self.qrels_ids) if self.options.get("complete") else answered
         for judged_only, measures in by_mode.items():
-            evaluator = Evaluator(self.collection, judged_only=judged_only, **{**self.options, "complete": True})
+            evaluator = Evaluator(self.collection, subtopic_qrels=self.subtopics, judged_only=judged_only,
+                                  **{**self.options, "complete": True})
             with warnings.catch_warnings():  # ir_measures' conventions: no provider warns
                 warnings.simplefilter("ignore", IrstatsWarning)
                 scores = evaluator.score({"run": frame}, sorted({self.names[m] for m in measures}))

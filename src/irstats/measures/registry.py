@@ -367,6 +367,11 @@ class Family:
       and averaged, refused with an error past :data:`irstats.measures.ties.ENUMERATION_LIMIT`.
 
     A callable ``ties(judgments, measure)`` chooses among them per measure.
+
+    ``needs`` names judgments beyond the qrels that the family reads from the tensor:
+    ``"subtopics"`` (subtopic qrels, ``Judgments.subtopics``: the diversity measures of
+    measures/diversity.py). The engine refuses such a measure, before reading any run, when
+    the evaluation was not given them (``subtopic_qrels=``, ``--subtopic-qrels``).
     """
 
     name: str
@@ -389,6 +394,7 @@ class Family:
     ties: str | Callable[["Judgments", "Measure"], str] = "enumerate"
     expected_terms: Terms | None = None
     expected_kernel: Callable[["Judgments", "Measure"], "np.ndarray"] | None = None
+    needs: str | None = None  # "subtopics": judgments beyond the qrels (see above)
 
     def tie_method(self, judgments: "Judgments", measure: "Measure") -> str:
         """How this measure's expectation over tied orderings is computed (see ``ties``)."""
