@@ -142,6 +142,14 @@ def _numbers(text: str) -> tuple[float, ...]:
     return tuple(float(x) for x in text.split(","))
 
 
+def _gain_map_text(text: str) -> str:
+    """A gain map's text (``1:3;2:9``); a ValueError for other gains (``exp``, ``linear``), which
+    have no trec_eval name."""
+    if not re.fullmatch(r"-?\d+:-?[0-9.]+(;-?\d+:-?[0-9.]+)*", text):
+        raise ValueError(text)
+    return text
+
+
 _FORMS: dict[str, _Form] = {
     "none": _Form(False, lambda v: (), lambda g: None, lambda v: ""),
     "longs": _Form(True, lambda k: (k,), lambda g: int(g[0]), str, r"\d+", int),  # P.5,10 → P_5, P_10
@@ -151,7 +159,7 @@ _FORMS: dict[str, _Form] = {
                         r"-?[0-9.]+(?:,-?[0-9.]+)*", _numbers),
     "levels_one": _Form(False, lambda v: (";".join(f"{x:g}" for x in v),),  # 11pt_avg..25,.5
                         lambda g: tuple(float(x) for x in g[0].split(";")), _g, r"[0-9.]+(?:,[0-9.]+)*", _numbers),
-    "gain_map": _Form(False, lambda gains: (gains,), lambda g: g[0],  # ndcg.1=3,2=9 ↔ gain=1:3;2:9
+    "gain_map": _Form(False, lambda gains: (gains,), lambda g: _gain_map_text(g[0]),  # ndcg.1=3,2=9 ↔ gain=1:3;2:9
                       lambda gains: gains.replace(":", "=").replace(";", ","), r"\d+=-?[0-9.]+(?:,\d+=-?[0-9.]+)*",
                       lambda t: t.replace("=", ":").replace(",", ";")),
     "p_pairs": _Form(False, tuple, lambda g: (float(g[0]),), lambda v: f"p={v[0]:g}",  # rbp.p=0.8
