@@ -24,7 +24,7 @@ _LAZY = {
     "DEFAULT_MEASURES": "irstats.evaluate", "evaluate": "irstats.evaluate", "Evaluation": "irstats.evaluation",
     "experiment": "irstats.experiment",
     "Measure": "irstats.measures", "canonical_name": "irstats.measures", "parse_measure": "irstats.measures",
-    "ScoreMatrix": "irstats.scores", "read_scores": "irstats.scores", "write_scores": "irstats.scores",
+    "ScoreMatrix": "irstats.scores", "read_scores": "irstats.evaluation", "write_scores": "irstats.scores",
     "ppi": "irstats.ppi",
     "reproducibility": "irstats.repro", "replicability": "irstats.repro", "ReproResult": "irstats.repro",
 }

@@ -168,7 +168,7 @@ class Collection:
     topics in that form, for joins; ``topics`` the same topics as text for people.
 
     A plain qrels file read by the compiled reader is held as arrays (``arrays``:
-    :class:`irstats.ingest.QrelsArrays`, no frame library involved); ``qrels``, the frame
+    :class:`irstats.qrels_arrays.QrelsArrays`, no frame library involved); ``qrels``, the frame
     ``topic, docno, rel`` sorted by topic and docno, is then built from them on first use.
     The engine's own path (the facts per topic, the compiled ranker's hash table) reads
     :meth:`line_topics` and :meth:`line_grades`, which never need the frame.
@@ -242,7 +242,7 @@ class Collection:
         ``labels``: ``"atol"`` reads grades as trec_eval does). ``byte_ids``: topics are also
         *shown* as the bytes read (:meth:`with_byte_ids`).
 
-        One plain file goes to the compiled reader first (:func:`irstats.ingest.read_qrels_arrays`);
+        One plain file goes to the compiled reader first (:func:`irstats.qrels_arrays.read_qrels_arrays`);
         whatever it does not take as it is (comments aside: another field count, a grade that
         is not a whole number, a pair judged twice …) is read by the careful reader, which
         applies every rule and names the file and line of any error."""
@@ -427,7 +427,7 @@ def _compiled_qrels(qrels):
     """One plain qrels file by the compiled reader, or None (see :meth:`Collection.load`)."""
     if not isinstance(qrels, (str, os.PathLike)) or not _compiled_path():
         return None
-    from irstats.ingest import read_qrels_arrays
+    from irstats.qrels_arrays import read_qrels_arrays
 
     paths = expand_paths(qrels)
     return read_qrels_arrays(paths[0]) if len(paths) == 1 else None

@@ -164,4 +164,12 @@ class PerTopicScores(Result):
                         title=self.title, label="tab:per-topic")
 
 
-__all__ = ["Evaluation", "PerTopicScores"]
+def read_scores(path, fmt: str | None = None) -> Evaluation:
+    """A score file (TSV, CSV, JSON or Parquet written by irstats; :func:`irstats.scores.read_scores`)
+    as an :class:`Evaluation`, as :func:`irstats.evaluate` returns one."""
+    from irstats.scores import read_scores as read
+
+    return Evaluation(read(path, fmt))
+
+
+__all__ = ["Evaluation", "PerTopicScores", "read_scores"]

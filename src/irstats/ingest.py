@@ -17,19 +17,17 @@ document, no topic in common with the qrels ...).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 if TYPE_CHECKING:
-    import polars as pl
-
     from irstats.collection import Collection, EvalOptions, RunSet
     from irstats.judgments import Judgments
 
 from irstats import extension
 from irstats.extension import available
+from irstats.qrels_arrays import QrelsArrays, read_qrels_arrays  # noqa: F401 - the qrels' compiled path
 
 _ingest = extension.module  # the compiled reader, or None (irstats.extension)
 
@@ -39,49 +37,6 @@ COMPILED_BATCH_BYTES = 8 << 20
 
 #: Runs ranked at once: one per core.
 PARALLEL_RUNS = 2
-
-
-@dataclass(frozen=True)
-class QrelsArrays:
-    """A qrels file as the compiled reader gives it, its lines sorted by (topic, docno)
-    bytewise as the careful reader sorts them: what :class:`irstats.collection.Collection`
-    holds when no frame is needed."""
-
-    topics: tuple[str, ...]  # the topics in bytewise order, in the form of io.trec.as_text
-    tidx: np.ndarray  # int64 per line: the line's topic, as a position in ``topics``
-    docnos: bytes  # every line's docno, joined by '\n'
-    rel: np.ndarray  # int64 per line: the grade
-
-    def frame(self) -> "pl.DataFrame":
-        """``topic, docno, rel``: what :func:`irstats.io.trec.read_qrels` reads from the same file."""
-        import polars as pl
-
-        return pl.DataFrame([
-            pl.Series("topic", self.topics, dtype=pl.String).gather(self.tidx),
-            pl.Series("docno", [self.docnos.decode("latin-1")], dtype=pl.String).str.split("\n").explode(),
-            pl.Series("rel", self.rel, dtype=pl.Int64),
-        ])
-
-
-def read_qrels_arrays(path) -> QrelsArrays | None:
-    """One qrels file (plain or gzip, ``-`` for standard input) by the compiled reader, or None
-    when the extension is missing or disabled, or the file is not one it takes as it is: then
-    :func:`irstats.io.trec.read_qrels` reads it and names the file and line of any error.
-
-    It takes files of four-field lines (blank lines and ``#`` comments skipped) whose grades
-    are whole numbers, with no (topic, docno) judged twice and no NUL byte. Its grades are
-    those of both of the careful reader's ``labels`` modes (a whole number is its own atol).
-    """
-    from irstats.io.trec import read_bytes
-
-    if not available():
-        return None
-    read = _ingest.read_qrels(read_bytes(path))
-    if read is None:
-        return None
-    topics, tidx, docnos, rel = read
-    return QrelsArrays(tuple(t.decode("latin-1") for t in topics), np.frombuffer(tidx, dtype=np.int64), docnos,
-                       np.frombuffer(rel, dtype=np.int64))
 
 
 def compiled_batches(runset: "RunSet", max_bytes: int = COMPILED_BATCH_BYTES) -> list[list[int]]:

@@ -360,8 +360,8 @@ def write_scores(matrices, path: str | os.PathLike | None, fmt: str = "tsv", per
 
 
 def read_scores(path: str | os.PathLike, fmt: str | None = None) -> dict[str, ScoreMatrix]:
-    """Read a score file (TSV, CSV, JSON or Parquet written by irstats) into ScoreMatrix objects:
-    an :class:`~irstats.evaluation.Evaluation`, as :func:`irstats.evaluate` returns.
+    """Read a score file (TSV, CSV, JSON or Parquet written by irstats) into ScoreMatrix objects
+    (``irstats.read_scores`` gives them as an :class:`~irstats.evaluation.Evaluation`).
 
     The format is taken from the file name when ``fmt`` is None. ``trec_eval -q`` output is
     read by :func:`irstats.io.trec_eval_output.read_trec_eval`.
@@ -388,9 +388,7 @@ def read_scores(path: str | os.PathLike, fmt: str | None = None) -> dict[str, Sc
             frame = _read_delimited_scores(name, "\t" if fmt == "tsv" else ",")
     except (pl.exceptions.PolarsError, ValueError, OSError) as exc:
         raise InputError(f"cannot read as a {fmt} score file ({str(exc).splitlines()[0]})", path=name) from None
-    from irstats.evaluation import Evaluation
-
-    return Evaluation(matrices_from_frame(frame, source=name))
+    return matrices_from_frame(frame, source=name)
 
 
 #: The formats :func:`read_scores` reads (JSON lines are written for other tools, not read back).

@@ -30,7 +30,6 @@ import numpy as np
 
 from irstats.checks import kind_of
 from irstats.errors import ArgumentError, ArgumentTypeError
-from irstats.io.trec import _is_frame
 
 if TYPE_CHECKING:
     import polars as pl
@@ -38,6 +37,12 @@ if TYPE_CHECKING:
 QREL_FIELDS = ("query_id", "doc_id", "relevance")
 RUN_FIELDS = ("query_id", "doc_id", "score")
 
+
+
+def _is_frame(obj) -> bool:
+    """A polars or pandas DataFrame (by its class' name: a path never imports polars to be told
+    it is not one)."""
+    return type(obj).__name__ == "DataFrame"
 
 def _is_pathlike(value: Any) -> bool:
     return isinstance(value, (str, bytes, os.PathLike))

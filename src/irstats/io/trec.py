@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Sequence, Union
 
 from irstats.errors import ArgumentError, ArgumentTypeError, InputError, ResourceError, warn
+from irstats.io.shapes import _is_frame  # (shapes sits below this module)
 
 if TYPE_CHECKING:
     import polars as pl
@@ -574,12 +575,6 @@ def ids(column: pl.Series) -> pl.Series:
     if (text.str.len_bytes() == text.str.len_chars()).all():  # ASCII: nothing to do
         return text
     return text.map_elements(id_of, return_dtype=pl.String)
-
-
-def _is_frame(obj) -> bool:
-    """A polars or pandas DataFrame (by its class' name: a path never imports polars to be told
-    it is not one)."""
-    return type(obj).__name__ == "DataFrame"
 
 
 def _to_polars(frame, argument: str = "frame") -> pl.DataFrame:
