@@ -12,7 +12,7 @@ import numpy as np
 from irstats.measures.common import LEVEL_PARAM, depth_axis, level_of, per_topic
 from irstats.measures.registry import (OFFICIAL, TREC_CUTS, Family, IrMeasuresName, RNormalisation, TrecEvalName,
                                       register)
-from irstats.measures.ties import expected_inferred_ap_terms, expected_precision_terms
+from irstats.measures.ties import _log_comb, expected_precision_terms, group_counts
 
 
 def precision_terms(j, m, width: int) -> np.ndarray:
@@ -37,6 +37,50 @@ def _by_min_k_r(j, m, depths):
 
 _SUM_OF_PRECISIONS = dict(terms=precision_terms, shares_terms=_same_terms, params=(LEVEL_PARAM,), ties="closed",
                           expected_terms=expected_precision_terms)
+
+
+def expected_inferred_ap_terms(j, m, width: int) -> np.ndarray:
+    """infAP's expected terms. Its term at a relevant rank i is 1/i + ((c + q + u)/i)·((c + ε)/(c + q
+    + 2ε)) with c relevant, q judged non-relevant and u pool-unjudged documents above i: a ratio,
+    so the counts' joint distribution is needed. Counts above i's group are fixed; inside it (n
+    documents: r relevant, g judged non-relevant, o others, of which v pool-unjudged), i is
+    relevant with chance r/n and then its p − 1 predecessors are drawn from the other n − 1:
+    x relevant and y judged non-relevant are multivariate hypergeometric, and given them the
+    pool-unjudged count is linear in the term, so its conditional mean (p − 1 − x − y)·v/o
+    enters directly."""
+    width = min(width, j.depth)
+    start = j.tie_start[:, :, :width]
+    single = j.tie_size[:, :, :width] == 1
+    out = np.where(single, inferred_ap_terms(j, m, width), 0.0)
+    rel = j.relevant(level_of(j, m))
+    nonrel = j.judged & ~rel
+    relevant, rel_above = group_counts(j, rel, width)
+    judged_nonrel, nonrel_above = group_counts(j, nonrel, width)
+    pool, pool_above = group_counts(j, j.pool_unjudged, width)
+    for s, t, first in zip(*np.nonzero(~single & (start == np.arange(width)))):
+        n, r = int(j.tie_size[s, t, first]), int(relevant[s, t, first])
+        if r == 0:
+            continue
+        g, v = int(judged_nonrel[s, t, first]), int(pool[s, t, first])
+        others = n - r - g  # pool-unjudged and documents not in the qrels
+        c0, q0, u0 = int(rel_above[s, t, first]), int(nonrel_above[s, t, first]), int(pool_above[s, t, first])
+        x = np.arange(r)[:, None]  # relevant among the predecessors (of the other r − 1)
+        y = np.arange(g + 1)[None, :]  # judged non-relevant among them
+        for place in range(min(n, width - first)):  # place = p − 1 predecessors drawn
+            rank = first + place + 1.0
+            if rank == 1.0:
+                out[s, t, first] = r / n  # rank 1 scores 1 whenever it is relevant
+                continue
+            rest = place - x - y
+            chance = np.exp(_log_comb(r - 1, x) + _log_comb(g, y) + _log_comb(others, rest) - _log_comb(n - 1, place))
+            rest = np.maximum(rest, 0)
+            u = u0 + (rest * v / others if others else 0.0)
+            c, q = c0 + x, q0 + y
+            with np.errstate(invalid="ignore", divide="ignore"):
+                term = 1.0 / rank + ((c + q + u) / rank) * ((c + INFAP_EPSILON) / (c + q + 2 * INFAP_EPSILON))
+            out[s, t, first + place] = (r / n) * np.nansum(np.where(chance > 0, chance * term, 0.0))
+    return out
+
 
 register(Family("AP", "Average precision: SP@k divided by R (map, map_cut_k).", normaliser=_by_r,
                 trec_eval=(TrecEvalName("map", "AP", 5, nicknames=OFFICIAL),

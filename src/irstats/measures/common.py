@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from irstats.measures.registry import Param
+from irstats.measures.params import Param
 
 #: ``rel=L``: the relevance level of one binary measure, overriding the evaluation's ℓ.
 LEVEL_PARAM = Param("rel", float, None, help="relevance level for this measure (default: the evaluation's -l; "

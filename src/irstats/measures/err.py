@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
 
 from irstats.measures.registry import Family, register
-from irstats.measures.ties import expected_err_terms
+from irstats.measures.ties import _mean_subset_products
 
 
 def stop_probability(j, grades: np.ndarray) -> np.ndarray:
@@ -24,6 +26,39 @@ def err_terms(j, m, width: int) -> np.ndarray:
     reach = np.cumprod(1.0 - stop, axis=2)
     reach = np.concatenate((np.ones(reach.shape[:2] + (1,)), reach[:, :, :-1]), axis=2)
     return stop * reach / j.ranks[:width]
+
+
+
+def expected_err_terms(j, m, width: int) -> np.ndarray:
+    """ERR's expected terms. The term at rank r is stop(g_r)·Π_{i<r} x(g_i)/r, x = 1 − stop.
+    Whole groups above r's group give the same product in any order; inside the group, with
+    r at place p, E[stop(g_r)·Π x over the p − 1 places before] = Σ_g (c_g/n)·stop(g)·M_{p−1},
+    M_k the mean product of x over a random k-subset of the group's other grades (a
+    multivariate hypergeometric mixture, :func:`_mean_subset_products`)."""
+    width = min(width, j.depth)
+    grades = j.positive_grades()
+    stop = stop_probability(j, grades)
+    keep = 1.0 - stop
+    before = np.ones(grades.shape[:2] + (grades.shape[2] + 1,))
+    np.cumprod(keep, axis=2, out=before[:, :, 1:])
+    start = j.tie_start[:, :, :width]
+    reach = np.take_along_axis(before, start, axis=2)  # Π x over the groups above
+    single = j.tie_size[:, :, :width] == 1
+    out = np.where(single, stop[:, :, :width] * reach, 0.0)
+    positions = np.arange(width)
+    for s, t, first in zip(*np.nonzero(~single & (start == positions))):
+        n = int(j.tie_size[s, t, first])
+        places = min(n, width - first)
+        counts = Counter(grades[s, t, first:first + n].tolist())
+        expected = np.zeros(places)
+        for grade, count in counts.items():
+            others = counts.copy()
+            others[grade] -= 1
+            g_stop = float(stop_probability(j, np.array(grade)))
+            classes = [(1.0 - float(stop_probability(j, np.array(g))), c) for g, c in others.items() if c]
+            expected += (count / n) * g_stop * _mean_subset_products(classes, places - 1)
+        out[s, t, first:first + places] = reach[s, t, first] * expected
+    return out / j.ranks[:width]
 
 
 register(Family("ERR", "Expected reciprocal rank with stop probability (2^g − 1)/2^g_max.", terms=err_terms,

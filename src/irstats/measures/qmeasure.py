@@ -7,7 +7,7 @@ import numpy as np
 from irstats.measures.common import LEVEL_PARAM, depth_axis, level_of, per_topic, shown
 from irstats.measures.dcg import gain_function
 from irstats.measures.registry import Family, Param, register
-from irstats.measures.ties import expected_blended_terms
+from irstats.measures.ties import _positions, group_counts, group_sums
 
 BETA_PARAM = Param("beta", float, 1.0, always_shown=True, help="weight of cumulative gain in the blended ratio", low=0)
 NORM_PARAM = Param("norm", str, "R", choices=("R", "min"), help="divide by R (default) or by min(k, R)")
@@ -32,6 +32,28 @@ def _normaliser(j, m, depths):
         return big_r
     # min(k, R); without a cut-off, min(n, R) with the list's own length n.
     return np.minimum(big_r, shown(j, None) if depths is None else depth_axis(depths))
+
+
+
+def expected_blended_terms(j, m, width: int) -> np.ndarray:
+    """The Q-measure's expected terms E[b_i·(C(i) + β·cg(i))]/(i + β·cg*(i)): the denominator
+    does not depend on the order; E[b_i·C(i)] is AP's, and with gains g, G above the group,
+    and in it r relevant, Σg and Σb·g: E[b_i·cg(i)] = (r/n)·G + Σb·g/n + (p − 1)(r·Σg − Σb·g)/(n(n − 1))
+    (i itself, then each earlier place holding another document of the group)."""
+    width = min(width, j.depth)
+    beta, level = m["beta"], level_of(j, m)
+    rel = j.relevant(level)
+    gains = j.positive_grades().astype(np.float64)
+    r, c = group_counts(j, rel, width)
+    gain_in, gain_above = group_sums(j, gains, width)
+    both_in, _ = group_sums(j, np.where(rel, gains, 0.0), width)
+    p, n = _positions(j, width)
+    pairs = np.maximum(n * (n - 1), 1)
+    relevant_count = r / n * (c + 1) + np.where(n > 1, (p - 1) * r * (r - 1) / pairs, 0.0)
+    relevant_gain = r / n * gain_above + both_in / n + np.where(n > 1, (p - 1) * (r * gain_in - both_in) / pairs, 0.0)
+    ideal_cum = np.cumsum(j.qrels.ideal_gains("lin", gain_function("lin")), axis=1)
+    cg_star = ideal_cum[:, np.minimum(np.arange(width), ideal_cum.shape[1] - 1)]  # (T, width)
+    return (relevant_count + beta * relevant_gain) / (j.ranks[:width] + beta * cg_star[None, :, :])
 
 
 register(Family("Q", "Q-measure: AP with the blended ratio (C(r) + β·cg(r))/(r + β·cg*(r)).",

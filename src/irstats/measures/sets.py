@@ -22,7 +22,7 @@ from irstats.measures.binary import relevant_terms
 from irstats.measures.common import LEVEL_PARAM, accumulate, depth_axis, level_of, per_topic, safe_divide
 from irstats.measures.registry import (EVERY_NICKNAME, TREC_CUTS, Family, IrMeasuresName, Param, TrecEvalName,
                                       register)
-from irstats.measures.ties import expected_bin_g_terms
+from irstats.measures.ties import group_counts
 
 BETA_PARAM = Param("beta", float, 1.0, always_shown=True, help="weight of precision against recall (trec_eval: not squared)",
                    low=0)
@@ -105,6 +105,33 @@ _set("SetRelP", "Relative set precision: relevant retrieved / min(retrieved, rel
      set_relative_precision, "set_relative_P", 29, IrMeasuresName("SetP", only={"relative": True}))
 _set("SetAP", "Set AP: (relevant retrieved)² / (retrieved · relevant) (trec_eval set_map).", set_average_precision,
      "set_map", 31, IrMeasuresName("SetAP"))
+
+def expected_bin_g_terms(j, m, width: int) -> np.ndarray:
+    """binG's expected terms: b_i/log2(2 + non-relevant documents above i). In i's group (n
+    documents, r relevant, q = n − r not, a non-relevant above the group), i is relevant with
+    chance r/n and then the non-relevant among the p − 1 places before it are hypergeometric
+    (q of the other n − 1 documents, p − 1 drawn)."""
+    from scipy.stats import hypergeom
+
+
+    width = min(width, j.depth)
+    start = j.tie_start[:, :, :width]
+    single = j.tie_size[:, :, :width] == 1
+    out = np.where(single, bin_g_terms(j, m, width), 0.0)
+    relevant, above = group_counts(j, j.relevant(level_of(j, m)), width)
+    for s, t, first in zip(*np.nonzero(~single & (start == np.arange(width)))):
+        n, r = int(j.tie_size[s, t, first]), int(relevant[s, t, first])
+        if r == 0:
+            continue
+        q, nonrelevant_above = n - r, first - int(above[s, t, first])
+        places = np.arange(min(n, width - first))  # p − 1 for each place p
+        drawn = np.arange(q + 1)
+        chance = hypergeom.pmf(drawn[None, :], n - 1, q, places[:, None])
+        credit = 1.0 / np.log2(2.0 + nonrelevant_above + drawn)
+        out[s, t, first:first + len(places)] = (r / n) * (chance * credit[None, :]).sum(axis=1)
+    return out
+
+
 register(Family("SetF", "Set F: (β + 1)·P·R/(β·P + R) over the retrieved set (trec_eval set_F, β not squared).",
                 (BETA_PARAM, LEVEL_PARAM), kernel=set_f, cutoff="none", ties="order_free",
                 ir_measures=IrMeasuresName("SetF"), trec_eval=(TrecEvalName("set_F", "SetF(beta={:g})", 32, "float", (1.0,), nicknames=_SET),)))
