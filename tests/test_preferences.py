@@ -16,8 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from irstats.errors import InputError
-from irstats.preferences import (MEASURES, PreferenceError, evaluate_preferences, measure_name, read_prefs,
-                                 topic_preferences)
+from irstats.preference_judgments import PreferenceJudgments
+from irstats.preferences import MEASURES, PreferenceError, evaluate_preferences, measure_name, read_prefs
 from tests import reference_prefs
 from tests.conftest import run_cli
 
@@ -146,20 +146,25 @@ def test_bad_preferences_are_one_line_errors(tmp_path, capsys):
         evaluate_preferences(bad, run)
     bad.write_text("q u s d1 1\nq u s d2 0\n")
     run.write_text("q Q0 d1 1 2 r\nq Q0 d1 2 1 r\n")
-    with pytest.raises(InputError, match="run:2: topic 'q': document 'd1' is retrieved twice"):
+    with pytest.raises(InputError, match="run:2: document 'd1' appears twice for topic 'q'"):  # the engine's rule
         evaluate_preferences(bad, run)
     code, out, err = run_cli(["trec_eval", "-R", "prefs", "-m", "all_prefs", bad, run], capsys)
-    assert code != 0 and "retrieved twice" in err and "Traceback" not in err and out == ""
+    assert code != 0 and "appears twice" in err and "Traceback" not in err and out == ""
 
 
-def test_topic_preferences_numbering():
-    """Docid ranks: the retrieved judged documents in ranking order, then the unretrieved ones
-    by docno; pair_counts counts each group's preference once."""
+def test_judged_documents_numbering_and_pair_counts():
+    """The judged documents are numbered by topic and docno (trec_eval's order of the documents a
+    run misses); pair_counts counts each group's preference once; a run ranking x (unjudged) and y
+    retrieves y only, so both groups' z > y are implied and not fulfilled."""
     judgments = pl.DataFrame({"topic": ["q"] * 4, "jg": ["a", "a", "b", "b"], "jsg": ["s"] * 4,
                               "docno": ["z", "y", "z", "y"], "level": [1.0, 0.0, 1.0, 0.0]})
-    tp = topic_preferences(judgments, ["x", "y"])
-    assert (tp.num_judged, tp.num_judged_ret) == (2, 1)
-    assert tp.pair_counts.tolist() == [[0, 0], [2, 0]]  # z (rank 1) preferred to y (rank 0) by both groups
+    facts = PreferenceJudgments(judgments).on(("q",))
+    assert facts.docs.get_column("docno").to_list() == ["y", "z"] and facts.place.tolist() == [0, 1, 0]
+    lo, hi, forward, backward = facts.pair_counts()
+    assert (lo.tolist(), hi.tolist(), forward.tolist(), backward.tolist()) == ([0], [1], [0], [2])
+    run = pl.DataFrame({"topic": ["q", "q"], "docno": ["x", "y"], "score": [2.0, 1.0]})
+    scores = evaluate_preferences(judgments, {"r": run}, ["NumPrefsPoss", "NumPrefsFul", "PrefsSimpImp"])
+    assert [scores[m].values[0, 0] for m in scores] == [2.0, 0.0, 0.0]
 
 
 def test_preferences_command_matches_trec_eval_summary(shared_data, capsys):

@@ -21,6 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import irstats
+import irstats.preference_judgments
 from irstats.errors import InputError, MeasureError
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -49,6 +50,10 @@ OTHER_MEASURES = (
 #: The diversity families (measures/diversity.py), which read subtopic qrels: checked as OTHER_MEASURES.
 SUBTOPIC_MEASURES = ("alpha_DCG@1", "alpha_DCG@3", "alpha_nDCG@2", "ERR_IA@3", "nERR_IA@5", "NRBP", "nNRBP(alpha=0.2)",
                      "P_IA@2", "StRecall@3")
+#: trec_eval's preference measures (measures/preferences.py), which read preference judgments: likewise.
+PREFERENCE_MEASURES = ("NumPrefsPoss", "NumPrefsFul", "NumPrefsFulRet", "PrefsSimp", "PrefsPair", "PrefsAvgJG",
+                       "PrefsAvgJGRnonrel", "PrefsSimpRet", "PrefsPairRet", "PrefsAvgJGRet", "PrefsAvgJGRnonrelRet",
+                       "PrefsSimpImp", "PrefsPairImp", "PrefsAvgJGImp")
 
 DOCS = [f"d{i}" for i in range(8)]
 GRADES = st.sampled_from([None, None, 0, 0, 1, 2, -1])  # None: no qrels line; -1: in the pool, unjudged
@@ -135,6 +140,22 @@ def test_diversity_expected_equals_brute_force_per_ordering(data, judged_only, d
              for s in draw.draw(st.lists(st.integers(0, 2), min_size=1, max_size=2, unique=True))]
     subtopics = pl.DataFrame(lines, schema=["topic", "subtopic", "docno", "grade"], orient="row")
     _check_against_orderings(data, judged_only, SUBTOPIC_MEASURES, subtopic_qrels=subtopics)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tied_collections(max_docs=5), st.data())
+def test_preference_expected_equals_brute_force_per_ordering(data, draw):
+    """The preference measures over tied orderings: the judged documents' rows arranged, with
+    judgment groups of one sub-group and of several."""
+    qrels, _ = data
+    lines = [(t, f"g{k}", draw.draw(st.sampled_from(["s", "s", "t"])), d, float(draw.draw(st.sampled_from([0, 1, 2]))))
+             for t, d, g in qrels if g is not None for k in range(draw.draw(st.integers(1, 2)))]
+    prefs = pl.DataFrame(lines, schema=["topic", "jg", "jsg", "docno", "level"], orient="row")
+    try:
+        irstats.preference_judgments.PreferenceJudgments(prefs).on(("1", "2"))
+    except irstats.preference_judgments.PreferenceError:
+        return  # contradictory preferences: refused (tests/test_preferences.py)
+    _check_against_orderings(data, False, PREFERENCE_MEASURES, preferences=prefs)
 
 
 def _check_against_orderings(data, judged_only, measures, **options):
@@ -457,7 +478,8 @@ def test_every_family_is_checked_against_the_brute_force():
     """Each registered family declares a known tie method and appears in a brute-force test."""
     from irstats.measures.registry import FAMILIES
 
-    tested = {irstats.parse_measure(name).family for name in REFERENCE_MEASURES + OTHER_MEASURES + SUBTOPIC_MEASURES}
+    tested = {irstats.parse_measure(name).family
+              for name in REFERENCE_MEASURES + OTHER_MEASURES + SUBTOPIC_MEASURES + PREFERENCE_MEASURES}
     assert set(FAMILIES) - tested == set()
     for family in FAMILIES.values():
         methods = {family.ties} if isinstance(family.ties, str) else {"pointwise", "enumerate"}

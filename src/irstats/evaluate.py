@@ -29,21 +29,31 @@ class Evaluator:
     >>> judgments = ev.judgments("runs/")                       # doctest: +SKIP
     """
 
-    def __init__(self, qrels, options: EvalOptions | None = None, *, subtopic_qrels=None, **fields):
+    def __init__(self, qrels, options: EvalOptions | None = None, *, subtopic_qrels=None, preferences=None,
+                 **fields):
         """``qrels``: a path, paths, a DataFrame or a loaded Collection; the options as an
         :class:`EvalOptions` or as its fields (``rel_level=2, depth=100`` …);
         ``subtopic_qrels``: subtopic judgments for the diversity measures (a file
-        ``topic subtopic docno grade``, a frame or an :class:`irstats.subtopics.SubtopicQrels`)."""
+        ``topic subtopic docno grade``, a frame or an :class:`irstats.subtopics.SubtopicQrels`);
+        ``preferences``: preference judgments for the prefs_* measures (a file
+        ``topic jg jsg docno level``, a frame or an
+        :class:`irstats.preference_judgments.PreferenceJudgments`)."""
         if options is not None and fields:
             raise InputError("give the options as an EvalOptions or as keywords, not both")
         self.options = options if options is not None else EvalOptions(**fields)
         self.collection = (qrels if isinstance(qrels, Collection)
                            else Collection.load(qrels, qrels_duplicate=self.options.qrels_duplicate))
-        self.subtopics = None  # SubtopicFacts over the qrels' topics: carried by every batch's tensor
+        # judgments beyond the qrels (measures.registry.NEEDS) over the qrels' topics, carried by
+        # every batch's tensor in the field of that name
+        self.beyond: dict[str, object] = {}
         if subtopic_qrels is not None:
             from irstats.subtopics import subtopic_qrels as read
 
-            self.subtopics = read(subtopic_qrels).on(self.collection.topic_keys)
+            self.beyond["subtopics"] = read(subtopic_qrels).on(self.collection.topic_keys)
+        if preferences is not None:
+            from irstats.preference_judgments import preference_judgments
+
+            self.beyond["preferences"] = preference_judgments(preferences).on(self.collection.topic_keys)
 
     def num_relevant(self, level: int | None = None) -> dict[str, int]:
         """R per qrels topic: judged documents with grade >= ``level`` (default: the options' ℓ)."""
@@ -67,8 +77,9 @@ class Evaluator:
         runset = runs if isinstance(runs, RunSet) else RunSet.load(runs)
         try:
             for batch, judgments in self._batches(runset, systems, outside):
-                yield batch, judgments if self.subtopics is None else self.subtopics.attach(
-                    judgments, self.collection, runset, batch, self.options)
+                for facts in self.beyond.values():
+                    judgments = facts.attach(judgments, self.collection, runset, batch, self.options)
+                yield batch, judgments
         except NoTopicInCommon as exc:  # name the qrels too: either file may be the wrong one
             qrels = f"the qrels {self.collection.source}" if self.collection.source else "the qrels"
             raise NoTopicInCommon(f"{exc.message}; {qrels} judge topics "
@@ -164,7 +175,7 @@ class Evaluator:
         first = tensors[0]
         return first.variant(grades=grades, n_ret=n_ret, present=present, systems=tuple(runset.names[i] for i in wanted),
                              tie_start=tie_start, tie_size=tie_size,
-                             subtopics=None if first.subtopics is None else first.subtopics.for_systems(wanted))
+                             **{need: getattr(first, need).for_systems(wanted) for need in self.beyond})
 
     def score(self, runs, measures: Iterable[str | Measure] | str = DEFAULT_MEASURES, *,
               client=None) -> dict[str, ScoreMatrix]:
@@ -172,9 +183,9 @@ class Evaluator:
         with ``client``, the batches are judged and scored on its Dask cluster."""
         parsed = _parse_all(measures)
         if any(m.definition.needs for m in parsed):  # judgments beyond the qrels: given? (before any run is read)
-            from irstats.subtopics import refuse_without
+            from irstats.measures.registry import check_needs
 
-            refuse_without(parsed, self.subtopics, client)
+            check_needs(parsed, self.beyond, client)
         runset = runs if isinstance(runs, RunSet) else RunSet.load(runs)
         n_sys, n_top = len(runset.names), len(self.collection.topics)
         values = {str(m): np.empty((n_sys, n_top)) for m in parsed}
@@ -228,7 +239,7 @@ def warn_partial_runs(names: Sequence[str], answered: np.ndarray, n_topics: int)
 
 
 def evaluate(qrels, runs, measures: Iterable[str | Measure] | str = DEFAULT_MEASURES, *, client=None,
-             subtopic_qrels=None, **options) -> dict[str, ScoreMatrix]:
+             subtopic_qrels=None, preferences=None, **options) -> dict[str, ScoreMatrix]:
     """Evaluate runs against qrels, as trec_eval does, for every measure at once.
 
     Parameters
@@ -256,6 +267,11 @@ def evaluate(qrels, runs, measures: Iterable[str | Measure] | str = DEFAULT_MEAS
         diversity measures (``alpha_nDCG@20``, ``ERR_IA@20``, ``NRBP``, ``P_IA@20``,
         ``StRecall@20`` …, as ndeval computes them: measures/diversity.py), over the qrels'
         topics; the runs are ranked as for every other measure.
+    preferences:
+        Preference judgments ``topic jg jsg docno level`` (a file, a frame, or
+        ``irstats.preference_judgments.PreferenceJudgments(qrels_file, qrels=True)`` for
+        trec_eval's -R qrels_prefs) for trec_eval's preference measures (``PrefsSimp``,
+        ``PrefsAvgJG``, ``NumPrefsFul`` …, or ``prefs_simp`` …: measures/preferences.py).
 
     Returns
     -------
@@ -271,7 +287,8 @@ def evaluate(qrels, runs, measures: Iterable[str | Measure] | str = DEFAULT_MEAS
     """
     from irstats.evaluation import Evaluation
 
-    return Evaluation(Evaluator(qrels, subtopic_qrels=subtopic_qrels, **options).score(runs, measures, client=client))
+    return Evaluation(Evaluator(qrels, subtopic_qrels=subtopic_qrels, preferences=preferences, **options)
+                      .score(runs, measures, client=client))
 
 
 #: Text per batch of runs: small enough to bound memory, large enough to keep both cores busy.

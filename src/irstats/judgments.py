@@ -195,6 +195,9 @@ class Judgments:
     # subtopic judgments of the ranked documents (irstats.subtopics.Subtopics), when the
     # evaluation has subtopic qrels: the diversity measures read them; None otherwise
     subtopics: object | None = None  # an irstats.subtopics.Subtopics
+    # the runs' ranking of the judged documents for the preference measures
+    # (irstats.preference_judgments.Preferences), when the evaluation has preference judgments
+    preferences: object | None = None
     # derived arrays, kept per tensor; never carried to a variant (not an init field)
     _cache: dict = field(default_factory=dict, repr=False, init=False)
 

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from irstats.errors import InputError, MeasureError
+from irstats.errors import InputError
 
 if TYPE_CHECKING:
     import polars as pl
@@ -261,7 +261,7 @@ class SubtopicFacts:
         numbered = self.numbered(collection, options)
         # the tensor's own ordering; its tie groups, grades and warnings are not needed again
         opts = replace(options, ties="docno" if options.ties == "expected" else options.ties,
-                       negative_rel="unjudged", g_max=None, trec_eval_compat=False)
+                       negative_rel="unjudged", g_max=None)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", IrstatsWarning)
             ranked = compiled_judgments(numbered, runset, opts, list(systems), outside={})
@@ -316,18 +316,6 @@ class Subtopics:
     def ranked(self) -> tuple[np.ndarray, np.ndarray]:
         """(rows (S, T, K), list lengths (S, T)): see :meth:`SubtopicFacts.rows`."""
         return self.facts.rows(self.collection, self.runset, list(self.systems), self.options)
-
-
-def refuse_without(measures, facts: SubtopicFacts | None, client=None) -> None:
-    """A MeasureError, before any run is read, for measures that need subtopic qrels when the
-    evaluation has none (or evaluates on a Dask cluster, whose workers are not given them)."""
-    needing = [str(m) for m in measures if m.definition.needs == NEED]
-    if needing and facts is None:
-        raise MeasureError(f"{', '.join(needing)} need{'s' if len(needing) == 1 else ''} subtopic qrels "
-                           "('topic subtopic docno grade'): give subtopic_qrels= (irstats eval --subtopic-qrels FILE)")
-    if needing and client is not None:
-        raise MeasureError(f"{', '.join(needing)}: the diversity measures are not evaluated on a Dask cluster yet; "
-                           "evaluate them without client=")
 
 
 __all__ = ["SubtopicFacts", "SubtopicQrels", "Subtopics", "read_subtopic_qrels", "subtopic_qrels"]

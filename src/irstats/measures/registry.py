@@ -340,10 +340,12 @@ class Family:
 
     A callable ``ties(judgments, measure)`` chooses among them per measure.
 
-    ``needs`` names judgments beyond the qrels that the family reads from the tensor:
-    ``"subtopics"`` (subtopic qrels, ``Judgments.subtopics``: the diversity measures of
-    measures/diversity.py). The engine refuses such a measure, before reading any run, when
-    the evaluation was not given them (``subtopic_qrels=``, ``--subtopic-qrels``).
+    ``needs`` names judgments beyond the qrels that the family reads from the tensor (one of
+    :data:`NEEDS`): ``"subtopics"`` (subtopic qrels, ``Judgments.subtopics``: the diversity
+    measures of measures/diversity.py) or ``"preferences"`` (preference judgments,
+    ``Judgments.preferences``: trec_eval's prefs_* measures, measures/preferences.py). The
+    engine refuses such a measure, before reading any run, when the evaluation was not given
+    them (:func:`check_needs`).
     """
 
     name: str
@@ -366,7 +368,7 @@ class Family:
     ties: str | Callable[["Judgments", "Measure"], str] = "enumerate"
     expected_terms: Terms | None = None
     expected_kernel: Callable[["Judgments", "Measure"], "np.ndarray"] | None = None
-    needs: str | None = None  # "subtopics": judgments beyond the qrels (see above)
+    needs: str | None = None  # a key of NEEDS: judgments beyond the qrels (see above)
 
     def tie_method(self, judgments: "Judgments", measure: "Measure") -> str:
         """How this measure's expectation over tied orderings is computed (see ``ties``)."""
@@ -375,6 +377,8 @@ class Family:
     def __post_init__(self) -> None:
         if (self.terms is None) == (self.kernel is None):
             raise ValueError(f"family {self.name}: declare either terms (a sum over ranks) or a kernel")
+        if self.needs is not None and self.needs not in NEEDS:
+            raise ValueError(f"family {self.name}: needs {self.needs!r}, not one of {', '.join(NEEDS)}")
 
     def param(self, name: str) -> Param:
         for p in self.params:
@@ -527,6 +531,28 @@ class Measure:
 FAMILIES: dict[str, Family] = {}
 _FAMILY_KEYS: dict[str, str] = {}  # lower-case name or alias -> family name
 _REGISTRATIONS = [0]  # how many times register() ran: what the derived tables were built from
+
+
+#: Judgments beyond the qrels that a family may need (``Family.needs``): the tensor's field that
+#: carries them, and how an evaluation is given them.
+NEEDS = {
+    "subtopics": "subtopic qrels ('topic subtopic docno grade'): give subtopic_qrels= (irstats eval --subtopic-qrels "
+                 "FILE)",
+    "preferences": "preference judgments ('topic jg jsg docno level'): give preferences= (irstats eval --prefs FILE, "
+                   "or --qrels-prefs for the qrels read as preferences)",
+}
+
+
+def check_needs(measures, given, client=None) -> None:
+    """A MeasureError for the measures whose family needs judgments that are not ``given`` (the
+    :data:`NEEDS` an evaluation has), or that a Dask ``client``'s workers are not given."""
+    for need, how in NEEDS.items():
+        needing = [str(m) for m in measures if m.definition.needs == need]
+        if needing and need not in given:
+            raise MeasureError(f"{', '.join(needing)} need{'s' if len(needing) == 1 else ''} {how}")
+        if needing and client is not None:
+            raise MeasureError(f"{', '.join(needing)}: measures that read {need} are not evaluated on a Dask "
+                               "cluster yet; evaluate them without client=")
 
 
 def register(family: Family, aliases: tuple[str, ...] = ()) -> Family:

@@ -14,7 +14,7 @@ import warnings
 
 from irstats.errors import InputError, IrstatsWarning
 from irstats.measures.registry import TrecEvalName
-from irstats.trec_eval.table import MIN_GEO_MEAN, PREFS_MEASURES as PREFERENCE_MEASURES, requested
+from irstats.trec_eval.table import MIN_GEO_MEAN, requested
 
 
 #: trec_eval's -R formats of preference judgments
@@ -66,9 +66,12 @@ def _reads(measure: TrecEvalName) -> str | None:
     """What trec_eval's measure reads: qrels (form_res_rels), judgment groups
     (form_res_rels_jg: the _avgjg measures), preferences (form_prefs_counts), or nothing
     (runid, num_q)."""
+    from irstats.measures import parse_measure
+
     if measure.kind in ("runid", "num_q"):
         return None
-    if any(name in PREFERENCE_MEASURES for _, name in measure.values()):
+    if any(name is not None and parse_measure(name).definition.needs == "preferences"
+           for _, name in measure.values()):
         return "prefs"
     if measure.name.endswith("_avgjg"):  # (after the preference measures: prefs_avgjg reads preferences)
         return "jg"
@@ -457,19 +460,17 @@ def _preference_scores(prefs, results, names: list[str], rel_format: str, depth,
     topic), and the judged topics in trec_eval's order."""
     import numpy as np
 
-    from irstats.ids import bytewise_sorted
-    from irstats.preferences import evaluate_preferences, read_prefs
+    from irstats.preference_judgments import PreferenceJudgments
+    from irstats.preferences import evaluate_preferences
     from irstats.scores import ScoreMatrix
 
-    qrels = rel_format == "qrels_prefs"
-    judged = read_prefs(prefs, qrels=qrels)
-    scores = evaluate_preferences(judged, results, names or ["NumPrefsPoss"], qrels=qrels, depth=depth,
-                                  complete=complete)
+    judged = PreferenceJudgments(prefs, qrels=rel_format == "qrels_prefs")
+    scores = evaluate_preferences(judged, results, names or ["NumPrefsPoss"], depth=depth, complete=complete)
     any_matrix = next(iter(scores.values()))
     evaluated = ~np.isnan(any_matrix.values[0])
     topics = tuple(t for t, e in zip(any_matrix.topics, evaluated) if e)
     scores["NumQ"] = ScoreMatrix(np.ones((1, len(topics))), any_matrix.systems, topics, "NumQ")
-    return scores, bytewise_sorted(judged.get_column("topic").unique().to_list())
+    return scores, list(judged.topic_keys)
 
 
 def _relstrings(qrels, results, marked, options) -> dict[str, str]:

@@ -4,9 +4,9 @@ and the irstats measure behind every printed value — derived from the declarat
 Each entry is an :class:`irstats.measures.registry.TrecEvalName`. A family declares the
 entries it computes in its own module (``map`` and ``map_cut`` in measures/ap.py); what only
 the drop-in prints is declared here, once: ``runid``, ``relstring``, the geometric means
-``gm_map`` and ``gm_bpref``, the preference measures of ``-R prefs`` (named in
-:data:`irstats.preferences.MEASURES`) and the judgment-group measures of ``-R qrels_jg``
-(:mod:`irstats.trec_eval.jg`). :data:`TABLE` is all of them in trec_eval's order, and
+``gm_map`` and ``gm_bpref`` and the judgment-group measures of ``-R qrels_jg``
+(:mod:`irstats.trec_eval.jg`). The preference measures of ``-R prefs`` are families
+(measures/preferences.py), declared there. :data:`TABLE` is all of them in trec_eval's order, and
 :data:`NICKNAMES` each nickname's members.
 
 A trec_eval measure is asked for with ``-m name`` or ``-m name.params`` (``P.5,10``,
@@ -21,14 +21,10 @@ from __future__ import annotations
 from irstats.errors import InputError
 from irstats.measures import FAMILIES  # noqa: F401 - every family registered, with its trec_eval names
 from irstats.measures.registry import EVERY_NICKNAME, OFFICIAL, TREC_CUTS, TrecEvalName, derived, trec_eval_names
-from irstats.preferences import COUNTS as PREFS_COUNTS
-from irstats.preferences import MEASURES as PREFS_MEASURES
 
 #: trec_eval's MIN_GEO_MEAN: the floor of gm_map and gm_bpref.
 MIN_GEO_MEAN = 1e-5
 
-#: The members of trec_eval's ``prefs`` nickname (``all_prefs`` has every preference measure).
-_PREFS_NICKNAME = ("NumPrefsPoss", "NumPrefsFul", "NumPrefsFulRet", "PrefsSimp", "PrefsPair", "PrefsAvgJG")
 _R_MULTIPLES = tuple(k / 10 for k in range(2, 21, 2))
 
 #: What only the drop-in prints, each at its place in trec_eval's table.
@@ -37,10 +33,6 @@ DROP_IN: tuple[TrecEvalName, ...] = (
     TrecEvalName("gm_map", "AP", 6, kind="gm", nicknames=OFFICIAL),
     TrecEvalName("relstring", None, 12, "longs", (10,), kind="string"),
     TrecEvalName("gm_bpref", "Bpref", 15, kind="gm"),
-    # -R prefs | qrels_prefs: preference judgments (irstats.preferences)
-    *(TrecEvalName(trec_name, name, 34 + i, kind="long" if name in PREFS_COUNTS else "float",
-                   nicknames=("all_prefs", "prefs") if name in _PREFS_NICKNAME else ("all_prefs",))
-      for i, (name, trec_name) in enumerate(PREFS_MEASURES.items())),
     # -R qrels_jg: each averaged over the judgment groups (irstats.trec_eval.jg)
     TrecEvalName("map_avgjg", "AP", 48, nicknames=("qrels_jg",)),
     TrecEvalName("P_avgjg", "P@{}", 49, "longs", TREC_CUTS, nicknames=("qrels_jg",)),
