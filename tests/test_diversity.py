@@ -164,6 +164,36 @@ def test_evaluate_with_subtopic_qrels_equals_diversity_and_the_plain_loops(subto
                 assert value == pytest.approx(reference[(topic, name)], rel=1e-12, abs=1e-15), (runs[k].name, name)
 
 
+def test_cli_eval_with_subtopic_qrels_equals_diversity_and_pyndeval(subtopic_qrels, tmp_path, capsys):
+    """`irstats eval QRELS RUNS --subtopic-qrels FILE -m …` prints what `irstats diversity` prints,
+    per topic, on the 37 DL 2019 runs; and, on the runs in pyndeval's order read in file order,
+    pyndeval's values."""
+    folder, lines = subtopic_qrels
+    path = _write_subtopics(lines, tmp_path / "subtopics.qrels")
+    gz_runs = sorted((folder / "runs").glob("*.run.gz"))
+    flags = [arg for name in NAMES for arg in ("-m", name)] + ["-q", "--format", "tsv"]
+    qrels = folder / "qrels.dl19-passage.txt"
+    code, out, err = run_cli(["eval", qrels, *gz_runs, "--subtopic-qrels", path, "-M", "none", *flags], capsys)
+    assert code == 0, err
+    code, shortcut, err = run_cli(["diversity", path, *gz_runs, *flags], capsys)
+    assert code == 0, err
+    read = lambda text: pl.read_csv(text.encode(), separator="\t", schema_overrides={"topic": pl.String})  # noqa: E731
+    assert read(out).equals(read(shortcut)) and read(out).height == 37 * 43 * len(NAMES)  # (eval's tsv prints 1e-07)
+    runs = [_in_pyndevals_order(run, tmp_path / run.name.replace(".gz", "")) for run in gz_runs[::9]]
+    code, out, err = run_cli(["eval", qrels, *runs, "--subtopic-qrels", path, "-M", "none", "--order", "file",
+                              *flags], capsys)
+    assert code == 0, err
+    frame = read(out)
+    names = {name: str(m) for m, name in MEASURES}
+    for run in runs:
+        system = run.read_text().split(None, 6)[5]
+        reference = _reference(lines, run, [m for m, _ in MEASURES])
+        part = frame.filter(pl.col("system") == system)
+        assert part.height == 43 * len(NAMES)
+        for topic, measure, value in part.select("topic", "measure", "value").iter_rows():
+            assert value == pytest.approx(reference[(topic, names[measure])], abs=1e-9), (system, measure, topic)
+
+
 def test_measures_need_subtopic_qrels_before_any_run_is_read(tmp_path):
     qrels = tmp_path / "qrels"
     qrels.write_text("1 0 d1 1\n")

@@ -183,3 +183,43 @@ def test_preferences_command_matches_trec_eval_summary(shared_data, capsys):
         trec_name = MEASURES[name]
         shown = str(int(float(value))) if name.startswith("Num") else f"{float(value):6.4f}"
         assert shown == expected[trec_name], name
+
+
+def _trec_eval_lines(text: str) -> dict[tuple[str, str], str]:
+    """{(measure, topic): value} of trec_eval's preference lines."""
+    out = {}
+    for line in text.splitlines():
+        name, topic, value = line.split()
+        if name in MEASURES.values():
+            out[(name, topic)] = value
+    return out
+
+
+@pytest.mark.parametrize("judgments, results, flags", [
+    ("prefs.test", "prefs.results.test", []), ("prefs.test", "prefs.results.test", ["-M", "5"]),
+    ("prefs.test", "prefs.results.test", ["-c"]), ("prefs.comment.test", "prefs.results.test", []),
+    ("qrels.test", "results.test", []), ("qrels.test", "results.test", ["-c", "-M", "20"])])
+def test_eval_with_prefs_equals_trec_eval_prefs(shared_data, tmp_path, capsys, judgments, results, flags):
+    """The preference measures through `irstats eval QRELS RUNS --prefs FILE` (or --qrels-prefs)
+    print what `irstats trec_eval -R prefs` (-R qrels_prefs) prints, per topic and over all, on
+    trec_eval's own test files — the drop-in's output is trec_eval's byte for byte
+    (test_trec_eval_cmd.py)."""
+    te = shared_data / "conformance" / "trec_eval-test"
+    as_qrels = judgments.startswith("qrels")
+    code, expected, err = run_cli(["trec_eval", "-q", "-R", "qrels_prefs" if as_qrels else "prefs", "-m", "all_prefs",
+                                   *flags, te / judgments, te / results], capsys)
+    assert code == 0, err
+    if as_qrels:
+        qrels, extra = te / judgments, ["--qrels-prefs"]
+    else:  # the judged documents as ordinary qrels: the topics the engine evaluates
+        qrels = tmp_path / "judged.qrels"
+        qrels.write_text("".join(f"{t} 0 {d} 0\n" for t, d in read_prefs(te / judgments).select("topic", "docno")
+                                 .unique().sort("topic", "docno").iter_rows()))
+        extra = ["--prefs", te / judgments]
+    depth = flags[flags.index("-M") + 1] if "-M" in flags else "none"
+    measures = [arg for name in MEASURES for arg in ("-m", name)]
+    code, out, err = run_cli(["eval", qrels, te / results, *extra, *measures, "-M", depth,
+                              *(["-c"] if "-c" in flags else []), "-q", "--format", "trec_eval"], capsys)
+    assert code == 0, err
+    ours, theirs = _trec_eval_lines(out), _trec_eval_lines(expected)
+    assert len(theirs) > 14 and ours == theirs

@@ -32,6 +32,12 @@ Measures (canonical names; trec_eval's in brackets):
   RBPresid(p=0.8) [rbp_resid]   ERR@20   Q(beta=1), Q(beta=1,norm=min)@k   Judged@k
   Success@k [success_k]   NumRet, NumRel, NumRelRet [num_ret, num_rel, num_rel_ret]
   P(rel=2)@10 sets the relevance level of one measure.
+  With --subtopic-qrels FILE ("topic subtopic docno grade"), the diversity measures as ndeval
+  computes them: alpha_nDCG@k, alpha_DCG@k, ERR_IA@k, nERR_IA@k, NRBP, nNRBP, P_IA@k,
+  StRecall@k (alpha_nDCG(alpha=0.3,rel=2)@20, NRBP(beta=0.8)). With --prefs FILE ("topic jg jsg
+  docno level") or --qrels-prefs (QRELS read as preferences), trec_eval's preference measures:
+  PrefsSimp [prefs_simp], PrefsPair, PrefsAvgJG, PrefsAvgJGRnonrel, their Ret and Imp forms,
+  NumPrefsPoss, NumPrefsFul, NumPrefsFulRet.
 """
 
 
@@ -46,14 +52,20 @@ Measures (canonical names; trec_eval's in brackets):
                                                    "trec_eval"]),
               default="table", show_default=True, help="Output format.")
 @click.option("-o", "--output", type=OutputFile(), help="Write to FILE, not stdout.")
-def eval_command(qrels, runs, measures, options, per_topic, fmt, output):
+@click.option("--subtopic-qrels", type=click.Path(), metavar="FILE",
+              help="Subtopic qrels (topic subtopic docno grade) for the diversity measures (alpha_nDCG@20 ...).")
+@click.option("--prefs", type=click.Path(), metavar="FILE",
+              help="Preference judgments (topic jg jsg docno level) for trec_eval's preference measures.")
+@click.option("--qrels-prefs", is_flag=True, help="QRELS read as preferences too (trec_eval -R qrels_prefs).")
+def eval_command(qrels, runs, measures, options, per_topic, fmt, output, subtopic_qrels, prefs, qrels_prefs):
     """Evaluate RUN files (files, directories or globs; plain or gzip) against QRELS.
 
     Prints each system's mean (sum for the counts) per measure; with --per-topic, one
     line per system, topic and measure. The system name is the run's tag column.
     """
     names = expand_measures(measures) if measures else list(DEFAULT_MEASURES)
-    scores = evaluate(qrels, list(runs), names, **options.as_dict())
+    beyond = _beyond_qrels(qrels, subtopic_qrels, prefs, qrels_prefs)
+    scores = evaluate(qrels, list(runs), names, **beyond, **options.as_dict())
     if fmt == "trec_eval":
         emit_text(format_trec_eval(scores, per_topic=per_topic), output)
     elif fmt in DISPLAY_FORMATS:
@@ -63,3 +75,21 @@ def eval_command(qrels, runs, measures, options, per_topic, fmt, output):
         text = write_frame(frame, output, fmt)
         if text is not None:
             sys.stdout.write(text)
+
+
+def _beyond_qrels(qrels, subtopic_qrels, prefs, qrels_prefs) -> dict:
+    """evaluate()'s judgments beyond the qrels, as --subtopic-qrels, --prefs and --qrels-prefs give them."""
+    from irstats.errors import InputError
+
+    if prefs and qrels_prefs:
+        raise InputError("give --prefs FILE or --qrels-prefs, not both")
+    beyond = {}
+    if subtopic_qrels:
+        beyond["subtopic_qrels"] = subtopic_qrels
+    if prefs:
+        beyond["preferences"] = prefs
+    if qrels_prefs:
+        from irstats.preference_judgments import PreferenceJudgments
+
+        beyond["preferences"] = PreferenceJudgments(qrels, qrels=True)
+    return beyond

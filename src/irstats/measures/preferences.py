@@ -134,6 +134,9 @@ class _Ranked:
 
     def _class_counts(self) -> dict[str, np.ndarray]:
         """Per system and class (S, C): the pairs of each class with the classes above it."""
+        return self.j.memo(("preference class counts",), self._count_classes)
+
+    def _count_classes(self) -> dict[str, np.ndarray]:
         f = self.facts
         n_classes = len(f.class_group)
         ret = self.ret[:, f.entry_row]
@@ -288,7 +291,7 @@ class _Ranked:
         # the last class's lines in key order: its first `keep` are the extra ones
         in_last = f.class_last[f.entry_class]
         s, e = np.nonzero(np.broadcast_to(in_last, ret.shape))
-        order = np.lexsort((keys[s, e], e * 0 + entry_group[e], s))
+        order = np.lexsort((keys[s, e], entry_group[e], s))
         s, e = s[order], e[order]
         g = entry_group[e]
         segment = np.ones(len(s), dtype=bool)
@@ -304,8 +307,6 @@ class _Ranked:
                                 minlength=self.n_sys * f.n_groups).reshape(self.n_sys, -1)
         n_extra = np.bincount(s[extra] * f.n_groups + g[extra],
                               minlength=self.n_sys * f.n_groups).reshape(self.n_sys, -1)
-        one = np.zeros(f.n_groups, dtype=bool)
-        one[group] = True
         ful_class = ful[:, group] - to_last_ful + cross_ful[:, group]
         poss_class = poss[:, group] - to_last_poss + size[:, group] * n_extra[:, group]
         ful[:, group], poss[:, group] = ful_class, poss_class
@@ -326,7 +327,7 @@ class _Ranked:
         same = np.zeros(len(s), dtype=bool)
         same[1:] = ~segment[1:] & (k[1:] == k[:-1])
         first_equal = np.maximum.accumulate(np.where(same, 0, first_equal))
-        out = np.broadcast_to(self.by_group(entry_group, ret)[:, entry_group], ret.shape).copy()
+        out = self.by_group(entry_group, ret.astype(np.float64))[:, entry_group]
         out[s, e] = first_equal - start
         return out
 
