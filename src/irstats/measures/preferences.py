@@ -209,33 +209,52 @@ class _Ranked:
         """The mean over document pairs with a preference of the share of their groups'
         preferences fulfilled, summed pair by pair in trec_eval's loop order (both retrieved by
         their ranks, then one retrieved); pairs of two unretrieved documents count as 0."""
+        sums = self.j.memo(("preference pair sums",), self._pair_sums)
+        total = sums["both, then one"] if imp else sums["both"]
+        count = sums["n both"] + (sums["n one"] if imp else 0) + (sums["n neither"] if notoccur else 0)
+        return np.where(count > 0, total / np.where(count > 0, count, 1), 0.0)
+
+    #: (system, pair) entries worked on at once: bounds the memory of the pair measures
+    PAIR_BLOCK = 1 << 20
+
+    def _pair_sums(self) -> dict[str, np.ndarray]:
+        """Per system and column (S, T): the shares of the pairs both retrieved, summed in
+        trec_eval's order, then on through those one retrieved; how many pairs of each kind."""
         f = self.facts
         lo, hi, forward, backward = f.pair_counts()
-        topic = f.topic_of_row[lo]
-        column = self.column_of_topic[topic]
+        column = self.column_of_topic[f.topic_of_row[lo]]
         keep = column >= 0
         lo, hi, forward, backward, column = lo[keep], hi[keep], forward[keep], backward[keep], column[keep]
-        rlo, rhi = self.ret[:, lo], self.ret[:, hi]
-        klo, khi = self.keys[:, lo], self.keys[:, hi]
-        both, one = rlo & rhi, rlo ^ rhi
         total = (forward + backward).astype(np.float64)
-        # the count of the document ranked (or, of one retrieved, the retrieved one) first
-        first = np.where(klo < khi, forward, backward)
-        share = first / total
-        s = np.broadcast_to(np.arange(self.n_sys)[:, None], both.shape)
-        cols = np.broadcast_to(column[None, :], both.shape)
-        counted = both | one if imp else both
-        n = (counted | (~rlo & ~rhi) if notoccur else counted)
-        count = np.bincount((s * self.n_cols + cols)[n], minlength=self.n_sys * self.n_cols).reshape(self.n_sys, -1)
-        if not counted.any():
-            return np.zeros((self.n_sys, self.n_cols))
-        category = np.where(both, 0, 1)[counted]
-        k1, k2 = np.minimum(klo, khi)[counted], np.maximum(klo, khi)[counted]
-        ss, cc, sh = s[counted], cols[counted], share[counted]
-        order = np.lexsort((k2, k1, category, cc, ss))
-        totals = np.bincount((ss * self.n_cols + cc)[order], weights=sh[order],
-                             minlength=self.n_sys * self.n_cols).reshape(self.n_sys, -1)
-        return np.where(count > 0, totals / np.where(count > 0, count, 1), 0.0)
+        # the docid order as small numbers: a retrieved document's rank, past every rank its place by docno
+        width = int(self.keys[self.ret].max(initial=-1)) + 1
+        compact = np.where(self.ret, self.keys, width + f.place[None, :])
+        bits = max(int(compact.max(initial=0)).bit_length(), 1)
+        shape = (self.n_sys, self.n_cols)
+        out = {name: np.zeros(shape) for name in ("both", "both, then one", "n both", "n one", "n neither")}
+        step = max(1, self.PAIR_BLOCK // max(len(lo), 1))
+        for first in range(0, self.n_sys, step):  # blocks of systems
+            systems = slice(first, min(first + step, self.n_sys))
+            n = systems.stop - systems.start
+            rlo, rhi = self.ret[systems][:, lo], self.ret[systems][:, hi]
+            klo, khi = compact[systems][:, lo], compact[systems][:, hi]
+            both, one = rlo & rhi, rlo ^ rhi
+            segment = (np.arange(n)[:, None] * self.n_cols + column[None, :])
+            for name, mask in (("n both", both), ("n one", one), ("n neither", ~(rlo | rhi))):
+                out[name][systems] = np.bincount(segment[mask], minlength=n * self.n_cols).reshape(n, -1)
+            counted = both | one
+            seg = segment[counted]
+            share = (np.where(klo < khi, forward, backward) / total)[counted]  # the first ranked one's count
+            k1, k2 = np.minimum(klo, khi)[counted], np.maximum(klo, khi)[counted]
+            if 2 * bits + 1 <= 62:
+                order = np.lexsort(((one[counted].astype(np.int64) << (2 * bits)) | (k1 << bits) | k2, seg))
+            else:
+                order = np.lexsort((k2, k1, one[counted], seg))
+            seg, share, is_both = seg[order], share[order], both[counted][order]
+            out["both, then one"][systems] = np.bincount(seg, weights=share, minlength=n * self.n_cols).reshape(n, -1)
+            out["both"][systems] = np.bincount(seg[is_both], weights=share[is_both],
+                                               minlength=n * self.n_cols).reshape(n, -1)
+        return out
 
     def rnonrel(self, retrieved_only: bool) -> np.ndarray:
         """prefs_avgjg_Rnonrel(_ret): each group's nonrelevant documents counted as if there were
