@@ -111,8 +111,11 @@ def connect(workers: int | None = None, scheduler: str | None = None) -> Iterato
     import logging
 
     if workers is not None:
+        # no dashboard; the scheduler's own HTTP endpoint on a free local port (not 8787, which
+        # another cluster may hold); a failed task is reported by irstats, not logged by Dask
         cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                           dashboard_address=None, silence_logs=logging.ERROR)
+                                           dashboard_address=None, silence_logs=logging.CRITICAL,
+                                           scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
         try:
             client = distributed.Client(cluster, set_as_default=False)
             try:
@@ -233,7 +236,7 @@ class Job:
         failed: int | None = None
         complete = 0  # tasks 0 … complete − 1 are done
         with progress_bar(sum(self._weights), self.progress, self.desc, unit=self.unit) as bar:
-            for future in distributed.as_completed(futures):
+            for future in distributed.as_completed(futures, loop=self.client.loop):
                 k = where[future.key]
                 done.add(k)
                 if future.status == "finished":
@@ -270,11 +273,12 @@ class Job:
 # --------------------------------------------------------------------------- evaluation
 
 def score_batches(client, evaluator: "Evaluator", runset: "RunSet", measures: Sequence["Measure"],
-                  values: dict[str, np.ndarray], present: np.ndarray, progress: Progress = None):
-    """:meth:`Evaluator.score`'s loop on a cluster: the same batches of runs, each judged and
-    scored by a worker; fills ``values[measure][batch]`` and ``present[batch]``, warns of
-    topics outside the qrels once (as one process does) and returns R = 0 per topic (None
-    without runs)."""
+                  values: dict[str, np.ndarray], present: np.ndarray, judge: Callable, progress: Progress = None):
+    """:meth:`Evaluator.score`'s loop on a cluster: the engine's batches of runs, each judged and
+    scored by ``judge`` (:func:`irstats.evaluate.judge_and_score`, given by the engine, which
+    sits above this module) on a worker, against an evaluator of the same class, qrels and
+    options; fills ``values[measure][batch]`` and ``present[batch]``, warns of topics outside
+    the qrels once (as one process does) and returns R = 0 per topic (None without runs)."""
     from irstats.ingest import compiled_batches
     from irstats.judgments import warn_topics_outside_qrels
 
@@ -283,14 +287,14 @@ def score_batches(client, evaluator: "Evaluator", runset: "RunSet", measures: Se
     collection = evaluator.collection
     qrels = _qrels_reference(collection, evaluator.options.qrels_duplicate)
     if qrels is None:  # not a file a worker can read: every worker receives it once
-        qrels = job.share(_bare(collection))
+        qrels = job.share(_bare(collection, job))
     names = [m if isinstance(m, str) else str(m) for m in measures]
     cwd = os.getcwd()
     batches = compiled_batches(runset)  # the engine's own batches (it reads each alone)
     for batch in batches:
-        job.submit(f"the batch of runs {some([runset.names[i] for i in batch], limit=3)}", _score_runs, qrels,
-                   evaluator.options, tuple(runset.names[i] for i in batch), [runset.parts[i] for i in batch],
-                   names, cwd, weight=len(batch))
+        job.submit(f"the batch of runs {some([runset.names[i] for i in batch], limit=3)}", _score_runs,
+                   type(evaluator), judge, qrels, evaluator.options, tuple(runset.names[i] for i in batch),
+                   [runset.parts[i] for i in batch], names, cwd, weight=len(batch))
     job.run()
     outside: dict[str, int] = {}
     r_zero = None
@@ -328,64 +332,62 @@ def _qrels_reference(collection, qrels_duplicate: str):
     return ("path", source, os.path.abspath(source), stat.st_size, stat.st_mtime_ns, qrels_duplicate)
 
 
-def _bare(collection):
-    """The collection without its derived indexes (a worker builds its own; the compiled hash
-    table is not sent)."""
-    from irstats.collection import Collection
-
-    copy = Collection(collection._qrels if collection.arrays is None else None, collection.topic_keys,
-                      collection.source, arrays=collection.arrays)
-    if "topics" in collection.cache:
-        copy.cache["topics"] = collection.cache["topics"]
-    return copy
+def _bare(collection, job: Job) -> tuple:
+    """What a worker needs to make the collection: its qrels (frame or arrays) and topics, not
+    its derived indexes (each worker builds its own; the compiled hash table cannot be sent).
+    Plain data: a shared value must never change on a worker, which may send it on to another."""
+    return ("data", job._token, collection.qrels if collection.arrays is None else None, collection.topic_keys,
+            collection.source, collection.arrays, collection.cache.get("topics"))
 
 
-#: A worker's collections read from files, by (path, size, mtime, option): the qrels are read
-#: once per worker process, and their derived indexes (facts, hash table) kept with them.
+#: A worker's collections, by (path, size, mtime, option) for qrels read from a file — read once
+#: per worker process — or by job for qrels sent by the client; their derived indexes (facts,
+#: hash table) are kept with them.
 _COLLECTIONS: dict[tuple, Any] = {}
 
 
-def _worker_collection(qrels, cwd: str):
-    if not (isinstance(qrels, tuple) and qrels[:1] == ("path",)):
-        return qrels  # a Collection received from the client
-    _, shown, absolute, size, mtime, duplicate = qrels
-    key = (absolute, size, mtime, duplicate)
-    if key not in _COLLECTIONS:
-        from irstats.collection import Collection
+def _worker_collection(qrels: tuple, cwd: str):
+    from irstats.collection import Collection
 
-        path = shown if os.getcwd() == cwd else absolute  # in the client's folder: its own words for the file
+    if qrels[0] == "path":
+        _, shown, absolute, size, mtime, duplicate = qrels
+        key = (absolute, size, mtime, duplicate)
+    else:
+        key = qrels[:2]
+    if key not in _COLLECTIONS:
         if len(_COLLECTIONS) >= 4:
             _COLLECTIONS.pop(next(iter(_COLLECTIONS)))
-        _COLLECTIONS[key] = Collection.load(path, qrels_duplicate=duplicate)
+        if qrels[0] == "path":
+            path = shown if os.getcwd() == cwd else absolute  # in the client's folder: its own words for the file
+            collection = Collection.load(path, qrels_duplicate=duplicate)
+        else:
+            _, _, frame, topic_keys, source, arrays, topics = qrels
+            collection = Collection(frame, topic_keys, source, arrays=arrays)
+            if topics is not None:
+                collection.cache["topics"] = topics
+        _COLLECTIONS[key] = collection
     return _COLLECTIONS[key]
 
 
-def _score_runs(qrels, options, names: tuple[str, ...], parts: list, measures: list[str], cwd: str):
-    """One batch of runs on a worker: judged and scored as :meth:`Evaluator.score` does.
-    Returns (present, R = 0 per topic, {measure: values}, {run: topics outside the qrels})."""
+def _score_runs(evaluator: type, judge: Callable, qrels, options, names: tuple[str, ...], parts: list,
+                measures: list[str], cwd: str):
+    """One batch of runs on a worker, judged and scored by ``judge`` as :meth:`Evaluator.score`
+    does. Returns (present, R = 0 per topic, {measure: values}, {run: topics outside the qrels})."""
     from dataclasses import replace
 
     from irstats.collection import RunSet
-    from irstats.evaluate import Evaluator, widest_first
     from irstats.measures import parse_measure
 
     if os.getcwd() != cwd:  # another machine or folder: relative run paths are the client's
         parts = [replace(p, source=os.path.join(cwd, p.source)) if p.frame is None and not os.path.isabs(p.source)
                  else p for p in parts]
     collection = _worker_collection(qrels, cwd)
-    evaluator = Evaluator(collection, options)
-    parsed = [parse_measure(m) for m in measures]
     n_top = len(collection.topic_keys)
     values = {m: np.empty((len(names), n_top)) for m in measures}
     present = np.zeros((len(names), n_top), dtype=bool)
-    r_zero = None
     outside: dict[str, int] = {}
-    for batch, judgments in evaluator.batches(RunSet(tuple(names), list(parts)), outside=outside):
-        present[batch] = judgments.present
-        r_zero = judgments.num_relevant() == 0
-        for m in widest_first(parsed):
-            values[str(m)][batch] = m.definition.evaluate(judgments, m)
-        del judgments
+    r_zero = judge(evaluator(collection, options), RunSet(tuple(names), list(parts)),
+                   [parse_measure(m) for m in measures], values, present, outside)
     return present, r_zero, values, outside
 
 

@@ -190,17 +190,12 @@ class Evaluator:
         n_sys, n_top = len(runset.names), len(self.collection.topics)
         values = {str(m): np.empty((n_sys, n_top)) for m in parsed}
         present = np.zeros((n_sys, n_top), dtype=bool)
-        r_zero = None
-        if client is not None:  # the same batches on a Dask cluster (irstats.distributed)
+        if client is None:
+            r_zero = judge_and_score(self, runset, parsed, values, present)
+        else:  # the same batches on a Dask cluster, each by judge_and_score (irstats.distributed)
             from irstats.distributed import score_batches
 
-            r_zero = score_batches(client, self, runset, parsed, values, present)
-        for batch, judgments in self.batches(runset) if client is None else ():
-            present[batch] = judgments.present
-            r_zero = judgments.num_relevant() == 0
-            for m in widest_first(parsed):
-                values[str(m)][batch] = m.definition.evaluate(judgments, m)
-            del judgments
+            r_zero = score_batches(client, self, runset, parsed, values, present, judge_and_score)
         if not self.options.complete:
             warn_partial_runs(runset.names, present.sum(axis=1), n_top)
         keep = present.any(axis=0)
@@ -216,6 +211,22 @@ class Evaluator:
     def score_judgments(self, judgments: Judgments, measures) -> dict[str, ScoreMatrix]:
         """Score a judgments tensor made by :meth:`judgments` (one tensor, many measures)."""
         return score_judgments(judgments, measures, self.options)
+
+
+def judge_and_score(evaluator: Evaluator, runset: RunSet, measures: list[Measure], values: dict[str, np.ndarray],
+                    present: np.ndarray, outside: dict[str, int] | None = None):
+    """:meth:`Evaluator.score`'s loop: every batch of ``runset`` judged and scored into
+    ``values[measure][batch]`` and ``present[batch]`` (``outside``: as for
+    :meth:`Evaluator.batches`); returns R = 0 per topic (None without runs). On a Dask cluster
+    each worker runs it on one batch of runs."""
+    r_zero = None
+    for batch, judgments in evaluator.batches(runset, outside=outside):
+        present[batch] = judgments.present
+        r_zero = judgments.num_relevant() == 0
+        for m in widest_first(measures):
+            values[str(m)][batch] = m.definition.evaluate(judgments, m)
+        del judgments
+    return r_zero
 
 
 def warn_partial_runs(names: Sequence[str], answered: np.ndarray, n_topics: int) -> None:

@@ -32,15 +32,46 @@ def scores_input(func):
     @eval_options
     @functools.wraps(func)
     def wrapper(*args, scores_path, qrels, runs, measures, options, **kwargs):
-        kwargs["scores"] = load_scores(scores_path, qrels, runs, measures, options=options)
+        kwargs["scores"] = load_scores(scores_path, qrels, runs, measures, options=options,
+                                       client=kwargs.get("client"))
         return func(*args, **kwargs)
 
     return wrapper
 
 
-def load_scores(scores_path, qrels, runs, measures, options=None) -> dict[str, ScoreMatrix]:
+def cluster_options(func):
+    """Decorator adding ``--workers N`` and ``--scheduler ADDRESS``: the command's batches run
+    on a Dask cluster (``irstats[dask]``). The command receives ``client``: a
+    ``distributed.Client`` open while it runs (a local cluster of N worker processes is made
+    and closed here), or None without either flag — then Dask is not imported."""
+
+    @functools.wraps(func)
+    def wrapper(*args, workers, scheduler, **kwargs):
+        if workers is None and scheduler is None:
+            return func(*args, client=None, **kwargs)
+        if workers is not None and scheduler is not None:
+            raise InputError("give --workers (a local cluster) or --scheduler (a running one), not both")
+        from irstats.distributed import connect
+
+        with connect(workers=workers, scheduler=scheduler) as client:
+            return func(*args, client=client, **kwargs)
+
+    for option in reversed([
+        click.option("--workers", type=click.IntRange(min=1), default=None, metavar="N",
+                     help="Run the batches on a local Dask cluster of N worker processes (irstats[dask]); "
+                          "the results are the same."),
+        click.option("--scheduler", default=None, metavar="ADDRESS",
+                     help="Run the batches on the Dask cluster of this scheduler (e.g. tcp://HOST:8786); "
+                          "run files and qrels must be at the same paths on its workers."),
+    ]):
+        wrapper = option(wrapper)
+    return wrapper
+
+
+def load_scores(scores_path, qrels, runs, measures, options=None, client=None) -> dict[str, ScoreMatrix]:
     """Scores from a score file, or from qrels and runs (evaluated with ``options``, an
-    :class:`~irstats.collection.EvalOptions`); restricted to ``measures`` if given."""
+    :class:`~irstats.collection.EvalOptions`, on ``client``'s cluster if given); restricted
+    to ``measures`` if given."""
     from irstats.measures import canonical_name
 
     if scores_path and qrels:
@@ -48,7 +79,8 @@ def load_scores(scores_path, qrels, runs, measures, options=None) -> dict[str, S
     if qrels:
         if not runs:
             raise InputError("--qrels needs --runs")
-        return evaluate(qrels, list(runs), list(measures) or ["AP"], **(options.as_dict() if options else {}))
+        return evaluate(qrels, list(runs), list(measures) or ["AP"], client=client,
+                        **(options.as_dict() if options else {}))
     if not scores_path:
         raise InputError("no scores: give a SCORES file, or --qrels Q --runs RUN...")
     scores = _read_any(scores_path)

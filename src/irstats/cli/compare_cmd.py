@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from irstats.cli.common import scores_input
+from irstats.cli.common import cluster_options, scores_input
 from irstats.cli.main import cli
 from irstats.cli.output import OutputFile, emit_result
 from irstats.errors import InputError
@@ -24,6 +24,7 @@ Examples:
   irstats compare scores.tsv -m AP --interval bca --format tsv     # BCa intervals and d_z per system
   irstats compare scores.tsv -m AP --baseline bm25 --baseline rm3 --correction bh   # two baselines
   irstats compare scores.tsv -m nDCG@10 --all-pairs                # system × system matrix of Δ
+  irstats compare scores.tsv --test randomization -n 1000000 --workers 2   # resample batches on 2 processes
 
 \b
 SCORES is a per-topic score file (irstats eval -q --format tsv) or trec_eval -q output.
@@ -39,6 +40,7 @@ and label (needs booktabs and adjustbox).
 
 
 @cli.command("compare", epilog=COMPARE_EPILOG)
+@cluster_options
 @scores_input
 @click.option("--baseline", "baselines", multiple=True, metavar="NAME",
               help="System to compare with (default: the best by the first measure); repeat for several "
@@ -62,7 +64,7 @@ and label (needs booktabs and adjustbox).
 @click.option("--confidence", default=0.95, show_default=True, type=float, help="Level of the intervals.")
 @click.option("-o", "--output", type=OutputFile(), help="Write to FILE, not stdout.")
 def compare_command(scores, baselines, all_pairs, test, correction, alpha, n_resamples, seed, interval, confidence,
-                    fmt, output):
+                    fmt, output, client):
     """Compare every system with a baseline: means, differences and significance per measure.
 
     Reads per-topic SCORES (or evaluates --qrels/--runs), tests each system against the
@@ -78,9 +80,9 @@ def compare_command(scores, baselines, all_pairs, test, correction, alpha, n_res
 
         pairs = compare_pairs(scores, None if all_pairs else list(baselines), test=test, correction=correction,
                               alpha=alpha, n_resamples=n_resamples, seed=seed, interval=interval,
-                              confidence=confidence)
+                              confidence=confidence, client=client)
         emit_result(pairs, fmt, output)
         return
     comp = compare(scores, baseline=baselines[0] if baselines else None, test=test, correction=correction, alpha=alpha,
-                   n_resamples=n_resamples, seed=seed, interval=interval, confidence=confidence)
+                   n_resamples=n_resamples, seed=seed, interval=interval, confidence=confidence, client=client)
     emit_result(comp, fmt, output)

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from irstats.cli.common import eval_options
+from irstats.cli.common import cluster_options, eval_options
 from irstats.cli.main import cli
 from irstats.cli.output import OutputFile, emit_result, emit_text
 from irstats.evaluate import DEFAULT_MEASURES, evaluate
@@ -23,6 +23,8 @@ Examples:
   irstats eval qrels.txt runs/ -m AP --per-topic --format tsv -o scores.tsv
   irstats eval qrels.txt run.txt -m all_trec -q --format trec_eval  # drop-in trec_eval output
   irstats eval qrels.txt runs/ -m nDCG@10 -q --format jsonl -o scores.jsonl  # run_id topic_id measure value
+  irstats eval qrels.txt 'runs/*.gz' --workers 4                      # batches of runs on 4 local processes
+  irstats eval qrels.txt 'runs/*.gz' --scheduler tcp://HOST:8786  # ... on a Dask cluster (irstats[dask])
 
 \b
 Measures (canonical names; trec_eval's in brackets):
@@ -57,7 +59,9 @@ Measures (canonical names; trec_eval's in brackets):
 @click.option("--prefs", type=click.Path(), metavar="FILE",
               help="Preference judgments (topic jg jsg docno level) for trec_eval's preference measures.")
 @click.option("--qrels-prefs", is_flag=True, help="QRELS read as preferences too (trec_eval -R qrels_prefs).")
-def eval_command(qrels, runs, measures, options, per_topic, fmt, output, subtopic_qrels, prefs, qrels_prefs):
+@cluster_options
+def eval_command(qrels, runs, measures, options, per_topic, fmt, output, client, subtopic_qrels, prefs,
+                 qrels_prefs):
     """Evaluate RUN files (files, directories or globs; plain or gzip) against QRELS.
 
     Prints each system's mean (sum for the counts) per measure; with --per-topic, one
@@ -65,7 +69,7 @@ def eval_command(qrels, runs, measures, options, per_topic, fmt, output, subtopi
     """
     names = expand_measures(measures) if measures else list(DEFAULT_MEASURES)
     beyond = _beyond_qrels(qrels, subtopic_qrels, prefs, qrels_prefs)
-    scores = evaluate(qrels, list(runs), names, **beyond, **options.as_dict())
+    scores = evaluate(qrels, list(runs), names, **beyond, client=client, **options.as_dict())
     if fmt == "trec_eval":
         emit_text(format_trec_eval(scores, per_topic=per_topic), output)
     elif fmt in DISPLAY_FORMATS:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import click
 
-from irstats.cli.common import halving_options, parse_epsilon, scores_input
+from irstats.cli.common import cluster_options, halving_options, parse_epsilon, scores_input
 from irstats.cli.main import cli
 from irstats.cli.output import OutputFile, emit_result, plot_size_option
 from irstats.errors import InputError
@@ -62,6 +62,7 @@ def _sizes(text: str) -> list[int]:
 
 
 @cli.command("predictive", epilog=PREDICTIVE_EPILOG)
+@cluster_options
 @scores_input
 @halving_options
 @click.option("--method", default="am", show_default=True, metavar="NAME",
@@ -84,14 +85,14 @@ def _sizes(text: str) -> list[int]:
 @plot_size_option
 def predictive_command(scores, method, epsilon, top, by, all_systems, n_splits, seed, curve, sizes, pairs,
                        correlation, nan_policy, skipna, tie_rtol, batch_size, plot_path, plot_size, fmt, output,
-                       quiet):
+                       quiet, client):
     """Predictive power φ of measures: how well one measure's system ordering on half of
     the topics predicts another's on the other half (Webber et al., SIGIR 2008)."""
     eps = parse_epsilon(epsilon)
     keep = 1.0 if all_systems else top
     common = dict(method=method, epsilon=eps, top=keep, by=by, n_splits=n_splits, seed=seed,
                   correlation=correlation, nan_policy=nan_policy, skipna=skipna, tie_rtol=tie_rtol,
-                  batch_size=batch_size, progress=False if quiet else None)
+                  batch_size=batch_size, progress=False if quiet else None, client=client)
     if curve:
         result = predictive_curve(scores, _pairs(pairs), _sizes(sizes), **common)
         shown = result.view(seed)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from irstats.aggregate import METHODS
-from irstats.cli.common import halving_options, parse_epsilon, scores_input
+from irstats.cli.common import cluster_options, halving_options, parse_epsilon, scores_input
 from irstats.cli.main import cli
 from irstats.cli.output import OutputFile, emit_result, plot_size_option
 from irstats.errors import InputError
@@ -23,6 +23,7 @@ Examples:
   irstats splithalf scores.tsv -m AP --method am --method egm --paired      # Δτ, share Δ > 0, paired t
   irstats splithalf scores.tsv -m AP --correlation pearson --plot density.svg
   irstats splithalf --qrels qrels.txt --runs 'runs/*' -m AP -m P@10
+  irstats splithalf scores.tsv -m AP -n 1000000 --workers 2     # batches of halvings on 2 processes
 
 \b
 For each of N random halvings of the topics (the same halvings for every method and
@@ -41,6 +42,7 @@ Methods: """ + ", ".join(METHODS) + """.
 
 
 @cli.command("splithalf", epilog=SPLITHALF_EPILOG)
+@cluster_options
 @scores_input
 @halving_options
 @click.option("--method", "methods", multiple=True, metavar="NAME[:EPS]",
@@ -69,7 +71,7 @@ Methods: """ + ", ".join(METHODS) + """.
 @plot_size_option
 def splithalf_command(scores, methods, epsilon, n_splits, seed, correlation, epsilon_sweep, paired,
                       difficulty_measure, difficulty_method, low_threshold, low_inclusive, nan_policy, skipna,
-                      tie_rtol, batch_size, plot_path, plot_size, fmt, output, quiet):
+                      tie_rtol, batch_size, plot_path, plot_size, fmt, output, quiet, client):
     """Split-half self-consistency of aggregation methods on per-topic SCORES.
 
     SCORES is a score file (system topic measure value; TSV, CSV, JSON or Parquet, e.g.
@@ -81,7 +83,7 @@ def splithalf_command(scores, methods, epsilon, n_splits, seed, correlation, eps
     progress = False if quiet else None
     common = dict(n_splits=n_splits, seed=seed, correlation=correlation, nan_policy=nan_policy, skipna=skipna,
                   tie_rtol=tie_rtol, batch_size=batch_size, progress=progress, low_threshold=low_threshold,
-                  low_inclusive=low_inclusive, difficulty_method=difficulty_method)
+                  low_inclusive=low_inclusive, difficulty_method=difficulty_method, client=client)
     if epsilon_sweep:
         if eps is not None:
             raise InputError("--epsilon and --epsilon-sweep do not go together (the sweep sets ε)")
