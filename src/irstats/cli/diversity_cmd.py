@@ -20,6 +20,7 @@ QRELS has four fields per line, "topic subtopic docno grade" (TREC diversity qre
 document is relevant to a subtopic when its grade there is >= --rel. Measures:
 alpha_DCG@k, alpha_nDCG@k, ERR_IA@k, nERR_IA@k, NRBP, nNRBP, P_IA@k, StRecall@k, as ndeval
 (and pyndeval) compute them; runs are ranked as trec_eval ranks them, with no depth limit.
+The same measures beside any other: irstats eval QRELS RUNS --subtopic-qrels FILE -m alpha_nDCG@20.
 """
 
 

@@ -22,7 +22,8 @@ a document is preferred to every one with a lower level; the sub-groups of a jud
 qrels file ("topic iter docno grade") read as trec_eval's -R qrels_prefs does. Measures (irstats
 or trec_eval names): NumPrefsPoss, NumPrefsFul, NumPrefsFulRet, PrefsSimp, PrefsPair,
 PrefsAvgJG, PrefsAvgJGRnonrel and the last four with Ret or Imp; the counts are summed over
-topics, the rest averaged. The values are trec_eval's (irstats trec_eval -R prefs).
+topics, the rest averaged. The values are trec_eval's (irstats trec_eval -R prefs). The same
+measures beside any other: irstats eval QRELS RUNS --prefs FILE -m PrefsSimp (or --qrels-prefs).
 """
 
 
