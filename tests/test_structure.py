@@ -1,4 +1,5 @@
-"""The code's shape (issues 11, 24): no import cycle between irstats' modules, no measure name
+"""The code's shape (issues 11, 24): no import cycle between irstats' modules (counting the
+imports inside functions), no measure name
 compared as a string outside measures/ (where the families declare their names), and nothing
 outside Judgments touches its cache."""
 
@@ -19,10 +20,25 @@ def _modules() -> dict[str, Path]:
     return out
 
 
-def _top_level_imports(path: Path, known: set[str]) -> set[str]:
-    """irstats modules imported when ``path`` is loaded (imports inside functions are lazy)."""
+def _type_checking_only(tree: ast.Module) -> set[int]:
+    """The ids of the import nodes under ``if TYPE_CHECKING:`` (names for annotations, never run)."""
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+            out |= {id(inner) for inner in ast.walk(node)}
+    return out
+
+
+def _imports(path: Path, known: set[str]) -> set[str]:
+    """irstats modules ``path`` imports — at its top or inside a function alike (an import
+    deferred into a function still ties the two modules together); not those only named for
+    type checkers."""
+    tree = ast.parse(path.read_text())
+    skipped = _type_checking_only(tree)
     deps = set()
-    for node in ast.parse(path.read_text()).body:
+    for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
         if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("irstats"):
             deps.add(node.module)
             deps |= {f"{node.module}.{a.name}" for a in node.names if f"{node.module}.{a.name}" in known}
@@ -33,7 +49,7 @@ def _top_level_imports(path: Path, known: set[str]) -> set[str]:
 
 def test_no_import_cycle():
     modules = _modules()
-    graph = {name: _top_level_imports(path, set(modules)) - {name} for name, path in modules.items()}
+    graph = {name: _imports(path, set(modules)) - {name} for name, path in modules.items()}
 
     def related(a: str, b: str) -> bool:  # a package importing its own submodules is how packages work
         return a.startswith(b + ".") or b.startswith(a + ".")
