@@ -346,13 +346,8 @@ def ap_variants(result: DepthSweep, form: str = UNJUDGED_FORMS[0], axes=None) ->
     handles, labels = axes[0].get_legend_handles_labels()
     handles += _key_handles(result.pool_depth)
     labels += [h.get_label() for h in _key_handles(result.pool_depth)]
-    fig = axes[0].figure
-    if own:
-        fig.legend(handles, labels, loc="outside lower center",
-                   ncols=legend_columns(fig, labels, fig.get_figwidth() * 72 - 12))
-    else:
-        legend_outside(axes[1], handles, labels, where="right")
-    fig.irstats_data = ap_variants_frame(result, form)
+    _figure_legend(axes, handles, labels, own)
+    axes[0].figure.irstats_data = ap_variants_frame(result, form)
     return axes
 
 
@@ -408,11 +403,17 @@ def volatility_summary(stats: Volatility, measures: Sequence[str] | None = None,
                            label=_FORM_TITLE.get(f, f)) for f in forms_drawn]
     handles += _key_handles(stats.pool_depth)[1:]
     labels = [h.get_label() for h in handles]
+    _figure_legend(axes, handles, labels, own)
+    axes[0].figure.irstats_data = frame
+    return axes
+
+
+def _figure_legend(axes, handles, labels, own: bool) -> None:
+    """The legend of a pair of panels: below the figure when irstats made it, else right of
+    the caller's second axes (never over the data)."""
     fig = axes[0].figure
     if own:
         fig.legend(handles, labels, loc="outside lower center",
                    ncols=legend_columns(fig, labels, fig.get_figwidth() * 72 - 12))
     else:
         legend_outside(axes[1], handles, labels, where="right")
-    fig.irstats_data = frame
-    return axes
