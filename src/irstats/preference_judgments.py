@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from irstats.beyond import AxisFacts, RankedRuns, Read
 from irstats.errors import InputError
 
 if TYPE_CHECKING:
@@ -100,47 +101,18 @@ def read_prefs(source, *, qrels: bool = False) -> pl.DataFrame:
     return frame.select("topic", "jg", "jsg", "docno", pl.col("level") + 0.0, "line")
 
 
-class PreferenceJudgments:
-    """Preference judgments as read (:func:`read_prefs`; ``qrels=True``: a qrels file read as
-    trec_eval's ``-R qrels_prefs``), with their facts over each topic axis (:meth:`on`)."""
-
-    def __init__(self, source, *, qrels: bool = False):
-        self.frame = source.frame if isinstance(source, PreferenceJudgments) else read_prefs(source, qrels=qrels)
-        self._facts: dict[tuple[str, ...], PreferenceFacts] = {}
-
-    def __repr__(self) -> str:
-        return f"PreferenceJudgments({len(self.topic_keys)} topics, {self.frame.height} judgments)"
-
-    @cached_property
-    def topic_keys(self) -> tuple[str, ...]:
-        """Every judged topic, sorted bytewise (the ids' form keeps that order)."""
-        return tuple(sorted(self.frame.get_column("topic").unique().to_list()))
-
-    def collection(self) -> "Collection":
-        """Every judged document as an ordinary qrels line (grade 0): what the runs are ranked
-        against when the preferences are all the judgments there are."""
-        import polars as pl
-
-        from irstats.collection import Collection
-
-        docs = self.frame.select("topic", "docno").unique().sort("topic", "docno")
-        return Collection(docs.with_columns(pl.lit(0, dtype=pl.Int64).alias("rel")), self.topic_keys)
-
-    def on(self, topic_keys: tuple[str, ...]) -> "PreferenceFacts":
-        """The facts over this topic axis (kept: an evaluator asks once per batch)."""
-        topic_keys = tuple(topic_keys)
-        if topic_keys not in self._facts:
-            self._facts[topic_keys] = PreferenceFacts.build(self.frame, topic_keys)
-        return self._facts[topic_keys]
-
-
 def preference_judgments(source) -> PreferenceJudgments:
     """``source`` (a prefs file, a frame or a :class:`PreferenceJudgments`) as read."""
     return source if isinstance(source, PreferenceJudgments) else PreferenceJudgments(source)
 
 
+class Preferences(RankedRuns):
+    """The ranking of a tensor's runs for the preference measures (``Judgments.preferences``):
+    the facts and, made on first use, :attr:`ranked` (:meth:`PreferenceFacts.ranked`)."""
+
+
 @dataclass(eq=False)
-class PreferenceFacts:
+class PreferenceFacts(AxisFacts):
     """Preference judgments over an evaluation's topic axis, as arrays (see the module)."""
 
     topic_keys: tuple[str, ...]
@@ -161,14 +133,8 @@ class PreferenceFacts:
     level_value: np.ndarray
     _cache: dict = field(default_factory=dict, repr=False)
 
-    @property
-    def none(self) -> int:
-        """The row standing for a document without preference judgments (and padding)."""
-        return len(self.topic_of_row)
-
-    @property
-    def n_topics(self) -> int:
-        return len(self.topic_keys)
+    tensor_field = "preferences"  # Judgments.preferences
+    handle = Preferences
 
     @property
     def n_groups(self) -> int:
@@ -205,18 +171,10 @@ class PreferenceFacts:
     def numbered(self, collection: "Collection") -> "Collection":
         """Qrels whose grades are the rows, over ``collection``'s topics: ranking the runs
         against them numbers each ranked judged document by its row."""
-        key = ("numbered", id(collection))
-        kept = self._cache.get(key)
-        if kept is not None and kept[0] is collection:
-            return kept[1]
         import polars as pl
 
-        from irstats.collection import Collection
-
-        numbered = Collection(self.docs.select("topic", "docno", pl.col("row").alias("rel")).sort("topic", "docno"),
-                              collection.topic_keys, collection.source)
-        self._cache[key] = (collection, numbered)
-        return numbered
+        return self.numbered_collection(collection, self.docs.select("topic", "docno", pl.col("row").alias("rel")),
+                                        "rows")
 
     def ranked(self, collection: "Collection", runset: "RunSet", systems: list[int],
                options: "EvalOptions") -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
@@ -226,26 +184,13 @@ class PreferenceFacts:
         None). Under trec_eval's order (score, ties by docno) tied documents are in docno
         *ascending* order, as form_prefs_counts.c sorts them; a judged-only (-J) evaluation
         does not condense them (trec_eval's preference measures never do)."""
-        import warnings
-
-        from irstats.errors import IrstatsWarning
-        from irstats.ingest import compiled_judgments
-        from irstats.judgments import build_judgments
-
-        numbered = self.numbered(collection)
         turn = options.order == "score" and options.ties == "docno"
         # with a depth, the documents kept depend on the order of a tie group crossing it: rank
         # every document, turn the groups round, then cut
         opts = replace(options, ties="expected" if turn else options.ties, depth=None if turn else options.depth,
-                       judged_only=False, negative_rel="unjudged", g_max=None,
+                       judged_only=False,
                        on_duplicate="first" if turn and options.depth is not None else options.on_duplicate)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", IrstatsWarning)
-            ranked = compiled_judgments(numbered, runset, opts, list(systems), outside={})
-            if ranked is None:
-                ranked = build_judgments(numbered, runset, opts, systems=list(systems), outside={})
-        codes = ranked.grades.astype(np.int64)
-        rows = np.where(codes >= 0, codes, self.none)
+        ranked, rows = self.rank_numbered(self.numbered(collection), runset, systems, opts)
         if not turn:
             return rows, ranked.n_ret, ranked.tie_start, ranked.tie_size
         position = np.arange(rows.shape[2])
@@ -287,10 +232,28 @@ class PreferenceFacts:
         offset = np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
         return np.repeat(self.entry_row, counts), self.entry_row[first + offset]
 
-    def attach(self, judgments, collection: "Collection", runset: "RunSet", systems, options: "EvalOptions"):
-        """``judgments`` (of the runs ``systems`` of ``runset``) carrying their ranking for the
-        preference measures (:class:`Preferences`, made when first read)."""
-        return judgments.variant(preferences=Preferences(self, collection, runset, tuple(systems), options))
+
+class PreferenceJudgments(Read):
+    """Preference judgments as read (:func:`read_prefs`; ``qrels=True``: a qrels file read as
+    trec_eval's ``-R qrels_prefs``), with their facts over each topic axis (:meth:`on`)."""
+
+    facts_type = PreferenceFacts
+
+    def __init__(self, source, *, qrels: bool = False):
+        super().__init__(source.frame if isinstance(source, PreferenceJudgments) else read_prefs(source, qrels=qrels))
+
+    def __repr__(self) -> str:
+        return f"PreferenceJudgments({len(self.topic_keys)} topics, {self.frame.height} judgments)"
+
+    def collection(self) -> "Collection":
+        """Every judged document as an ordinary qrels line (grade 0): what the runs are ranked
+        against when the preferences are all the judgments there are."""
+        import polars as pl
+
+        from irstats.collection import Collection
+
+        docs = self.frame.select("topic", "docno").unique().sort("topic", "docno")
+        return Collection(docs.with_columns(pl.lit(0, dtype=pl.Int64).alias("rel")), self.topic_keys)
 
 
 def _classes(lines: pl.DataFrame, topic_keys) -> tuple[tuple, tuple]:
@@ -364,26 +327,6 @@ def _closures(lines: pl.DataFrame, topic_keys) -> tuple[tuple, tuple]:
         levels.append((np.full(len(rows), gid), rows, doc_level))
     return (tuple(np.concatenate([p[k] for p in pairs]).astype(np.int64) for k in range(3)),
             tuple(np.concatenate([p[k] for p in levels]) for k in range(3)))
-
-
-@dataclass(frozen=True, eq=False)
-class Preferences:
-    """The ranking of a tensor's runs for the preference measures (``Judgments.preferences``):
-    the facts and, made on first use, :attr:`ranked` (:meth:`PreferenceFacts.ranked`)."""
-
-    facts: PreferenceFacts
-    collection: "Collection"
-    runset: "RunSet"
-    systems: tuple[int, ...]
-    options: "EvalOptions"
-
-    def for_systems(self, systems) -> "Preferences":
-        """The same for other runs of the run set (a tensor made of several batches)."""
-        return replace(self, systems=tuple(systems))
-
-    @cached_property
-    def ranked(self):
-        return self.facts.ranked(self.collection, self.runset, list(self.systems), self.options)
 
 
 __all__ = ["PreferenceError", "PreferenceFacts", "PreferenceJudgments", "Preferences", "preference_judgments",

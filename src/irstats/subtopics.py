@@ -23,11 +23,11 @@ read them from the tensor, as every family reads the qrels:
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from functools import cached_property
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from irstats.beyond import AxisFacts, RankedRuns, Read
 from irstats.errors import InputError
 
 if TYPE_CHECKING:
@@ -72,56 +72,20 @@ def read_subtopic_qrels(source) -> pl.DataFrame:
     return frame.with_columns(grade.alias("grade")).select("topic", "subtopic", "docno", "grade")
 
 
-class SubtopicQrels:
-    """Subtopic judgments as read: a frame ``topic, subtopic, docno, grade``
-    (:func:`read_subtopic_qrels` of a file or frame), with its facts over each topic axis
-    it is evaluated on (:meth:`on`)."""
-
-    def __init__(self, source):
-        self.frame = source.frame if isinstance(source, SubtopicQrels) else read_subtopic_qrels(source)
-        if self.frame.height == 0:
-            raise InputError("the subtopic qrels hold no judgments")
-        self._facts: dict[tuple[str, ...], SubtopicFacts] = {}
-
-    def __repr__(self) -> str:
-        return f"SubtopicQrels({self.frame.get_column('topic').n_unique()} topics, {self.frame.height} judgments)"
-
-    @property
-    def topic_keys(self) -> tuple[str, ...]:
-        """Every topic with a line, sorted bytewise (the ids' form keeps that order)."""
-        return tuple(sorted(self.frame.get_column("topic").unique().to_list()))
-
-    def qrels(self) -> pl.DataFrame:
-        """Ordinary qrels ``topic, docno, rel``, each judged document at its largest grade over
-        the subtopics (as TREC derives its ad hoc qrels from the diversity ones), sorted."""
-        import polars as pl
-
-        return (self.frame.group_by("topic", "docno").agg(pl.col("grade").max().alias("rel"))
-                .sort("topic", "docno"))
-
-    def collection(self) -> "Collection":
-        """The :meth:`qrels` as a :class:`~irstats.collection.Collection` (the judgments when
-        the subtopic qrels are all there are: ``irstats diversity``, ir_measures' diversity
-        measures)."""
-        from irstats.collection import Collection
-
-        return Collection(self.qrels(), self.topic_keys)
-
-    def on(self, topic_keys: tuple[str, ...]) -> "SubtopicFacts":
-        """The facts over this topic axis (kept: an evaluator asks once per batch)."""
-        topic_keys = tuple(topic_keys)
-        if topic_keys not in self._facts:
-            self._facts[topic_keys] = SubtopicFacts.build(self.frame, topic_keys)
-        return self._facts[topic_keys]
-
-
 def subtopic_qrels(source) -> SubtopicQrels:
     """``source`` (a subtopic qrels file, a frame or a :class:`SubtopicQrels`) as read."""
     return source if isinstance(source, SubtopicQrels) else SubtopicQrels(source)
 
 
+class Subtopics(RankedRuns):
+    """The subtopic judgments of a tensor's ranked documents (``Judgments.subtopics``): the
+    facts and, made on first use, :attr:`ranked` — (rows, list lengths) of
+    :meth:`SubtopicFacts.ranked`, the engine's ranking of the same runs against
+    :meth:`SubtopicFacts.numbered`."""
+
+
 @dataclass(eq=False)
-class SubtopicFacts:
+class SubtopicFacts(AxisFacts):
     """Subtopic judgments over an evaluation's topic axis (``topic_keys``), as arrays.
 
     ``docs``: one row per judged (topic, docno) of a topic on the axis, sorted by topic and
@@ -136,6 +100,9 @@ class SubtopicFacts:
     topic_of_row: np.ndarray  # (D,) int64: the row's topic, a position on the axis
     grades: np.ndarray  # (D + 1, Q) int64
     _cache: dict = field(default_factory=dict, repr=False)
+
+    tensor_field = "subtopics"  # Judgments.subtopics
+    handle = Subtopics
 
     @classmethod
     def build(cls, frame: pl.DataFrame, topic_keys: tuple[str, ...]) -> "SubtopicFacts":
@@ -155,15 +122,6 @@ class SubtopicFacts:
                       judged.get_column("grade").to_numpy().astype(np.int64))
         topic_of_row = docs.get_column("topic").cast(enum).to_physical().to_numpy().astype(np.int64)
         return cls(topic_keys, docs, topic_of_row, grades)
-
-    @property
-    def none(self) -> int:
-        """The row of a document without subtopic judgments (relevant to nothing)."""
-        return len(self.topic_of_row)
-
-    @property
-    def n_topics(self) -> int:
-        return len(self.topic_keys)
 
     def relevant(self, level) -> np.ndarray:
         """``[row, q]``: whether the row's document is relevant to subtopic q at ``level``: (D + 1, Q)."""
@@ -222,13 +180,8 @@ class SubtopicFacts:
         subtopic-judged documents; under -J (``judged_only``) the documents ``collection``
         judges instead (a row each, :attr:`none` for those without subtopic judgments), so that
         ranking the runs against them condenses the lists as the tensor's own are."""
-        key = ("numbered", id(collection), options.judged_only, options.negative_rel)
-        kept = self._cache.get(key)
-        if kept is not None and kept[0] is collection:
-            return kept[1]
         import polars as pl
 
-        from irstats.collection import Collection
         from irstats.judgments import grade_codes
 
         docs = self.docs.select("topic", "docno", pl.col("row").alias("rel"))
@@ -238,37 +191,49 @@ class SubtopicFacts:
             main = collection.qrels.select("topic", "docno").filter(pl.Series(judged))
             docs = main.join(docs, on=["topic", "docno"], how="left").with_columns(
                 pl.col("rel").fill_null(self.none))
-        numbered = Collection(docs.sort("topic", "docno"), collection.topic_keys, collection.source)
-        self._cache[key] = (collection, numbered)
-        return numbered
+        return self.numbered_collection(collection, docs, (options.judged_only, options.negative_rel))
 
-    def attach(self, judgments, collection: "Collection", runset: "RunSet", systems, options: "EvalOptions"):
-        """``judgments`` (of the runs ``systems`` of ``runset``, ranked under ``options``)
-        carrying their subtopic judgments (:class:`Subtopics`, ranked when first read)."""
-        return judgments.variant(subtopics=Subtopics(self, collection, runset, tuple(systems), options))
-
-    def rows(self, collection: "Collection", runset: "RunSet", systems: list[int],
-             options: "EvalOptions") -> tuple[np.ndarray, np.ndarray]:
+    def ranked(self, collection: "Collection", runset: "RunSet", systems: list[int],
+               options: "EvalOptions") -> tuple[np.ndarray, np.ndarray]:
         """The row of each ranked document of the runs ``systems`` ((S, T, K) int64, :attr:`none`
         for documents without subtopic judgments and past the end of a list) and the list
-        lengths (S, T): the engine's ranking of the runs against :meth:`numbered`."""
-        import warnings
+        lengths (S, T): the engine's ranking of the runs against :meth:`numbered`, in the
+        tensor's own order (its tie groups are not needed again)."""
+        opts = replace(options, ties="docno" if options.ties == "expected" else options.ties)
+        ranked, rows = self.rank_numbered(self.numbered(collection, options), runset, systems, opts)
+        return rows, ranked.n_ret
 
-        from irstats.errors import IrstatsWarning
-        from irstats.ingest import compiled_judgments
-        from irstats.judgments import build_judgments
 
-        numbered = self.numbered(collection, options)
-        # the tensor's own ordering; its tie groups, grades and warnings are not needed again
-        opts = replace(options, ties="docno" if options.ties == "expected" else options.ties,
-                       negative_rel="unjudged", g_max=None)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", IrstatsWarning)
-            ranked = compiled_judgments(numbered, runset, opts, list(systems), outside={})
-            if ranked is None:
-                ranked = build_judgments(numbered, runset, opts, systems=list(systems), outside={})
-        codes = ranked.grades.astype(np.int64)
-        return np.where(codes >= 0, codes, self.none), ranked.n_ret
+class SubtopicQrels(Read):
+    """Subtopic judgments as read: a frame ``topic, subtopic, docno, grade``
+    (:func:`read_subtopic_qrels` of a file or frame), with its facts over each topic axis
+    it is evaluated on (:meth:`on`)."""
+
+    facts_type = SubtopicFacts
+
+    def __init__(self, source):
+        super().__init__(source.frame if isinstance(source, SubtopicQrels) else read_subtopic_qrels(source))
+        if self.frame.height == 0:
+            raise InputError("the subtopic qrels hold no judgments")
+
+    def __repr__(self) -> str:
+        return f"SubtopicQrels({self.frame.get_column('topic').n_unique()} topics, {self.frame.height} judgments)"
+
+    def qrels(self) -> pl.DataFrame:
+        """Ordinary qrels ``topic, docno, rel``, each judged document at its largest grade over
+        the subtopics (as TREC derives its ad hoc qrels from the diversity ones), sorted."""
+        import polars as pl
+
+        return (self.frame.group_by("topic", "docno").agg(pl.col("grade").max().alias("rel"))
+                .sort("topic", "docno"))
+
+    def collection(self) -> "Collection":
+        """The :meth:`qrels` as a :class:`~irstats.collection.Collection` (the judgments when
+        the subtopic qrels are all there are: ``irstats diversity``, ir_measures' diversity
+        measures)."""
+        from irstats.collection import Collection
+
+        return Collection(self.qrels(), self.topic_keys)
 
 
 def _greedy_ideal(matrix: np.ndarray, alpha: float, steps: int) -> np.ndarray:
@@ -294,28 +259,6 @@ def _greedy_ideal(matrix: np.ndarray, alpha: float, steps: int) -> np.ndarray:
         weight = np.where(chosen, weight * (1.0 - alpha), weight)
         available[topics, best] = False
     return gains
-
-
-@dataclass(frozen=True, eq=False)
-class Subtopics:
-    """The subtopic judgments of a tensor's ranked documents (``Judgments.subtopics``): the
-    facts and, made on first use, :attr:`rows` — the engine's ranking of the same runs
-    (``runset``'s ``systems``, under ``options``) against :meth:`SubtopicFacts.numbered`."""
-
-    facts: SubtopicFacts
-    collection: "Collection"
-    runset: "RunSet"
-    systems: tuple[int, ...]
-    options: "EvalOptions"
-
-    def for_systems(self, systems) -> "Subtopics":
-        """The same for other runs of the run set (a tensor made of several batches)."""
-        return replace(self, systems=tuple(systems))
-
-    @cached_property
-    def ranked(self) -> tuple[np.ndarray, np.ndarray]:
-        """(rows (S, T, K), list lengths (S, T)): see :meth:`SubtopicFacts.rows`."""
-        return self.facts.rows(self.collection, self.runset, list(self.systems), self.options)
 
 
 __all__ = ["SubtopicFacts", "SubtopicQrels", "Subtopics", "read_subtopic_qrels", "subtopic_qrels"]

@@ -156,19 +156,25 @@ class _Ranked:
                 "poss_ret": above_ret * ret_c, "ful_imp": above_ret * unret_c,
                 "poss_imp": above_ret * unret_c + above_unret * ret_c, "notoccur": above_unret * unret_c}
 
+    def _in_key_order(self, chosen: np.ndarray, rows: np.ndarray, groups: np.ndarray):
+        """The (system, line) pairs ``chosen`` ((S, N) mask; ``rows``, ``groups``: each line's
+        document and group), by system, then group, then key: (s, e, the line's group, where its
+        (system, group) block starts)."""
+        s, e = np.nonzero(chosen)
+        order = np.lexsort((self.keys[s, rows[e]], groups[e], s))
+        s, e = s[order], e[order]
+        g = groups[e]
+        block = np.ones(len(s), dtype=bool)
+        block[1:] = (s[1:] != s[:-1]) | (g[1:] != g[:-1])
+        return s, e, g, np.maximum.accumulate(np.where(block, np.arange(len(s)), 0))
+
     def _fulfilled_by_class(self, ret: np.ndarray, n_classes: int, first: np.ndarray) -> np.ndarray:
         """Per class c (S, C): the pairs (x of a class above c, y of c), both retrieved, x ranked
         above y. The retrieved lines in key order within each (system, group); one pass per
         class place, each counting for every line the lines of that place before it."""
         f = self.facts
-        s, e = np.nonzero(ret)
-        group = f.class_group[f.entry_class[e]]
+        s, e, _, start = self._in_key_order(ret, f.entry_row, f.class_group[f.entry_class])
         place = f.entry_class[e] - first[f.entry_class[e]]  # the class's place in its group
-        order = np.lexsort((self.keys[s, f.entry_row[e]], group, s))
-        s, e, group, place = s[order], e[order], group[order], place[order]
-        segment = np.ones(len(s), dtype=bool)
-        segment[1:] = (s[1:] != s[:-1]) | (group[1:] != group[:-1])
-        start = np.maximum.accumulate(np.where(segment, np.arange(len(s)), 0))
         fulfilled = np.zeros(len(s), dtype=np.int64)
         for level in range(int(place.max(initial=0))):
             mine = (place == level).astype(np.int64)
@@ -308,14 +314,8 @@ class _Ranked:
             size = np.broadcast_to(np.bincount(entry_group, minlength=f.n_groups).astype(np.float64), ful.shape)
             keep = c["rel"]
         # the last class's lines in key order: its first `keep` are the extra ones
-        in_last = f.class_last[f.entry_class]
-        s, e = np.nonzero(np.broadcast_to(in_last, ret.shape))
-        order = np.lexsort((keys[s, e], entry_group[e], s))
-        s, e = s[order], e[order]
-        g = entry_group[e]
-        segment = np.ones(len(s), dtype=bool)
-        segment[1:] = (s[1:] != s[:-1]) | (g[1:] != g[:-1])
-        start = np.maximum.accumulate(np.where(segment, np.arange(len(s)), 0))
+        in_last = np.broadcast_to(f.class_last[f.entry_class], ret.shape)
+        s, e, g, start = self._in_key_order(in_last, f.entry_row, entry_group)
         place = np.arange(len(s)) - start
         extra = place < keep[s, g]
         if retrieved_only:
@@ -333,18 +333,12 @@ class _Ranked:
     def _retrieved_before(self, ret: np.ndarray, keys: np.ndarray, entry_group: np.ndarray) -> np.ndarray:
         """Per system and line (S, E): the group's retrieved lines with a smaller key (for an
         unretrieved line, every retrieved line of the group)."""
-        s, e = np.nonzero(ret)
-        order = np.lexsort((keys[s, e], entry_group[e], s))
-        s, e = s[order], e[order]
-        g = entry_group[e]
-        segment = np.ones(len(s), dtype=bool)
-        segment[1:] = (s[1:] != s[:-1]) | (g[1:] != g[:-1])
-        start = np.maximum.accumulate(np.where(segment, np.arange(len(s)), 0))
+        s, e, _, start = self._in_key_order(ret, self.facts.entry_row, entry_group)
         k = keys[s, e]
         # lines with equal keys (a document given twice) are not above each other
         first_equal = np.arange(len(s))
         same = np.zeros(len(s), dtype=bool)
-        same[1:] = ~segment[1:] & (k[1:] == k[:-1])
+        same[1:] = (start[1:] == start[:-1]) & (k[1:] == k[:-1])
         first_equal = np.maximum.accumulate(np.where(same, 0, first_equal))
         out = self.by_group(entry_group, ret.astype(np.float64))[:, entry_group]
         out[s, e] = first_equal - start
@@ -355,18 +349,10 @@ class _Ranked:
         document but the nonrelevant ones past the group's first R (R: all its relevant
         documents) in key order (among the retrieved, for ``retrieved_only``)."""
         f = self.facts
-        n_levels = len(f.level_group)
         nonrel = f.level_value == 0.0
         ret = self.ret[:, f.level_row]
         considered = np.broadcast_to(nonrel, ret.shape) & (ret if retrieved_only else True)
-        s, e = np.nonzero(considered)
-        keys = self.keys[:, f.level_row]
-        order = np.lexsort((keys[s, e], f.level_group[e], s))
-        s, e = s[order], e[order]
-        g = f.level_group[e]
-        segment = np.ones(len(s), dtype=bool)
-        segment[1:] = (s[1:] != s[:-1]) | (g[1:] != g[:-1])
-        start = np.maximum.accumulate(np.where(segment, np.arange(len(s)), 0))
+        s, e, g, start = self._in_key_order(considered, f.level_row, f.level_group)
         rank = np.arange(len(s)) - start
         kept = np.broadcast_to(~nonrel, ret.shape).copy()
         kept[s, e] = rank < c["rel"][s, g]
@@ -433,31 +419,37 @@ def _preference(name: str, trec_name: str, order: int, description: str, compute
                                                    nicknames=nicknames),)))
 
 
-_preference("NumPrefsPoss", "prefs_num_prefs_poss", 34, "Preferences possible (trec_eval's prefs_num_prefs_poss).",
-            lambda r: r.count("possible"), count=True, nicknames=_PREFS)
-_preference("NumPrefsFul", "prefs_num_prefs_ful", 35, "Preferences fulfilled, retrieved or implied "
-            "(prefs_num_prefs_ful).", lambda r: r.count("fulfilled"), count=True, nicknames=_PREFS)
-_preference("NumPrefsFulRet", "prefs_num_prefs_ful_ret", 36, "Preferences fulfilled among the retrieved "
-            "(prefs_num_prefs_ful_ret).", lambda r: r.count("fulfilled_ret"), count=True, nicknames=_PREFS)
-_preference("PrefsSimp", "prefs_simp", 37, "Preferences fulfilled over those possible (prefs_simp).",
-            lambda r: r.simple(True, True), nicknames=_PREFS)
-_preference("PrefsPair", "prefs_pair", 38, "Mean over document pairs of the share of their preferences fulfilled "
-            "(prefs_pair).", lambda r: r.pairs(True, True), nicknames=_PREFS)
-_preference("PrefsAvgJG", "prefs_avgjg", 39, "Preferences fulfilled over possible, averaged over judgment groups "
-            "(prefs_avgjg).", lambda r: r.per_group(True, True), nicknames=_PREFS)
-_preference("PrefsAvgJGRnonrel", "prefs_avgjg_Rnonrel", 40, "PrefsAvgJG with each group's nonrelevant documents "
-            "counted as many as its relevant ones (prefs_avgjg_Rnonrel).", lambda r: r.rnonrel(False))
-_preference("PrefsSimpRet", "prefs_simp_ret", 41, "PrefsSimp over retrieved pairs only (prefs_simp_ret).",
-            lambda r: r.simple(False, False))
-_preference("PrefsPairRet", "prefs_pair_ret", 42, "PrefsPair over retrieved pairs only (prefs_pair_ret).",
-            lambda r: r.pairs(False, False))
-_preference("PrefsAvgJGRet", "prefs_avgjg_ret", 43, "PrefsAvgJG over retrieved pairs only (prefs_avgjg_ret).",
-            lambda r: r.per_group(False, False))
-_preference("PrefsAvgJGRnonrelRet", "prefs_avgjg_Rnonrel_ret", 44, "PrefsAvgJGRnonrel over retrieved pairs only "
-            "(prefs_avgjg_Rnonrel_ret).", lambda r: r.rnonrel(True))
-_preference("PrefsSimpImp", "prefs_simp_imp", 45, "PrefsSimp over retrieved and implied pairs (prefs_simp_imp).",
-            lambda r: r.simple(True, False))
-_preference("PrefsPairImp", "prefs_pair_imp", 46, "PrefsPair over retrieved and implied pairs (prefs_pair_imp).",
-            lambda r: r.pairs(True, False))
-_preference("PrefsAvgJGImp", "prefs_avgjg_imp", 47, "PrefsAvgJG over retrieved and implied pairs (prefs_avgjg_imp).",
-            lambda r: r.per_group(True, False))
+#: trec_eval's preference measures in its table's order (from place 34): irstats' name, trec_eval's,
+#: what it is, its kernel, whether it is a count (summed over topics), its nicknames.
+_MEASURES = (
+    ("NumPrefsPoss", "prefs_num_prefs_poss", "Preferences possible.", lambda r: r.count("possible"), True, _PREFS),
+    ("NumPrefsFul", "prefs_num_prefs_ful", "Preferences fulfilled, retrieved or implied.",
+     lambda r: r.count("fulfilled"), True, _PREFS),
+    ("NumPrefsFulRet", "prefs_num_prefs_ful_ret", "Preferences fulfilled among the retrieved.",
+     lambda r: r.count("fulfilled_ret"), True, _PREFS),
+    ("PrefsSimp", "prefs_simp", "Preferences fulfilled over those possible.", lambda r: r.simple(True, True), False,
+     _PREFS),
+    ("PrefsPair", "prefs_pair", "Mean over document pairs of the share of their preferences fulfilled.",
+     lambda r: r.pairs(True, True), False, _PREFS),
+    ("PrefsAvgJG", "prefs_avgjg", "Preferences fulfilled over possible, averaged over judgment groups.",
+     lambda r: r.per_group(True, True), False, _PREFS),
+    ("PrefsAvgJGRnonrel", "prefs_avgjg_Rnonrel", "PrefsAvgJG with each group's nonrelevant documents counted as "
+     "many as its relevant ones.", lambda r: r.rnonrel(False), False, _ALL_PREFS),
+    ("PrefsSimpRet", "prefs_simp_ret", "PrefsSimp over retrieved pairs only.", lambda r: r.simple(False, False),
+     False, _ALL_PREFS),
+    ("PrefsPairRet", "prefs_pair_ret", "PrefsPair over retrieved pairs only.", lambda r: r.pairs(False, False),
+     False, _ALL_PREFS),
+    ("PrefsAvgJGRet", "prefs_avgjg_ret", "PrefsAvgJG over retrieved pairs only.",
+     lambda r: r.per_group(False, False), False, _ALL_PREFS),
+    ("PrefsAvgJGRnonrelRet", "prefs_avgjg_Rnonrel_ret", "PrefsAvgJGRnonrel over retrieved pairs only.",
+     lambda r: r.rnonrel(True), False, _ALL_PREFS),
+    ("PrefsSimpImp", "prefs_simp_imp", "PrefsSimp over retrieved and implied pairs.", lambda r: r.simple(True, False),
+     False, _ALL_PREFS),
+    ("PrefsPairImp", "prefs_pair_imp", "PrefsPair over retrieved and implied pairs.", lambda r: r.pairs(True, False),
+     False, _ALL_PREFS),
+    ("PrefsAvgJGImp", "prefs_avgjg_imp", "PrefsAvgJG over retrieved and implied pairs.",
+     lambda r: r.per_group(True, False), False, _ALL_PREFS),
+)
+for _order, (_name, _trec_name, _description, _compute, _count, _nicknames) in enumerate(_MEASURES, start=34):
+    _preference(_name, _trec_name, _order, f"{_description[:-1]} (trec_eval's {_trec_name}).", _compute, _count,
+                _nicknames)
