@@ -59,6 +59,10 @@ CONNECT_TIMEOUT = 5
 
 INSTALL_HINT = "install the Dask extra: pip install 'irstats[dask]'"
 
+#: Dask configuration of the workers irstats starts (``--workers``), and advised for a cluster
+#: of one's own (docs/scale.md): glibc's own malloc tuning, not Dask's trim threshold.
+WORKER_ENVIRONMENT = {"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}
+
 
 class ClusterError(ResourceError):
     """A batch that failed on the cluster for a reason of the machine or the cluster (a worker
@@ -111,19 +115,26 @@ def connect(workers: int | None = None, scheduler: str | None = None) -> Iterato
     import logging
 
     if workers is not None:
-        # no dashboard; the scheduler's own HTTP endpoint on a free local port (not 8787, which
-        # another cluster may hold); a failed task is reported by irstats, not logged by Dask
-        cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                           dashboard_address=None, silence_logs=logging.CRITICAL,
-                                           scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
-        try:
-            client = distributed.Client(cluster, set_as_default=False)
+        import dask
+
+        # No dashboard; the scheduler's own HTTP endpoint on a free local port (not 8787, which
+        # another cluster may hold); a failed task is reported by irstats, not logged by Dask.
+        # Dask starts its workers with MALLOC_TRIM_THRESHOLD_ set, which turns off glibc's
+        # adaptive mmap threshold: every large numpy temporary is then mapped and zeroed anew
+        # (split-half 1.6× slower); the workers keep glibc's default (WORKER_ENVIRONMENT, in
+        # force while the cluster lives: workers are started, and restarted, in the background).
+        with dask.config.set(WORKER_ENVIRONMENT):
+            cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                               dashboard_address=None, silence_logs=logging.CRITICAL,
+                                               scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
             try:
-                yield client
+                client = distributed.Client(cluster, set_as_default=False)
+                try:
+                    yield client
+                finally:
+                    client.close()
             finally:
-                client.close()
-        finally:
-            cluster.close()
+                cluster.close()
         return
     try:
         client = distributed.Client(scheduler, timeout=CONNECT_TIMEOUT, set_as_default=False)

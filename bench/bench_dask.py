@@ -1,0 +1,237 @@
+"""Past one machine: what a Dask cluster of local worker processes costs and gives (issue 26).
+
+    python bench/make_workload.py --workloads wide marco      # -> bench/workloads/ (git-ignored)
+    python bench/bench_dask.py --json bench/dask_results.json  # the measurements
+    python bench/bench_dask.py --markdown bench/dask_results.json   # docs/scale.md's table from them
+
+Measured in one process that starts the local cluster of ``--workers k``
+(:func:`irstats.distributed.connect`: k processes of one thread each) for k = 1 and 2 (cluster start-up reported apart, never inside a
+job), against the same call without a client. The machine is shared, so the trials of one
+process, 1 worker and 2 workers are interleaved, and the table gives the best of them with the
+median in brackets (every trial is kept in the JSON):
+
+* ``overhead``: the scheduler's cost per task — 400 tasks that do nothing through
+  :class:`irstats.distributed.Job` (submit, run, gather, warnings), per task; and one task's
+  round trip;
+* ``eval dl19``: the 37 DL 2019 runs (../shared/data), default measures;
+* ``eval wide``: 100 runs × 50 topics × 1,000 documents;
+* ``eval marco``: 4 runs of MS MARCO dev size (6,980 topics × 1,000 documents, 290 MB of
+  text each: the one ``marco`` run under 4 names) — the per-run cost of the projection;
+* ``qrels``: the first job on fresh workers with the marco qrels (0.7 M lines) read by each
+  worker from their path, or sent from the client as data;
+* ``split-half``: 100 systems × 50 topics, 4 methods, 100,000 halvings;
+* ``randomization``: compare(test="randomization"), 20,000 resamples, the 37 DL 2019 runs'
+  AP (666 pairs).
+
+Every cluster result is checked equal to the single process's before it is timed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+WORKLOADS = HERE / "workloads"
+DL19 = HERE.parent.parent / "shared" / "data" / "trec-dl-2019-passage"
+
+
+def _noop(i):
+    return i
+
+
+def timed(function, repeat: int) -> list[float]:
+    out = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        function()
+        out.append(time.perf_counter() - started)
+    return out
+
+
+def cluster(workers: int):
+    """The local cluster ``--workers`` makes (irstats.distributed.connect): (its closer, the client,
+    seconds to start it)."""
+    from contextlib import ExitStack
+
+    from irstats.distributed import connect
+
+    started = time.perf_counter()
+    stack = ExitStack()
+    client = stack.enter_context(connect(workers=workers))
+    return stack, client, time.perf_counter() - started
+
+
+def marco_runs(folder: Path) -> list[str]:
+    """The marco run under 4 names (symbolic links: the same 290 MB read 4 times)."""
+    source = WORKLOADS / "marco" / "runs" / "sys000.run"
+    paths = []
+    for k in range(4):
+        link = folder / f"copy{k}.run"
+        if not link.exists():
+            link.symlink_to(source)
+        paths.append(str(link))
+    return paths
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--json", type=Path, help="write the measurements here")
+    ap.add_argument("--markdown", type=Path, metavar="JSON", help="print docs/scale.md's table from this JSON")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--jobs", nargs="+", default=["overhead", "dl19", "wide", "marco", "qrels", "splithalf",
+                                                    "randomization"])
+    args = ap.parse_args(argv)
+    if args.markdown:
+        print(markdown(json.loads(args.markdown.read_text())))
+        return
+    import warnings
+
+    import numpy as np
+
+    import irstats
+    from irstats.distributed import Job
+    from irstats.meta.splithalf import split_half
+    from irstats.scores import ScoreMatrix
+    from irstats.stats.compare import compare
+
+    warnings.simplefilter("ignore")
+    scratch = Path(tempfile.mkdtemp(prefix="bench-dask-"))
+    qrels = {"dl19": DL19 / "qrels.dl19-passage.txt", "wide": WORKLOADS / "wide" / "qrels.txt",
+             "marco": WORKLOADS / "marco" / "qrels.txt"}
+    runs = {"dl19": sorted(str(p) for p in (DL19 / "runs").glob("*.run.gz")),
+            "wide": sorted(str(p) for p in (WORKLOADS / "wide" / "runs").glob("*.run")),
+            "marco": marco_runs(scratch) if "marco" in args.jobs else []}
+    rng = np.random.default_rng(0)
+    matrix = ScoreMatrix(rng.beta(2, 5, (100, 50)), [f"s{i:03d}" for i in range(100)],
+                         [f"t{j:02d}" for j in range(50)], "AP")
+    dl19_ap = irstats.evaluate(qrels["dl19"], runs["dl19"], ["AP"]) if "randomization" in args.jobs else None
+
+    def job(name, client):
+        if name in ("dl19", "wide", "marco"):
+            return irstats.evaluate(qrels[name], runs[name], client=client)
+        if name == "splithalf":
+            return split_half(matrix, ["am", "egm", "gm_trec_eval", "median"], n_splits=100_000, seed=0,
+                              progress=False, client=client).values
+        if name == "randomization":
+            return compare(dl19_ap, test="randomization", n_resamples=20_000, seed=0, client=client).frame
+
+    def same(a, b) -> bool:
+        if isinstance(a, dict):
+            return all(np.array_equal(a[m].values, b[m].values, equal_nan=True) for m in a)
+        if isinstance(a, np.ndarray):
+            return np.array_equal(a, b, equal_nan=True)
+        return a.equals(b)
+
+    results = {"machine": {"cores": os.cpu_count(), "load_before": os.getloadavg()}, "jobs": {}}
+    timed_jobs = [j for j in args.jobs if j in ("dl19", "wide", "marco", "splithalf", "randomization")]
+    clusters = {}
+    try:
+        for workers in (1, 2):
+            local, client, start = cluster(workers)
+            clusters[workers] = (local, client)
+            results.setdefault("cluster_start", {})[str(workers)] = start
+        for name in timed_jobs:
+            reference = job(name, None)  # warm: imports, page cache
+            record = results["jobs"][name] = {"local": []}
+            for workers, (_, client) in clusters.items():
+                cold = time.perf_counter()
+                assert same(job(name, client), reference), name  # first: the workers read the qrels
+                record[f"workers_{workers}_first"] = time.perf_counter() - cold
+                record[f"workers_{workers}"] = []
+            for _ in range(args.repeat):  # interleaved: the machine is shared, drift hits all alike
+                record["local"] += timed(lambda: job(name, None), 1)
+                for workers, (_, client) in clusters.items():
+                    record[f"workers_{workers}"] += timed(lambda: job(name, client), 1)
+            print(name, record, file=sys.stderr)
+        if "overhead" in args.jobs:
+            for workers, (_, client) in clusters.items():
+                def many():
+                    j = Job(client, "noop")
+                    for i in range(400):
+                        j.submit(f"noop {i}", _noop, i)
+                    j.run()
+                many()
+                per = [t / 400 for t in timed(many, args.repeat)]
+                one = timed(lambda: client.submit(_noop, 1, pure=False).result(), 20)
+                results.setdefault("overhead", {})[str(workers)] = {"per_task": per, "round_trip": one}
+                print("overhead", workers, per, statistics.median(one), file=sys.stderr)
+    finally:
+        for stack, _ in clusters.values():
+            stack.close()
+    if "qrels" in args.jobs:  # fresh workers each time: the first job pays for the qrels
+        frame = irstats.Collection.load(qrels["marco"]).qrels
+        probe = [str(p) for p in sorted((WORKLOADS / "marco" / "runs").glob("*.run"))[:1]]
+        out = {"path": [], "data": [], "local": []}
+        for _ in range(args.repeat):
+            for how, source in (("path", qrels["marco"]), ("data", frame)):
+                local, client, _ = cluster(2)
+                try:
+                    irstats.evaluate(qrels["dl19"], runs["dl19"][:2], ["AP"], client=client)  # workers warm
+                    started = time.perf_counter()
+                    irstats.evaluate(source, probe, ["AP"], client=client)
+                    out[how].append(time.perf_counter() - started)
+                finally:
+                    local.close()
+            out["local"] += timed(lambda: irstats.evaluate(qrels["marco"], probe, ["AP"]), 1)
+            print("qrels", out, file=sys.stderr)
+        results["qrels"] = out
+    results["machine"]["load_after"] = os.getloadavg()
+    text = json.dumps(results, indent=1)
+    if args.json:
+        args.json.write_text(text + "\n")
+    print(markdown(results))
+
+
+def _med(values) -> float:
+    return statistics.median(values)
+
+
+def _best(values) -> float:
+    return min(values)
+
+
+def markdown(r: dict) -> str:
+    """docs/scale.md's tables, from the JSON."""
+    names = {"dl19": "eval, 37 DL 2019 runs (43 judged topics, 1.4 M lines)",
+             "wide": "eval, 100 `wide` runs (50 topics × 1,000)",
+             "marco": "eval, 4 MS MARCO-sized runs (6,980 topics × 1,000; 290 MB each)",
+             "splithalf": "split-half, 100 × 50, 4 methods, 100,000 halvings",
+             "randomization": "randomisation test, 37 runs (666 pairs), 20,000 resamples"}
+    lines = ["| job | one process | 1 worker | 2 workers | 2 workers, first job |", "|---|---:|---:|---:|---:|"]
+    for name, label in names.items():
+        job = r["jobs"].get(name)
+        if not job or "workers_2" not in job:
+            continue
+        cells = [f"{_best(job[k]):.2f} s ({_med(job[k]):.2f})" for k in ("local", "workers_1", "workers_2")]
+        lines.append(f"| {label} | {' | '.join(cells)} | {job['workers_2_first']:.2f} s |")
+    out = "\n".join(lines)
+    extra = []
+    if "cluster_start" in r:
+        extra.append("cluster start-up (not in the jobs above): " + ", ".join(
+            f"{k} worker{'s' if k != '1' else ''} {v:.2f} s" for k, v in r["cluster_start"].items()))
+    if "overhead" in r:
+        extra.append("scheduler overhead per task (400 empty tasks through irstats' Job): " + ", ".join(
+            f"{k} worker{'s' if k != '1' else ''} {1000 * _best(v['per_task']):.2f} ms" for k, v in r["overhead"].items())
+            + "; one task's round trip: " + ", ".join(
+            f"{1000 * _med(v['round_trip']):.1f} ms" for v in r["overhead"].values()))
+    if "qrels" in r:
+        q = r["qrels"]
+        extra.append(f"MS MARCO qrels (0.7 M lines), first job on fresh workers with one marco run: read from their "
+                     f"path by each worker {_best(q['path']):.2f} s, sent as data {_best(q['data']):.2f} s "
+                     f"(one process: {_best(q['local']):.2f} s)")
+    load = r.get("machine", {})
+    if load:
+        extra.append(f"machine: {load.get('cores')} cores; load average before {load['load_before'][0]:.1f}, "
+                     f"after {load.get('load_after', [float('nan')])[0]:.1f}")
+    return out + "\n\n" + "\n".join(f"- {e}" for e in extra)
+
+
+if __name__ == "__main__":
+    main()
