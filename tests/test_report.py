@@ -185,7 +185,7 @@ def test_collection_summary(built):
             assert relevant == reference[topic]
 
 
-def test_failed_stage_leaves_no_report(tmp_path, monkeypatch, demo_report):
+def test_failed_stage_leaves_no_report(tmp_path, monkeypatch, demo_report, forked):
     qrels, runs, _ = demo_report
     from irstats.report import sections
 
@@ -200,20 +200,42 @@ def test_failed_stage_leaves_no_report(tmp_path, monkeypatch, demo_report):
         build_report(qrels, runs, target, quick=True, progress=False)
     assert not target.exists()
     assert not list(tmp_path.glob(".out.partial-*"))
-    _assert_no_child_left()
+    _assert_no_child_left(forked)
 
 
-def _assert_no_child_left():
+@pytest.fixture
+def forked(monkeypatch):
+    """The process ids of the children forked during the test (the report's PDF writers)."""
     import os
 
-    try:
-        os.waitpid(-1, os.WNOHANG)
-    except ChildProcessError:
-        return  # no child at all: every PDF writer was reaped
-    raise AssertionError("a PDF-writing child process was left behind")
+    pids = []
+    fork = os.fork
+
+    def recording_fork():
+        pid = fork()
+        if pid:
+            pids.append(pid)
+        return pid
+
+    monkeypatch.setattr(os, "fork", recording_fork)
+    return pids
 
 
-def test_a_figure_that_cannot_be_written_fails_the_report(tmp_path, monkeypatch, demo_report):
+def _assert_no_child_left(pids):
+    """Every PDF writer the report forked was reaped (other children of the test process —
+    a Dask cluster's helpers from another test module — are not the report's)."""
+    import os
+
+    assert pids, "the report forked no PDF writer: the test checks nothing"
+    for pid in pids:
+        try:
+            done, _ = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            continue  # reaped by the report, as it must be
+        raise AssertionError(f"a PDF-writing child process was left behind ({'running' if done == 0 else 'unreaped'})")
+
+
+def test_a_figure_that_cannot_be_written_fails_the_report(tmp_path, monkeypatch, demo_report, forked):
     qrels, runs, _ = demo_report
     from irstats.report import model, sections
 
@@ -226,7 +248,7 @@ def test_a_figure_that_cannot_be_written_fails_the_report(tmp_path, monkeypatch,
     with pytest.raises(IrstatsError, match="could not write the figure"):
         build_report(qrels, runs, target, quick=True, progress=False)
     assert not target.exists() and not list(tmp_path.glob(".out.partial-*"))
-    _assert_no_child_left()
+    _assert_no_child_left(forked)
 
 
 def test_cli_report(tmp_path, demo_report, capsys):
