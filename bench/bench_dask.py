@@ -46,6 +46,12 @@ def _noop(i):
     return i
 
 
+def _peak_mib() -> float:
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 def timed(function, repeat: int) -> list[float]:
     out = []
     for _ in range(repeat):
@@ -150,6 +156,8 @@ def main(argv=None) -> None:
                 for workers, (_, client) in clusters.items():
                     record[f"workers_{workers}"] += timed(lambda: job(name, client), 1)
             print(name, record, file=sys.stderr)
+        for workers, (_, client) in clusters.items():  # what the jobs above took at most, per worker
+            results.setdefault("worker_peak_mib", {})[str(workers)] = max(client.run(_peak_mib).values())
         if "overhead" in args.jobs:
             for workers, (_, client) in clusters.items():
                 def many():
@@ -226,6 +234,9 @@ def markdown(r: dict) -> str:
         extra.append(f"MS MARCO qrels (0.7 M lines), first job on fresh workers with one marco run: read from their "
                      f"path by each worker {_best(q['path']):.2f} s, sent as data {_best(q['data']):.2f} s "
                      f"(one process: {_best(q['local']):.2f} s)")
+    if "worker_peak_mib" in r:
+        extra.append("peak resident memory of a worker over these jobs: " + ", ".join(
+            f"{k} worker{'s' if k != '1' else ''} {v:.0f} MiB" for k, v in r["worker_peak_mib"].items()))
     load = r.get("machine", {})
     if load:
         extra.append(f"machine: {load.get('cores')} cores; load average before {load['load_before'][0]:.1f}, "

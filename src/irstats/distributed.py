@@ -188,9 +188,6 @@ class Job:
         self._shared: list = []
         self._results: list | None = None
 
-    def __len__(self) -> int:
-        return len(self._futures)
-
     def share(self, value):
         """``value`` as a future that tasks take as an argument: one copy per worker. It is the
         result of a task holding the value, so a worker that dies takes no data with it."""
@@ -226,6 +223,7 @@ class Job:
                 values = []
         finally:
             self._release()
+        self._futures, self._shared = [], []  # the workers may forget the data and results now
         self._results = [value for value, _ in values]
         shown = set()
         for _, caught in values:
