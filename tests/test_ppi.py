@@ -227,7 +227,9 @@ def test_result_shape(dl19):
     text = str(result)
     assert text.startswith("Prediction-powered means (PPI++") and "bm25base_p" in text
     latex = result.to_latex()
-    assert latex.startswith("\\begin{table*}") and "\\caption{" in latex and "\\toprule" in latex
+    packages, float_ = latex.split("\n", 1)  # the packages it needs, named in a comment, then the float
+    assert packages.startswith("% needs") and float_.startswith("\\begin{table*}")
+    assert "\\caption{" in latex and "\\toprule" in latex
     assert "$-$" in latex  # typeset minus signs (UNH_bm25 is below the baseline)
     assert result.to_markdown().startswith("**Prediction-powered means")
 

@@ -122,47 +122,22 @@ class PPIResult(Result):
 
         return {"lam": fixed(3), "n_effective": fixed(1)}
 
-    def __str__(self) -> str:
-        from irstats.render import render
+    def display_table(self, digits: int = 4):
+        """The printed columns (:meth:`summary`) with λ to 3 decimals and n_eff to 1, their LaTeX
+        headers as math; a page-wide float in LaTeX (eleven columns)."""
+        from dataclasses import replace
 
-        return render(self.summary(), "table", title=self.title, formats=self._formats())
+        from irstats.render import latex_escape, table_of_frame
 
-    def to_markdown(self, digits: int = 4) -> str:
-        from irstats.render import render
-
-        return render(self.summary(), "markdown", title=self.title, formats=self._formats(), digits=digits)
-
-    def to_latex(self, digits: int = 4, label: str = "tab:ppi") -> str:
-        """A booktabs ``table*`` float (page width: eleven columns) with the title as its
-        caption and ``label``; minus signs typeset as math (needs ``booktabs``)."""
-        from irstats.render import cells, latex_escape, latex_table
-
-        header, rows, right = cells(self.summary(), self._formats(), digits)
-        head = [_LATEX_HEADER.get(h, latex_escape(h)) for h in header]
-
-        def cell(value: str) -> str:
-            if value.startswith("-") and _is_number(value):
-                return "$-$" + value[1:]
-            return latex_escape(value)
-
-        table = latex_table(head, rows, right=right, escape_header=False, cell=cell)
-        caption = latex_escape(self.title).replace("λ", r"$\lambda$")
-        return "\n".join([r"\begin{table*}[t]", r"\centering", r"\small", rf"\caption{{{caption}}}",
-                          rf"\label{{{label}}}", table.rstrip("\n"), r"\end{table*}"]) + "\n"
+        table = table_of_frame(self.summary(), title=self.title, formats=self._formats(), digits=digits,
+                               label="tab:ppi")
+        return replace(table, header_latex=tuple(_LATEX_HEADER.get(h, latex_escape(h)) for h in table.header))
 
 
 _LATEX_HEADER = {"ci_low": r"CI$_\mathrm{low}$", "ci_high": r"CI$_\mathrm{high}$",
                  "gold_ci_low": r"gold CI$_\mathrm{low}$", "gold_ci_high": r"gold CI$_\mathrm{high}$",
                  "auto_estimate": "auto", "lam": r"$\lambda$", "n_effective": r"$n_\mathrm{eff}$",
                  "estimate": r"$\hat\theta$"}
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
 
 
 def _count_range(values: pl.Series) -> str:

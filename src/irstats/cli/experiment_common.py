@@ -3,7 +3,6 @@ number lists and number formatting."""
 
 from __future__ import annotations
 
-import math
 
 from irstats.errors import InputError
 
@@ -31,13 +30,3 @@ def parse_int_list(text: str | None, option: str) -> list[int] | None:
     if not out:
         raise InputError(f"{option}: no numbers given")
     return out
-
-
-def fmt_number(value, digits: int = 4) -> str:
-    """Fixed decimals; ``nan`` for NaN/None; integers as they are."""
-    if value is None:
-        return "nan"
-    if isinstance(value, (int,)) and not isinstance(value, bool):
-        return str(value)
-    value = float(value)
-    return "nan" if math.isnan(value) else f"{value:.{digits}f}"

@@ -92,39 +92,3 @@ def emit_data(frame: pl.DataFrame, fmt: str, output: str | None) -> None:
     text = write_frame(frame, output, fmt)
     if text is not None:
         sys.stdout.write(text)
-
-
-#: The formats of the experiment commands' tables.
-FORMATS = ("table", "tsv", "csv", "json")
-
-
-def emit_frame(frame: pl.DataFrame, fmt: str, output: str | None, table_text: str | None = None,
-               json_data: dict | None = None) -> None:
-    """Write a result: the text table (prepared by the caller), TSV/CSV of ``frame`` in full
-    precision, or JSON (``json_data`` if given, else the rows, NaN as null)."""
-    import json
-
-    if fmt == "table":
-        emit_text(table_text if table_text is not None else delimited(frame, "  "), output)
-    elif fmt in ("tsv", "csv"):
-        emit_text(delimited(frame, "\t" if fmt == "tsv" else ","), output)
-    elif fmt == "json":
-        if json_data is None:
-            import polars as pl
-
-            from irstats.scores import write_frame
-
-            emit_text(write_frame(frame.with_columns(pl.col(pl.Float64).fill_nan(None)), None, "json"), output)
-        else:
-            emit_text(json.dumps(json_data, indent=1, default=_json_default) + "\n", output)
-    else:
-        from irstats.errors import InputError
-
-        raise InputError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
-
-
-def _json_default(value):
-    try:
-        return value.item()
-    except AttributeError:
-        return str(value)

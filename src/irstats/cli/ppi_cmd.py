@@ -8,7 +8,7 @@ import click
 
 from irstats.cli.common import eval_options
 from irstats.cli.main import cli
-from irstats.cli.output import OutputFile, emit_frame, emit_text
+from irstats.cli.output import OutputFile, emit_result
 
 #: table, markdown and latex are the result's printers; tsv, csv and json its whole frame.
 PPI_FORMATS = ("table", "markdown", "latex", "tsv", "csv", "json")
@@ -65,11 +65,4 @@ def ppi_command(more_runs, gold, auto, runs, measures, alpha, lam, baseline, all
         raise click.UsageError("give the runs: --runs FILE|DIR|GLOB [RUNS]...")
     result = ppi(gold, auto, runs, list(measures), alpha=alpha, lam=lam, baseline=baseline,
                  all_pairs=all_pairs, correction=correction, options=options)
-    if fmt == "table":
-        emit_text(str(result), output)
-    elif fmt == "markdown":
-        emit_text(result.to_markdown(), output)
-    elif fmt == "latex":
-        emit_text(result.to_latex(), output)
-    else:
-        emit_frame(result.to_frame(), fmt, output)
+    emit_result(result, fmt, output)
