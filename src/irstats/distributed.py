@@ -39,10 +39,11 @@ nothing is written before every batch is in.
 from __future__ import annotations
 
 import os
+import threading
 import uuid
 import warnings
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence, TypeVar
 
 import numpy as np
 
@@ -53,6 +54,8 @@ if TYPE_CHECKING:
     from irstats.collection import RunSet
     from irstats.evaluate import Evaluator
     from irstats.measures import Measure
+
+T = TypeVar("T")
 
 #: Seconds to wait for a scheduler given by address before giving up (``--scheduler``).
 CONNECT_TIMEOUT = 5
@@ -279,6 +282,24 @@ class Job:
                 pass
 
 
+def planned(client, desc: str, plan: Callable[["Job | None"], Callable[[], T]], *, progress: Progress = None,
+            unit: str = "it") -> T:
+    """Run a batched experiment here or on a cluster, with one code path for both.
+
+    ``plan(job)`` does the experiment up to its batches and returns the function that
+    finishes it. Without a client, ``job`` is None: ``plan`` computes each batch as it
+    goes, and its result is finished at once. With one, ``plan`` submits the very same
+    batches to ``job`` (a :class:`Job` on the client, one progress line in ``unit``s) and
+    the finishing function reads them with ``job.result(k)`` after they have all run.
+    """
+    if client is None:
+        return plan(None)()
+    job = Job(client, desc, progress=progress, unit=unit)
+    finish = plan(job)
+    job.run()
+    return finish()
+
+
 # --------------------------------------------------------------------------- evaluation
 
 def score_batches(client, evaluator: "Evaluator", runset: "RunSet", measures: Sequence["Measure"],
@@ -291,8 +312,8 @@ def score_batches(client, evaluator: "Evaluator", runset: "RunSet", measures: Se
     from irstats.ingest import compiled_batches
     from irstats.judgments import warn_topics_outside_qrels
 
-    _check_readable(runset)
     job = Job(client, "eval", progress=progress, unit="run")
+    read_once = _read_once_bytes(runset, job)
     collection = evaluator.collection
     qrels = _qrels_reference(collection, evaluator.options.qrels_duplicate)
     if qrels is None:  # not a file a worker can read: every worker receives it once
@@ -301,9 +322,11 @@ def score_batches(client, evaluator: "Evaluator", runset: "RunSet", measures: Se
     cwd = os.getcwd()
     batches = compiled_batches(runset)  # the engine's own batches (it reads each alone)
     for batch in batches:
+        parts = [runset.parts[i] for i in batch]
         job.submit(f"the batch of runs {some([runset.names[i] for i in batch], limit=3)}", _score_runs,
                    type(evaluator), judge, qrels, evaluator.options, tuple(runset.names[i] for i in batch),
-                   [runset.parts[i] for i in batch], names, cwd, weight=len(batch))
+                   parts, names, cwd, {p.source: read_once[p.source] for p in parts if p.source in read_once},
+                   weight=len(batch))
     job.run()
     outside: dict[str, int] = {}
     r_zero = None
@@ -319,13 +342,43 @@ def score_batches(client, evaluator: "Evaluator", runset: "RunSet", measures: Se
     return r_zero
 
 
-def _check_readable(runset: "RunSet") -> None:
-    from irstats.io.trec import STDIN, _read_once
+def _read_once_bytes(runset: "RunSet", job: Job) -> dict[str, Any]:
+    """The runs a worker cannot open by their name — standard input (``-``), a pipe or a process
+    substitution (``<(zcat run.gz)``), which the client has read once and kept — as data sent
+    to the workers that read them: {name: the shared bytes}."""
+    from irstats.io.trec import STDIN, _read_once, read_raw
 
-    unreadable = [p.source for p in runset.parts if p.frame is None and (p.source == STDIN or p.source in _read_once)]
-    if unreadable:
-        raise ArgumentError(f"runs: {some(unreadable, limit=2)} can be read only once (standard input or a pipe), "
-                            "so the cluster's workers cannot read it; write it to a file", argument="runs")
+    return {p.source: job.share(read_raw(p.source)) for p in runset.parts
+            if p.frame is None and (p.source == STDIN or p.source in _read_once)}
+
+
+#: Held while a task reads runs under the names the client read them by (see :func:`_read_as`):
+#: two tasks of one worker process never stand in different bytes for the same name.
+_READ_ONCE_LOCK = threading.Lock()
+
+
+@contextmanager
+def _read_as(kept: dict[str, bytes]) -> Iterator[None]:
+    """While a task runs, the bytes the client read from standard input or a pipe are what
+    reading those names gives in this worker process (the readers look every name up in
+    :data:`irstats.io.trec._read_once` first), so the runs are read, tagged and named in errors
+    (``-:12: …``) exactly as in one process; afterwards the names are as they were."""
+    if not kept:
+        yield
+        return
+    from irstats.io.trec import _read_once
+
+    with _READ_ONCE_LOCK:
+        before = {name: _read_once.get(name) for name in kept}
+        _read_once.update(kept)
+        try:
+            yield
+        finally:
+            for name, data in before.items():
+                if data is None:
+                    _read_once.pop(name, None)
+                else:
+                    _read_once[name] = data
 
 
 def _qrels_reference(collection, qrels_duplicate: str):
@@ -379,25 +432,27 @@ def _worker_collection(qrels: tuple, cwd: str):
 
 
 def _score_runs(evaluator: type, judge: Callable, qrels, options, names: tuple[str, ...], parts: list,
-                measures: list[str], cwd: str):
+                measures: list[str], cwd: str, kept: dict[str, bytes]):
     """One batch of runs on a worker, judged and scored by ``judge`` as :meth:`Evaluator.score`
-    does. Returns (present, R = 0 per topic, {measure: values}, {run: topics outside the qrels})."""
+    does; ``kept``: the bytes of its runs read from standard input or a pipe, by name.
+    Returns (present, R = 0 per topic, {measure: values}, {run: topics outside the qrels})."""
     from dataclasses import replace
 
     from irstats.collection import RunSet
     from irstats.measures import parse_measure
 
     if os.getcwd() != cwd:  # another machine or folder: relative run paths are the client's
-        parts = [replace(p, source=os.path.join(cwd, p.source)) if p.frame is None and not os.path.isabs(p.source)
-                 else p for p in parts]
+        parts = [replace(p, source=os.path.join(cwd, p.source))
+                 if p.frame is None and not os.path.isabs(p.source) and p.source not in kept else p for p in parts]
     collection = _worker_collection(qrels, cwd)
     n_top = len(collection.topic_keys)
     values = {m: np.empty((len(names), n_top)) for m in measures}
     present = np.zeros((len(names), n_top), dtype=bool)
     outside: dict[str, int] = {}
-    r_zero = judge(evaluator(collection, options), RunSet(tuple(names), list(parts)),
-                   [parse_measure(m) for m in measures], values, present, outside)
+    with _read_as(kept):
+        r_zero = judge(evaluator(collection, options), RunSet(tuple(names), list(parts)),
+                       [parse_measure(m) for m in measures], values, present, outside)
     return present, r_zero, values, outside
 
 
-__all__ = ["CONNECT_TIMEOUT", "ClusterError", "Job", "check_client", "connect", "score_batches"]
+__all__ = ["CONNECT_TIMEOUT", "ClusterError", "Job", "check_client", "connect", "planned", "score_batches"]

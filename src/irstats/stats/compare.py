@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 import polars as pl
@@ -14,7 +14,8 @@ from irstats.random import Seed, check_seed, seed_label
 from irstats.errors import ArgumentError, ArgumentTypeError, some
 from irstats.scores import ScoreMatrix, score_matrices
 from irstats.stats.corrections import CORRECTIONS, adjust
-from irstats.stats.pairwise import TESTS, PairwiseResult, _pairwise, _run
+from irstats.distributed import planned
+from irstats.stats.pairwise import TESTS, PairwiseResult, _pairwise
 
 #: Readable names of the corrections, for legends (BH and BY control the false discovery rate).
 CORRECTION_NAMES = {"holm": "holm", "bonferroni": "bonferroni", "bh": "Benjamini–Hochberg (FDR)",
@@ -186,22 +187,41 @@ def marker(p_adjusted: float, alpha: float) -> str:
 
 
 def _delta_intervals(matrix: ScoreMatrix, b: int, interval: str, confidence: float, n_resamples: int,
-                     seed) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per system: the interval of its mean difference to system ``b`` and d_z (NaN for b)."""
+                     seed, job) -> Callable[[], tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Per system: the interval of its mean difference to system ``b`` and d_z (NaN for b), as
+    a function to call once ``job``'s batches (the bootstrap's resampled means) have run."""
+    differences = matrix.values - matrix.values[b][None, :]
+    intervals = _difference_intervals(matrix, differences, interval, confidence, n_resamples, seed, job)
+
+    def finish() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        low, high, effect = (a.copy() for a in intervals())
+        for arr in (low, high, effect):
+            arr[b] = np.nan
+        return low, high, effect
+
+    return finish
+
+
+def _difference_intervals(matrix: ScoreMatrix, differences: np.ndarray, interval: str, confidence: float,
+                          n_resamples: int, seed, job) -> Callable[[], tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """The interval of each row of mean ``differences`` and its d_z: the paired t-interval on the
+    topics the row has, or a bootstrap interval on the topics every system of ``matrix`` has
+    (its resampled means submitted to ``job`` when given); returned by the function given back."""
     from irstats.stats.closed_form import paired_t_rows
 
-    differences = matrix.values - matrix.values[b][None, :]
     rows = paired_t_rows(differences, confidence=confidence)
-    low, high, effect = rows.ci_low.copy(), rows.ci_high.copy(), rows.effect_size.copy()
-    if interval != "t":
-        from irstats.stats.effects import bootstrap_mean_intervals
+    if interval == "t" or not len(differences):
+        return lambda: (rows.ci_low, rows.ci_high, rows.effect_size)
+    from irstats.stats.effects import _bootstrap_mean_intervals
 
-        complete = ~np.isnan(matrix.values).any(axis=0)
-        boot = bootstrap_mean_intervals(differences[:, complete], n_resamples, confidence, interval, seed)
-        low, high = boot.low, boot.high
-    for arr in (low, high, effect):
-        arr[b] = np.nan
-    return low, high, effect
+    complete = ~np.isnan(matrix.values).any(axis=0)
+    boot = _bootstrap_mean_intervals(differences[:, complete], n_resamples, confidence, interval, seed, job)
+
+    def finish() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        intervals = boot()
+        return intervals.low, intervals.high, rows.effect_size
+
+    return finish
 
 
 def compare(scores: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix] | ScoreMatrix, baseline: str | None = None,
@@ -226,8 +246,8 @@ def compare(scores: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix] | ScoreMat
     ``n_resamples`` and ``seed`` as for the tests) on the topics every system has.
 
     ``client`` (a ``distributed.Client``): the resample batches of every measure's test
-    (bootstrap, randomisation, Tukey) run on its Dask cluster as one job
-    (:mod:`irstats.distributed`); the p-values are the same to the last bit.
+    (bootstrap, randomisation, Tukey) and of its bootstrap intervals run on its Dask cluster as
+    one job (:mod:`irstats.distributed`); the p-values and intervals are the same to the last bit.
     """
     correction = _check_options(test, correction, interval, alpha, confidence, seed)
     if baseline is not None and not isinstance(baseline, str):
@@ -256,15 +276,16 @@ def compare(scores: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix] | ScoreMat
     results, power, sig_pairs, n_pairs = {}, {}, {}, {}
 
     def plan(job):  # per measure, its pairwise test, then its intervals: the order of the random draws
-        planned = {name: (_pairwise(matrix, test, n_resamples, seed, False, batch_size, job),
-                          _delta_intervals(matrix, matrix.systems.index(baseline), interval, confidence, n_resamples,
-                                           seed)) for name, matrix in matrices.items()}
-        return lambda: planned
+        parts = {name: (_pairwise(matrix, test, n_resamples, seed, False, batch_size, job),
+                        _delta_intervals(matrix, matrix.systems.index(baseline), interval, confidence, n_resamples,
+                                         seed, job)) for name, matrix in matrices.items()}
+        return lambda: parts
 
-    planned = _run(client, "compare", plan)
+    parts = planned(client, "compare", plan, unit="resample")
     for name, matrix in matrices.items():
-        finish, (low, high, effect) = planned[name]
+        finish, intervals = parts[name]
         res = finish()
+        low, high, effect = intervals()
         results[name] = res
         power[name] = res.discriminative_power(alpha)
         i, j = np.triu_indices(len(res.systems), 1)
@@ -397,19 +418,22 @@ def compare_pairs(scores: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix] | Sc
     family = ""
 
     def plan(job):  # per measure, its pairwise test, then its intervals: the order of the random draws
-        planned = {}
+        parts = {}
         for name, matrix in matrices.items():
             finish = _pairwise(matrix, test, n_resamples, seed, False, None, job)
             pairs, family = _chosen_pairs(matrix, systems, baselines)
             index = {s: k for k, s in enumerate(matrix.systems)}
             a_idx = np.array([index[a] for a, _ in pairs], dtype=np.int64)
             b_idx = np.array([index[b] for _, b in pairs], dtype=np.int64)
-            planned[name] = (finish, pairs, family, a_idx, b_idx,
-                             _pair_intervals(matrix, a_idx, b_idx, interval, confidence, n_resamples, seed))
-        return lambda: planned
+            parts[name] = (finish, pairs, family, a_idx, b_idx,
+                           _difference_intervals(matrix, matrix.values[a_idx] - matrix.values[b_idx], interval,
+                                                 confidence, n_resamples, seed, job))
+        return lambda: parts
 
-    for name, (finish, pairs, family, a_idx, b_idx, (low, high, effect)) in _run(client, "compare", plan).items():
+    for name, (finish, pairs, family, a_idx, b_idx, intervals) in planned(client, "compare", plan,
+                                                                          unit="resample").items():
         res = finish()
+        low, high, effect = intervals()
         p = res.p_value[a_idx, b_idx]
         p_adj = adjust(p, correction)
         for k, (a, b) in enumerate(pairs):
@@ -438,20 +462,3 @@ def _chosen_pairs(matrix: ScoreMatrix, systems: Sequence[str], baselines) -> tup
                 seen.add(frozenset((s, b)))
                 pairs.append((s, b))
     return pairs, f"{len(pairs)} comparisons with {len(baselines)} baseline(s), per measure"
-
-
-def _pair_intervals(matrix: ScoreMatrix, a: np.ndarray, b: np.ndarray, interval: str, confidence: float,
-                    n_resamples: int, seed) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The interval of each pair's mean difference (a − b) and its d_z."""
-    from irstats.stats.closed_form import paired_t_rows
-
-    differences = matrix.values[a] - matrix.values[b]
-    rows = paired_t_rows(differences, confidence=confidence)
-    low, high = rows.ci_low, rows.ci_high
-    if interval != "t" and len(a):
-        from irstats.stats.effects import bootstrap_mean_intervals
-
-        complete = ~np.isnan(matrix.values).any(axis=0)
-        boot = bootstrap_mean_intervals(differences[:, complete], n_resamples, confidence, interval, seed)
-        low, high = boot.low, boot.high
-    return low, high, rows.effect_size

@@ -105,15 +105,49 @@ class BootstrapIntervals:
 
 
 def bootstrap_mean_intervals(values: ArrayLike, n_resamples: int = 10000, confidence: float = 0.95,
-                             method: str = "percentile", seed=0) -> BootstrapIntervals:
+                             method: str = "percentile", seed=0, *, client=None) -> BootstrapIntervals:
     """Percentile or BCa bootstrap intervals of the mean of each row of ``values`` (rows ×
     topics, no NaN), every row resampled with the same B index draws (as scipy does for
     2-D data), so that rows of paired differences stay paired.
+
+    ``client`` (a ``distributed.Client``): the resampled means are computed on its Dask
+    cluster in batches (:mod:`irstats.distributed`); the index draws are made here, so the
+    intervals are the same to the last bit.
 
     >>> b = bootstrap_mean_intervals([[0.1, 0.4, 0.35, 0.8, 0.5]], n_resamples=2000, seed=1)
     >>> bool(b.low[0] < 0.43 < b.high[0])
     True
     """
+    from irstats.distributed import planned
+
+    return planned(client, "bootstrap intervals",
+                   lambda job: _bootstrap_mean_intervals(values, n_resamples, confidence, method, seed, job),
+                   unit="resample")
+
+
+#: Resamples per task on a cluster, in steps of :func:`_means_step`: a task gathers about 64 MB.
+_STEPS_PER_TASK = 8
+
+
+def _means_step(rows: int, n: int) -> int:
+    """Resamples whose means are taken at once: about 8 MB gathered (rows × step × n values)."""
+    return max(1, (8 << 20) // max(1, rows * n * 8))
+
+
+def resampled_means(x: np.ndarray, index: np.ndarray, step: int) -> np.ndarray:
+    """The mean of each row of ``x`` over each resample (row of ``index``, topic positions):
+    rows × resamples, ``step`` resamples at a time. A run of resamples starting at a multiple
+    of ``step`` is computed in the very blocks the whole run computes it in."""
+    means = np.empty((x.shape[0], len(index)))
+    for start in range(0, len(index), step):
+        means[:, start:start + step] = x[:, index[start:start + step]].mean(axis=-1)
+    return means
+
+
+def _bootstrap_mean_intervals(values, n_resamples, confidence, method, seed, job):
+    """:func:`bootstrap_mean_intervals` up to its resampled means; returns the function that
+    completes the result. With ``job`` (:class:`irstats.distributed.Job`), the means are
+    submitted to it in runs of whole steps, each with its slice of the index draws."""
     if not (isinstance(method, str) and method in INTERVAL_METHODS):
         raise (ArgumentError if isinstance(method, str) else ArgumentTypeError)(
             f"unknown interval method {method!r}; expected one of {', '.join(INTERVAL_METHODS)}", argument="method")
@@ -129,12 +163,23 @@ def bootstrap_mean_intervals(values: ArrayLike, n_resamples: int = 10000, confid
     rows, n = x.shape
     if n < 2:
         raise InputError("a bootstrap interval needs at least two topics")
-    rng = generator(seed)
-    index = rng.integers(0, n, (n_resamples, n))
-    means = np.empty((rows, n_resamples))
-    step = max(1, (8 << 20) // max(1, rows * n * 8))  # resamples per batch: about 8 MB gathered at once
-    for start in range(0, n_resamples, step):
-        means[:, start:start + step] = x[:, index[start:start + step]].mean(axis=-1)
+    index = generator(seed).integers(0, n, (n_resamples, n))  # one call: scipy's draws
+    step = _means_step(rows, n)
+    if job is None:
+        means = resampled_means(x, index, step)
+        return lambda: _mean_intervals(x, means, confidence, method)
+    data, tasks = job.share(x), []
+    index = index.astype(np.min_scalar_type(n - 1))  # the same positions, in fewer bytes to send
+    for start in range(0, n_resamples, step * _STEPS_PER_TASK):
+        stop = min(start + step * _STEPS_PER_TASK, n_resamples)
+        tasks.append(job.submit(f"bootstrap intervals, resamples {start + 1}–{stop} of {n_resamples}",
+                                resampled_means, data, index[start:stop], step, weight=stop - start))
+    return lambda: _mean_intervals(x, np.concatenate([job.result(k) for k in tasks], axis=1), confidence, method)
+
+
+def _mean_intervals(x: np.ndarray, means: np.ndarray, confidence: float, method: str) -> BootstrapIntervals:
+    """The intervals of each row of ``x`` from its resampled means (rows × B)."""
+    rows, n_resamples = means.shape
     alpha = (1 - confidence) / 2
     point = x.mean(axis=1)
     if method == "percentile":

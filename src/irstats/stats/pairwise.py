@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import polars as pl
 
+from irstats.distributed import planned
 from irstats.result import Result
 from irstats.checks import numbers, share
 from irstats.ids import bytewise_key
@@ -236,20 +237,8 @@ def pairwise(scores: ScoreMatrix | np.ndarray, test: str = "paired_t", n_resampl
     randomisation and Tukey tests are computed on its Dask cluster
     (:mod:`irstats.distributed`), with the same p-values to the last bit.
     """
-    return _run(client, "pairwise", lambda job: _pairwise(scores, test, n_resamples, seed, exact, batch_size, job))
-
-
-def _run(client, desc: str, plan):
-    """``plan(job)`` gives a function that finishes the work; with a client, the job's tasks
-    run on its cluster in between (one progress line), else ``job`` is None."""
-    if client is None:
-        return plan(None)()
-    from irstats.distributed import Job
-
-    job = Job(client, desc, unit="resample")
-    finish = plan(job)
-    job.run()
-    return finish()
+    return planned(client, "pairwise", lambda job: _pairwise(scores, test, n_resamples, seed, exact, batch_size, job),
+                   unit="resample")
 
 
 def _pairwise(scores, test, n_resamples, seed, exact, batch_size, job):
@@ -381,7 +370,8 @@ def tukey_hsd(scores: ScoreMatrix | np.ndarray, n_resamples: int = 10000, seed: 
     :func:`irstats.stats.resampling.tukey_ranges` for the exact order of the random draws.
     ``client``: the resample batches run on a Dask cluster, as for :func:`pairwise`.
     """
-    return _run(client, "tukey", lambda job: _tukey_hsd(scores, n_resamples, seed, batch_size, job))
+    return planned(client, "tukey", lambda job: _tukey_hsd(scores, n_resamples, seed, batch_size, job),
+                   unit="resample")
 
 
 def _tukey_hsd(scores, n_resamples, seed, batch_size, job):
