@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import click
 
-from irstats.cli.common import scores_input
+from irstats.cli.common import cluster_options, scores_input
 from irstats.cli.experiment_common import parse_int_list
 from irstats.cli.main import cli
 from irstats.cli.output import OutputFile, emit_result, plot_size_option
 from irstats.errors import InputError, some
 from irstats.io.trec import read_names
+from irstats.measures import FAMILIES
 from irstats.meta.robustness import standardization_robustness
 from irstats.result import FORMATS as OUTPUT_FORMATS
 from irstats.scores import ScoreMatrix
@@ -22,6 +23,7 @@ Examples:
   irstats robustness scores.tsv --standardizing pool.txt --sizes 2,3,5,10,15,20-78:10 -n 500 --seed 7
   irstats robustness scores.tsv --standardizing pool.txt --plot f7.png --line "topic sets=0.742"
   irstats robustness robust04/ --standardizing pool.txt --format json -o robustness.json --quiet
+  irstats robustness scores.tsv --standardizing pool.txt -n 100000 --workers 2   # samples on 2 processes
 
 \b
 For each sample size n, n systems are drawn at random (-n times) from the standardizing
@@ -35,11 +37,16 @@ The header line τ(raw, std) compares the raw mean with the fully standardized o
 """
 
 
+#: The measure taken from scores that hold several when -m names none: the AP family's
+#: (*Score Standardization* studies std(AP)), by its declared name.
+DEFAULT_MEASURE = FAMILIES["AP"].name
+
+
 def _pick_measure(scores: dict[str, ScoreMatrix], asked: bool) -> ScoreMatrix:
     if len(scores) == 1:
         return next(iter(scores.values()))
-    if not asked and "AP" in scores:
-        return scores["AP"]
+    if not asked and DEFAULT_MEASURE in scores:
+        return scores[DEFAULT_MEASURE]
     raise InputError(f"the scores hold several measures ({', '.join(scores)}); choose one with -m")
 
 
@@ -55,6 +62,7 @@ def _parse_lines(values) -> dict[str, float]:
 
 
 @cli.command("robustness", epilog=ROBUSTNESS_EPILOG)
+@cluster_options
 @scores_input
 @click.option("--standardizing", "standardizing_file", required=True, type=click.Path(dir_okay=False),
               metavar="NAMES_FILE", help="File with the standardizing systems (the pool), one name per line.")
@@ -78,7 +86,7 @@ def _parse_lines(values) -> dict[str, float]:
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
 @click.pass_context
 def robustness_command(ctx, scores, standardizing_file, evaluated_file, n_samples, sizes, seed, ddof, zero_sd,
-                       plot_path, plot_size, lines, fmt, output, quiet):
+                       plot_path, plot_size, lines, fmt, output, quiet, client):
     """Robustness of standardization to the number of standardizing systems (METHODS.md §5.3).
 
     Reads per-topic SCORES (or evaluates --qrels/--runs) holding the standardizing and the
@@ -95,7 +103,7 @@ def robustness_command(ctx, scores, standardizing_file, evaluated_file, n_sample
             raise InputError(f"system(s) {some(unknown)} "
                              f"are not in the scores of {matrix.measure}", path=str(path))
     result = standardization_robustness(matrix, pool, evaluated, size_list, n_samples, seed, ddof, zero_sd,
-                                        progress=False if quiet else None)
+                                        progress=False if quiet else None, client=client)
     if plot_path:
         from irstats.plots.common import save
         from irstats.plots.standardization import plot_tau_quantiles, tau_quantile_data

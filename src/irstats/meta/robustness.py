@@ -55,6 +55,7 @@ from irstats.errors import ArgumentError, ArgumentTypeError, InputError, some
 from irstats.meta.correlation import kendall_tau_b, pearson
 from irstats.ids import bytewise_unique as _bytewise
 from irstats.scores import ScoreMatrix
+from irstats.distributed import planned
 from irstats.progress import Progress, progress_bar
 from irstats.stats.degenerate import ZERO_TOL
 from irstats.standardize import (
@@ -340,7 +341,7 @@ def standardization_robustness(matrix: ScoreMatrix, standardizing: Sequence[str]
                                seed: Seed = 0, ddof: int = 1, zero_sd: str = "trec_eval",
                                quantiles: Sequence[float] = ROBUSTNESS_QUANTILES, batch_size: int | None = None,
                                keep_samples: bool = False,
-                               progress: Progress = None) -> RobustnessResult:
+                               progress: Progress = None, client=None) -> RobustnessResult:
     """How many standardizing systems reliable factors need (METHODS.md §5.3).
 
     Parameters
@@ -371,6 +372,10 @@ def standardization_robustness(matrix: ScoreMatrix, standardizing: Sequence[str]
     progress:
         The progress convention of every experiment (:mod:`irstats.progress`): None shows a bar
         when stderr is a terminal, True/False always/never, a callable gets the samples done.
+    client:
+        A ``distributed.Client``: the batches of samples (drawn here, as without one) are
+        standardized and ranked on its Dask cluster (:mod:`irstats.distributed`), with the same
+        τ to the last bit; None (the default) computes here.
     """
     _check_zero_sd(zero_sd)
     if isinstance(n_samples, bool) or not isinstance(n_samples, (int, np.integer)) or n_samples < 1:
@@ -408,16 +413,38 @@ def standardization_robustness(matrix: ScoreMatrix, standardizing: Sequence[str]
 
     rng = generator(seed)
     taus = np.empty((len(size_list), n_samples))
-    zero = np.empty(len(size_list))
+    shares = np.empty((len(size_list), n_samples))  # per sample: its share of zero-variance topics
     kept: dict[int, np.ndarray] | None = {} if keep_samples else None
-    with progress_bar(len(size_list) * n_samples, progress, "robustness", unit="sample") as bar:
-        for i, n in enumerate(size_list):
-            samples = draw_samples(s_std, n, n_samples, rng)
-            if kept is not None:
-                kept[n] = samples
-            taus[i], share = sample_taus(pool.values, eval_matrix.values, samples, reference, ddof, zero_sd,
-                                         batch_size, bar.update)
-            zero[i] = share.mean()
+
+    def plan(job):
+        """Each size's samples, drawn in increasing size; their τ computed batch by batch, or
+        each batch submitted to ``job`` (the very batches :func:`sample_taus` makes here)."""
+        pending = []  # (size index, batch, task)
+        data = None if job is None else [job.share(a) for a in (pool.values, eval_matrix.values, reference)]
+        s_eval, t = eval_matrix.values.shape
+        with progress_bar(len(size_list) * n_samples, progress if job is None else False, "robustness",
+                          unit="sample") as bar:
+            for i, n in enumerate(size_list):
+                samples = draw_samples(s_std, n, n_samples, rng)
+                if kept is not None:
+                    kept[n] = samples
+                if job is None:
+                    taus[i], shares[i] = sample_taus(pool.values, eval_matrix.values, samples, reference, ddof, zero_sd,
+                                                     batch_size, bar.update)
+                    continue
+                for batch in batch_slices(n_samples, batch_size, s_eval * t):
+                    pending.append((i, batch, job.submit(
+                        f"robustness of {pool.measure}, {n} systems, samples {batch.start}–{batch.stop - 1}",
+                        sample_taus, *data[:2], samples[batch], data[2], ddof, zero_sd, weight=batch.stop - batch.start)))
+
+        def finish() -> None:
+            for i, batch, task in pending:
+                taus[i, batch], shares[i, batch] = job.result(task)
+
+        return finish
+
+    planned(client, "robustness", plan, progress=progress, unit="sample")
+    zero = shares.mean(axis=1)
     nan_count = np.isnan(taus).sum(axis=1)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
