@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from irstats.cli.common import eval_options
+from irstats.cli.common import cluster_options, eval_options
 from irstats.cli.main import cli
 from irstats.cli.output import OutputFile, emit_result, plot_size_option
 from irstats.depth.pooling import given_pool, simulate_pool
@@ -28,6 +28,7 @@ Examples:
   irstats volatility qrels.txt runs/ --pool-depth 10 --depths all -o trajectories.tsv --plot f12.png
   irstats volatility qrels.txt runs/*.gz --simulate-pool 20 --contributing pooled.txt -m AP_min -m "RBP(p=0.8)"
   irstats volatility qrels.txt runs/ --depths 1,5,10,20,100,1000 --condensed no --format tsv
+  irstats volatility qrels.txt runs/ --test randomization --workers 2   # the resamples on 2 processes
 
 \b
 What it does (METHODS.md §5.5, *Observed Volatility*):
@@ -43,6 +44,10 @@ What it does (METHODS.md §5.5, *Observed Volatility*):
      1..M), unjudged documents as non-relevant and condensed (-J), all depths from
      one judgments tensor;
   3. prints one row per measure and form of volatility statistics.
+  With --workers N or --scheduler ADDRESS, the resample batches of the bootstrap,
+  randomization and tukey tests at every depth run on a Dask cluster (the same numbers);
+  the runs are scored and swept here, and the paired t, wilcoxon and sign tests need no
+  resamples.
 
 \b
 Measures (no @k: the depth is swept): {', '.join(DEFAULT_SWEEP_MEASURES)} (default),
@@ -105,8 +110,9 @@ def _format_for(path: str) -> str:
 @click.option("--format", "fmt", type=click.Choice(STAT_FORMATS), default="table", show_default=True,
               help="Format of the statistics printed on stdout.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bars or notes on stderr.")
-def volatility_command(qrels, runs, pool_depth, simulate_depth, contributing, depths, measures, condensed, test, alpha, n_resamples,
-                       seed, options, plot_path, plot_size, output, by_depth_path, fmt, quiet):
+@cluster_options
+def volatility_command(qrels, runs, pool_depth, simulate_depth, contributing, depths, measures, condensed, test, alpha,
+                       n_resamples, seed, options, plot_path, plot_size, output, by_depth_path, fmt, quiet, client):
     """Volatility over evaluation depth: scores of RUN files at depths k up to and past the pool depth.
 
     Scores every RUN against QRELS (as given, or a simulated depth-d pool) at every depth
@@ -131,7 +137,8 @@ def volatility_command(qrels, runs, pool_depth, simulate_depth, contributing, de
         click.echo(f"irstats: {_pool_note(pool, pool_depth is not None or simulate_depth is not None)}", err=True)
     result = sweep(pool, list(measures) or DEFAULT_SWEEP_MEASURES, depths, forms=_CONDENSED[condensed],
                    progress=show)
-    stats = volatility(result, test=test, alpha=alpha, n_resamples=n_resamples, seed=seed, progress=show)
+    stats = volatility(result, test=test, alpha=alpha, n_resamples=n_resamples, seed=seed, progress=show,
+                       client=client)
     if output:
         write_frame(result.to_frame(), output, _format_for(output))
     if by_depth_path:

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
 import polars as pl
@@ -38,8 +39,9 @@ from irstats.checks import kind_of, numbers, real, share, whole
 from irstats.errors import ArgumentError, ArgumentTypeError, InputError, IrstatsWarning
 from irstats.meta.correlation import kendall_tau_b
 from irstats.random import Seed
+from irstats.distributed import planned
 from irstats.progress import Progress, track
-from irstats.stats.pairwise import paired_test, pairwise
+from irstats.stats.pairwise import _pairwise, paired_test
 from irstats.stats.closed_form import ZERO_TOL
 
 #: Elements of a pairs × topics × depths block of differences (bounds memory, ~32 MB).
@@ -144,32 +146,47 @@ def decreases(means: np.ndarray, tol: float = ZERO_TOL) -> np.ndarray:
 # ----------------------------------------------------------------------------- significance
 
 def pairwise_p_values(per_topic: np.ndarray, test: str = "paired_t", *, n_resamples: int = 10000, seed: int = 0,
-                      systems: tuple[str, ...] | None = None) -> tuple[np.ndarray, np.ndarray]:
+                      systems: tuple[str, ...] | None = None, client=None) -> tuple[np.ndarray, np.ndarray]:
     """p-values and mean differences of every pair a < b at every depth: two (D, pairs) arrays.
 
     ``per_topic`` is systems × topics × depths (NaN = not evaluated; a pair uses the topics
     both systems have). The paired t-test is vectorised over pairs and depths; any other
     test of :func:`irstats.stats.pairwise` is run depth by depth (same seed at every depth).
     Pairs whose differences are all equal follow METHODS §5.6 (p = 1 if they are all zero,
-    else 0), silently.
+    else 0), silently. ``client`` (a ``distributed.Client``): the resample batches of every
+    depth's test run on its Dask cluster, with the same p-values to the last bit.
     """
+    return planned(client, "pairwise p-values",
+                   lambda job: _pairwise_p_values(per_topic, test, n_resamples, seed, systems, job), unit="resample")
+
+
+def _pairwise_p_values(per_topic, test: str, n_resamples: int, seed: int, systems,
+                       job) -> Callable[[], tuple[np.ndarray, np.ndarray]]:
+    """:func:`pairwise_p_values` up to the resamples: each depth's test planned with
+    :func:`irstats.stats.pairwise._pairwise` (its resample batches submitted to ``job``, when
+    given); returns the function that gives ``(p, delta)`` once they have run."""
     spec = paired_test(test)
     X = _series(per_topic, "per_topic", ndim=3)
     n_sys, n_top, n_dep = X.shape
     i, j = np.triu_indices(n_sys, 1)
     n_pairs = len(i)
+    p = np.full((n_dep, n_pairs), np.nan)
+    delta = np.full((n_dep, n_pairs), np.nan)
     if n_pairs == 0 or n_dep == 0:
-        return np.full((n_dep, n_pairs), np.nan), np.full((n_dep, n_pairs), np.nan)
+        return lambda: (p, delta)
     # Deep in a sweep the per-topic scores often stop changing from one depth to the next:
     # test each distinct matrix once and copy its results to the depths that repeat it.
     same = np.all((X[:, :, 1:] == X[:, :, :-1]) | (np.isnan(X[:, :, 1:]) & np.isnan(X[:, :, :-1])), axis=(0, 1))
     distinct = np.concatenate(([0], np.flatnonzero(~same) + 1))
     if len(distinct) < n_dep:
-        p, delta = pairwise_p_values(X[:, :, distinct], test, n_resamples=n_resamples, seed=seed, systems=systems)
+        tested = _pairwise_p_values(X[:, :, distinct], test, n_resamples, seed, systems, job)
         source = np.cumsum(np.concatenate(([True], ~same))) - 1
-        return p[source], delta[source]
-    p = np.full((n_dep, n_pairs), np.nan)
-    delta = np.full((n_dep, n_pairs), np.nan)
+
+        def repeated() -> tuple[np.ndarray, np.ndarray]:
+            p, delta = tested()
+            return p[source], delta[source]
+
+        return repeated
     if spec.rows is not None:  # a closed form of the difference rows: every depth in one batch
         step = max(1, _BLOCK // max(n_pairs * n_top, 1))
         for start in range(0, n_dep, step):
@@ -182,18 +199,26 @@ def pairwise_p_values(per_topic: np.ndarray, test: str = "paired_t", *, n_resamp
                 mean = res.mean if hasattr(res, "mean") else np.nanmean(rows, axis=1)
             p[start:start + step] = res.p_value.reshape(D.shape[:2])
             delta[start:start + step] = mean.reshape(D.shape[:2])
-        return p, delta
+        return lambda: (p, delta)
     from irstats.scores import ScoreMatrix
 
     names = systems if systems is not None else tuple(f"s{k:06d}" for k in range(n_sys))
     topics = tuple(f"t{k:06d}" for k in range(n_top))
+    tests = []
     for d in range(n_dep):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", IrstatsWarning)
-            res = pairwise(ScoreMatrix(X[:, :, d], names, topics, "value"), test, n_resamples=n_resamples, seed=seed)
-        p[d] = res.p_value[i, j]
-        delta[d] = res.delta[i, j]
-    return p, delta
+            tests.append(_pairwise(ScoreMatrix(X[:, :, d], names, topics, "value"), test, n_resamples, seed, False,
+                                   None, job))
+
+    def collect() -> tuple[np.ndarray, np.ndarray]:
+        for d, finish in enumerate(tests):
+            res = finish()
+            p[d] = res.p_value[i, j]
+            delta[d] = res.delta[i, j]
+        return p, delta
+
+    return collect
 
 
 def discrimination_ratio(p: np.ndarray, alpha: float = 0.05) -> np.ndarray:
@@ -335,7 +360,7 @@ class Volatility(Result):
 
 def volatility(result: DepthSweep, *, test: str = "paired_t", alpha: float = 0.05, n_resamples: int = 10000,
                seed: Seed = 0, significance: bool = True, tol: float = ZERO_TOL,
-               progress: Progress = None) -> Volatility:
+               progress: Progress = None, client=None) -> Volatility:
     """Every volatility statistic of a depth sweep (METHODS.md §5.5, items 1–7).
 
     The reference ordering is the one at k_max, the largest depth of the sweep.
@@ -348,6 +373,10 @@ def volatility(result: DepthSweep, *, test: str = "paired_t", alpha: float = 0.0
 
     ``seed`` is a whole number, None (= 0) or a numpy Generator; the same resamples are used
     at every depth (a Generator gives one seed for all of them).
+
+    ``client`` (a ``distributed.Client``): the resample batches of the bootstrap,
+    randomisation and Tukey tests at every depth of every series run on its Dask cluster as
+    one job (:mod:`irstats.distributed`), with the same statistics to the last bit.
     """
     from irstats.random import fixed_seed
 
@@ -370,9 +399,20 @@ def volatility(result: DepthSweep, *, test: str = "paired_t", alpha: float = 0.0
     significance = significance and result.per_topic is not None
     unjudged_mean = np.nanmean(result.unjudged, axis=0)
 
-    by_depth, per_system, per_pair, summary = [], [], [], []
     keys = list(result.means)
-    for measure, form in track(keys, progress, "volatility", unit="series"):
+
+    def plan(job):
+        """Every series' significance tests (the costly part: one progress step per series
+        here, the job's own line on a cluster); the statistics once they are in."""
+        tests = {}
+        if significance:
+            for key in track(keys, progress if job is None else False, "volatility", unit="series"):
+                tests[key] = _pairwise_p_values(result.per_topic[key], test, n_resamples, seed, result.systems, job)
+        return lambda: {key: finish() for key, finish in tests.items()}
+
+    p_values = planned(client, "volatility", plan, progress=progress, unit="resample")
+    by_depth, per_system, per_pair, summary = [], [], [], []
+    for measure, form in keys:
         S = result.means[(measure, form)]
         t_ref = tau_reference(S)
         t_prev = np.concatenate(([np.nan], tau_consecutive(S)))
@@ -380,8 +420,7 @@ def volatility(result: DepthSweep, *, test: str = "paired_t", alpha: float = 0.0
         swapped = np.concatenate(([0], swapped))
         cross = crossing_steps(S, tol)
         if significance:
-            p, delta = pairwise_p_values(result.per_topic[(measure, form)], test, n_resamples=n_resamples, seed=seed,
-                                         systems=result.systems)
+            p, delta = p_values[(measure, form)]
             disc = discrimination_ratio(p, alpha)
             strong, weak, n_sig = overturn_rates(p, delta, alpha)
         else:
