@@ -1,7 +1,8 @@
 """Past one machine on Dask (issue 26): a real scheduler and two real worker processes give
-exactly the single process's results — the 37 DL 2019 runs, split-half, predictive power and
-the randomisation test — also when a worker dies mid-job; an unreachable scheduler is one
-line and exit 1 within seconds."""
+exactly the single process's results — the 37 DL 2019 runs (also read from standard input or a
+pipe), split-half, predictive power, the resampling tests and bootstrap intervals, robustness of
+standardization and the volatility sweep — also when a worker dies mid-job; what cannot run on
+a cluster is refused in one line; an unreachable scheduler is one line and exit 1 within seconds."""
 
 from __future__ import annotations
 
@@ -13,12 +14,18 @@ import time
 import numpy as np
 import pytest
 from distributed import Client, LocalCluster
+from polars.testing import assert_frame_equal
 
 import irstats
 from irstats import distributed as on_dask
+from irstats.depth import depth_sweep
+from irstats.depth.volatility import pairwise_p_values, volatility
+from irstats.errors import IrstatsError
 from irstats.meta.predictive import predictive_power
+from irstats.meta.robustness import standardization_robustness
 from irstats.meta.splithalf import split_half
-from irstats.stats.compare import compare
+from irstats.stats.compare import compare, compare_pairs
+from irstats.stats.effects import bootstrap_mean_intervals
 from tests.conftest import run_cli
 
 
@@ -106,6 +113,133 @@ def test_compare_resampling_same_numbers(scores, client, test):
     assert a.frame.equals(b.frame) and g.bit_generator.state == h.bit_generator.state
 
 
+def test_compare_bootstrap_intervals_same_numbers(scores, client):
+    """--interval percentile|bca: the resampled means on the workers, from the client's draws."""
+    a = compare(scores, interval="bca", n_resamples=3000, seed=4)
+    b = compare(scores, interval="bca", n_resamples=3000, seed=4, client=client)
+    assert_frame_equal(a.frame, b.frame, check_exact=True)
+    assert np.isfinite(a.frame["delta_low"].to_numpy()).sum() == 3 * 36  # every system but the baseline
+    a = compare_pairs(scores["nDCG@10"], interval="percentile", n_resamples=2000, seed=2)
+    b = compare_pairs(scores["nDCG@10"], interval="percentile", n_resamples=2000, seed=2, client=client)
+    assert_frame_equal(a.frame, b.frame, check_exact=True)
+    # several tasks (resamples 1–5272, 5273–10544, …), a Generator as the seed left in the same state
+    x = scores["AP"].values - scores["AP"].values[0]
+    g, h = np.random.default_rng(8), np.random.default_rng(8)
+    a = bootstrap_mean_intervals(x, 12_000, 0.9, "bca", seed=g)
+    b = bootstrap_mean_intervals(x, 12_000, 0.9, "bca", seed=h, client=client)
+    for name in ("mean", "low", "high", "standard_error"):
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
+    assert g.bit_generator.state == h.bit_generator.state
+
+
+def test_robustness_same_numbers(scores, client):
+    matrix = scores["AP"]
+    pool = sorted(matrix.systems)[::2]
+    kwargs = dict(standardizing=pool, sizes=[2, 5, 12], n_samples=400, seed=9, batch_size=150)
+    done = []
+    a = standardization_robustness(matrix, **kwargs)
+    b = standardization_robustness(matrix, **kwargs, client=client, progress=done.append)
+    np.testing.assert_array_equal(a.taus, b.taus)
+    np.testing.assert_array_equal(a.zero_variance, b.zero_variance)
+    assert a.to_text() == b.to_text()
+    assert sum(done) == 3 * 400 and len(done) == 3 * 3  # one progress line: the samples of 9 batches
+
+
+@pytest.fixture(scope="module")
+def sweep(dl19):
+    qrels, runs = dl19
+    return depth_sweep(qrels, sorted(runs.glob("*.gz"))[:8], ["AP", "nDCG"], pool_depth=10, depths=[3, 10, 50, 1000])
+
+
+@pytest.mark.parametrize("test", ["bootstrap", "randomization", "tukey"])
+def test_volatility_same_numbers(sweep, client, test):
+    done = []
+    a = volatility(sweep, test=test, n_resamples=300, seed=5)
+    b = volatility(sweep, test=test, n_resamples=300, seed=5, client=client, progress=done.append)
+    assert sum(done) == 2 * 2 * 4 * 300  # one progress line: the resamples of (AP, nDCG) × 2 forms × 4 depths
+    for name in ("by_depth", "statistics", "systems", "pairs"):
+        assert_frame_equal(getattr(a, name), getattr(b, name), check_exact=True)
+    assert a.by_depth["discrimination"].is_not_nan().all()
+    values = sweep.topic_values("AP")
+    for x, y in zip(pairwise_p_values(values, test, n_resamples=300, seed=5),
+                    pairwise_p_values(values, test, n_resamples=300, seed=5, client=client)):
+        np.testing.assert_array_equal(x, y)
+
+
+def test_commands_on_a_scheduler_print_the_single_process_output(dl19, cluster, capsys, tmp_path):
+    qrels, runs = dl19
+    (tmp_path / "pool.txt").write_text("\n".join(sorted(s.name.split(".")[0] for s in runs.glob("*.gz"))[:20]) + "\n")
+    commands = [
+        ["robustness", "--qrels", qrels, "--runs", runs, "--standardizing", tmp_path / "pool.txt", "-n", "200",
+         "--sizes", "2,10", "-q"],
+        ["volatility", qrels, *sorted(runs.glob("*.gz"))[:6], "-m", "AP", "--condensed", "no", "--depths", "5,10,100",
+         "--test", "randomization", "-n", "200", "-q"],
+        ["compare", "--qrels", qrels, "--runs", runs, "-m", "AP", "--interval", "bca", "--test", "bootstrap",
+         "-n", "500", "--format", "tsv"],
+    ]
+    for command in commands:
+        local = run_cli(command, capsys)
+        assert local[0] == 0 and local[1], local[2]
+        assert run_cli([*command, "--scheduler", cluster.scheduler_address], capsys) == local
+
+
+def _irstats(args, **kwargs) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "irstats", *map(str, args)], capture_output=True, timeout=120,
+                          **kwargs)
+
+
+def test_a_run_from_standard_input_or_a_pipe_evaluates_on_a_cluster(dl19, cluster, capsys, monkeypatch):
+    """The client's bytes of ``-`` (and of ``<(zcat …)``) stand in for the name on the workers:
+    the same tag, scores and file:line errors as in one process."""
+    import gzip
+
+    from irstats.io import trec
+
+    qrels, runs = dl19
+    run = sorted(runs.glob("*.gz"))[0]
+    text = gzip.decompress(run.read_bytes())
+    args = ["eval", qrels, "-", "-m", "AP", "-m", "nDCG@10", "--format", "tsv", "-q"]
+    local = _irstats(args, input=text)
+    remote = _irstats([*args, "--scheduler", cluster.scheduler_address], input=text)
+    assert local.returncode == 0 and local.stdout.count(b"\n") > 43 and remote.stdout == local.stdout
+    piped = subprocess.run(["bash", "-c", f"{sys.executable} -m irstats {' '.join(map(str, args[:2]))} <(zcat {run}) "
+                                          f"{' '.join(args[3:])} --scheduler {cluster.scheduler_address}"],
+                           capture_output=True, timeout=120)
+    assert piped.returncode == 0 and piped.stdout == local.stdout, piped.stderr
+    # a bad line of standard input (as read by this process): the single process's one line
+    lines = text.decode().splitlines()
+    lines[99] = "\t".join(lines[99].split("\t")[:4] + ["abc"] + lines[99].split("\t")[5:])
+    monkeypatch.setitem(trec._read_once, "-", ("\n".join(lines) + "\n").encode())
+    local = run_cli(args, capsys)
+    assert local[0] == 2 and local[2].startswith("irstats: error: -:100:")
+    assert run_cli([*args, "--scheduler", cluster.scheduler_address], capsys) == local
+
+
+def test_read_once_bytes_stand_in_only_while_a_task_reads(monkeypatch):
+    from irstats.io import trec
+
+    monkeypatch.setitem(trec._read_once, "/dev/fd/63", b"kept")
+    with on_dask._read_as({"-": b"1 Q0 d 1 1 r\n", "/dev/fd/63": b"sent"}):
+        assert trec.read_raw("-") == b"1 Q0 d 1 1 r\n" and trec.read_raw("/dev/fd/63") == b"sent"
+    assert "-" not in trec._read_once and trec._read_once["/dev/fd/63"] == b"kept"
+
+
+def test_what_cannot_run_on_a_cluster_is_refused_in_one_line(dl19, cluster, client, capsys, tmp_path, shared_data):
+    """Measures that read judgments beyond the qrels (diversity, preferences) are not computed on
+    workers: refused before any run is read, in one line (exit 2)."""
+    qrels, runs = dl19
+    subtopics = tmp_path / "subtopics.txt"
+    subtopics.write_text("19335 1 1017759 2\n")
+    conformance = shared_data / "conformance" / "trec_eval-test"
+    for command in (["eval", qrels, runs, "--subtopic-qrels", subtopics, "-m", "alpha_nDCG@20"],
+                    ["eval", conformance / "qrels.test", conformance / "results.test", "--prefs",
+                     conformance / "prefs.test", "-m", "PrefsSimp"]):
+        code, out, err = run_cli([*command, "--scheduler", cluster.scheduler_address], capsys)
+        assert (code, out, err.count("\n")) == (2, "", 1) and "not evaluated on a Dask cluster" in err, err
+    with pytest.raises(IrstatsError, match="not evaluated on a Dask cluster"):
+        irstats.evaluate(qrels, runs, ["ERR_IA@20"], subtopic_qrels=subtopics, client=client)
+
+
 def test_a_worker_killed_mid_job_changes_nothing(dl19, scores, client, monkeypatch, tmp_path):
     """The first task to run kills its own worker process; Dask runs it again elsewhere."""
     marker = str(tmp_path / "killed")
@@ -164,8 +298,16 @@ def test_an_unreachable_scheduler_is_one_line_and_exit_1(dl19):
 
 
 def test_without_a_client_dask_is_never_imported(dl19):
+    qrels, runs = map(str, dl19)
+    few = [str(p) for p in sorted(dl19[1].glob("*.gz"))[:4]]
     code = ("import sys, irstats; from irstats.meta.splithalf import split_half; "
-            f"s = irstats.evaluate({str(dl19[0])!r}, {str(dl19[1])!r}, ['AP']); split_half(s, n_splits=50); "
+            "from irstats.meta.robustness import standardization_robustness; "
+            "from irstats.depth import depth_sweep; from irstats.depth.volatility import volatility; "
+            f"s = irstats.evaluate({qrels!r}, {runs!r}, ['AP']); split_half(s, n_splits=50); "
+            "standardization_robustness(s['AP'], sizes=[3], n_samples=20); "
+            "s.compare(test='bootstrap', interval='bca', n_resamples=50); "
+            f"volatility(depth_sweep({qrels!r}, {few!r}, ['AP'], depths=[10, 100]), test='randomization', "
+            "n_resamples=20); "
             "assert not any(m.split('.')[0] in ('dask', 'distributed') for m in sys.modules), 'dask imported'")
     done = subprocess.run([sys.executable, "-W", "ignore", "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
