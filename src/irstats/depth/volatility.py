@@ -39,7 +39,6 @@ from irstats.checks import kind_of, numbers, real, share, whole
 from irstats.errors import ArgumentError, ArgumentTypeError, InputError, IrstatsWarning
 from irstats.meta.correlation import kendall_tau_b
 from irstats.random import Seed
-from irstats.distributed import planned
 from irstats.progress import Progress, track
 from irstats.stats.pairwise import _pairwise, paired_test
 from irstats.stats.closed_form import ZERO_TOL
@@ -156,6 +155,8 @@ def pairwise_p_values(per_topic: np.ndarray, test: str = "paired_t", *, n_resamp
     else 0), silently. ``client`` (a ``distributed.Client``): the resample batches of every
     depth's test run on its Dask cluster, with the same p-values to the last bit.
     """
+    from irstats.distributed import planned
+
     return planned(client, "pairwise p-values",
                    lambda job: _pairwise_p_values(per_topic, test, n_resamples, seed, systems, job), unit="resample")
 
@@ -409,6 +410,8 @@ def volatility(result: DepthSweep, *, test: str = "paired_t", alpha: float = 0.0
             for key in track(keys, progress if job is None else False, "volatility", unit="series"):
                 tests[key] = _pairwise_p_values(result.per_topic[key], test, n_resamples, seed, result.systems, job)
         return lambda: {key: finish() for key, finish in tests.items()}
+
+    from irstats.distributed import planned
 
     p_values = planned(client, "volatility", plan, progress=progress, unit="resample")
     by_depth, per_system, per_pair, summary = [], [], [], []

@@ -55,7 +55,6 @@ from irstats.errors import ArgumentError, ArgumentTypeError, InputError, some
 from irstats.meta.correlation import kendall_tau_b, pearson
 from irstats.ids import bytewise_unique as _bytewise
 from irstats.scores import ScoreMatrix
-from irstats.distributed import planned
 from irstats.progress import Progress, progress_bar
 from irstats.stats.degenerate import ZERO_TOL
 from irstats.standardize import (
@@ -442,6 +441,8 @@ def standardization_robustness(matrix: ScoreMatrix, standardizing: Sequence[str]
                 taus[i, batch], shares[i, batch] = job.result(task)
 
         return finish
+
+    from irstats.distributed import planned
 
     planned(client, "robustness", plan, progress=progress, unit="sample")
     zero = shares.mean(axis=1)

@@ -14,7 +14,6 @@ from irstats.random import Seed, check_seed, seed_label
 from irstats.errors import ArgumentError, ArgumentTypeError, some
 from irstats.scores import ScoreMatrix, score_matrices
 from irstats.stats.corrections import CORRECTIONS, adjust
-from irstats.distributed import planned
 from irstats.stats.pairwise import TESTS, PairwiseResult, _pairwise
 
 #: Readable names of the corrections, for legends (BH and BY control the false discovery rate).
@@ -281,6 +280,8 @@ def compare(scores: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix] | ScoreMat
                                          seed, job)) for name, matrix in matrices.items()}
         return lambda: parts
 
+    from irstats.distributed import planned
+
     parts = planned(client, "compare", plan, unit="resample")
     for name, matrix in matrices.items():
         finish, intervals = parts[name]
@@ -429,6 +430,8 @@ def compare_pairs(scores: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix] | Sc
                            _difference_intervals(matrix, matrix.values[a_idx] - matrix.values[b_idx], interval,
                                                  confidence, n_resamples, seed, job))
         return lambda: parts
+
+    from irstats.distributed import planned
 
     for name, (finish, pairs, family, a_idx, b_idx, intervals) in planned(client, "compare", plan,
                                                                           unit="resample").items():

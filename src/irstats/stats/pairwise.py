@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 import numpy as np
 import polars as pl
 
-from irstats.distributed import planned
 from irstats.result import Result
 from irstats.checks import numbers, share
 from irstats.ids import bytewise_key
@@ -237,6 +236,8 @@ def pairwise(scores: ScoreMatrix | np.ndarray, test: str = "paired_t", n_resampl
     randomisation and Tukey tests are computed on its Dask cluster
     (:mod:`irstats.distributed`), with the same p-values to the last bit.
     """
+    from irstats.distributed import planned
+
     return planned(client, "pairwise", lambda job: _pairwise(scores, test, n_resamples, seed, exact, batch_size, job),
                    unit="resample")
 
@@ -370,6 +371,8 @@ def tukey_hsd(scores: ScoreMatrix | np.ndarray, n_resamples: int = 10000, seed: 
     :func:`irstats.stats.resampling.tukey_ranges` for the exact order of the random draws.
     ``client``: the resample batches run on a Dask cluster, as for :func:`pairwise`.
     """
+    from irstats.distributed import planned
+
     return planned(client, "tukey", lambda job: _tukey_hsd(scores, n_resamples, seed, batch_size, job),
                    unit="resample")
 
