@@ -36,11 +36,15 @@ keep their errors and warnings.
 from __future__ import annotations
 
 import warnings
+from functools import lru_cache
+from itertools import repeat
+from operator import attrgetter, is_
 from typing import Any, Iterator
 
 try:
     import ir_measures
     from ir_measures import Metric, providers
+    from ir_measures.util import CalcResults
 except ImportError as exc:  # pragma: no cover - the optional extra is missing
     raise ImportError("the ir_measures provider needs ir_measures: pip install \"irstats[ir_measures]\"") from exc
 
@@ -63,6 +67,13 @@ def irstats_name(measure) -> str | None:
 
     ``judged_only`` is not part of the name: it is an evaluation option (trec_eval -J).
     """
+    return _irstats_name(measure)
+
+
+@lru_cache(maxsize=1024)
+def _irstats_name(measure) -> str | None:
+    """:func:`irstats_name`, kept per measure: ir_measures asks for every measure of every call
+    (``supports``, then the evaluator), and its measures are hashable values."""
     from irstats.measures import FAMILIES, parse_measure
 
     given = dict(measure.params)
@@ -91,9 +102,15 @@ def irstats_name(measure) -> str | None:
 
 def _need_subtopics(measures) -> bool:
     """Whether a measure's family reads subtopic judgments (the diversity measures)."""
+    return any(_needs(irstats_name(m)) for m in measures)
+
+
+@lru_cache(maxsize=1024)
+def _needs(name: str) -> bool:
+    """Whether the irstats measure ``name`` needs judgments beyond the qrels (kept per name)."""
     from irstats.measures import parse_measure
 
-    return any(parse_measure(irstats_name(m)).definition.needs for m in measures)
+    return bool(parse_measure(name).definition.needs)
 
 
 def _text(value) -> str:
@@ -141,9 +158,14 @@ class IrstatsProvider(providers.Provider):
     NAME = NAME
     SUPPORTED_MEASURES: list = []  # supports() decides by irstats' own parser
 
+    #: Qrels kept, by content, between calls (ir_measures' one-call functions build an
+    #: evaluator per run, and PyTerrier one per system, on the same qrels).
+    KEPT_QRELS = 4
+
     def __init__(self, **options: Any):
         super().__init__()
         self.options = {"depth": None, **options}
+        self._kept: list[tuple] = []  # (shape, snapshot, Collection or None), the newest last
 
     def supports(self, measure) -> bool:
         measure.validate_params()
@@ -153,12 +175,57 @@ class IrstatsProvider(providers.Provider):
         import irstats  # noqa: F401 - always available: this module is part of irstats
 
     def _evaluator(self, measures, qrels):
-        from irstats.collection import Collection
-
         measures = list(measures)
         unsupported = [m for m in measures if irstats_name(m) is None]
         if unsupported:
             raise _unsupported(unsupported, self)
+        qrels = _materialized(qrels)
+        if not _need_subtopics(measures):
+            collection = self._collection(qrels)
+            if collection is not None:
+                return IrstatsEvaluator(measures, collection, self.options, set(collection.topics))
+        return self._general_evaluator(measures, qrels)
+
+    def _collection(self, qrels):
+        """The Collection of these qrels (:func:`irstats.integrations.columns.qrels_collection`),
+        or None when the direct path does not take them (or their shape, or no judgment);
+        kept for the next calls. A list of rows is the one kept when it holds the very same row
+        objects (namedtuples do not change); a dict or a frame, which can change in place, when
+        its columns are equal."""
+        import numpy as np
+
+        from irstats.integrations.columns import qrels_collection
+
+        columns = None
+        if isinstance(qrels, list):
+            snapshot: tuple = tuple(qrels)
+
+            def same(kept: tuple) -> bool:
+                return len(kept) == len(snapshot) and all(map(is_, kept, snapshot))
+        else:
+            columns = _qrels_columns(qrels)
+            if columns is None:
+                return None
+            topics, docnos, grades = columns
+            grades = np.asarray(grades)
+            snapshot = (tuple(topics), tuple(docnos), grades.dtype.str, grades.tobytes())
+
+            def same(kept: tuple) -> bool:
+                return kept == snapshot
+        for shape, kept, collection in self._kept:
+            if shape is type(qrels) and same(kept):
+                return collection
+        columns = columns or _qrels_columns(qrels)
+        collection = qrels_collection(*columns) if columns is not None else None
+        self._kept = [*self._kept[-(self.KEPT_QRELS - 1):], (type(qrels), snapshot, collection)]
+        return collection
+
+    def _general_evaluator(self, measures: list, qrels) -> "IrstatsEvaluator":
+        """Qrels the direct path does not take (numbers as ids, real-valued labels, a pair
+        judged twice …) or the diversity measures' subtopic qrels: through a frame and
+        irstats' readers, which apply every rule and name what is wrong."""
+        from irstats.collection import Collection
+
         frame = ir_measures.util.QrelsConverter(qrels).as_pd_dataframe()
         if len(frame) == 0:  # ir_measures: no qrels topic, so no value (irstats: an InputError)
             return IrstatsEvaluator(measures, None, self.options)
@@ -176,12 +243,80 @@ class IrstatsProvider(providers.Provider):
         return IrstatsEvaluator(measures, collection, self.options, set(frame["query_id"]), subtopics)
 
 
+def _materialized(data):
+    """ir_measures' qrels or run as given, an iterator read into a list (so that the general
+    path can read what the direct path declined)."""
+    if isinstance(data, (dict, list)) or hasattr(data, "itertuples") or not hasattr(data, "__iter__"):
+        return data
+    return list(data)
+
+
+def _qrels_columns(qrels) -> tuple[list, list, Any] | None:
+    """ir_measures' qrels (a dict of dicts, a DataFrame or a list of namedtuples) as columns
+    ``(topics, docnos, grades)``, or None for anything else (ir_measures' converter then
+    decides what it is)."""
+    return _columns(qrels, "relevance")
+
+
+def _run_lines(run):
+    """ir_measures' run (a dict of dicts, a DataFrame or a list of namedtuples) as
+    :class:`irstats.integrations.columns.RunLines`, or None for anything else or scores that
+    are not numbers (the frame path reads or refuses them)."""
+    import numpy as np
+
+    from irstats.integrations.columns import RunLines
+
+    if isinstance(run, dict):
+        return RunLines.of_dicts(run)
+    columns = _columns(run, "score")
+    if columns is None:
+        return None
+    topics, docnos, scores = columns
+    scores = np.asarray(scores)
+    if scores.dtype.kind not in "fiu":
+        return None
+    return RunLines.of_lines(topics, docnos, scores)
+
+
+def _columns(data, value: str) -> tuple[list, list, Any] | None:
+    """``(query ids, doc ids, values)`` of a dict of dicts, a DataFrame (columns query_id,
+    doc_id, ``value``) or a list of namedtuples; None for another shape or a malformed one."""
+    try:
+        if isinstance(data, dict):
+            topics: list = []
+            docnos: list = []
+            values: list = []
+            for topic, docs in data.items():
+                if not isinstance(docs, dict):
+                    return None
+                topics += repeat(topic, len(docs))
+                docnos += docs
+                values += docs.values()
+            return topics, docnos, values
+        if hasattr(data, "itertuples"):  # a pandas DataFrame
+            return data["query_id"].tolist(), data["doc_id"].tolist(), data[value].to_numpy()
+        if isinstance(data, list):
+            return (list(map(attrgetter("query_id"), data)), list(map(attrgetter("doc_id"), data)),
+                    list(map(attrgetter(value), data)))
+    except (AttributeError, KeyError, TypeError, ValueError):
+        return None
+    return None
+
+
 class IrstatsEvaluator(providers.Evaluator):
-    """Per topic, the values irstats computes; ir_measures' ``Evaluator.iter_calc`` gives the
-    measure's DEFAULT to the qrels topics the run does not answer. A measure undefined on a
-    topic (irstats' NaN there, e.g. a measure of pairs on a list without a relevant and a
-    non-relevant document, or on an empty ranking, a topic the run does not answer) is not
-    reported, as ir_measures' own providers of such measures leave those topics out."""
+    """Per topic, the values irstats computes, then (as ir_measures' ``Evaluator.iter_calc``
+    does) the measure's DEFAULT for each qrels topic the run does not answer. A measure
+    undefined on a topic (irstats' NaN there, e.g. a measure of pairs on a list without a
+    relevant and a non-relevant document, or on an empty ranking, a topic the run does not
+    answer) is not reported, as ir_measures' own providers of such measures leave those
+    topics out.
+
+    A run goes the direct way (:mod:`irstats.integrations.columns`: its lists straight to
+    the judgments tensor) when that path takes it, else through a frame and
+    :class:`irstats.evaluate.Evaluator`; the values are the same. ``iter_calc``,
+    ``calc_aggregate`` and ``calc`` keep ir_measures' results and order but track measures
+    by position: an ir_measures measure hashes by its ``repr``, which cost more than
+    evaluating a run when done four times per value."""
 
     def __init__(self, measures, collection, options: dict, qrels_ids: set | None = None, subtopics=None):
         super().__init__(measures, set(collection.topics) if collection is not None else set())
@@ -189,49 +324,120 @@ class IrstatsEvaluator(providers.Evaluator):
         self.subtopics = subtopics  # irstats.subtopics.SubtopicQrels, for the diversity measures
         self.options = options
         self.qrels_ids = qrels_ids or set()  # the qrels' query ids as ir_measures gave them
-        self.names = {m: irstats_name(m) for m in measures}
-        self._undefined: set = set()  # (measure, topic): evaluated, and undefined there
+        self.distinct = list(dict.fromkeys(measures))  # each measure once, in the order given
+        self.names = [irstats_name(m) for m in self.distinct]
+        self.by_mode: dict[bool, list[int]] = {}  # positions in distinct, by judged_only (-J): one tensor each
+        for position, measure in enumerate(self.distinct):
+            self.by_mode.setdefault(bool(measure.params.get("judged_only", False)), []).append(position)
 
     def iter_calc(self, run) -> Iterator[Metric]:
-        self._undefined = set()
-        for metric in super().iter_calc(run):  # (its DEFAULTs come after every computed value)
-            if (metric.measure, metric.query_id) not in self._undefined:
-                yield metric
+        for _, metric in self._metrics(run):
+            yield metric
 
-    def _iter_calc(self, run) -> Iterator[Metric]:
-        import numpy as np
+    def calc_aggregate(self, run) -> dict:
+        aggregators = [m.aggregator() for m in self.distinct]
+        for position, metric in self._metrics(run):
+            aggregators[position].add(metric.value)
+        return {m: agg.result() for m, agg in zip(self.distinct, aggregators)}
 
-        from irstats.evaluate import Evaluator
+    def calc(self, run) -> CalcResults:
+        aggregators = [m.aggregator() for m in self.distinct]
+        metrics = []
+        for position, metric in self._metrics(run):
+            aggregators[position].add(metric.value)
+            metrics.append(metric)
+        return CalcResults({m: agg.result() for m, agg in zip(self.distinct, aggregators)}, metrics)
 
-        frame = ir_measures.util.RunConverter(run).as_pd_dataframe()[["query_id", "doc_id", "score"]]
+    def _metrics(self, run) -> Iterator[tuple[int, Metric]]:
+        """Each metric with its measure's position: every computed value, then each measure's
+        DEFAULT for the qrels topics it has no value on, by (measure name, topic) as
+        ir_measures orders them — none where the measure is undefined."""
+        settled: list[set] = [set() for _ in self.distinct]  # topics with a value, or undefined
+        for position, topic, value in self._values(run):
+            settled[position].add(topic)
+            if value is not None:
+                yield position, Metric(query_id=topic, measure=self.distinct[position], value=value)
+        missing = sorted((str(measure), topic, position) for position, measure in enumerate(self.distinct)
+                         for topic in self.qrel_qids if topic not in settled[position])
+        for _, topic, position in missing:
+            measure = self.distinct[position]
+            yield position, Metric(query_id=topic, measure=measure, value=measure.DEFAULT)
+
+    def _values(self, run) -> Iterator[tuple[int, str, float | None]]:
+        """``(measure position, topic, value)`` for what irstats computes on the run; value
+        None where the measure is undefined (NaN)."""
+        import math
+
         if self.collection is None:
             return
-        # Topics the qrels do not judge count for no provider: drop them here, so irstats does
-        # not warn of them (nor stop on a run with no qrels topic at all).
-        frame = frame[frame["query_id"].isin(self.qrels_ids)]
-        if len(frame) == 0:  # no ranking for any qrels topic: iter_calc gives each its DEFAULT
-            return
-        answered = set(frame["query_id"])
-        by_mode: dict[bool, list] = {}
-        for measure in self.measures:
-            by_mode.setdefault(bool(measure.params.get("judged_only", False)), []).append(measure)
+        run = _materialized(run)
+        computed = self._direct_scores(run) if self.subtopics is None else None
+        if computed is None:
+            computed = self._general_scores(run)
+        scores, answered = computed
         # Every qrels topic is scored, those the run does not answer as empty rankings (complete):
         # where a measure is undefined on an empty ranking, such a topic gets no DEFAULT either.
         reported = set(self.qrels_ids) if self.options.get("complete") else answered
-        for judged_only, measures in by_mode.items():
-            evaluator = Evaluator(self.collection, subtopic_qrels=self.subtopics, judged_only=judged_only,
-                                  **{**self.options, "complete": True})
+        for positions, matrices in scores:
+            for position in positions:
+                matrix = matrices[self.names[position]]
+                for topic, value in zip(matrix.topics, matrix.values[0].tolist()):
+                    if math.isnan(value):
+                        yield position, topic, None
+                    elif topic in reported:
+                        yield position, topic, value
+
+    def _options(self, judged_only: bool):
+        from irstats.collection import EvalOptions
+
+        return EvalOptions(**{**self.options, "judged_only": judged_only, "complete": True})
+
+    def _direct_scores(self, run) -> tuple[list, set] | None:
+        """The run's ScoreMatrix per measure, by mode, and the qrels topics it answers, by the
+        direct path; None when that path does not take the run."""
+        from irstats.evaluate import score_judgments
+        from irstats.integrations.columns import run_judgments
+
+        lines = _run_lines(run)
+        if lines is None:
+            return None
+        scores = []
+        answered: set = set()
+        for judged_only, positions in self.by_mode.items():
+            options = self._options(judged_only)
+            made = run_judgments(self.collection, lines, options)
+            if made is None:
+                return None
+            judgments, per_topic = made
+            if not per_topic.any():  # no ranking for any qrels topic: each topic gets its DEFAULT
+                return [], set()
+            answered = {topic for topic, n in zip(self.collection.topics, per_topic.tolist()) if n}
             with warnings.catch_warnings():  # ir_measures' conventions: no provider warns
                 warnings.simplefilter("ignore", IrstatsWarning)
-                scores = evaluator.score({"run": frame}, sorted({self.names[m] for m in measures}))
-            for measure in measures:
-                matrix = scores[self.names[measure]]
-                values = matrix.values[0]
-                for topic, value in zip(matrix.topics, values):
-                    if np.isnan(value):
-                        self._undefined.add((measure, topic))
-                    elif topic in reported:
-                        yield Metric(query_id=topic, measure=measure, value=float(value))
+                scores.append((positions, score_judgments(judgments, sorted({self.names[p] for p in positions}),
+                                                          options)))
+        return scores, answered
+
+    def _general_scores(self, run) -> tuple[list, set]:
+        """:meth:`_direct_scores` through a frame and :class:`irstats.evaluate.Evaluator`."""
+        from irstats.evaluate import Evaluator
+
+        frame = ir_measures.util.RunConverter(run).as_pd_dataframe()[["query_id", "doc_id", "score"]]
+        # Topics the qrels do not judge count for no provider: drop them here, so irstats does
+        # not warn of them (nor stop on a run with no qrels topic at all).
+        frame = frame[frame["query_id"].isin(self.qrels_ids)]
+        if len(frame) == 0:  # no ranking for any qrels topic: each topic gets its DEFAULT
+            return [], set()
+        answered = set(frame["query_id"])
+        scores = []
+        for judged_only, positions in self.by_mode.items():
+            options = self._options(judged_only)
+            evaluator = Evaluator(self.collection, options, subtopic_qrels=self.subtopics)
+            with warnings.catch_warnings():  # ir_measures' conventions: no provider warns
+                warnings.simplefilter("ignore", IrstatsWarning)
+                names = sorted({self.names[p] for p in positions})
+                scores.append((positions, evaluator.score({"run": frame}, names)))
+        return scores, answered
 
 
 def register(default: bool = True, **options: Any) -> IrstatsProvider:
