@@ -13,11 +13,11 @@ notebook or with ``to_latex()``, it is the table of system means by measure.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterator
 
 import numpy as np
 
-from irstats.result import Result
+from irstats.result import DISPLAY_FORMATS, Result
 
 if TYPE_CHECKING:
     import polars as pl
@@ -126,12 +126,34 @@ class Evaluation(dict, Result):
         ``per_topic`` every system's score on every topic."""
         return self.per_topic_result() if per_topic else self
 
+    def format_chunks(self, fmt: str, digits: int | None = None) -> Iterator[str]:
+        """:meth:`format` in pieces, as :meth:`PerTopicScores.format_chunks` (the means are one)."""
+        yield self.format(fmt, digits)
+
+    def part(self, systems: slice = slice(None), topics: slice = slice(None)) -> "Evaluation":
+        """The evaluation of a range of systems and of topics, by position (:meth:`ScoreMatrix.part`);
+        its matrices share one topic axis, as :func:`irstats.evaluate` makes them."""
+        return Evaluation({name: m.part(systems, topics) for name, m in self.items()})
+
+    def aligned(self) -> bool:
+        """Whether every matrix has the same systems and topics, in the same order (so a block
+        of positions is the same block in each)."""
+        first = next(iter(self.values()), None)
+        return all(m.systems == first.systems and m.topics == first.topics for m in self.values())
+
     def __repr__(self) -> str:
         return f"Evaluation({len(self.systems)} systems × {list(self)})"
 
 
 class PerTopicScores(Result):
-    """An evaluation's scores per system and topic (:meth:`Evaluation.per_topic_result`)."""
+    """An evaluation's scores per system and topic (:meth:`Evaluation.per_topic_result`).
+
+    Printed a block of :data:`ROWS_PER_BLOCK` rows at a time (:meth:`format_chunks`): the
+    per-topic scores of 10^5 topics × 95 measures are ten million cells, which as one
+    :class:`~irstats.render.Table` took gigabytes."""
+
+    #: (system, topic) rows made and laid out at once.
+    ROWS_PER_BLOCK = 2000
 
     def __init__(self, evaluation: Evaluation):
         self.evaluation = evaluation
@@ -146,22 +168,75 @@ class PerTopicScores(Result):
     def display_table(self, digits: int = 4):
         """A row per system and evaluated topic, a column per measure (``-`` where a measure
         has no score)."""
-        from irstats.render import Cell, Table, number_cell
+        from irstats.render import Table
+
+        table = self.streamed_table(digits)
+        return Table.of(table.header, [row for block in table.blocks() for row in block], table.right,
+                        title=table.title, label=table.label)
+
+    def streamed_table(self, digits: int = 4):
+        """:meth:`display_table` as an :class:`irstats.render_stream.StreamedTable`: its rows
+        made a block at a time, each time they are printed."""
+        from irstats.render_stream import StreamedTable
 
         items = list(self.evaluation.values())
         if not items:
-            return Table.of(["system", "topic"], [], [False, False], title=self.title)
-        rows = []
+            return StreamedTable(("system", "topic"), (False, False), lambda: (), 0, title=self.title)
+        evaluated = np.zeros(items[0].shape, dtype=bool)  # (system, topic) pairs with a score: the rows
+        for m in items:
+            evaluated |= ~np.isnan(m.values)
+        return StreamedTable(("system", "topic", *self.evaluation), (False, False) + (True,) * len(items),
+                             lambda: self._row_blocks(items, evaluated, digits), int(evaluated.sum()),
+                             title=self.title, label="tab:per-topic")
+
+    def _row_blocks(self, items: list, evaluated: np.ndarray, digits: int):
+        """The table's rows, :data:`ROWS_PER_BLOCK` topics of one system at a time."""
+        from irstats.render import Cell, number_cell
+
+        whole = [m.summary == "sum" for m in items]
+        dash = Cell("-")
+        topics = items[0].topics
         for i, system in enumerate(items[0].systems):
-            for j, topic in enumerate(items[0].topics):
-                values = [m.values[i, j] for m in items]
-                if all(np.isnan(v) for v in values):
-                    continue  # topic not evaluated for this system
-                rows.append([Cell(system), Cell(topic),
-                             *(Cell("-") if np.isnan(v) else number_cell(v, digits, whole=m.summary == "sum")
-                               for m, v in zip(items, values))])
-        return Table.of(["system", "topic", *self.evaluation], rows, [False, False] + [True] * len(items),
-                        title=self.title, label="tab:per-topic")
+            name = Cell(system)
+            for start in range(0, len(topics), self.ROWS_PER_BLOCK):
+                stop = min(start + self.ROWS_PER_BLOCK, len(topics))
+                values = np.stack([m.values[i, start:stop] for m in items], axis=1)  # topics × measures
+                bits = values.view(np.int64).tolist()
+                # scores repeat (0, 1, the same fractions): one cell per value and measure, kept
+                # for the block; keyed by the bits, so that -0.0 is not 0.0
+                kept: list[dict] = [{} for _ in items]
+                block = []
+                for j, row_values, row_bits in zip(range(start, stop), values.tolist(), bits):
+                    if not evaluated[i, j]:
+                        continue  # topic not evaluated for this system
+                    cells = [name, Cell(topics[j])]
+                    for k, (v, b) in enumerate(zip(row_values, row_bits)):
+                        cell = kept[k].get(b)
+                        if cell is None:
+                            cell = kept[k][b] = dash if v != v else number_cell(v, digits, whole=whole[k])
+                        cells.append(cell)
+                    block.append(cells)
+                yield block
+
+    def format_chunks(self, fmt: str, digits: int | None = None) -> Iterator[str]:
+        """:meth:`format` in pieces: the formats for people a block of rows at a time."""
+        if fmt in DISPLAY_FORMATS:
+            yield from self.streamed_table(self.DIGITS if digits is None else digits).format(fmt)
+        else:
+            yield self.format(fmt, digits)
+
+    def to_text(self, digits: int | None = None) -> str:
+        return "".join(self.format_chunks("table", digits))
+
+    def to_markdown(self, digits: int | None = None) -> str:
+        return "".join(self.format_chunks("markdown", digits))
+
+    def to_latex(self, digits: int | None = None, *, caption: str | None = None, label: str | None = None,
+                 wide: bool | None = None, columns=None) -> str:
+        if columns is not None:  # only some columns: the table of cells, selected
+            return super().to_latex(digits, caption=caption, label=label, wide=wide, columns=columns)
+        table = self.streamed_table(self.DIGITS if digits is None else digits)
+        return "".join(table.latex(caption=caption, label=label, wide=wide))
 
 
 def read_scores(path, fmt: str | None = None) -> Evaluation:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Mapping
+from typing import TYPE_CHECKING, Iterable, Iterator, Mapping
 
 import numpy as np
 
@@ -97,18 +97,34 @@ class ScoreMatrix:
         return ScoreMatrix(self.values[np.ix_(rows, cols)], tuple(self.systems[i] for i in rows),
                            tuple(self.topics[j] for j in cols), self.measure, dict(self.options), self.summary)
 
+    def part(self, systems: slice = slice(None), topics: slice = slice(None)) -> "ScoreMatrix":
+        """The matrix of a range of systems and of topics, by position (a view of the values: no
+        name is looked up, so taking 10^5 topics a block at a time stays linear)."""
+        return ScoreMatrix(self.values[systems, topics], self.systems[systems], self.topics[topics], self.measure,
+                           self.options, self.summary)
+
     def to_frame(self) -> pl.DataFrame:
         """Tidy frame ``system, topic, measure, value``; topics not evaluated are left out."""
+        return next(self.frames(max(self.values.size, 1)))
+
+    def frames(self, rows: int) -> Iterator[pl.DataFrame]:
+        """:meth:`to_frame` in consecutive pieces of at most ``rows`` (system, topic) pairs each
+        (fewer once the topics not evaluated are left out), systems outermost: stacked, they
+        are :meth:`to_frame`. At least one piece, empty when the matrix is."""
         import polars as pl
 
-        n_sys, n_top = self.values.shape
-        frame = pl.DataFrame({
-            "system": np.repeat(np.array(self.systems, dtype=object), n_top).astype(str),
-            "topic": np.tile(np.array(self.topics, dtype=object), n_sys).astype(str),
-            "measure": [self.measure] * (n_sys * n_top),
-            "value": self.values.ravel(),
-        }, schema={"system": pl.String, "topic": pl.String, "measure": pl.String, "value": pl.Float64})
-        return frame.filter(pl.col("value").is_not_nan())
+        n_top = max(self.values.shape[1], 1)
+        systems, topics = np.array(self.systems, dtype=object), np.array(self.topics, dtype=object)
+        flat = self.values.ravel()
+        for start in range(0, max(flat.size, 1), rows):
+            pairs = np.arange(start, min(start + rows, flat.size))
+            frame = pl.DataFrame({
+                "system": systems[pairs // n_top].astype(str),
+                "topic": topics[pairs % n_top].astype(str),
+                "measure": [self.measure] * len(pairs),
+                "value": flat[pairs],
+            }, schema={"system": pl.String, "topic": pl.String, "measure": pl.String, "value": pl.Float64})
+            yield frame.filter(pl.col("value").is_not_nan())
 
     def to_pandas(self):
         """:meth:`to_frame` as a pandas DataFrame (pandas must be installed)."""
@@ -352,6 +368,48 @@ def write_frame(frame: pl.DataFrame, path: str | os.PathLike | None, fmt: str) -
 
     write_text(path, text)
     return None
+
+
+#: (system, topic) pairs of one measure written at once by :func:`score_chunks`.
+CHUNK_ROWS = 1 << 17
+
+#: The formats :func:`score_chunks` writes a piece at a time (Parquet's row groups are laid out
+#: from the whole frame, so a Parquet file is written from it).
+CHUNKED_FORMATS = ("tsv", "csv", "json", "jsonl")
+
+
+def score_chunks(matrices: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix], fmt: str,
+                 per_topic: bool = True, rows: int = CHUNK_ROWS) -> Iterator[str]:
+    """The text of ``write_frame(scores_to_frame(matrices, per_topic), None, fmt)`` in pieces,
+    ``rows`` (system, topic) pairs of one measure at a time, so that the per-topic scores of
+    10^5 topics × 100 measures are written without their whole tidy frame (or its text) in
+    memory. ``fmt``: one of :data:`CHUNKED_FORMATS`. The pieces join to the very same text."""
+    if fmt not in CHUNKED_FORMATS:
+        raise ArgumentError(f"unknown format {fmt!r}; expected one of {', '.join(CHUNKED_FORMATS)}", argument="fmt")
+    items = score_matrices(matrices, "matrices")
+    if not per_topic or not items:
+        yield write_frame(scores_to_frame(items, per_topic=per_topic), None, fmt)
+        return
+    frames = (frame for m in items for frame in m.frames(rows))
+    if fmt in ("tsv", "csv"):
+        separator = "\t" if fmt == "tsv" else ","
+        for k, frame in enumerate(frames):
+            yield frame.write_csv(separator=separator, float_precision=None, include_header=k == 0)
+    elif fmt == "jsonl":
+        for frame in frames:
+            yield write_frame(frame, None, "jsonl")
+    else:  # one JSON list: each piece's records without the brackets, joined as json.dumps joins them
+        import json
+
+        bodies = (json.dumps(frame.to_dicts(), indent=1, allow_nan=True)[2:-2] for frame in frames if frame.height)
+        first = next(bodies, None)
+        if first is None:
+            yield "[]\n"
+            return
+        yield "[\n" + first
+        for body in bodies:
+            yield ",\n" + body
+        yield "\n]\n"
 
 
 def write_scores(matrices, path: str | os.PathLike | None, fmt: str = "tsv", per_topic: bool = True) -> str | None:
