@@ -11,7 +11,7 @@ import pytest
 import irstats
 from irstats.errors import InputError
 from irstats.io import read_trec_eval
-from irstats.io.trec_eval_output import format_trec_eval
+from irstats.trec_eval.printer import format_scores
 from irstats.scores import ScoreMatrix, read_scores, scores_to_frame, write_scores
 from tests.conftest import require_path
 
@@ -83,7 +83,7 @@ def test_non_numeric_value_names_line(tmp_path):
 def test_trec_eval_output_reads_back(trec_test_scores, tmp_path):
     """irstats' trec_eval layout, read back by the trec_eval -q reader, gives the same scores."""
     path = tmp_path / "run.eval"
-    path.write_text(format_trec_eval(trec_test_scores, per_topic=True))
+    path.write_text(format_scores(trec_test_scores, per_topic=True))
     back = read_trec_eval(path)
     for name in ("AP", "P@10", "nDCG@10", "NumRet"):
         np.testing.assert_allclose(back[name].values, trec_test_scores[name].values, atol=5e-5)

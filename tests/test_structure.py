@@ -103,8 +103,6 @@ def _name_comparisons(path: Path, names: set[str]):
 KNOWN_NAME_COMPARISONS = {
     ("irstats/cli/comparability_cmd.py", "NumRel"): "R per topic read from a scores file by its name (cli printers)",
     ("irstats/report/sections.py", "AP"): "AP as predictive power's default 'by' measure (report)",
-    ("irstats/trec_eval/output.py", "NumRel"): "the drop-in's helper measures (issue 24 item 3: one place per quirk)",
-    ("irstats/trec_eval/output.py", "NumQ"): "the drop-in's helper measures (issue 24 item 3)",
 }
 
 

@@ -198,6 +198,9 @@ class Judgments:
     # the runs' ranking of the judged documents for the preference measures
     # (irstats.preference_judgments.Preferences), when the evaluation has preference judgments
     preferences: object | None = None
+    # what was ranked away: documents outside the qrels (-J), and the cut-off depth (-M)
+    judged_only: bool = False
+    max_depth: int | None = None
     # derived arrays, kept per tensor; never carried to a variant (not an init field)
     _cache: dict = field(default_factory=dict, repr=False, init=False)
 
@@ -209,7 +212,8 @@ class Judgments:
         level and trec_eval compatibility). A tensor derived from another (other rows, other
         grades, no tie groups) is :meth:`variant`."""
         return cls(grades, n_ret, present, tuple(systems), tuple(topics), qrels, options.rel_level,
-                   options.trec_eval_compat, tie_start, tie_size)
+                   options.trec_eval_compat, tie_start, tie_size, judged_only=options.judged_only,
+                   max_depth=options.depth)
 
     def variant(self, **changes) -> "Judgments":
         """This tensor with some fields changed (``dataclasses.replace``); what was kept for it
@@ -227,6 +231,16 @@ class Judgments:
     @property
     def depth(self) -> int:
         return self.grades.shape[2]
+
+    def empty_lists(self) -> np.ndarray:
+        """(S, T) bool: the evaluated lists with no document. Under trec_eval_compat, as trec_eval
+        sees them: it ranks one made-up unjudged document for a topic -c adds (irstats holds an
+        empty list there), which only -J or -M 0 takes away again — so without those, every
+        list trec_eval evaluates holds a document."""
+        empty = self.present & (self.n_ret == 0)
+        if self.trec_eval_compat and not (self.judged_only or self.max_depth == 0):
+            return np.zeros_like(empty)
+        return empty
 
     def memo(self, key, compute, *, replace: bool = False):
         """What ``compute()`` gives, kept for this tensor under ``key`` (measures share work:

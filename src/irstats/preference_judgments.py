@@ -245,15 +245,17 @@ class PreferenceJudgments(Read):
     def __repr__(self) -> str:
         return f"PreferenceJudgments({len(self.topic_keys)} topics, {self.frame.height} judgments)"
 
-    def collection(self) -> "Collection":
+    def collection(self, *, byte_ids: bool = False) -> "Collection":
         """Every judged document as an ordinary qrels line (grade 0): what the runs are ranked
-        against when the preferences are all the judgments there are."""
+        against when the preferences are all the judgments there are. ``byte_ids``: topics
+        also *shown* as the bytes read (:meth:`Collection.with_byte_ids`, the drop-in's ids)."""
         import polars as pl
 
         from irstats.collection import Collection
 
         docs = self.frame.select("topic", "docno").unique().sort("topic", "docno")
-        return Collection(docs.with_columns(pl.lit(0, dtype=pl.Int64).alias("rel")), self.topic_keys)
+        docs = docs.with_columns(pl.lit(0, dtype=pl.Int64).alias("rel"))
+        return Collection.with_byte_ids(docs) if byte_ids else Collection(docs, self.topic_keys)
 
 
 def _classes(lines: pl.DataFrame, topic_keys) -> tuple[tuple, tuple]:

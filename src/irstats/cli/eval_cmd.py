@@ -10,7 +10,7 @@ from irstats.cli.common import cluster_options, eval_options
 from irstats.cli.main import cli
 from irstats.cli.output import OutputFile, emit_result, emit_text
 from irstats.evaluate import DEFAULT_MEASURES, evaluate
-from irstats.io.trec_eval_output import format_trec_eval
+from irstats.trec_eval.printer import format_scores
 from irstats.measures.registry import expand_measures
 from irstats.result import DISPLAY_FORMATS
 from irstats.scores import scores_to_frame, write_frame
@@ -71,7 +71,7 @@ def eval_command(qrels, runs, measures, options, per_topic, fmt, output, client,
     beyond = _beyond_qrels(qrels, subtopic_qrels, prefs, qrels_prefs)
     scores = evaluate(qrels, list(runs), names, **beyond, client=client, **options.as_dict())
     if fmt == "trec_eval":
-        emit_text(format_trec_eval(scores, per_topic=per_topic), output)
+        emit_text(format_scores(scores, per_topic=per_topic), output)
     elif fmt in DISPLAY_FORMATS:
         emit_result(scores.view(per_topic), fmt, output)
     else:

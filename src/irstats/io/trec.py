@@ -451,6 +451,36 @@ def first_tag(text: bytes) -> str:
     return ""
 
 
+def last_line_tag(path: PathLike) -> str | None:
+    """The sixth field of a run file's last line that is not blank (trec_eval prints that
+    line's tag as ``runid``: each line's tag overwrites the one before), as :func:`as_text`
+    would give it; None when that line has fewer fields.
+
+    A plain regular file is read from its end, a block at a time, so a multi-GB run already
+    read by the scanner is not read again; gzip files, pipes and standard input (kept by
+    :func:`read_raw`) are taken whole."""
+    name = path_name(path)
+    if name in _read_once or name == STDIN or not _is_regular(name) or is_gzip(name):
+        last = as_text(read_bytes(path), name).rstrip().rsplit(b"\n", 1)[-1]
+        fields = last.split()
+        return fields[5].decode("utf-8") if len(fields) >= 6 else None
+    block, tail = 1 << 16, b""
+    try:
+        with open(name, "rb") as fh:
+            position = fh.seek(0, os.SEEK_END)
+            while position > 0:  # until the tail holds a whole last line (a newline before it)
+                step = min(block, position)
+                position -= step
+                fh.seek(position)
+                tail = fh.read(step) + tail
+                if b"\n" in tail.rstrip():
+                    break
+    except OSError as exc:
+        raise ResourceError.from_os_error(exc, name, doing="cannot read") from None
+    fields = tail.rstrip().rsplit(b"\n", 1)[-1].split()  # bytes.split(): ASCII whitespace, as as_text keeps it
+    return as_text(fields[5], name).decode("utf-8") if len(fields) >= 6 else None
+
+
 def read_run_file(path: PathLike, *, need_rank: bool = False) -> tuple[str, pl.DataFrame]:
     """Read one TREC run file (``topic Q0 docno rank score tag``) line by line, carefully.
 

@@ -160,8 +160,16 @@ def r_ndcg(j, m, gains: np.ndarray | None = None) -> np.ndarray:
     """nDCG averaged at the R levels: D(min(b, n))/I(b) at every boundary b where the ideal
     gain drops (the cumulative counts of the positive grades, highest first), and D(n)/I(L)
     once more when the list runs on past L + 1 (trec_eval Rndcg); 0 on a topic with no
-    relevant document at the relevance level. ``gains``: see :func:`_run_and_ideal`."""
+    relevant document at the relevance level. ``gains``: see :func:`_run_and_ideal`.
+
+    trec_eval_compat: NaN on a topic with a relevant document at the relevance level but no
+    positive gain in the ideal ranking (-l 0, say, or a gain map): trec_eval divides 0 by 0
+    there (its -nan)."""
     out = np.zeros(j.n_ret.shape)
+    if j.trec_eval_compat:
+        no_ideal_gain = ~(_ideal(j, m["gain"]) > 0).any(axis=1)
+        undefined = no_ideal_gain & (j.num_relevant(level_of(j, m)) > 0)
+        out[:, undefined] = np.nan
     if j.depth == 0:
         return out
     running, ideal_running, length = _run_and_ideal(j, m, gains)
@@ -172,7 +180,7 @@ def r_ndcg(j, m, gains: np.ndarray | None = None) -> np.ndarray:
     num_rel = j.num_relevant(level_of(j, m))
     for t in range(ideal.shape[0]):
         big_l = int(length[t])
-        if num_rel[t] == 0 or big_l == 0:  # (L = 0: trec_eval divides 0 by 0, its -nan: trec_eval/output.py)
+        if num_rel[t] == 0 or big_l == 0:  # (L = 0: 0 divided by 0 in trec_eval, above)
             continue
         gains = ideal[t, :big_l]
         boundaries = np.flatnonzero(np.append(gains[1:] != gains[:-1], True)) + 1  # ranks where the gain drops

@@ -37,7 +37,7 @@ def _at_levels(j, m, levels) -> np.ndarray:
     level = level_of(j, m)
     out = np.zeros(j.n_ret.shape + (len(levels),))
     if j.depth == 0:
-        return out
+        return _undefined_on_empty_lists(j, m, levels, out)
     best = _max_precision_from(j, m)
     cum = j.cum_relevant(level)
     retrieved = cum[:, :, -1].astype(np.int64)  # C(n): padding adds no relevant document
@@ -50,6 +50,23 @@ def _at_levels(j, m, levels) -> np.ndarray:
         value = np.take_along_axis(best, position[:, :, None], axis=2)[:, :, 0]
         reachable = (cut[None, :] <= retrieved) & (retrieved > 0)
         out[:, :, k] = np.where(reachable, np.maximum(value, 0.0), 0.0)
+    return _undefined_on_empty_lists(j, m, levels, out)
+
+
+def _undefined_on_empty_lists(j, m, levels, out: np.ndarray) -> np.ndarray:
+    """trec_eval_compat: a list with no document (:meth:`Judgments.empty_lists`: all unjudged
+    under -J, or -M 0) starts trec_eval's interpolation from precision 0/0 and keeps it at every
+    recall level that rounds to no relevant document (lround(r·R) = 0); trec_eval prints NaN
+    there, and 11pt_avg averages it in. irstats' own value is 0."""
+    if not j.trec_eval_compat:
+        return out
+    empty = j.empty_lists()
+    if not empty.any():
+        return out
+    big_r = j.num_relevant(level_of(j, m)).astype(np.float64)
+    for k, r in enumerate(levels):
+        none_relevant = np.floor(r * big_r + 0.5) == 0  # C's lround, per topic
+        out[:, :, k] = np.where(empty & none_relevant[None, :], np.nan, out[:, :, k])
     return out
 
 
@@ -79,7 +96,7 @@ def _expected_at_levels(j, m, levels) -> np.ndarray:
     level = level_of(j, m)
     out = np.zeros(j.n_ret.shape + (len(levels),))
     if j.depth == 0:
-        return out
+        return _undefined_on_empty_lists(j, m, levels, out)
     relevant = j.relevant(level)
     big_r = j.num_relevant(level)
     lists = []
@@ -101,7 +118,7 @@ def _expected_at_levels(j, m, levels) -> np.ndarray:
                 if first not in known:
                     known[first] = _expected_best_precision(groups, first)
                 out[s, t, k] = known[first]
-    return out
+    return _undefined_on_empty_lists(j, m, levels, out)
 
 
 def _steps(groups, firsts) -> int:

@@ -416,7 +416,7 @@ def _preference(name: str, trec_name: str, order: int, description: str, compute
     return register(Family(name, description, kernel=kernel, cutoff="none", summary="sum" if count else "mean",
                            bounded=not count, ties="closed", expected_kernel=expected, needs="preferences",
                            trec_eval=(TrecEvalName(trec_name, name, order, kind="long" if count else "float",
-                                                   nicknames=nicknames),)))
+                                                   nicknames=nicknames, reads="prefs"),)))
 
 
 #: trec_eval's preference measures in its table's order (from place 34): irstats' name, trec_eval's,

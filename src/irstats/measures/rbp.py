@@ -104,9 +104,16 @@ register(Family("RBP", "Rank-biased precision (1−p)Σ g_i p^(i−1); graded ga
                 trec_eval=(TrecEvalName("rbp", "RBP(p={:g},scale=topic)", 51, "p_pairs", (0.9,)),),
                 residual="RBPresid", ties="pointwise",
                 r_normalisation=RNormalisation("nRBP", ideal=_ideal_rbp, objection=_graded)))
+def _made_up_residual(p: tuple[float], num_rel: int, num_docs: int) -> float:
+    """trec_eval's rbp_resid of its made-up ranking for a topic -c adds (TrecEvalName.made_up):
+    one unjudged document, so cur_p = p and the residual sum is 1."""
+    return 1.0 * p[0] + (1 - p[0]) * 1.0
+
+
 register(Family("RBPresid", "RBP residual: the most RBP could rise if every unjudged document and every rank "
                 "past the list were relevant.", (P_PARAM,), terms=residual_terms, finish=_add_tail,
                 # trec_eval_compat drops the tail when nothing is unjudged: not linear, so enumerated
                 ties=lambda j, m: "enumerate" if j.trec_eval_compat else "pointwise",
-                trec_eval=(TrecEvalName("rbp_resid", "RBPresid(p={:g})", 52, "p_pairs", (0.9,)),)),
+                trec_eval=(TrecEvalName("rbp_resid", "RBPresid(p={:g})", 52, "p_pairs", (0.9,),
+                                        made_up=_made_up_residual),)),
          aliases=("RBP_resid",))

@@ -153,7 +153,18 @@ class TrecEvalName:
       summary-only ``num_q``, ``runid``, ``gm`` (geometric mean) and the per-topic ``string``;
     - ``nicknames``: the ``-m`` nicknames that include it (``official``, ``all_trec``, ``set``);
     - ``spellings``: older names written directly before the parameter (trec_eval 8's
-      ``P10``: ``"P"``; ``R-prec``).
+      ``P10``: ``"P"``; ``R-prec``);
+    - ``reads``: the judgments trec_eval's measure reads: ``qrels`` (form_res_rels), ``jg``
+      (the judgment groups of ``-R qrels_jg``: form_res_rels_jg) or ``prefs``
+      (form_prefs_counts);
+    - ``made_up``: with ``-c``, trec_eval ranks one made-up unjudged document for a topic the
+      run lacks, then sets a few values back to 0 *by their plain printed names*
+      (trec_eval.c: num_ret, utility, relstring, unj…, rbp_resid); asked for with parameters
+      (``utility.2,-1,0,0``, ``rbp_resid.p=0.5``) they keep the made-up document's value,
+      which this gives: ``made_up(value, R, N)`` from the parameter value, the topic's relevant
+      documents and -N. None: the value is the engine's (an empty list's);
+    - ``graded_lines_with_c``: with ``-c``, the summary is the number of qrels lines graded
+      above 0 over every topic, whatever ``-l`` is (m_num_rel.c's accumulation).
     """
 
     name: str
@@ -165,6 +176,9 @@ class TrecEvalName:
     kind: str = "float"
     nicknames: tuple[str, ...] = IN_ALL_TREC
     spellings: tuple[str, ...] = ()
+    reads: str = "qrels"
+    made_up: Callable[[Any, int, int], Any] | None = None
+    graded_lines_with_c: bool = False
 
     def __post_init__(self) -> None:
         if self.form not in _FORMS:

@@ -177,6 +177,13 @@ def utility(j, m) -> np.ndarray:
     return m["a"] * c + m["b"] * (n - c) + m["c"] * (r - c) + m["d"] * (m["docs"] + c - n - r)
 
 
+def _made_up_utility(weights, num_rel: int, num_docs: int) -> float:
+    """trec_eval's utility of its made-up ranking for a topic -c adds (TrecEvalName.made_up):
+    one document retrieved, not relevant — n = 1, C = 0 — added up as m_utility.c does."""
+    a, b, c, d = weights
+    return a * 0 + b * 1 + c * num_rel + d * (num_docs + 0 - 1 - num_rel)
+
+
 register(Family("Utility", "Linear utility a·C + b·(n − C) + c·(R − C) + d·(N + C − n − R) of the retrieved set "
                 "(trec_eval utility; N = docs, its -N).",
                 (Param("a", float, 1.0, always_shown=True, help="weight of a relevant document retrieved"),
@@ -187,4 +194,4 @@ register(Family("Utility", "Linear utility a·C + b·(n − C) + c·(R − C) + 
                  LEVEL_PARAM),
                 kernel=utility, cutoff="none", bounded=False, ties="order_free",
                 trec_eval=(TrecEvalName("utility", "Utility(a={:g},b={:g},c={:g},d={:g})", 17, "floats_one",
-                                        (1.0, -1.0, 0.0, 0.0), nicknames=_SET),)))
+                                        (1.0, -1.0, 0.0, 0.0), nicknames=_SET, made_up=_made_up_utility),)))

@@ -31,12 +31,14 @@ _R_MULTIPLES = tuple(k / 10 for k in range(2, 21, 2))
 DROP_IN: tuple[TrecEvalName, ...] = (
     TrecEvalName("runid", None, 0, kind="runid", nicknames=EVERY_NICKNAME),
     TrecEvalName("gm_map", "AP", 6, kind="gm", nicknames=OFFICIAL),
-    TrecEvalName("relstring", None, 12, "longs", (10,), kind="string"),
+    # (a topic -c adds: the made-up document, not in the qrels)
+    TrecEvalName("relstring", None, 12, "longs", (10,), kind="string", made_up=lambda length, num_rel, num_docs: "-"),
     TrecEvalName("gm_bpref", "Bpref", 15, kind="gm"),
     # -R qrels_jg: each averaged over the judgment groups (irstats.trec_eval.jg)
-    TrecEvalName("map_avgjg", "AP", 48, nicknames=("qrels_jg",)),
-    TrecEvalName("P_avgjg", "P@{}", 49, "longs", TREC_CUTS, nicknames=("qrels_jg",)),
-    TrecEvalName("Rprec_mult_avgjg", "Rprec(mult={:g})", 50, "floats", _R_MULTIPLES, nicknames=("qrels_jg",)),
+    TrecEvalName("map_avgjg", "AP", 48, nicknames=("qrels_jg",), reads="jg"),
+    TrecEvalName("P_avgjg", "P@{}", 49, "longs", TREC_CUTS, nicknames=("qrels_jg",), reads="jg"),
+    TrecEvalName("Rprec_mult_avgjg", "Rprec(mult={:g})", 50, "floats", _R_MULTIPLES, nicknames=("qrels_jg",),
+                 reads="jg"),
 )
 
 
