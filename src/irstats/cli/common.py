@@ -17,26 +17,37 @@ from irstats.evaluate import evaluate
 from irstats.scores import ScoreMatrix, read_scores
 
 
-def scores_input(func):
+def scores_input(func=None, *, optional: bool = False, measure_help: str | None = None):
     """Decorator adding ``[SCORES]``, ``--qrels``, ``--runs`` and ``-m``; passes ``scores``.
 
     The wrapped function receives ``scores: dict[str, ScoreMatrix]`` (canonical measure
-    name → matrix) in place of the raw options.
+    name → matrix) in place of the raw options. ``optional``: for a command that also works
+    without scores (from a reported statistic): ``scores`` is None when neither SCORES nor
+    --qrels is given, and the command receives ``measures`` too (the -m names, as labels then).
+    ``measure_help``: -m's help, where the command reads -m its own way.
     """
 
-    @click.argument("scores_path", metavar="[SCORES]", required=False, type=click.Path(dir_okay=True))
-    @click.option("--qrels", type=click.Path(), help="Evaluate runs against these qrels instead of reading SCORES.")
-    @click.option("--runs", multiple=True, help="Run files, directories or globs (with --qrels); repeatable.")
-    @click.option("-m", "--measure", "measures", multiple=True, metavar="NAME",
-                  help="Measure(s) to use (default: every measure in SCORES, or AP with --qrels).")
-    @eval_options
-    @functools.wraps(func)
-    def wrapper(*args, scores_path, qrels, runs, measures, options, **kwargs):
-        kwargs["scores"] = load_scores(scores_path, qrels, runs, measures, options=options,
-                                       client=kwargs.get("client"))
-        return func(*args, **kwargs)
+    def decorate(func):
+        @click.argument("scores_path", metavar="[SCORES]", required=False, type=click.Path(dir_okay=True))
+        @click.option("--qrels", type=click.Path(), help="Evaluate runs against these qrels instead of reading SCORES.")
+        @click.option("--runs", multiple=True, help="Run files, directories or globs (with --qrels); repeatable.")
+        @click.option("-m", "--measure", "measures", multiple=True, metavar="NAME",
+                      help=measure_help or "Measure(s) to use (default: every measure in SCORES, or AP with --qrels).")
+        @eval_options
+        @functools.wraps(func)
+        def wrapper(*args, scores_path, qrels, runs, measures, options, **kwargs):
+            if optional and not (scores_path or qrels):
+                kwargs["scores"] = None
+            else:
+                kwargs["scores"] = load_scores(scores_path, qrels, runs, measures, options=options,
+                                               client=kwargs.get("client"))
+            if optional:
+                kwargs["measures"] = measures
+            return func(*args, **kwargs)
 
-    return wrapper
+        return wrapper
+
+    return decorate if func is None else decorate(func)
 
 
 def cluster_options(func):

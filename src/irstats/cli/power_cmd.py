@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import click
 
-from irstats.cli.common import eval_options, load_scores
+from irstats.cli.common import load_scores, scores_input
 from irstats.cli.main import cli
 from irstats.cli.output import OutputFile, emit_result
 from irstats.errors import InputError
@@ -42,11 +42,8 @@ noncentrality alpha power beta n n2 sample_size unit.
 
 
 @cli.command("power", epilog=POWER_EPILOG)
-@click.argument("scores_path", metavar="[SCORES]", required=False, type=click.Path(dir_okay=True))
-@click.option("--qrels", type=click.Path(), help="Evaluate runs against these qrels instead of reading SCORES.")
-@click.option("--runs", multiple=True, help="Run files, directories or globs (with --qrels); repeatable.")
-@click.option("-m", "--measure", "measures", multiple=True, metavar="NAME",
-              help="Measure(s) to analyse (default: every measure in SCORES); a label without SCORES.")
+@scores_input(optional=True,
+              measure_help="Measure(s) to analyse (default: every measure in SCORES); a label without SCORES.")
 @click.option("--test", default="paired_t", show_default=True, type=click.Choice(TESTS), help="The test reported.")
 @click.option("--t", "t_value", type=float, help="The t statistic reported (paired_t, two_sample_t).")
 @click.option("--f", "f_value", type=float, help="The F statistic of the effect reported (the ANOVA tests).")
@@ -64,20 +61,18 @@ noncentrality alpha power beta n n2 sample_size unit.
 @click.option("--format", "fmt", default="table", show_default=True, type=click.Choice(FORMATS),
               help="table (a sentence and a row per measure), markdown, latex, tsv, csv or json.")
 @click.option("-o", "--output", type=OutputFile(), help="Write to FILE, not stdout.")
-@eval_options
-def power_command(scores_path, qrels, runs, measures, test, t_value, f_value, n, n2, n_systems, replicates, effect,
-                  systems, replicates_paths, alpha, beta, fmt, output, options):
+def power_command(scores, measures, test, t_value, f_value, n, n2, n_systems, replicates, effect,
+                  systems, replicates_paths, alpha, beta, fmt, output):
     """Achieved power and the topics needed, from a reported t or F or from per-topic scores."""
     from irstats.stats.power import power_analysis, power_from_scores
 
-    if scores_path or qrels:
+    if scores is not None:
         if t_value is not None or f_value is not None:
             raise InputError("give SCORES (or --qrels/--runs) or a statistic (--t, --f), not both")
         if replicates_paths and test != "two_way_anova_replicated":
             raise InputError("--replicate is for --test two_way_anova_replicated")
         if systems and test not in T_TESTS:
             raise InputError("--systems names the two systems of a t-test; an ANOVA takes every system in SCORES")
-        scores = load_scores(scores_path, qrels, runs, measures, options=options)
         if test == "two_way_anova_replicated":
             if not replicates_paths:
                 raise InputError("two_way_anova_replicated on scores needs --replicate FILE (another score file of "

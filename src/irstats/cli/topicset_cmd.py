@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from irstats.cli.common import eval_options, load_scores
+from irstats.cli.common import scores_input
 from irstats.cli.main import cli
 from irstats.cli.output import OutputFile, emit_result
 from irstats.result import FORMATS, Results
@@ -32,11 +32,7 @@ Columns (tsv/csv/json): measure design alpha beta min_diff variance n_topics.
 
 
 @cli.command("topicset", epilog=TOPICSET_EPILOG)
-@click.argument("scores_path", metavar="[SCORES]", required=False, type=click.Path(dir_okay=True))
-@click.option("--qrels", type=click.Path(), help="Evaluate runs against these qrels instead of reading SCORES.")
-@click.option("--runs", multiple=True, help="Run files, directories or globs (with --qrels); repeatable.")
-@click.option("-m", "--measure", "measures", multiple=True, metavar="NAME",
-              help="Measure(s) whose variance to use (default: every measure in SCORES).")
+@scores_input(optional=True, measure_help="Measure(s) whose variance to use (default: every measure in SCORES).")
 @click.option("--design", default="paired_t", show_default=True, type=click.Choice(DESIGNS), help="The design.")
 @click.option("--min-diff", "min_diff", required=True, type=float,
               help="The minimum difference to detect (ci: the largest expected interval width).")
@@ -47,15 +43,12 @@ Columns (tsv/csv/json): measure design alpha beta min_diff variance n_topics.
 @click.option("--format", "fmt", default="table", show_default=True, type=click.Choice(FORMATS),
               help="table (a sentence and a row per measure), markdown, latex, tsv, csv or json.")
 @click.option("-o", "--output", type=OutputFile(), help="Write to FILE, not stdout.")
-@eval_options
-def topicset_command(scores_path, qrels, runs, measures, design, min_diff, alpha, beta, variance, n_systems, fmt,
-                     output, options):
+def topicset_command(scores, measures, design, min_diff, alpha, beta, variance, n_systems, fmt, output):
     """Topics needed to detect a difference with a given power, from a variance or a score file."""
     from irstats.stats.topicset import design_topic_set
 
     kwargs = dict(min_diff=min_diff, design=design, alpha=alpha, beta=beta, variance=variance, n_systems=n_systems)
-    if scores_path or qrels:
-        scores = load_scores(scores_path, qrels, runs, measures, options=options)
+    if scores is not None:
         results = [design_topic_set(matrix, **kwargs) for matrix in scores.values()]
     elif variance is None:
         raise InputError("give --variance, or SCORES (or --qrels/--runs) to estimate it from")
