@@ -250,6 +250,23 @@ def check_field_count(parts: pl.DataFrame, bad: pl.Series, expected: str, name: 
 # ----------------------------------------------------------------------------- qrels
 
 
+def read_columns(path: PathLike, columns: Sequence[str | None], layout: str) -> pl.DataFrame:
+    """A file of whitespace-separated fields, as many on every line as ``columns`` names: the
+    frame of its ``line`` number and each named column (None: a field read past), as text.
+    A file with no such line, or a line with another number of fields, is an InputError
+    naming the file and line and the ``layout`` expected (``"'topic iter docno rel'"``)."""
+    import polars as pl
+
+    name = path_name(path)
+    parts = split_fields(read_lines(path))
+    if parts.height == 0:
+        raise InputError("no qrels lines (only comments or blank lines)", path=name)
+    check_field_count(parts, parts.get_column("fields").list.len() != len(columns),
+                      f"{len(columns)} fields {layout}", name)
+    fields = pl.col("fields")
+    return parts.select("line", *(fields.list.get(i).alias(c) for i, c in enumerate(columns) if c is not None))
+
+
 def read_qrels_file(path: PathLike, *, on_duplicate: str = "error", labels: str = "real") -> pl.DataFrame:
     """Read one TREC qrels file (``topic iter docno rel``) into ``topic, docno, rel``.
 
@@ -259,20 +276,8 @@ def read_qrels_file(path: PathLike, *, on_duplicate: str = "error", labels: str 
     (``0.37``, ``2.5``; negative = unjudged) as Float64; ``"atol"`` reads every grade as
     trec_eval does, its leading whole number (``2.5`` → 2).
     """
-    import polars as pl
-
     name = path_name(path)
-    parts = split_fields(read_lines(path))
-    if parts.height == 0:
-        raise InputError("no qrels lines (only comments or blank lines)", path=name)
-    check_field_count(parts, parts.get_column("fields").list.len() != 4, "4 fields 'topic iter docno rel'", name)
-    fields = pl.col("fields")
-    frame = parts.select(
-        "line",
-        fields.list.get(0).alias("topic"),
-        fields.list.get(2).alias("docno"),
-        fields.list.get(3).alias("rel_text"),
-    )
+    frame = read_columns(path, ("topic", None, "docno", "rel_text"), "'topic iter docno rel'")
     rel = frame.get_column("rel_text")
     grades = _atol(rel) if labels == "atol" else _grades(rel)
     bad = grades.is_null()

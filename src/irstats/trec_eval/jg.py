@@ -16,17 +16,10 @@ from irstats.errors import InputError, IrstatsWarning
 
 def read_qrels_jg(path) -> dict[str, pl.DataFrame]:
     """Judgment group → its qrels (``topic, docno, rel``), from a ``qid jg docno rel`` file."""
-    from irstats.io.trec import _atol, check_field_count, read_lines, split_fields
+    from irstats.io.trec import _atol, read_columns
 
     name = str(path)
-    parts = split_fields(read_lines(path))
-    if parts.height == 0:
-        raise InputError("no qrels lines (only comments or blank lines)", path=name)
-    check_field_count(parts, parts.get_column("fields").list.len() != 4, "4 fields 'qid jg docno rel'", name)
-    fields = pl.col("fields")
-    frame = parts.select("line", fields.list.get(0).alias("topic"), fields.list.get(1).alias("jg"),
-                         fields.list.get(2).alias("docno"),
-                         fields.list.get(3).alias("rel_text"))
+    frame = read_columns(path, ("topic", "jg", "docno", "rel_text"), "'qid jg docno rel'")
     frame = frame.with_columns(_atol(frame.get_column("rel_text")).alias("rel"))  # trec_eval's atol
     bad = frame.get_column("rel").is_null()
     if bad.any():
