@@ -74,7 +74,7 @@ def trec_eval_command(args):
     except getopt.GetoptError as exc:
         click.echo(f"irstats trec_eval: {exc.msg}\n{USAGE}", err=True, nl=False)
         sys.exit(1)
-    settings = {"measures": [], "per_topic": False, "summary": True, "complete": False, "rel_level": 1,
+    settings = {"measures": [], "per_topic": False, "summary_lines": True, "complete": False, "rel_level": 1,
                 "depth": None, "judged_only": False, "num_docs": 0, "zscores": None, "rel_format": "trec_qrels"}
     for option, value in options:
         if option == "-h":
@@ -90,7 +90,7 @@ def trec_eval_command(args):
         elif option == "-c":
             settings["complete"] = True
         elif option == "-n":
-            settings["summary"] = False
+            settings["summary_lines"] = False
         elif option == "-l":
             settings["rel_level"] = _number("-l", value)
         elif option == "-M":

@@ -121,7 +121,7 @@ class Invocation:
     what :func:`read_zscores` gives) and -R."""
 
     per_topic: bool = False
-    summary: bool = True
+    summary_lines: bool = True
     complete: bool = False
     rel_level: int = 1
     depth: int | None = None
@@ -229,7 +229,7 @@ def _output(qrels, results, measures, run: Invocation):
             yield "".join(_per_topic_lines(marked, columns, strings, start, start + TOPIC_BLOCK))
     if stop is not None:
         raise stop
-    if run.summary:
+    if run.summary_lines:
         run_tag = _run_tag(runset) if any(m.kind == "runid" for m, _ in marked) else ""
         out: list[str] = []
         for measure, params in marked:
