@@ -12,6 +12,7 @@ from irstats.cli.main import cli
 from irstats.cli.output import OutputFile, emit_result, plot_size_option
 from irstats.errors import InputError
 from irstats.io.trec import read_names
+from irstats.measures import FAMILIES
 from irstats.meta.comparability import (
     comparability_study,
     forms_by_group,
@@ -50,6 +51,10 @@ F9 (FILE-fp: false positives), each with its data as CSV.
 """
 
 
+#: R per topic, read from a score file by the NumRel family's declared name.
+NUM_REL = FAMILIES["NumRel"].name
+
+
 def _r_sources(index: int, scores: dict[str, ScoreMatrix], num_rel_files, qrels_files, need_ideal: set[str],
                options):
     """(num_rel, {measure: ideal}) for the score file at position ``index``."""
@@ -57,11 +62,11 @@ def _r_sources(index: int, scores: dict[str, ScoreMatrix], num_rel_files, qrels_
     ideals: dict[str, dict] = {}
     if index < len(num_rel_files):
         other = load_scores(num_rel_files[index], None, (), ())
-        if "NumRel" not in other:
-            raise InputError("no num_rel (NumRel) measure in this file", path=str(num_rel_files[index]))
-        num_rel = other["NumRel"]
-    if num_rel is None and "NumRel" in scores:
-        num_rel = scores["NumRel"]  # counted when the scores were made, at their relevance level
+        if NUM_REL not in other:
+            raise InputError(f"no num_rel ({NUM_REL}) measure in this file", path=str(num_rel_files[index]))
+        num_rel = other[NUM_REL]
+    if num_rel is None and NUM_REL in scores:
+        num_rel = scores[NUM_REL]  # counted when the scores were made, at their relevance level
     if index < len(qrels_files):
         if num_rel is None:
             num_rel = num_relevant_from_qrels(qrels_files[index], **options.as_dict())
@@ -132,7 +137,7 @@ def comparability_command(scores_paths, measures, num_rel_files, qrels_files, ru
             raise InputError("give either SCORES or --qrels/--runs, not both")
         if len(qrels_files) != 1:
             raise InputError("--runs needs exactly one --qrels")
-        wanted = list(dict.fromkeys([*(measures or ("AP",)), "NumRel"]))
+        wanted = list(dict.fromkeys([*(measures or (FAMILIES["AP"].name,)), NUM_REL]))
         collections = {"runs": load_scores(None, qrels_files[0], runs, wanted, options=options)}
         sources = ["runs"]
     else:
