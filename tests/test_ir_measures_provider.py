@@ -143,3 +143,232 @@ def test_cwl_and_compat_through_the_provider_equal_their_reference_providers(dl1
     compat = [ir_measures.Compat(p=0.95)]
     assert provider.calc_aggregate(compat, qrels, run)[compat[0]] == pytest.approx(
         ir_measures.compat.calc_aggregate(compat, qrels, run)[compat[0]], abs=1e-12)
+
+
+# ----------------------------------------------------------------- the direct path (issue 25)
+# ir_measures hands qrels and runs over as Python lists, dicts and DataFrames; the provider
+# takes them straight to the judgments tensor (irstats.integrations.columns) and goes through a
+# frame and irstats.evaluate.Evaluator — the path it replaced — only for what the direct path
+# declines. The two are held equal tensor for tensor, and the values to pytrec_eval's.
+
+import math  # noqa: E402
+
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+from hypothesis import example, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from irstats.collection import Collection, EvalOptions  # noqa: E402
+from irstats.errors import InputError  # noqa: E402
+from irstats.evaluate import Evaluator  # noqa: E402
+from irstats.integrations.columns import RunLines, qrels_collection, run_judgments  # noqa: E402
+from irstats.judgments import PADDING  # noqa: E402
+
+#: the options the provider evaluates with (every qrels topic scored), and variations of them
+OPTION_SETS = [dict(depth=None), dict(depth=None, score_dtype="float32"), dict(depth=100, judged_only=True),
+               dict(depth=3, negative_rel="nonrel"), dict(depth=0)]
+
+
+def _general_tensor(qrels_rows, run_rows, options: EvalOptions):
+    """The judgments tensor by the path the direct one replaced: frames through Evaluator."""
+    collection = Collection.load(pd.DataFrame(qrels_rows, columns=["query_id", "doc_id", "relevance"]))
+    frame = pd.DataFrame(run_rows, columns=["query_id", "doc_id", "score"])
+    return collection, Evaluator(collection, options).judgments({"run": frame})
+
+
+def _assert_same_tensor(direct, general) -> None:
+    width = max(direct.grades.shape[2], general.grades.shape[2])
+
+    def padded(grades):
+        return np.pad(grades, ((0, 0), (0, 0), (0, width - grades.shape[2])), constant_values=PADDING)
+
+    assert direct.topics == general.topics
+    np.testing.assert_array_equal(padded(direct.grades), padded(general.grades))
+    np.testing.assert_array_equal(direct.n_ret, general.n_ret)
+    np.testing.assert_array_equal(direct.present, general.present)
+
+
+def _direct_tensor(qrels_rows, run_rows, options: EvalOptions):
+    collection = qrels_collection(*zip(*qrels_rows)) if qrels_rows else None
+    assert collection is not None
+    topics, docnos, scores = zip(*run_rows) if run_rows else ((), (), ())
+    return run_judgments(collection, RunLines.of_lines(list(topics), list(docnos), np.asarray(scores, dtype=float)),
+                         options)
+
+
+def test_direct_path_judges_every_dl19_run_as_the_general_path(shared_data):
+    """All 37 DL 2019 runs (ties in float64 and float32, re-rankings of 5 to 1,000 documents,
+    passages several topics retrieve), as ir_measures reads them: the direct path takes every
+    one and gives the general path's tensor under each option set."""
+    folder = shared_data / "trec-dl-2019-passage"
+    qrels = [(q.query_id, q.doc_id, q.relevance) for q in ir_measures.read_trec_qrels(str(folder / "qrels.dl19-passage.txt"))]
+    collection = qrels_collection(*zip(*qrels))
+    general_collection = Collection.load(pd.DataFrame(qrels, columns=["query_id", "doc_id", "relevance"]))
+    paths = sorted((folder / "runs").glob("*.run.gz"))
+    assert len(paths) == 37
+    for path in paths:
+        run = list(ir_measures.read_trec_run(str(path)))
+        lines = RunLines.of_lines([r.query_id for r in run], [r.doc_id for r in run], np.array([r.score for r in run]))
+        frame = pd.DataFrame(run)
+        for fields in OPTION_SETS[:3]:
+            options = EvalOptions(complete=True, **fields)
+            direct = run_judgments(collection, lines, options)
+            assert direct is not None, (path.name, fields)
+            _assert_same_tensor(direct[0], Evaluator(general_collection, options).judgments({"run": frame}))
+
+
+_ids = st.sampled_from(["a", "b", "c", "d10", "d9", "e"])
+
+
+@st.composite
+def _cases(draw):
+    """Qrels and a run over a few topics and documents: scores from a handful of values (ties),
+    topics the qrels lack, lines out of ranking order, topics split in several blocks,
+    sometimes a document twice, a NaN or a −0 score."""
+    topics = draw(st.lists(st.sampled_from(["1", "2", "10", "3"]), min_size=1, max_size=3, unique=True))
+    qrels = draw(st.lists(st.tuples(st.sampled_from(topics), _ids, st.integers(-1, 3)), min_size=1, max_size=18,
+                          unique_by=lambda q: q[:2]))
+    scores = st.sampled_from([0.5, 0.25, 1.0, 0.30000001, 0.30000002, -2.0, 7.0] + draw(st.sampled_from(
+        [[], [math.nan], [-0.0], [math.inf]])))
+    judged = sorted({q[0] for q in qrels})
+    run_topics = st.sampled_from(judged) | st.sampled_from([*topics, "99"])
+    run = draw(st.lists(st.tuples(run_topics, _ids, scores), min_size=1, max_size=30,
+                        unique_by=(lambda r: r[:2]) if draw(st.booleans()) else None))
+    if draw(st.booleans()):  # topic by topic (in any order of topics), mostly in ranking order
+        blocks = draw(st.permutations([*topics, "99"]))
+        run.sort(key=lambda r: (blocks.index(r[0]), -r[2] if r[2] == r[2] else 0))
+    options = EvalOptions(complete=True, **draw(st.sampled_from(OPTION_SETS)))
+    return qrels, run, options
+
+
+@settings(max_examples=300, deadline=None)
+@given(_cases())
+@example(([("1", "a", 1), ("2", "c", 2)],  # topic 2 written before topic 1, ties in both, one line between ties
+          [("2", "a", 0.5), ("2", "b", 0.5), ("2", "c", 0.4), ("2", "d", 0.3), ("2", "e", 0.3), ("1", "b", 0.5),
+           ("1", "a", 0.5)], EvalOptions(complete=True, depth=None)))
+def test_direct_path_equals_the_general_path_or_leaves_the_run_to_it(case):
+    """On generated qrels and runs the direct path gives the general path's tensor, or declines
+    — only for what the general path refuses or orders by its own rules (a document twice in a
+    topic, a NaN or −0 score) — and the general path then decides."""
+    qrels, run, options = case
+    direct = _direct_tensor(qrels, run, options)
+    inside = [r for r in run if r[0] in {q[0] for q in qrels}]
+    repeated = len({r[:2] for r in inside}) != len(inside)
+    odd = any(math.isnan(r[2]) or (r[2] == 0 and math.copysign(1, r[2]) < 0) for r in inside)
+    if not inside:
+        assert direct is not None and not direct[1].any()  # no line for a qrels topic: the provider gives DEFAULTs
+        return
+    try:
+        _, general = _general_tensor(qrels, inside, options)
+    except (InputError, ValueError):  # a document twice, a NaN: the general path's error
+        assert direct is None
+        return
+    if direct is None:
+        assert repeated or odd
+        return
+    assert not repeated
+    _assert_same_tensor(direct[0], general)
+    np.testing.assert_array_equal(direct[1], np.bincount([sorted({q[0] for q in qrels}).index(r[0]) for r in inside],
+                                                         minlength=len(direct[0].topics)))
+
+
+def test_every_input_shape_gives_pytrec_eval_values(dl19):
+    """The direct path's three ways in — lists of namedtuples, dicts of dicts (pytrec_eval's
+    shape) and DataFrames (PyTerrier's) — give pytrec_eval's values."""
+    qrels, runs = dl19
+    provider = provider_module.IrstatsProvider(score_dtype="float32")
+    measures = [AP, nDCG@10, P@10, R@100, RR, Bpref, P(judged_only=True)@10]
+    to_dicts = ir_measures.util.QrelsConverter(qrels).as_dict_of_dict()
+    shapes = {"namedtuples": (qrels, list(runs.values())),
+              "dicts": (to_dicts, [ir_measures.util.RunConverter(r).as_dict_of_dict() for r in runs.values()]),
+              "dataframes": (pd.DataFrame(qrels), [pd.DataFrame(r) for r in runs.values()])}
+    for shape, (shaped_qrels, shaped_runs) in shapes.items():
+        for run in shaped_runs:
+            mine = {(m.query_id, str(m.measure)): m.value for m in provider.iter_calc(measures, shaped_qrels, run)}
+            theirs = {(m.query_id, str(m.measure)): m.value
+                      for m in ir_measures.pytrec_eval.iter_calc(measures, shaped_qrels, run)}
+            assert mine.keys() == theirs.keys(), shape
+            for key, value in theirs.items():
+                assert mine[key] == pytest.approx(value, abs=1e-6), (shape, key)
+
+
+def test_qrels_kept_between_calls_are_never_stale(dl19):
+    """The provider keeps the qrels' collection between calls; qrels changed in place (a dict
+    edited, a list with a row replaced) are read anew: values follow pytrec_eval's."""
+    qrels, runs = dl19
+    run = next(iter(runs.values()))
+    provider = provider_module.IrstatsProvider(score_dtype="float32")
+    measures = [AP, nDCG@10, P@10]
+
+    def agree(shaped_qrels, shaped_run):
+        mine = provider.calc_aggregate(measures, shaped_qrels, shaped_run)
+        theirs = ir_measures.pytrec_eval.calc_aggregate(measures, shaped_qrels, shaped_run)
+        for measure in measures:
+            assert mine[measure] == pytest.approx(theirs[measure], abs=1e-9), measure
+        return mine
+
+    # a list: the same rows again, then one row replaced by a relevant judgment of a retrieved document
+    rows = list(qrels)
+    before = agree(rows, run)
+    assert agree(rows, run) == before
+    top = run[0]
+    where = next((i for i, q in enumerate(rows) if (q.query_id, q.doc_id) == (top.query_id, top.doc_id)), None)
+    changed = ir_measures.Qrel(top.query_id, top.doc_id, 0 if where is not None and rows[where].relevance else 3)
+    if where is None:
+        rows.append(changed)
+    else:
+        rows[where] = changed
+    assert agree(rows, run) != before
+    # a dict of dicts edited in place between two calls
+    as_dicts = ir_measures.util.QrelsConverter(qrels).as_dict_of_dict()
+    dict_run = ir_measures.util.RunConverter(run).as_dict_of_dict()
+    before = agree(as_dicts, dict_run)
+    as_dicts[top.query_id][top.doc_id] = changed.relevance
+    assert agree(as_dicts, dict_run) != before
+
+
+def test_what_the_direct_path_declines_goes_the_general_way(dl19):
+    """Qrels with non-ASCII ids, a run with numbers as docnos, a run with a document twice or
+    a NaN score: the general path reads them as it always did (its values, its errors)."""
+    qrels, runs = dl19
+    run = next(iter(runs.values()))
+    provider = provider_module.IrstatsProvider(score_dtype="float32")
+    measures = [AP, nDCG@10]
+    accented = [q._replace(doc_id=q.doc_id + "é") for q in qrels]
+    accented_run = [r._replace(doc_id=r.doc_id + "é") for r in run]
+    assert qrels_collection(*zip(*[(q.query_id, q.doc_id, q.relevance) for q in accented])) is None
+    mine = provider.calc_aggregate(measures, accented, accented_run)
+    theirs = ir_measures.pytrec_eval.calc_aggregate(measures, qrels, run)
+    for measure in measures:
+        assert mine[measure] == pytest.approx(theirs[measure], abs=1e-6)
+    # docnos given as numbers: the frame path reads them as text, so they meet the qrels' docnos
+    numeric = [r._replace(doc_id=int(r.doc_id)) for r in run]
+    assert provider.calc_aggregate(measures, qrels, numeric) == pytest.approx(provider.calc_aggregate(measures, qrels, run))
+    with pytest.raises(InputError, match="appears twice"):
+        provider.calc_aggregate(measures, qrels, run + run[:1])
+    with pytest.raises(ValueError, match="score"):
+        provider.calc_aggregate(measures, qrels, [run[0]._replace(score=math.nan), *run[1:]])
+
+
+def test_no_frame_library_on_the_direct_path(shared_data, tmp_path):
+    """Lists and dicts reach the tensor without importing pandas or polars (a fresh process)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    folder = shared_data / "trec-dl-2019-passage"
+    code = (
+        "import sys, ir_measures\n"
+        "from irstats.integrations.ir_measures import IrstatsProvider\n"
+        f"qrels = list(ir_measures.read_trec_qrels({str(folder / 'qrels.dl19-passage.txt')!r}))\n"
+        f"run = list(ir_measures.read_trec_run({str(folder / 'runs' / 'ICT-BERT2.run.gz')!r}))\n"
+        "provider = IrstatsProvider()\n"
+        "provider.calc_aggregate([ir_measures.AP, ir_measures.nDCG@10], qrels, run)\n"
+        "provider.calc_aggregate([ir_measures.AP], ir_measures.util.QrelsConverter(qrels).as_dict_of_dict(),\n"
+        "                        ir_measures.util.RunConverter(run).as_dict_of_dict())\n"
+        "print(sorted(m for m in ('pandas', 'polars', 'pyarrow') if m in sys.modules))\n")
+    src = Path(__file__).resolve().parents[1] / "src"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env={**__import__("os").environ, "PYTHONPATH": str(src)})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"

@@ -79,7 +79,8 @@ class RunLines:
         """From one topic per line: consecutive lines of the same topic form a block."""
         blocks = [(topic, len(list(lines))) for topic, lines in groupby(topics)]
         bounds = [0, *accumulate(n for _, n in blocks)]
-        return cls([topic for topic, _ in blocks], bounds, list(docnos), scores)
+        return cls([topic for topic, _ in blocks], bounds, docnos if isinstance(docnos, list) else list(docnos),
+                   scores)
 
     @classmethod
     def of_dicts(cls, run: dict) -> "RunLines | None":

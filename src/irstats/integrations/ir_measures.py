@@ -207,8 +207,9 @@ class IrstatsProvider(providers.Provider):
             if columns is None:
                 return None
             topics, docnos, grades = columns
-            grades = np.asarray(grades)
-            snapshot = (tuple(topics), tuple(docnos), grades.dtype.str, grades.tobytes())
+            # the grades' types too: 1 == 1.0 == True, but a real-valued label is read otherwise
+            kinds = grades.dtype.str if isinstance(grades, np.ndarray) else frozenset(map(type, grades))
+            snapshot = (topics, docnos, kinds, grades.tolist() if isinstance(grades, np.ndarray) else grades)
 
             def same(kept: tuple) -> bool:
                 return kept == snapshot
@@ -329,6 +330,7 @@ class IrstatsEvaluator(providers.Evaluator):
         self.by_mode: dict[bool, list[int]] = {}  # positions in distinct, by judged_only (-J): one tensor each
         for position, measure in enumerate(self.distinct):
             self.by_mode.setdefault(bool(measure.params.get("judged_only", False)), []).append(position)
+        self._options: dict[bool, Any] = {}  # EvalOptions by judged_only, made on first use
 
     def iter_calc(self, run) -> Iterator[Metric]:
         for _, metric in self._metrics(run):
@@ -387,10 +389,13 @@ class IrstatsEvaluator(providers.Evaluator):
                     elif topic in reported:
                         yield position, topic, value
 
-    def _options(self, judged_only: bool):
-        from irstats.collection import EvalOptions
+    def options_for(self, judged_only: bool):
+        """The EvalOptions of one mode: the provider's, every qrels topic scored (``complete``)."""
+        if judged_only not in self._options:
+            from irstats.collection import EvalOptions
 
-        return EvalOptions(**{**self.options, "judged_only": judged_only, "complete": True})
+            self._options[judged_only] = EvalOptions(**{**self.options, "judged_only": judged_only, "complete": True})
+        return self._options[judged_only]
 
     def _direct_scores(self, run) -> tuple[list, set] | None:
         """The run's ScoreMatrix per measure, by mode, and the qrels topics it answers, by the
@@ -404,7 +409,7 @@ class IrstatsEvaluator(providers.Evaluator):
         scores = []
         answered: set = set()
         for judged_only, positions in self.by_mode.items():
-            options = self._options(judged_only)
+            options = self.options_for(judged_only)
             made = run_judgments(self.collection, lines, options)
             if made is None:
                 return None
@@ -431,7 +436,7 @@ class IrstatsEvaluator(providers.Evaluator):
         answered = set(frame["query_id"])
         scores = []
         for judged_only, positions in self.by_mode.items():
-            options = self._options(judged_only)
+            options = self.options_for(judged_only)
             evaluator = Evaluator(self.collection, options, subtopic_qrels=self.subtopics)
             with warnings.catch_warnings():  # ir_measures' conventions: no provider warns
                 warnings.simplefilter("ignore", IrstatsWarning)
