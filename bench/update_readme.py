@@ -9,11 +9,15 @@
     python bench/bench_topics.py                        # -> bench/results/topics.json
     python bench/update_readme.py bench/results/startup.json bench/results/topics.json
 
+    python bench/bench_ir_measures.py                   # -> bench/results/ir_measures.json
+    python bench/update_readme.py bench/results/ir_measures.json
+
 Tables are regenerated between ``<!-- bench:start -->`` and ``<!-- bench:end -->`` markers
 (the start-up tables of README.md and bench/README.md between ``<!-- startup:start -->`` and
 ``<!-- startup:end -->``, the topics-scaling tables between ``<!-- topics:start -->`` and
-``<!-- topics:end -->``), never edited by hand; each says the date and commit it was
-measured at. Any mix of the JSON files may be given; only the tables whose results are given
+``<!-- topics:end -->``, the ir_measures table and paragraph between ``<!-- ir_measures:start -->``
+and ``<!-- ir_measures:end -->`` in whichever of the two READMEs has them), never edited by
+hand; each says the date and commit it was measured at. Any mix of the JSON files may be given; only the tables whose results are given
 are rewritten.
 """
 
@@ -41,6 +45,7 @@ PEERS = [("pytrec_eval", "pytrec_eval (no RBP)"), ("trec_eval", "trec_eval 10, o
 
 STARTUP_START, STARTUP_END = "<!-- startup:start -->", "<!-- startup:end -->"
 TOPICS_START, TOPICS_END = "<!-- topics:start -->", "<!-- topics:end -->"
+IR_MEASURES_START, IR_MEASURES_END = "<!-- ir_measures:start -->", "<!-- ir_measures:end -->"
 
 
 def _replace(path: Path, text: str, start: str = START, end: str = END) -> None:
@@ -117,6 +122,54 @@ def topics_table(result: dict) -> str:
     return "\n".join(lines)
 
 
+def ir_measures_table(result: dict) -> str:
+    """bench/README.md's ir_measures table from bench_ir_measures.py's JSON."""
+    from bench_ir_measures import print_table
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        print_table(result)
+    return (f"Measured on {result['date']} at commit {result['commit']} with `python bench/bench_ir_measures.py "
+            f"--repeat {result['repeat']} --first-repeat {result['first_repeat']}` ({len(result['runs'])} DL 2019 "
+            f"runs, {result['lines']:,} lines, measures {', '.join(result['measures'])}; each warm row one call per "
+            f"run, median of {result['repeat']} trials interleaved with the anchor's; fresh-process rows median of "
+            f"{result['first_repeat']} processes; ratios are medians of the per-repeat ratios, > 1: irstats faster) "
+            f"and written here by `python bench/update_readme.py`.\n\n{out.getvalue().strip()}")
+
+
+def ir_measures_summary(result: dict) -> str:
+    """README.md's ir_measures paragraph from bench_ir_measures.py's JSON."""
+    rows = {(r["name"], r["shape"]): r for r in result["results"]}
+
+    def ratio(name: str, shape: str) -> str:
+        r = rows.get((name, shape))
+        return f"{r['ratio']:.1f}×" if r else "–"
+
+    first = rows.get(("fresh process: first call", "namedtuples"))
+    experiment = rows.get(("pt.Experiment", "dataframes"))
+    text = (f"Through ir_measures ({result['date']}, commit {result['commit']}, `python bench/bench_ir_measures.py`: "
+            f"{len(result['runs'])} DL 2019 runs, {', '.join(result['measures'])}), irstats' provider against "
+            f"ir_measures' default, pytrec_eval, per call: `calc_aggregate` "
+            f"{ratio('provider.calc_aggregate', 'namedtuples')} as fast on lists of namedtuples, "
+            f"{ratio('provider.calc_aggregate', 'dicts')} on dicts of dicts, "
+            f"{ratio('provider.calc_aggregate', 'dataframes')} on DataFrames")
+    if experiment:
+        text += f"; PyTerrier's `pt.Experiment` {experiment['ratio']:.1f}× as fast with irstats registered"
+    if first:
+        text += (f"; the first call in a fresh process {first['irstats_median_s']:.2f} s (pytrec_eval's "
+                 f"{first['anchor_median_s']:.2f} s)")
+    return text + "."
+
+
+def _replace_marked(path: Path, text: str, start: str, end: str) -> bool:
+    """Like :func:`_replace`, for a file that may not have the markers (then False, unchanged)."""
+    content = path.read_text()
+    if start not in content or end not in content:
+        return False
+    _replace(path, text, start, end)
+    return True
+
+
 def _by_tool(result: dict) -> dict:
     return {s["tool"]: s for s in result["summary"] if "error" not in s}
 
@@ -132,6 +185,12 @@ def main(paths: list[str]) -> None:
             for path in (ROOT / "README.md", HERE / "README.md"):
                 _replace(path, topics_table(result), TOPICS_START, TOPICS_END)
             print("README.md and bench/README.md topics-scaling tables updated")
+        if result.get("benchmark") == "ir_measures":
+            written = [name for name, path, text in (
+                ("bench/README.md", HERE / "README.md", ir_measures_table(result)),
+                ("README.md", ROOT / "README.md", ir_measures_summary(result)))
+                if _replace_marked(path, text, IR_MEASURES_START, IR_MEASURES_END)]
+            print(f"ir_measures section updated in {' and '.join(written) or 'no file (no markers found)'}")
     # several runs of one workload (wide with --runs 25 and with all 100): the largest is the
     # workload's table, the others give the memory-against-runs line
     by_workload: dict[str, list[dict]] = {}

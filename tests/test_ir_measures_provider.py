@@ -201,7 +201,8 @@ def test_direct_path_judges_every_dl19_run_as_the_general_path(shared_data):
     passages several topics retrieve), as ir_measures reads them: the direct path takes every
     one and gives the general path's tensor under each option set."""
     folder = shared_data / "trec-dl-2019-passage"
-    qrels = [(q.query_id, q.doc_id, q.relevance) for q in ir_measures.read_trec_qrels(str(folder / "qrels.dl19-passage.txt"))]
+    qrels = [(q.query_id, q.doc_id, q.relevance)
+             for q in ir_measures.read_trec_qrels(str(folder / "qrels.dl19-passage.txt"))]
     collection = qrels_collection(*zip(*qrels))
     general_collection = Collection.load(pd.DataFrame(qrels, columns=["query_id", "doc_id", "relevance"]))
     paths = sorted((folder / "runs").glob("*.run.gz"))
@@ -343,7 +344,8 @@ def test_what_the_direct_path_declines_goes_the_general_way(dl19):
         assert mine[measure] == pytest.approx(theirs[measure], abs=1e-6)
     # docnos given as numbers: the frame path reads them as text, so they meet the qrels' docnos
     numeric = [r._replace(doc_id=int(r.doc_id)) for r in run]
-    assert provider.calc_aggregate(measures, qrels, numeric) == pytest.approx(provider.calc_aggregate(measures, qrels, run))
+    assert provider.calc_aggregate(measures, qrels, numeric) == pytest.approx(
+        provider.calc_aggregate(measures, qrels, run))
     with pytest.raises(InputError, match="appears twice"):
         provider.calc_aggregate(measures, qrels, run + run[:1])
     with pytest.raises(ValueError, match="score"):

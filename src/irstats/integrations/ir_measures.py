@@ -31,6 +31,16 @@ topics the qrels do not judge are dropped silently, as every provider drops them
 warns of them); a measure irstats does not compute is a ``ValueError`` naming it and the
 provider the default pipeline computes it with. ``irstats.evaluate`` and the command line
 keep their errors and warnings.
+
+Speed (issue 25): ir_measures builds an evaluator per call and hands runs over as Python
+objects, so the provider takes its lists, dicts of dicts and DataFrames straight to the
+judgments tensor (:mod:`irstats.integrations.columns`: a dict look-up per line, one numpy
+sort only for a run not written in ranking order; no pandas or polars on the way) and keeps
+the qrels' collection between calls (the very same rows, or equal columns: never a stale
+one). What that path declines (ids that are not text, real-valued labels, a document twice,
+the diversity measures' subtopic qrels …) goes through a frame and
+:class:`irstats.evaluate.Evaluator`, with the same values. bench/bench_ir_measures.py
+measures it against the pytrec_eval provider.
 """
 
 from __future__ import annotations
