@@ -374,3 +374,18 @@ def test_no_frame_library_on_the_direct_path(shared_data, tmp_path):
                           env={**__import__("os").environ, "PYTHONPATH": str(src)})
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+def test_numbers_as_ids_keep_ir_measures_meaning(dl19):
+    """Qrels with numbers for query ids go the general way; a run must then name its topics
+    with the same numbers (as ir_measures compares ids): with text ids it answers no qrels
+    topic, and every topic gets the measure's DEFAULT, as before the direct path existed."""
+    qrels, runs = dl19
+    run = next(iter(runs.values()))
+    provider = provider_module.IrstatsProvider(score_dtype="float32")
+    numbered = pd.DataFrame(qrels).assign(query_id=lambda f: f["query_id"].astype(int))
+    numbered_run = pd.DataFrame(run).assign(query_id=lambda f: f["query_id"].astype(int))
+    assert all(m.value == 0 for m in provider.iter_calc([AP, P@10], numbered, run))
+    mine = provider.calc_aggregate([AP, P@10], numbered, numbered_run)
+    theirs = ir_measures.pytrec_eval.calc_aggregate([AP, P@10], qrels, run)
+    assert mine[AP] == pytest.approx(theirs[AP], abs=1e-6) and mine[P@10] == pytest.approx(theirs[P@10], abs=1e-6)

@@ -193,7 +193,7 @@ class IrstatsProvider(providers.Provider):
         if not _need_subtopics(measures):
             collection = self._collection(qrels)
             if collection is not None:
-                return IrstatsEvaluator(measures, collection, self.options, set(collection.topics))
+                return IrstatsEvaluator(measures, collection, self.options, set(collection.topics), direct=True)
         return self._general_evaluator(measures, qrels)
 
     def _collection(self, qrels):
@@ -329,10 +329,14 @@ class IrstatsEvaluator(providers.Evaluator):
     by position: an ir_measures measure hashes by its ``repr``, which cost more than
     evaluating a run when done four times per value."""
 
-    def __init__(self, measures, collection, options: dict, qrels_ids: set | None = None, subtopics=None):
+    def __init__(self, measures, collection, options: dict, qrels_ids: set | None = None, subtopics=None,
+                 direct: bool = False):
         super().__init__(measures, set(collection.topics) if collection is not None else set())
         self.collection = collection
         self.subtopics = subtopics  # irstats.subtopics.SubtopicQrels, for the diversity measures
+        # runs may go the direct way: the qrels did (their ids are the collection's topics as
+        # given; qrels read through a frame may have had numbers for ids, which a run must match)
+        self.direct = direct
         self.options = options
         self.qrels_ids = qrels_ids or set()  # the qrels' query ids as ir_measures gave them
         self.distinct = list(dict.fromkeys(measures))  # each measure once, in the order given
@@ -383,13 +387,14 @@ class IrstatsEvaluator(providers.Evaluator):
         if self.collection is None:
             return
         run = _materialized(run)
-        computed = self._direct_scores(run) if self.subtopics is None else None
+        computed = self._direct_scores(run) if self.direct else None
         if computed is None:
             computed = self._general_scores(run)
         scores, answered = computed
         # Every qrels topic is scored, those the run does not answer as empty rankings (complete):
         # where a measure is undefined on an empty ranking, such a topic gets no DEFAULT either.
-        reported = set(self.qrels_ids) if self.options.get("complete") else answered
+        # (as text, as the collection names topics: qrels read through a frame may have had numbers for ids)
+        reported = {str(t) for t in self.qrels_ids} if self.options.get("complete") else answered
         for positions, matrices in scores:
             for position in positions:
                 matrix = matrices[self.names[position]]
@@ -443,7 +448,7 @@ class IrstatsEvaluator(providers.Evaluator):
         frame = frame[frame["query_id"].isin(self.qrels_ids)]
         if len(frame) == 0:  # no ranking for any qrels topic: each topic gets its DEFAULT
             return [], set()
-        answered = set(frame["query_id"])
+        answered = {str(topic) for topic in frame["query_id"].unique()}
         scores = []
         for judged_only, positions in self.by_mode.items():
             options = self.options_for(judged_only)
