@@ -41,17 +41,19 @@ once, as pip does). The machine has 2 shared cores: read medians, not single tri
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from datetime import date
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
+
+from bench_startup import child_env  # the children's environment: src/ first, bytecode kept
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -82,14 +84,6 @@ second = time.perf_counter()
 print(json.dumps({{"import_s": imported - start, "read_s": read - imported, "first_call_s": first - read,
                   "second_call_s": second - first}}))
 """
-
-
-def child_env() -> dict:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), *filter(None, [env.get("PYTHONPATH")])])
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    env["PYTHONPYCACHEPREFIX"] = str(Path(tempfile.gettempdir()) / "irstats-bench-pycache")
-    return env
 
 
 # ----------------------------------------------------------------------------- workload
@@ -202,23 +196,42 @@ def warm_rows(qrels_rows: list, runs: dict[str, list], repeat: int, shapes: list
             rows.append(row(f"provider.{call}", shape, times["anchor"], times["irstats"],
                             max_abs_difference=difference))
             report(rows[-1])
-        pipeline = ir_measures.DefaultPipeline.providers
-        shipped = list(pipeline)
+        registered = registered_provider()
 
-        def through_pipeline(first: bool) -> None:
-            if first:
-                provider_module.register()
-            try:
+        def through_pipeline(first) -> None:
+            with default_pipeline(first):
                 for r in shaped:
                     ir_measures.calc_aggregate(measures, qrels, r)
-            finally:
-                pipeline[:] = shipped
 
-        times = interleaved({"anchor": lambda: through_pipeline(False), "irstats": lambda: through_pipeline(True)},
+        times = interleaved({"anchor": lambda: through_pipeline(None), "irstats": lambda: through_pipeline(registered)},
                             repeat)
         rows.append(row("ir_measures.calc_aggregate (default pipeline)", shape, times["anchor"], times["irstats"]))
         report(rows[-1])
     return rows
+
+
+def registered_provider():
+    """The provider ``register()`` makes (as a user registers it once), ir_measures' default
+    pipeline left as it ships."""
+    from irstats.integrations import ir_measures as provider_module
+
+    with default_pipeline(None):
+        return provider_module.register()
+
+
+@contextlib.contextmanager
+def default_pipeline(first) -> Iterator[None]:
+    """ir_measures' default pipeline with ``first`` in front (None: as it ships), restored after."""
+    import ir_measures
+
+    pipeline = ir_measures.DefaultPipeline.providers
+    shipped = list(pipeline)
+    if first is not None:
+        pipeline.insert(0, first)
+    try:
+        yield
+    finally:
+        pipeline[:] = shipped
 
 
 def pyterrier_row(qrels_rows: list, runs: dict[str, list], repeat: int) -> dict | None:
@@ -231,8 +244,6 @@ def pyterrier_row(qrels_rows: list, runs: dict[str, list], repeat: int) -> dict 
         return None
     import ir_measures
 
-    from irstats.integrations import ir_measures as provider_module
-
     measures = [ir_measures.parse_measure(m) for m in MEASURES]
     qrels = pd.DataFrame([(q.query_id, q.doc_id, q.relevance) for q in qrels_rows], columns=["qid", "docno", "label"])
     systems = []
@@ -242,18 +253,13 @@ def pyterrier_row(qrels_rows: list, runs: dict[str, list], repeat: int) -> dict 
         systems.append(frame)
     topics = pd.DataFrame({"qid": sorted(qrels["qid"].unique()), "query": ""})
     names = list(runs)
-    pipeline = ir_measures.DefaultPipeline.providers
-    shipped = list(pipeline)
+    registered = registered_provider()
 
-    def experiment(first: bool) -> None:
-        if first:
-            provider_module.register()
-        try:
+    def experiment(first) -> None:
+        with default_pipeline(first):
             pt.Experiment(systems, topics, qrels, eval_metrics=measures, names=names)
-        finally:
-            pipeline[:] = shipped
 
-    times = interleaved({"anchor": lambda: experiment(False), "irstats": lambda: experiment(True)}, repeat)
+    times = interleaved({"anchor": lambda: experiment(None), "irstats": lambda: experiment(registered)}, repeat)
     result = row("pt.Experiment", "dataframes", times["anchor"], times["irstats"],
                  pyterrier=getattr(pt, "__version__", None))
     report(result)
@@ -262,7 +268,7 @@ def pyterrier_row(qrels_rows: list, runs: dict[str, list], repeat: int) -> dict 
 
 def first_call_rows(repeat: int, run_name: str) -> list[dict]:
     """Each provider's first call in fresh processes, interleaved."""
-    env = child_env()
+    env = child_env(ROOT / "src")
     run = DL19 / "runs" / f"{run_name}.run.gz"
     if not run.exists():
         raise SystemExit(f"--first-run: no run {run_name!r} in {run.parent.resolve()}")
