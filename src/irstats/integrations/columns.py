@@ -140,54 +140,65 @@ def run_judgments(collection: Collection, lines: RunLines, options: EvalOptions,
     by_topic = _codes_by_topic(collection, options)
     if by_topic is None:
         return None
-    n_top = len(collection.topic_keys)
     index = collection.memo("topic positions", lambda: {t: i for i, t in enumerate(collection.topic_keys)})
     block_tidx = [index.get(topic, -1) for topic in lines.topics]
-    bounds, docnos, scores = lines.bounds, lines.docnos, lines.scores
     if -1 in block_tidx:  # lines of topics the qrels lack: dropped
-        outside = [t for t, k in zip(lines.topics, block_tidx) if k < 0]
-        try:  # a topic given as a number would be text (and maybe a qrels topic) on the frame path
-            "".join(outside)
-        except TypeError:
+        lines, block_tidx = _inside(lines, block_tidx)
+        if lines is None:
             return None
-        kept = [k for k, t in enumerate(block_tidx) if t >= 0]
-        spans = [(bounds[k], bounds[k + 1]) for k in kept]
-        docnos = list(chain.from_iterable(docnos[a:b] for a, b in spans))
-        scores = np.concatenate([scores[a:b] for a, b in spans]) if spans else scores[:0]
-        lengths = [b - a for a, b in spans]
-        block_tidx = [block_tidx[k] for k in kept]
-        bounds = np.concatenate(([0], np.cumsum(lengths, dtype=np.int64))).tolist()
+    docnos, bounds = lines.docnos, lines.bounds
     try:
         docno_text = "".join(docnos)
     except TypeError:  # a number among the docnos: the frame path turns it into text
         return None
-    scores = np.asarray(scores, dtype=np.float64)
+    scores = np.asarray(lines.scores, dtype=np.float64)
     if np.isnan(scores).any() or (np.signbit(scores) & (scores == 0)).any() or "\x00" in docno_text:
         return None  # NaN is an error there; −0 and NUL bytes are the frame path's to order
-    n, n_blocks = len(docnos), len(block_tidx)
-    lengths = np.diff(np.asarray(bounds, dtype=np.int64))
-    tidx = np.repeat(np.asarray(block_tidx, dtype=np.int64), lengths)
-    contiguous = len(set(block_tidx)) == n_blocks  # each topic's lines together
+    tidx = np.repeat(np.asarray(block_tidx, dtype=np.int64), np.diff(np.asarray(bounds, dtype=np.int64)))
+    contiguous = len(set(block_tidx)) == len(block_tidx)  # each topic's lines together
     spans = list(zip(bounds[:-1], bounds[1:]))
     if not lines.distinct and (any(len(set(docnos[a:b])) != b - a for a, b in spans) if contiguous
-                               else len(set(zip(tidx.tolist(), docnos))) != n):
+                               else len(set(zip(tidx.tolist(), docnos))) != len(docnos)):
         return None  # a document twice in a topic: an error, which the frame path names
     if options.score_dtype == "float32":  # trec_eval <= 9 and pytrec_eval store scores as C floats
         scores = scores.astype(np.float32).astype(np.float64)
-    topic_keys = collection.topic_keys
-    if contiguous and n >= SHORT_BLOCKS * n_blocks:
-        codes = np.empty(n, dtype=np.int64)
+    if contiguous and len(docnos) >= SHORT_BLOCKS * len(block_tidx):
+        codes = np.empty(len(docnos), dtype=np.int64)
         for t, (a, b) in zip(block_tidx, spans):
-            codes[a:b] = np.fromiter(map(by_topic[topic_keys[t]].get, docnos[a:b], repeat(UNJUDGED)), np.int64, b - a)
+            judged = by_topic[collection.topic_keys[t]]
+            codes[a:b] = np.fromiter(map(judged.get, docnos[a:b], repeat(UNJUDGED)), np.int64, b - a)
     else:
         pairs = collection.memo(("codes by pair", options.negative_rel), lambda: {
             (topic, docno): code for topic, codes in by_topic.items() for docno, code in codes.items()})
-        line_topics = [topic_keys[t] for t in tidx.tolist()]
-        codes = np.fromiter(map(pairs.get, zip(line_topics, docnos), repeat(UNJUDGED)), np.int64, n)
-
+        line_topics = [collection.topic_keys[t] for t in tidx.tolist()]
+        codes = np.fromiter(map(pairs.get, zip(line_topics, docnos), repeat(UNJUDGED)), np.int64, len(docnos))
     order = _ranking_order(tidx, scores, docnos, contiguous)
     if order is not None:
         tidx, codes = tidx[order], codes[order]
+    return _tensor(collection, tidx, codes, options, name)
+
+
+def _inside(lines: RunLines, block_tidx: list[int]) -> tuple[RunLines | None, list[int]]:
+    """The run without its blocks of topics the qrels lack (``block_tidx`` −1), or None when
+    such a topic is not text (a number would be text, and maybe a qrels topic, on the frame path)."""
+    try:
+        "".join(topic for topic, t in zip(lines.topics, block_tidx) if t < 0)
+    except TypeError:
+        return None, block_tidx
+    kept = [k for k, t in enumerate(block_tidx) if t >= 0]
+    spans = [(lines.bounds[k], lines.bounds[k + 1]) for k in kept]
+    docnos = list(chain.from_iterable(lines.docnos[a:b] for a, b in spans))
+    scores = np.concatenate([lines.scores[a:b] for a, b in spans]) if spans else lines.scores[:0]
+    bounds = [0, *accumulate(b - a for a, b in spans)]
+    return RunLines([lines.topics[k] for k in kept], bounds, docnos, scores, lines.distinct), \
+        [block_tidx[k] for k in kept]
+
+
+def _tensor(collection: Collection, tidx: np.ndarray, codes: np.ndarray, options: EvalOptions,
+            name: str) -> tuple[Judgments, np.ndarray]:
+    """The judgments tensor of one run's lines in ranking order (topic by topic), cut at the
+    depth and condensed under ``judged_only``, and the lines per qrels topic before the cut."""
+    n_top = len(collection.topic_keys)
     n_lines = np.bincount(tidx, minlength=n_top)
     position = _positions(tidx)
     if options.depth is not None:
@@ -237,7 +248,7 @@ def _ranking_order(tidx: np.ndarray, scores: np.ndarray, docnos: Sequence[str],
     # within each run of tied scores (same block, same score), docno descending; the runs keep their slots
     reordered = rows[np.lexsort((-docno_rank.ravel(), -scores[rows], block))]
     permutation = np.arange(n) if order is None else order
-    permutation[rows] = permutation[reordered] if order is not None else reordered
+    permutation[rows] = permutation[reordered]
     return permutation
 
 
