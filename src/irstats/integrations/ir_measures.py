@@ -77,13 +77,25 @@ def irstats_name(measure) -> str | None:
 
     ``judged_only`` is not part of the name: it is an evaluation option (trec_eval -J).
     """
-    return _irstats_name(measure)
+    # Kept per measure as written (ir_measures asks for every measure of every call), keyed by
+    # the parameters given and their types: ir_measures counts Accuracy(rel=1) equal to
+    # Accuracy (a default given), but irstats names them apart, and 1 and True print otherwise.
+    try:
+        key = (type(measure), measure.NAME, tuple((k, type(v), v) for k, v in sorted(measure.params.items())))
+        found = _NAMES.get(key, _NAMES)
+    except TypeError:  # an unhashable parameter (a dict of gains): computed each time
+        return _irstats_name(measure)
+    if found is _NAMES:
+        found = _NAMES[key] = _irstats_name(measure)
+    return found
 
 
-@lru_cache(maxsize=1024)
+#: irstats_name's answers, by the measure's type, name and parameters as given.
+_NAMES: dict[tuple, str | None] = {}
+
+
 def _irstats_name(measure) -> str | None:
-    """:func:`irstats_name`, kept per measure: ir_measures asks for every measure of every call
-    (``supports``, then the evaluator), and its measures are hashable values."""
+    """:func:`irstats_name`, computed."""
     from irstats.measures import FAMILIES, parse_measure
 
     given = dict(measure.params)
