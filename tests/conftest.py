@@ -1,19 +1,97 @@
-"""Shared test fixtures.
+"""Shared test fixtures, and the test budget.
 
 ``shared_data`` is the reference-data folder ``../shared/data`` (relative to the project
 root, see shared/data/README.md). The data is never copied into this repository. When the
 folder is missing, the tests that need it FAIL with a clear message; they never skip, so a
 missing checkout cannot make the conformance suite pass vacuously.
+
+The budget: ``python3 -m pytest`` runs the quick budget, ``python3 -m pytest --full`` (or
+``IRSTATS_FULL_TESTS=1 python3 -m pytest``) the full one. The two differ only in how many cases
+the expensive checks draw, never in what a case asserts:
+
+* property tests take ``max_examples=examples(N)``: N examples in the full budget, a third of N
+  (at least 10) in the quick one; hypothesis' example database replays any failure it has seen
+  first, whichever budget runs;
+* the tests that hold irstats equal to a slow peer tool on every run of a collection take
+  ``spread(runs, k)``: every run in the full budget, k of them spread over the sorted list in the
+  quick one (the first and the last included).
+
+The full budget is what a release or a change to an engine path should pass; the quick one keeps
+the README's test command within a few minutes on two cores.
 """
 
 from __future__ import annotations
 
+import math
+import os
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
 #: ``../shared/data`` relative to the project root (this file is tests/conftest.py).
 SHARED_DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
+
+
+#: The environment variable that selects the full budget (``--full`` sets it, so a subprocess or
+#: an xdist worker sees the same budget as the test that started it).
+FULL_BUDGET_ENV = "IRSTATS_FULL_TESTS"
+
+#: The quick budget's share of a property test's examples, and its floor.
+QUICK_EXAMPLES_SHARE = 3
+QUICK_EXAMPLES_MIN = 10
+
+T = TypeVar("T")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--full", action="store_true", default=False,
+                     help=f"run the full test budget: every property-test example and every run in the "
+                          f"comparisons with peer tools (the same as {FULL_BUDGET_ENV}=1)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Through the environment rather than a module global: test modules import this file both
+    # as ``conftest`` and as ``tests.conftest`` (two module objects), and subprocesses inherit it.
+    if config.getoption("--full"):
+        os.environ[FULL_BUDGET_ENV] = "1"
+    # Property tests that name no budget of their own get hypothesis' 100 examples scaled the same
+    # way; a profile the user picks with --hypothesis-profile wins.
+    if config.getoption("hypothesis_profile", None) is None:
+        from hypothesis import settings
+
+        settings.register_profile("irstats", max_examples=examples(100))
+        settings.load_profile("irstats")
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    return f"irstats test budget: {'full' if full_budget() else f'quick (--full or {FULL_BUDGET_ENV}=1 for the full one)'}"
+
+
+def full_budget() -> bool:
+    """True when the full budget runs (``--full`` or ``IRSTATS_FULL_TESTS`` set to anything but 0)."""
+    return os.environ.get(FULL_BUDGET_ENV, "").strip() not in ("", "0")
+
+
+def examples(full: int) -> int:
+    """A property test's ``max_examples``: ``full`` in the full budget, a third of it (at least 10,
+    never more than ``full``) in the quick one."""
+    if full_budget():
+        return full
+    return min(full, max(QUICK_EXAMPLES_MIN, math.ceil(full / QUICK_EXAMPLES_SHARE)))
+
+
+def spread(items: Sequence[T], quick: int) -> list[T]:
+    """``items`` in the full budget; in the quick one ``quick`` of them, evenly spaced over the
+    sequence with the first and the last included (deterministic: the same ones every run)."""
+    items = list(items)
+    if full_budget() or quick >= len(items):
+        return items
+    if quick <= 1:
+        return items[:quick]
+    picks = sorted({round(k * (len(items) - 1) / (quick - 1)) for k in range(quick)})
+    return [items[i] for i in picks]
 
 
 def require_path(path: Path) -> Path:

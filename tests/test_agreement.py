@@ -15,7 +15,7 @@ from sklearn.metrics import cohen_kappa_score
 
 from irstats.agreement import label_agreement
 from irstats.errors import InputError
-from tests.conftest import run_cli
+from tests.conftest import examples, run_cli
 
 
 def _frames(topics, a, b):
@@ -44,7 +44,7 @@ def _check(a, b, result, categories=None, nominal=True):
         assert values[f"krippendorff_alpha_{level}"] == pytest.approx(expected, abs=1e-12), level
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.integers(0, 10**6), st.floats(0.0, 0.9), st.integers(2, 5))
 def test_kappa_and_alpha_equal_the_reference_packages(seed, agree, grades):
     rng = np.random.default_rng(seed)
@@ -223,7 +223,7 @@ def test_two_collections_over_different_topics(shared_data, tmp_path, capsys):
     assert code == 2 and "--all-topics" in err and "Traceback" not in err
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(st.integers(0, 10**6), st.integers(31, 200))
 def test_real_valued_labels_equal_the_reference_packages(seed, distinct):
     """Real-valued labels (an LLM's probabilities against averaged grades): many distinct values,
@@ -240,7 +240,7 @@ def test_real_valued_labels_equal_the_reference_packages(seed, distinct):
     assert result.confusion is None
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(st.integers(0, 10**6))
 @example(16779)  # a resample without one of the grades: κ's positions are those of the grades present
 def test_weighted_topics_equal_the_replicated_pairs(seed):

@@ -8,9 +8,15 @@ the real ones.
 irstats ranks as ndeval does (score descending, then docno descending, trec_eval's rule);
 pyndeval's Python front end sorts ties by docno *ascending*. So the runs handed to irstats
 here are written in pyndeval's order and read in file order (``order="file"``).
+
+pyndeval's values for a run are computed once per module (``pyndeval``) and shared by the tests
+that compare the same run; the quick test budget compares 9 of the 37 runs with pyndeval, the
+full one (``--full``) all of them.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import ir_measures
 import numpy as np
@@ -20,7 +26,7 @@ from ir_measures import ERR_IA, NRBP, P_IA, StRecall, alpha_DCG, alpha_nDCG, nER
 
 from irstats.diversity import evaluate_diversity, read_subtopic_qrels
 from irstats.errors import InputError, MeasureError
-from tests.conftest import run_cli
+from tests.conftest import examples, run_cli, spread
 
 
 @pytest.fixture(scope="module")
@@ -39,8 +45,7 @@ def _in_pyndevals_order(source, target):
     import gzip
 
     rows = [line.split() for line in gzip.open(source, "rt") if line.strip()]
-    rows.sort(key=lambda r: r[2])
-    rows.sort(key=lambda r: (r[0], -float(r[4])))
+    rows.sort(key=lambda r: (r[0], -float(r[4]), r[2]))  # score descending, then docno ascending
     target.write_text("".join(" ".join(r) + "\n" for r in rows))
     return target
 
@@ -55,37 +60,67 @@ def _reference(lines, run_path, measures, rel=1, alpha=0.5, beta=0.5):
     return out
 
 
+class PyndevalRuns:
+    """DL 2019 runs rewritten in pyndeval's order, and pyndeval's values on them for MEASURES,
+    each made once and kept for every test of the module that compares the same run."""
+
+    def __init__(self, lines: list, folder: Path) -> None:
+        self.lines = lines
+        self.folder = folder
+        self._reference: dict[Path, dict] = {}
+
+    def ordered(self, source: Path) -> Path:
+        """``source`` (a .run.gz) written in pyndeval's order, as a plain file."""
+        target = self.folder / source.name.replace(".gz", "")
+        if not target.exists():
+            _in_pyndevals_order(source, target)
+        return target
+
+    def reference(self, ordered: Path) -> dict:
+        """pyndeval's value of every measure of MEASURES per topic: {(topic, str(measure)): value}."""
+        if ordered not in self._reference:
+            self._reference[ordered] = _reference(self.lines, ordered, [m for m, _ in MEASURES])
+        return self._reference[ordered]
+
+
+@pytest.fixture(scope="module")
+def pyndeval(subtopic_qrels, tmp_path_factory) -> PyndevalRuns:
+    return PyndevalRuns(subtopic_qrels[1], tmp_path_factory.mktemp("pyndeval-order"))
+
+
 MEASURES = [(alpha_nDCG@20, "alpha_nDCG@20"), (alpha_nDCG@1, "alpha_nDCG@1"), (alpha_nDCG@5, "alpha_nDCG@5"),
             (alpha_DCG@2, "alpha_DCG@2"), (alpha_DCG@10, "alpha_DCG@10"), (ERR_IA@20, "ERR_IA@20"),
             (ERR_IA@1, "ERR_IA@1"), (nERR_IA@10, "nERR_IA@10"), (NRBP, "NRBP"), (nNRBP, "nNRBP"),
             (P_IA@10, "P_IA@10"), (P_IA@20, "P_IA@20"), (StRecall@5, "StRecall@5"), (StRecall@20, "StRecall@20")]
 
 
-def test_equal_to_pyndeval_on_all_dl19_runs(subtopic_qrels, tmp_path):
+def test_equal_to_pyndeval_on_all_dl19_runs(subtopic_qrels, pyndeval, tmp_path):
+    """Every measure, per topic, equal to pyndeval's on the DL 2019 runs (all 37 in the full
+    test budget, 9 spread over them in the quick one), evaluated together as one batch."""
     folder, lines = subtopic_qrels
     path = tmp_path / "subtopics.qrels"
     path.write_text("".join(f"{t} {s} {d} {g}\n" for t, s, d, g in lines))
-    runs = [_in_pyndevals_order(run, tmp_path / run.name.replace(".gz", ""))
-            for run in sorted((folder / "runs").glob("*.run.gz"))]
-    assert len(runs) == 37
+    sources = sorted((folder / "runs").glob("*.run.gz"))
+    assert len(sources) == 37
+    runs = [pyndeval.ordered(run) for run in spread(sources, 9)]
     ours = evaluate_diversity(path, runs, [m[1] for m in MEASURES], order="file")
     compared = 0
     for k, run in enumerate(runs):
-        reference = _reference(lines, run, [m[0] for m in MEASURES])
+        reference = pyndeval.reference(run)
         system = ours[MEASURES[0][1]].systems[k]
         for measure, name in MEASURES:
             matrix = ours[name]
             for topic, value in zip(matrix.topics, matrix.system(system)):
                 assert value == pytest.approx(reference[(topic, str(measure))], abs=1e-9), (run.name, name, topic)
                 compared += 1
-    assert compared == 37 * len(MEASURES) * 43
+    assert compared == len(runs) * len(MEASURES) * 43
 
 
 @pytest.mark.parametrize("rel, alpha, beta", [(2, 0.5, 0.5), (1, 0.2, 0.8), (1, 0.9, 0.3)])
-def test_parameters_equal_pyndeval(subtopic_qrels, rel, alpha, beta, tmp_path):
+def test_parameters_equal_pyndeval(subtopic_qrels, pyndeval, rel, alpha, beta):
     folder, lines = subtopic_qrels
     frame = pl.DataFrame(lines, schema=["topic", "subtopic", "docno", "grade"], orient="row")
-    run = _in_pyndevals_order(sorted((folder / "runs").glob("*.run.gz"))[5], tmp_path / "run")
+    run = pyndeval.ordered(sorted((folder / "runs").glob("*.run.gz"))[5])
     pairs = [(alpha_nDCG(alpha=alpha, rel=rel)@10, "alpha_nDCG@10"), (NRBP(alpha=alpha, beta=beta, rel=rel), "NRBP"),
              (ERR_IA(rel=rel)@10, "ERR_IA@10"), (StRecall(rel=rel)@10, "StRecall@10")]
     ours = evaluate_diversity(frame, run, [p[1] for p in pairs], rel=rel, alpha=alpha, beta=beta, order="file")
@@ -164,7 +199,7 @@ def test_evaluate_with_subtopic_qrels_equals_diversity_and_the_plain_loops(subto
                 assert value == pytest.approx(reference[(topic, name)], rel=1e-12, abs=1e-15), (runs[k].name, name)
 
 
-def test_cli_eval_with_subtopic_qrels_equals_diversity_and_pyndeval(subtopic_qrels, tmp_path, capsys):
+def test_cli_eval_with_subtopic_qrels_equals_diversity_and_pyndeval(subtopic_qrels, pyndeval, tmp_path, capsys):
     """`irstats eval QRELS RUNS --subtopic-qrels FILE -m …` prints what `irstats diversity` prints,
     per topic, on the 37 DL 2019 runs; and, on the runs in pyndeval's order read in file order,
     pyndeval's values."""
@@ -179,7 +214,7 @@ def test_cli_eval_with_subtopic_qrels_equals_diversity_and_pyndeval(subtopic_qre
     assert code == 0, err
     read = lambda text: pl.read_csv(text.encode(), separator="\t", schema_overrides={"topic": pl.String})  # noqa: E731
     assert read(out).equals(read(shortcut)) and read(out).height == 37 * 43 * len(NAMES)  # (eval's tsv prints 1e-07)
-    runs = [_in_pyndevals_order(run, tmp_path / run.name.replace(".gz", "")) for run in gz_runs[::9]]
+    runs = [pyndeval.ordered(run) for run in gz_runs[::9]]
     code, out, err = run_cli(["eval", qrels, *runs, "--subtopic-qrels", path, "-M", "none", "--order", "file",
                               *flags], capsys)
     assert code == 0, err
@@ -187,7 +222,7 @@ def test_cli_eval_with_subtopic_qrels_equals_diversity_and_pyndeval(subtopic_qre
     names = {name: str(m) for m, name in MEASURES}
     for run in runs:
         system = run.read_text().split(None, 6)[5]
-        reference = _reference(lines, run, [m for m, _ in MEASURES])
+        reference = pyndeval.reference(run)
         part = frame.filter(pl.col("system") == system)
         assert part.height == 43 * len(NAMES)
         for topic, measure, value in part.select("topic", "measure", "value").iter_rows():
@@ -267,7 +302,7 @@ def _diversity_case(draw):
     return subtopic_lines, run_lines
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(case=_diversity_case(), alpha=st.sampled_from([0.0, 0.5, 0.7, 1.0]), beta=st.sampled_from([0.3, 0.5, 0.9]),
        rel=st.sampled_from([1, 2]), depth=st.sampled_from([None, 1, 4]))
 def test_equal_to_the_plain_loops(case, alpha, beta, rel, depth, tmp_path_factory):

@@ -24,11 +24,17 @@ def dl19(shared_data):
     return base / "qrels.dl19-passage.txt", sorted((base / "runs").glob("*.run.gz"))
 
 
-@pytest.mark.parametrize("batch_bytes", [1, 3 << 20, 1 << 40])
-def test_batch_size_does_not_change_scores(dl19, monkeypatch, batch_bytes):
+@pytest.fixture(scope="module")
+def one_tensor(dl19):
+    """The scores of the 37 runs from one judgments tensor, no batching: what every batch size must give."""
     qrels, runs = dl19
-    reference = score_judgments(
-        build_judgments(Collection.load(qrels), RunSet.load(runs), EvalOptions()), MEASURES)  # one tensor
+    return score_judgments(build_judgments(Collection.load(qrels), RunSet.load(runs), EvalOptions()), MEASURES)
+
+
+@pytest.mark.parametrize("batch_bytes", [1, 3 << 20, 1 << 40])
+def test_batch_size_does_not_change_scores(dl19, one_tensor, monkeypatch, batch_bytes):
+    qrels, runs = dl19
+    reference = one_tensor
     monkeypatch.setattr(engine, "BATCH_BYTES", batch_bytes)
     scores = irstats.evaluate(qrels, runs, MEASURES)
     for name in MEASURES:

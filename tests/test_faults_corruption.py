@@ -19,6 +19,7 @@ from irstats import InputError
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_properties import assert_same, collections, engine, reference, write_collection  # noqa: E402
+from tests.conftest import examples  # noqa: E402
 
 MEASURES = ["AP", "P@5", "RR", "nDCG@5", "Rprec", "Bpref", "RBP(p=0.8)", "ERR@5", "NumRet", "NumRel"]
 BAD_NUMBERS = [b"abc", b"1.2.3", b"--1", b"1e", b"0x10", b"1,5", b"nan", b"\xff", b"1_0"]
@@ -42,7 +43,7 @@ def corrupt(line: bytes, how: str, field: int, choice: int, is_run: bool) -> byt
     return b" ".join(fields) + b"\n"
 
 
-@settings(max_examples=150, deadline=None,
+@settings(max_examples=examples(150), deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much])
 @given(coll=collections(), target=st.integers(0, 10), where=st.integers(0, 10**6),
        how=st.sampled_from(CORRUPTIONS), field=st.integers(0, 7), choice=st.integers(0, 50))

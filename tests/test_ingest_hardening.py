@@ -26,6 +26,7 @@ from irstats.collection import Collection, EvalOptions, RunSet
 from irstats.errors import InputError
 from irstats.evaluate import Evaluator
 from tests.test_ingest import assert_same, both_paths
+from tests.conftest import examples
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore::irstats.errors.IrstatsWarning"),
@@ -323,7 +324,7 @@ def numeric_tokens(draw):
     return token or "0"
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(token=numeric_tokens(), float32=st.booleans())
 def test_generated_pathological_tokens_parse_as_the_python_reader(tmp_path_factory, monkeypatch, token, float32):
     check_token(tmp_path_factory.mktemp("token"), monkeypatch, token, float32)

@@ -32,6 +32,7 @@ from irstats.errors import InputError
 from irstats.evaluate import Evaluator
 from irstats.io.trec import read_qrels
 from irstats.judgments import qrels_facts
+from tests.conftest import examples
 
 pytestmark = pytest.mark.filterwarnings("ignore::irstats.errors.IrstatsWarning")
 SRC = Path(__file__).resolve().parents[1] / "src"
@@ -193,7 +194,7 @@ def qrels_text(draw) -> bytes:
     return text.encode(draw(st.sampled_from(["latin-1", "utf-8"])))
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(qrels_text())
 def test_generated_qrels(tmp_path_factory, data):
     path = tmp_path_factory.getbasetemp() / "generated.qrels"

@@ -21,7 +21,7 @@ from irstats.ppi import PPIResult, degrade_qrels, ppi, ppi_scores
 from irstats.render import delimited
 from irstats.scores import ScoreMatrix
 from irstats.stats.ppi import ppi_mean, ppi_mean_rows
-from tests.conftest import run_cli
+from tests.conftest import examples, run_cli
 
 TOL = 1e-9
 
@@ -74,7 +74,7 @@ def topic_values(draw):
     return truth[:n], auto[:n], auto[n:]
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(topic_values(), st.sampled_from([None, None, 0.0, 0.3, 1.0]), st.floats(0.01, 0.3))
 def test_equals_ppi_py_on_generated_values(values, lam, alpha):
     y, f, fu = values
@@ -86,7 +86,7 @@ def test_equals_ppi_py_on_generated_values(values, lam, alpha):
         assert m.lam == lam
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(st.integers(0, 2**32 - 1), st.integers(2, 15), st.integers(1, 30), st.integers(1, 6))
 def test_rows_with_missing_scores_equal_ppi_py_on_each_row(seed, n, N, rows):
     """Batched over rows, NaN left out row by row, one level per row."""

@@ -19,7 +19,7 @@ from irstats.errors import InputError
 from irstats.preference_judgments import PreferenceJudgments
 from irstats.preferences import MEASURES, PreferenceError, evaluate_preferences, measure_name, read_prefs
 from tests import reference_prefs
-from tests.conftest import run_cli
+from tests.conftest import examples, run_cli
 
 DOCS = [f"d{i}" for i in range(7)]
 
@@ -54,7 +54,7 @@ def _frames(rows, results):
     return prefs, run
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(rows=topic_judgments(), results=rankings, depth=st.sampled_from([None, 1, 3]))
 def test_equal_to_trec_eval_loops(rows, results, depth):
     """Every measure equals the literal port of trec_eval's loops, on both representations."""

@@ -25,6 +25,7 @@ import irstats
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from reference import process_run, reference_evaluate  # noqa: E402
+from tests.conftest import examples  # noqa: E402
 
 # --------------------------------------------------------------------------- measures
 
@@ -49,7 +50,7 @@ OPTION_SETS = [
     {"order": "file", "judged_only": True, "depth": 5, "rel_level": 2, "complete": True},
 ]
 
-FAST = settings(max_examples=40, deadline=None,
+FAST = settings(max_examples=examples(40), deadline=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                        HealthCheck.filter_too_much])
 

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 import irstats
 from tests import reference
-from tests.conftest import run_cli
+from tests.conftest import examples, run_cli
 from tests.test_cwl import plain_cwl
 
 LABELS = [-1.0, 0.0, 0.0, 0.37, 0.5, 1.0, 1.25, 2.0, 2.5, 3.0]
@@ -44,7 +44,7 @@ def collections(draw):
     return qrels, run
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=collections(), level=st.sampled_from([1, 0.3, 0.5, 1.5, 2.25]))
 def test_every_measure_equals_the_plain_loop(data, level):
     qrels, run = data
@@ -63,7 +63,7 @@ def test_every_measure_equals_the_plain_loop(data, level):
             assert got == pytest.approx(expected, rel=1e-12, abs=1e-12), (name, topic, level)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(labels=st.lists(st.sampled_from(LABELS), min_size=1, max_size=25), t=st.sampled_from([0.5, 1.0, 2.0]),
        k=st.integers(1, 12))
 def test_cwl_measures_use_the_real_gain(labels, t, k):
@@ -132,7 +132,7 @@ def test_trec_eval_reads_grades_as_trec_eval_does(shared_data, tmp_path):
     assert result.output == (te / "out.test").read_text()
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=collections(), level=st.sampled_from([1, 0.5, 2.25]))
 def test_tie_aware_values_with_real_labels(data, level):
     """--ties expected on real-valued labels: the mean over every ordering of the tied

@@ -17,6 +17,7 @@ from irstats.cli.main import cli
 from irstats.errors import InputError
 from irstats.scores import ScoreMatrix
 from irstats.stats.risk import risk
+from tests.conftest import examples
 
 
 def loop_urisk_trisk(x, b, alpha):
@@ -64,7 +65,7 @@ def test_trisk_by_hand():
     assert result.urisk[1] == 0 and result.trisk[1] == 0  # the baseline against itself
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(arrays(np.float64, st.tuples(st.integers(2, 6), st.integers(2, 12)),
               elements=st.floats(0, 1, allow_nan=False)), st.sampled_from([0.0, 1.0, 2.5, 5.0]))
 def test_risk_equals_plain_loops(values, alpha):

@@ -27,6 +27,7 @@ from irstats.errors import InputError, MeasureError
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from reference import topic_score  # noqa: E402
 from reference_ties import every_ordering, expected_score, tie_groups  # noqa: E402
+from tests.conftest import examples  # noqa: E402
 
 TOLERANCE = 1e-12
 CUTOFFS = (1, 2, 3, 5)
@@ -99,7 +100,7 @@ def _check(values, want, label):
     assert abs(values - want) <= TOLERANCE, f"{label}: irstats {values!r}, brute force {want!r}"
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(tied_collections(), st.booleans())
 def test_expected_equals_brute_force_reference(data, judged_only):
     qrels, run = data
@@ -124,13 +125,13 @@ def _per_ordering(q, run, topic, measures, judged_only, **options):
     return {name: float(np.mean(m.values[:, m.topics.index(topic)])) for name, m in scores.items()}
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(tied_collections(max_docs=5), st.booleans())
 def test_expected_equals_brute_force_per_ordering(data, judged_only):
     _check_against_orderings(data, judged_only, OTHER_MEASURES)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(tied_collections(max_docs=5), st.booleans(), st.data())
 def test_diversity_expected_equals_brute_force_per_ordering(data, judged_only, draw):
     """The diversity measures over tied orderings: their subtopic rows arranged (two tied documents
@@ -142,7 +143,7 @@ def test_diversity_expected_equals_brute_force_per_ordering(data, judged_only, d
     _check_against_orderings(data, judged_only, SUBTOPIC_MEASURES, subtopic_qrels=subtopics)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(tied_collections(max_docs=5), st.data())
 def test_preference_expected_equals_brute_force_per_ordering(data, draw):
     """The preference measures over tied orderings: the judged documents' rows arranged, with
@@ -168,7 +169,7 @@ def _check_against_orderings(data, judged_only, measures, **options):
             _check(matrix.values[0, matrix.topics.index(topic)], want[name], f"{name} topic {topic}")
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(tied_collections())
 def test_rank_order_ties_are_equal_ranks(data):
     """Under rank order, documents of equal rank are the tie groups."""
@@ -185,7 +186,7 @@ def test_rank_order_ties_are_equal_ranks(data):
             _check(matrix.values[0, t], want, f"{name} topic {topic}")
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(tied_collections())
 def test_docno_is_the_default_and_file_keeps_file_order(data):
     qrels, run = data
@@ -397,7 +398,7 @@ def test_rbp_eval_tie_averaged_vectors(rbp_dir, tmp_path, name):
           f"{by_rule} follow rbp_eval's crossing rule")
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=examples(15), deadline=None)
 @given(tied_collections())
 def test_depth_sweep_carries_the_tie_groups(data):
     """The depth sweep (and its condensed lists) of a tied tensor equals ``evaluate`` with
@@ -488,7 +489,7 @@ def test_every_family_is_checked_against_the_brute_force():
             assert (family.expected_terms is not None) != (family.expected_kernel is not None), family.name
 
 
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=examples(10), deadline=None)
 @given(tied_collections(max_docs=5))
 def test_trec_eval_compat_residual_is_enumerated(data):
     """RBPresid under trec_eval_compat (0 when nothing retrieved is unjudged) is not a sum of
@@ -507,7 +508,7 @@ IPREC_MEASURES = (*(f"IPrec@{r}" for r in (0, 0.1, 0.25, 0.3, 0.5, 0.75, 1)), "I
                   "IPrecAvg", "IPrecAvg(levels=0.2;0.6)")
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(tied_collections(max_docs=6), st.booleans())
 def test_interpolated_precision_closed_form_equals_brute_force(data, judged_only):
     """IPrec's exact expectation (order statistics of each tie group's relevant places, groups
