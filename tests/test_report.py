@@ -15,6 +15,7 @@ import polars as pl
 import pytest
 
 import irstats
+from conftest import run_cli
 from irstats.demo import make_demo_collection
 from irstats.errors import IrstatsError
 from irstats.report import build_report
@@ -22,6 +23,8 @@ from irstats.standardize import apply_factors, fit_factors, read_factors
 from irstats.stats import compare, t_interval
 
 MEASURES = ["AP", "nDCG@10", "P@10", "RR", "RBP(p=0.8)"]
+#: The measures the report evaluates beside MEASURES that the tests read.
+SUPPORT = ["RBPresid(p=0.8)", "Judged@10", "Judged@100", "Judged@1000", "NumRel"]
 report_inputs: dict = {}  # report folder -> (qrels, runs), for tests that recompute a section
 
 
@@ -32,15 +35,18 @@ def read_table(report, name) -> pl.DataFrame:
 
 @pytest.fixture(scope="module")
 def demo_report(tmp_path_factory):
+    """A quick report of a synthetic collection, with the figures --quick leaves out: the
+    figure tests read it (quick's resample counts keep it cheap)."""
     base = tmp_path_factory.mktemp("demo")
     demo = make_demo_collection(base / "collection", seed=5)
-    report = build_report(demo.qrels, demo.runs, base / "report", quick=True, progress=False)
+    report = build_report(demo.qrels, demo.runs, base / "report", quick=True, figures=True, progress=False)
     report_inputs[report.out_dir] = (demo.qrels, demo.runs)
     return demo.qrels, demo.runs, report
 
 
 @pytest.fixture(scope="module")
 def dl19_report(shared_data, tmp_path_factory):
+    """The quick report of the 37 DL 2019 runs, as ``irstats report --quick`` makes it (no figures)."""
     base = shared_data / "trec-dl-2019-passage"
     qrels, runs = base / "qrels.dl19-passage.txt", sorted((base / "runs").glob("*.run.gz"))
     report = build_report(qrels, runs, tmp_path_factory.mktemp("dl19") / "report", quick=True, progress=False,
@@ -49,13 +55,26 @@ def dl19_report(shared_data, tmp_path_factory):
     return qrels, runs, report
 
 
-@pytest.fixture(params=["demo", "dl19"])
-def built(request, demo_report, dl19_report):
-    qrels, runs, report = demo_report if request.param == "demo" else dl19_report
-    options = {"rel_level": 2} if request.param == "dl19" else {}
-    scores = irstats.evaluate(qrels, runs, MEASURES + ["RBPresid(p=0.8)", "Judged@10", "Judged@100",
-                                                      "Judged@1000", "NumRel"], **options)
-    return report, scores, options
+@pytest.fixture(scope="module")
+def small_collection(tmp_path_factory):
+    """8 topics × 4 runs: a report of it takes little more than the imports."""
+    return make_demo_collection(tmp_path_factory.mktemp("small") / "c", seed=1, n_topics=8, n_runs=4, run_depth=50,
+                                pool_depth=5)
+
+
+@pytest.fixture(scope="module")
+def dl19_scores(dl19_report):
+    """The DL 2019 scores by ``irstats.evaluate``, once for the module."""
+    qrels, runs, _ = dl19_report
+    return irstats.evaluate(qrels, runs, MEASURES + SUPPORT, rel_level=2)
+
+
+@pytest.fixture(scope="module", params=["demo", "dl19"])
+def built(request, demo_report, dl19_report, dl19_scores):
+    if request.param == "dl19":
+        return dl19_report[2], dl19_scores, {"rel_level": 2}
+    qrels, runs, report = demo_report
+    return report, irstats.evaluate(qrels, runs, MEASURES + SUPPORT), {}
 
 
 def test_outputs_exist(built):
@@ -143,17 +162,33 @@ def test_leaderboard(built):
     assert "<sup>†</sup>" in html
 
 
-def test_every_table_as_latex_and_figure_as_pdf(built):
+def test_every_table_as_latex(built):
     report, _, _ = built
     for name in report.tables:
         tex = (report.out_dir / "tables" / f"{name}.tex").read_text()
         # a comment naming the packages, then one float per part (tests/test_latex_compile.py compiles them)
         assert tex.startswith("% needs \\usepackage{booktabs}") and "\\begin{table" in tex
         assert "\\midrule" in tex and tex.rstrip().endswith(("\\end{table}", "\\end{table*}"))
-    pngs = sorted((report.out_dir / "figures").glob("*.png"))
-    assert pngs
-    for png in pngs:
-        assert png.with_suffix(".pdf").read_bytes().startswith(b"%PDF")
+
+
+#: The figures of a report without a second qrels or a reproduction, in the page's order.
+FIGURES = ["system_means", "system_topic_heatmap", "split_half_tau", "score_densities", "predictive_power",
+           "scale_robustness", "volatility_trajectories", "volatility_summary"]
+
+
+def test_every_figure_as_png_pdf_and_csv(demo_report):
+    """Each figure of the page is a PNG, the same figure as PDF (drawn by the forked writers,
+    one after the other) and its data as CSV; the page shows them in order."""
+    _, _, report = demo_report
+    folder = report.out_dir / "figures"
+    assert sorted(p.stem for p in folder.glob("*.png")) == sorted(FIGURES)
+    for name in FIGURES:
+        assert (folder / f"{name}.png").read_bytes().startswith(b"\x89PNG")
+        assert (folder / f"{name}.pdf").read_bytes().startswith(b"%PDF")
+        assert pl.read_csv(folder / f"{name}.csv").height > 0
+    html = report.html.read_text()
+    assert [html.index(f'<figure data-name="{name}"') for name in FIGURES] == \
+        sorted(html.index(f'<figure data-name="{name}"') for name in FIGURES)
 
 
 def test_standardization_tables(built):
@@ -197,7 +232,7 @@ def test_failed_stage_leaves_no_report(tmp_path, monkeypatch, demo_report, forke
                                              ("broken", broken)])
     target = tmp_path / "out"
     with pytest.raises(IrstatsError, match="broken"):
-        build_report(qrels, runs, target, quick=True, progress=False)
+        build_report(qrels, runs, target, quick=True, figures=True, progress=False)
     assert not target.exists()
     assert not list(tmp_path.glob(".out.partial-*"))
     _assert_no_child_left(forked)
@@ -246,7 +281,7 @@ def test_a_figure_that_cannot_be_written_fails_the_report(tmp_path, monkeypatch,
     monkeypatch.setattr(sections, "STAGES", [("systems", sections.systems)])
     target = tmp_path / "out"
     with pytest.raises(IrstatsError, match="could not write the figure"):
-        build_report(qrels, runs, target, quick=True, progress=False)
+        build_report(qrels, runs, target, quick=True, figures=True, progress=False)
     assert not target.exists() and not list(tmp_path.glob(".out.partial-*"))
     _assert_no_child_left(forked)
 
@@ -479,19 +514,25 @@ def test_predictive_table(built):
     from irstats.meta.predictive import predictive_power
 
     got = read_table(report, "predictive_power")
-    n_splits = 200  # the --quick setting the fixtures use
+    n_splits = int(dict(read_table(report, "provenance").iter_rows())["predictive-power halvings"])
+    assert n_splits == 200  # --quick's
     expected = predictive_power({m: scores[m] for m in MEASURES}, MEASURES, by="AP", n_splits=n_splits, seed=0)
     assert got["measure"].to_list() == list(expected.measures)
     for j, measure in enumerate(expected.measures):
         np.testing.assert_allclose(got[measure].to_numpy(), expected.phi[:, j], rtol=0, atol=1e-12)
 
 
-def test_agreement_section_with_a_second_qrels(tmp_path):
-    """report --qrels-b: label and conclusion agreement tables equal the agreement API; a
-    second qrels over other topics gives conclusions only (each qrels on its own topics)."""
-    from irstats.agreement import conclusion_agreement, label_agreement
+def test_agreement_section_with_a_second_qrels(tmp_path, monkeypatch, demo_report):
+    """report --qrels-b: label and conclusion agreement tables equal the agreement API, and the
+    section draws its figure; a second qrels over other topics gives conclusions only (each
+    qrels on its own topics)."""
+    from types import SimpleNamespace
 
-    demo = make_demo_collection(tmp_path / "collection", seed=5)
+    from irstats.agreement import conclusion_agreement, label_agreement
+    from irstats.report import sections
+
+    qrels, runs, _ = demo_report
+    demo = SimpleNamespace(qrels=qrels, runs=runs)
     lines = demo.qrels.read_text().splitlines()
     rng = np.random.default_rng(3)
     noisy = []
@@ -503,14 +544,19 @@ def test_agreement_section_with_a_second_qrels(tmp_path):
         noisy.append(f"{topic} {it} {doc} {rel}")
     qrels_b = tmp_path / "b.qrels"
     qrels_b.write_text("\n".join(noisy) + "\n")
-    report = build_report(demo.qrels, demo.runs, tmp_path / "report", quick=True, progress=False, qrels_b=qrels_b,
-                          measures=["AP", "P@10"])
-    labels = label_agreement(demo.qrels, qrels_b, n_resamples=200, seed=0)
+    with monkeypatch.context() as patch:  # the sections the agreement needs, with their figures
+        patch.setattr(sections, "STAGES", [("collection", sections.collection), ("systems", sections.systems),
+                                           ("agreement", sections.agreement)])
+        report = build_report(demo.qrels, demo.runs, tmp_path / "report", quick=True, figures=True, progress=False,
+                              qrels_b=qrels_b, measures=["AP", "P@10"])
+    resamples = int(dict(read_table(report, "provenance").iter_rows())["bootstrap resamples (agreement)"])
+    assert resamples == 200  # --quick's
+    labels = label_agreement(demo.qrels, qrels_b, n_resamples=resamples, seed=0)
     table = read_table(report, "agreement_labels")
     np.testing.assert_allclose(table["value"].to_numpy(), labels.statistics["value"].to_numpy(), atol=1e-12)
     a = irstats.evaluate(demo.qrels, demo.runs, ["AP", "P@10"])
     b = irstats.evaluate(qrels_b, demo.runs, ["AP", "P@10"])
-    conclusions = conclusion_agreement(a, b, ["AP", "P@10"], n_resamples=200, seed=0)
+    conclusions = conclusion_agreement(a, b, ["AP", "P@10"], n_resamples=resamples, seed=0)
     table = read_table(report, "agreement_conclusions")
     np.testing.assert_allclose(table["value"].to_numpy(), conclusions.statistics["value"].to_numpy(), atol=1e-12)
     np.testing.assert_allclose(table["ci_low"].to_numpy(), conclusions.statistics["ci_low"].to_numpy(), atol=1e-12)
@@ -657,7 +703,7 @@ def _best_and_beaten(matrix):
     return best, means[best], int(worse.sum()), len(others)
 
 
-def test_findings_are_a_short_list_of_sentences_with_numbers(dl19_report):
+def test_findings_are_a_short_list_of_sentences_with_numbers(dl19_report, dl19_scores):
     """The findings: one sentence per item, each with its numbers, checked against the qrels
     read by hand and the tests recomputed with scipy and statsmodels."""
     from scipy import stats as sps
@@ -676,7 +722,7 @@ def test_findings_are_a_short_list_of_sentences_with_numbers(dl19_report):
     assert items[0] == (f"The collection: {len(judged)} topics and {len(runs)} runs; {sum(relevant)} of the "
                         f"{sum(len(d) for d in judged.values())} judged documents are relevant (grade ≥ 2), "
                         f"{np.median(relevant):g} per topic at the median.")
-    scores = irstats.evaluate(qrels, runs, MEASURES, rel_level=2)
+    scores = dl19_scores
     for measure in MEASURES:
         best, mean, beaten, others = _best_and_beaten(scores[measure])
         values = scores[measure].system(best)
@@ -708,7 +754,7 @@ def _constant_pairs_by_hand(scores):
     return pairs
 
 
-def test_every_warning_names_what_and_says_what_to_do(dl19_report):
+def test_every_warning_names_what_and_says_what_to_do(dl19_report, dl19_scores):
     """Each warning names the measure and the systems or topics (found here from the scores and
     the run files read by hand) and what to do; none is repeated."""
     qrels, runs, report = dl19_report
@@ -718,7 +764,7 @@ def test_every_warning_names_what_and_says_what_to_do(dl19_report):
     assert texts and len(texts) == len(set(texts)), "a warning is repeated"
     top = [text for s, text in page.notes if s == "leaderboard"]
     assert len(top) == len(texts) and all(any(t.startswith(x) for t in top) for x in texts)
-    scores = irstats.evaluate(qrels, runs, MEASURES + ["RR"], rel_level=2)
+    scores = dl19_scores
 
     # systems that score the same on every topic: the pairs and their measures, once
     pairs = _constant_pairs_by_hand(scores)
@@ -811,11 +857,11 @@ def test_counts_are_whole_numbers(dl19_report):
     assert "37.0000" not in (report.out_dir / "tables" / "factors.tex").read_text()
 
 
-def test_split_half_epsilon_is_what_each_method_used(dl19_report):
+def test_split_half_epsilon_is_what_each_method_used(dl19_report, dl19_scores):
     """ε per method: none for am and the median, the ε-GM's 0.01, trec_eval's floor 0.00001 —
     the floors checked by aggregating the scores by hand with them."""
-    qrels, runs, report = dl19_report
-    scores = irstats.evaluate(qrels, runs, MEASURES, rel_level=2)
+    _, _, report = dl19_report
+    scores = dl19_scores
     aggregates = read_table(report, "aggregates")
     for measure in MEASURES:
         rows = aggregates.filter(pl.col("measure") == measure)
@@ -881,7 +927,7 @@ def test_provenance_names_every_input_its_hash_the_versions_and_the_call(dl19_re
     assert all(row["sha256"] in html for row in inputs.iter_rows(named=True))
 
 
-def test_provenance_of_the_command_line(tmp_path):
+def test_provenance_of_the_command_line(tmp_path, small_collection):
     """Run as ``python -m irstats report …``, the report prints that command line (sys.argv as
     Python saw it); run through ``main([...])`` in-process, ``irstats report …``."""
     import shlex
@@ -890,7 +936,7 @@ def test_provenance_of_the_command_line(tmp_path):
 
     from irstats.cli.main import main
 
-    demo = make_demo_collection(tmp_path / "c", seed=1, n_topics=8, n_runs=4, run_depth=50, pool_depth=5)
+    demo = small_collection
     args = ["report", "--qrels", str(demo.qrels), "--runs", str(demo.runs[0].parent), "--quick", "--quiet",
             "-m", "AP", "-m", "P@10"]
     command = [sys.executable, "-m", "irstats", *args, "-o", str(tmp_path / "cli")]
@@ -902,3 +948,79 @@ def test_provenance_of_the_command_line(tmp_path):
     main([*args, "-o", str(tmp_path / "in-process")])
     assert f"Command: `{shlex.join(['irstats', *args, '-o', str(tmp_path / 'in-process')])}`" in \
         (tmp_path / "in-process" / "report.md").read_text()
+
+
+# ------------------------------------------------ what --quick trades, and the full report's counts (issue 25)
+
+#: What --quick trades, as the issue asks it to be said (not read from irstats' declaration).
+QUICK_TRADES = ["200 split-half halvings instead of 2,000", "200 predictive-power halvings instead of 1,000",
+                "no figures"]
+
+
+def test_a_quick_report_says_what_it_trades_and_draws_no_figure(dl19_report):
+    """The quick report says first what it traded; its tables and provenance hold those
+    counts; it has no figure (no folder, none on the page); nothing else is left out."""
+    _, _, report = dl19_report
+    page = _page(report)
+    markdown = report.markdown.read_text()
+    first = markdown.split("## 1. Leaderboard and findings", 1)[1].strip().split("\n\n")[0]
+    assert first.startswith("Quick report (`--quick`): ")
+    assert all(trade in first for trade in QUICK_TRADES) and "bootstrap" not in first  # no second qrels here
+    assert first.endswith("Every other number is the full report's (run without `--quick` for it).")
+    assert read_table(report, "split_half")["n"].unique().to_list() == [200]
+    settings = dict(read_table(report, "provenance").iter_rows())
+    assert (settings["quick"], settings["split-half halvings"], settings["predictive-power halvings"],
+            settings["figures"]) == ("True", "200", "200", "none")
+    assert not (report.out_dir / "figures").exists() and "<figure" not in report.html.read_text()
+    assert "![" not in markdown
+    assert re.findall(r'<section id="([a-z]+)"', report.html.read_text()) == [
+        "leaderboard", "collection", "systems", "aggregation", "standardization", "predictive", "scale", "volatility",
+        "provenance"]
+    assert set(page.tables) == set(report.tables)
+
+
+def test_quick_help_says_what_it_trades(capsys):
+    code, out, _ = run_cli(["report", "--help"], capsys)
+    assert code == 0
+    text = " ".join(out.split())
+    quick = text.split("--quick", 1)[1].split("--figures / --no-figures", 1)[0]
+    assert all(trade in quick for trade in QUICK_TRADES)
+    assert "200 bootstrap resamples (agreement with a second qrels) instead of 1,000" in quick
+
+
+def test_the_full_report_keeps_its_counts(small_collection, tmp_path):
+    """Without --quick: 2,000 split-half and 1,000 predictive-power halvings (the tables equal
+    the API's with those counts and seed 0); without figures (figures=False), the report says
+    that one trade and nothing else."""
+    from irstats.meta.predictive import predictive_power
+
+    demo = small_collection
+    report = build_report(demo.qrels, demo.runs, tmp_path / "full", figures=False, progress=False)
+    settings = dict(read_table(report, "provenance").iter_rows())
+    assert (settings["quick"], settings["split-half halvings"], settings["predictive-power halvings"],
+            settings["figures"]) == ("False", "2000", "1000", "none")
+    assert read_table(report, "split_half")["n"].unique().to_list() == [2000]
+    scores = irstats.evaluate(demo.qrels, demo.runs, MEASURES)
+    expected = predictive_power({m: scores[m] for m in MEASURES}, MEASURES, by="AP", n_splits=1000, seed=0)
+    got = read_table(report, "predictive_power")
+    for j, measure in enumerate(expected.measures):
+        np.testing.assert_allclose(got[measure].to_numpy(), expected.phi[:, j], rtol=0, atol=1e-12)
+    first = report.markdown.read_text().split("## 1. Leaderboard and findings", 1)[1].strip().split("\n\n")[0]
+    assert first == ("Traded for time: no figures (no PNG, PDF or figure CSV; the tables hold every number). Every "
+                     "other number is the full report's.")
+
+
+def test_a_quick_report_imports_no_matplotlib(small_collection, tmp_path):
+    """``irstats report --quick`` draws nothing, so it never imports matplotlib (``-X
+    importtime`` lists every module the process imported)."""
+    import subprocess
+    import sys
+
+    demo = small_collection
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "irstats", "report", "--qrels", str(demo.qrels),
+                           "--runs", str(demo.runs[0].parent), "--quick", "--quiet", "-o", str(tmp_path / "q")],
+                          capture_output=True, text=True, check=True)
+    imported = [line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time")]
+    assert "irstats.report.sections" in imported and "numpy" in imported  # the listing is complete
+    assert not [name for name in imported if name.split(".")[0] == "matplotlib"]
+    assert (tmp_path / "q" / "index.html").exists() and not (tmp_path / "q" / "figures").exists()

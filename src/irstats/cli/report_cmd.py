@@ -11,7 +11,7 @@ from irstats.cli.main import cli
 from irstats.cli.output import OutputFolder
 from irstats.report import DEFAULT_REPORT_MEASURES, build_report
 from irstats.io.trec import read_names
-from irstats.report.model import exact_command
+from irstats.report.model import QUICK_EFFORT, exact_command, traded
 
 REPORT_EPILOG = """
 \b
@@ -24,8 +24,9 @@ Examples:
 
 \b
 Writes OUT/index.html (self-contained: open it in any browser, no network needed),
-OUT/report.md with OUT/figures/*.png (each figure's data as CSV beside it), every table
-as OUT/tables/*.tsv, and the standardization factors as OUT/factors.tsv.
+OUT/report.md with OUT/figures/*.png (each figure also as PDF, its data as CSV beside it;
+none with --quick), every table as OUT/tables/*.tsv, and the standardization factors as
+OUT/factors.tsv.
 """
 
 
@@ -56,13 +57,18 @@ class _KeepsArguments(click.Command):
 @click.option("--repro-run", multiple=True, type=click.Path(dir_okay=False), metavar="RUN",
               help="Its reproduction, in the same order as --repro-orig.")
 @eval_options
-@click.option("--quick", is_flag=True, help="Fewer resamples: a first look in seconds.")
+@click.option("--quick", is_flag=True,
+              help=f"A first look in under half the time, trading {'; '.join(traded(QUICK_EFFORT))}. The report "
+                   "says so at its top; every other number is the full report's.")
+@click.option("--figures/--no-figures", default=None,
+              help="Draw the figures, or not, whatever --quick says (default: the full report draws them, --quick "
+                   "does not).")
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed of every random procedure.")
 @click.option("-o", "--out", "out_dir", required=True, type=OutputFolder(),
               help="Output folder: new, empty, or an earlier report (only the files irstats wrote are replaced).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def report_command(qrels, runs, measures, reference, pool_depth, qrels_b, gold_topics, repro_orig, repro_run, options,
-                   quick, seed, out_dir, quiet):
+                   quick, figures, seed, out_dir, quiet):
     """Write a complete evaluation study of RUNS against QRELS: HTML and Markdown.
 
     Sections: the leaderboard and findings, the collection (judged shares), systems (means,
@@ -76,7 +82,7 @@ def report_command(qrels, runs, measures, reference, pool_depth, qrels_b, gold_t
         names = [line.strip() for line in Path(reference).read_text().splitlines()
                  if line.strip() and not line.startswith("#")]
     result = build_report(qrels, list(runs), out_dir, measures=list(measures) or None, reference=names,
-                          quick=quick, seed=seed, pool_depth=pool_depth, qrels_b=qrels_b,
+                          quick=quick, figures=figures, seed=seed, pool_depth=pool_depth, qrels_b=qrels_b,
                           gold_topics=read_names(gold_topics, "topic") if gold_topics else None,
                           repro_orig=list(repro_orig) or None, repro_run=list(repro_run) or None,
                           progress=False if quiet else None,

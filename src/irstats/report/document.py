@@ -95,7 +95,8 @@ class Section:
     blocks: list = field(default_factory=list)
 
     def add(self, *blocks) -> "Section":
-        self.blocks.extend(blocks)
+        """Append ``blocks``; a None (a figure this report does not draw) is left out."""
+        self.blocks.extend(block for block in blocks if block is not None)
         return self
 
 

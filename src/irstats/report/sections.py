@@ -10,9 +10,9 @@ import numpy as np
 import polars as pl
 
 from irstats.errors import InputError, MeasureError, some
-from irstats.measures import parse_measure
-from irstats.report.document import Figure, Items, Note, Section, Table, Text
-from irstats.report.model import Study, command_line, environment, input_files
+from irstats.measures import FAMILIES, parse_measure
+from irstats.report.document import Items, Note, Section, Table, Text
+from irstats.report.model import Study, command_line, environment, input_files, traded
 from irstats.standardize import apply_factors, fit_factors, write_factors
 from irstats.stats import compare, t_interval
 
@@ -123,13 +123,7 @@ def systems(study: Study) -> Section:
                                        "ci_low": pl.Float64, "ci_high": pl.Float64, "delta_to_best": pl.Float64,
                                        "p_holm_vs_best": pl.Float64, "significant": pl.String,
                                        "residual": pl.Float64, "effect_size_vs_best": pl.Float64})
-    from irstats.plots.meta import figure_data, plot_score_heatmap, plot_system_means
-
     first = study.scores[study.measures[0]]
-    means_ax = plot_system_means(first)
-    means_path = study.save_figure(means_ax, "system_means", figure_data(means_ax))
-    heat_ax = plot_score_heatmap(first)
-    heat_path = study.save_figure(heat_ax, "system_topic_heatmap", figure_data(heat_ax))
     section = Section("Systems", "systems")
     section.add(Text(f"Per measure, systems sorted by mean with a 95% t-interval over topics. Each system is "
                      f"compared with the measure's best system by a two-sided {study.settings.test.replace('_', ' ')}"
@@ -138,9 +132,11 @@ def systems(study: Study) -> Section:
                      "The effect size is d_z, the mean difference to the best system in standard deviations of "
                      "the per-topic differences."),
                 Table("system_means", table, "Means, 95% intervals and tests against the best system"),
-                Figure("system_means", means_path, f"{first.measure}: system means with 95% t-intervals"),
-                Figure("system_topic_heatmap", heat_path,
-                       f"{first.measure} per system (rows) and topic (columns); lighter is higher"))
+                study.figure("system_means", f"{first.measure}: system means with 95% t-intervals",
+                             lambda: _with_data(_meta_plots().plot_system_means(first))),
+                study.figure("system_topic_heatmap",
+                             f"{first.measure} per system (rows) and topic (columns); lighter is higher",
+                             lambda: _with_data(_meta_plots().plot_score_heatmap(first))))
     note = constant_pairs_note({m: study.scores[m] for m in study.measures})
     if note is not None:
         section.add(note)
@@ -160,6 +156,24 @@ def taking(predicate):
             taken.append(w)
         else:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+
+
+def _meta_plots():
+    """:mod:`irstats.plots.meta`, imported when a figure is drawn (a report without figures
+    never imports matplotlib)."""
+    from irstats.plots import meta
+
+    return meta
+
+
+def _with_data(ax) -> tuple:
+    """A figure of :mod:`irstats.plots.meta` with the numbers it shows (its CSV)."""
+    return ax, _meta_plots().figure_data(ax)
+
+
+def _with_own_data(ax) -> tuple:
+    """A result's own figure (``result.plot()``) with the numbers it keeps on the Axes."""
+    return ax, ax.irstats_data
 
 
 def constant_pairs(matrix) -> list[tuple[str, str, float]]:
@@ -222,7 +236,7 @@ def agreement(study: Study) -> Section | None:
     from irstats.judgments import NoTopicInCommon
 
     section = Section("Agreement with a second qrels", "agreement")
-    boot = dict(n_resamples=200 if study.settings.quick else 1000, seed=study.settings.seed)
+    boot = dict(n_resamples=study.settings.effort.bootstrap_resamples, seed=study.settings.seed)
     text = (f"qrels A: `{study.qrels_path}`; qrels B: `{qrels_b}`. Intervals: percentile bootstrap over topics. ")
     try:
         labels = label_agreement(study.qrels_path, qrels_b, **boot)
@@ -254,9 +268,8 @@ def agreement(study: Study) -> Section | None:
     section.add(Table("agreement_conclusions", conclusions.to_frame(), "Agreement of the conclusions, per measure"),
                 Table("agreement_gains", conclusions.gains(), "Each system's mean and rank under A and B "
                       "(rank_gain > 0: placed higher under B)"))
-    ax = conclusions.plot(study.measures[0])
-    path = study.save_figure(ax, "agreement_gains", ax.irstats_data)
-    section.add(Figure("agreement_gains", path, f"{study.measures[0]}: which systems gain or lose rank under B"))
+    section.add(study.figure("agreement_gains", f"{study.measures[0]}: which systems gain or lose rank under B",
+                             lambda: _with_own_data(conclusions.plot(study.measures[0]))))
     missing = sorted(a_topics - b_topics)
     if outside and missing:  # topics outside both qrels are ignored under A as well: nothing new to say
         compared = "on each qrels' own topics" if all_topics else f"on the {len(shared)} topics both judge"
@@ -304,13 +317,11 @@ def reproduction(study: Study) -> Section | None:
                      "against the reproduced scores."))
     section.add(Table("repro_summary", result.summary(), " ".join([result.title + ".", *result.legend()])),
                 Table("repro_per_topic", result.per_topic(), "KTU and RBO of every topic"))
-    ax = result.plot_order()
-    path = study.save_figure(ax, "repro_order", ax.irstats_data)
-    section.add(Figure("repro_order", path, "Order of documents, original against reproduced, per topic"))
+    section.add(study.figure("repro_order", "Order of documents, original against reproduced, per topic",
+                             lambda: _with_own_data(result.plot_order())))
     if result.er is not None:
-        ax = result.plot_effects()
-        path = study.save_figure(ax, "repro_effects", ax.irstats_data)
-        section.add(Figure("repro_effects", path, "Effect ratio against ΔRI per measure (best at 1, 0)"))
+        section.add(study.figure("repro_effects", "Effect ratio against ΔRI per measure (best at 1, 0)",
+                                 lambda: _with_own_data(result.plot_effects())))
     return section
 
 
@@ -334,11 +345,7 @@ def standardization(study: Study) -> Section:
             rows.append({"measure": measure, "system": system, "mean": raw[i], "std_mean": std[i],
                          "rank": raw_rank[i], "std_rank": std_rank[i]})
     means = pl.DataFrame(rows).sort(["measure", "std_mean"], descending=[False, True])
-    from irstats.plots.meta import figure_data, plot_score_density
-
     first = study.measures[0]
-    density_ax = plot_score_density({first: matrices[first], f"std({first})": standardized[first]})
-    density_path = study.save_figure(density_ax, "score_densities", figure_data(density_ax))
     who = ("all systems" if study.settings.reference is None
            else f"{len(study.settings.reference)} reference systems")
     section = Section("Standardization", "standardization")
@@ -347,8 +354,9 @@ def standardization(study: Study) -> Section:
                      "std(M) over topics. The factors are in `factors.tsv` (reusable with "
                      "`irstats standardize apply`)."),
                 Table("standardized_means", means, "Raw and standardized means, with ranks (1 = best)"),
-                Figure("score_densities", density_path,
-                       f"Per-topic scores of all systems: {first} raw and standardized"),
+                study.figure("score_densities", f"Per-topic scores of all systems: {first} raw and standardized",
+                             lambda: _with_data(_meta_plots().plot_score_density(
+                                 {first: matrices[first], f"std({first})": standardized[first]}))),
                 Table("factors", factor_table, "Standardization factors per topic"))
     if zero_variance:
         section.add(zero_variance_note([w.message for w in zero_variance], study.settings.reference))
@@ -381,6 +389,8 @@ def _ranks(values: np.ndarray) -> np.ndarray:
 
 
 AGGREGATION_METHODS = ("am", "egm", "gm_trec_eval", "median")
+
+
 def _decimal(value: float) -> str:
     """A small constant as a plain decimal (0.00001, not 1e-05)."""
     return np.format_float_positional(value, trim="-")
@@ -400,7 +410,6 @@ def aggregation(study: Study) -> Section:
     """3. AM, εGM, GM_trec_eval, median and standardized AM, their split-half consistency."""
     from irstats.aggregate import DEFAULT_EPSILON, aggregate
     from irstats.meta.splithalf import split_half
-    from irstats.plots.meta import figure_data, plot_tau_density
     from irstats.standardize import standardized_name
 
     from irstats.standardize import ZeroVarianceWarning
@@ -421,10 +430,9 @@ def aggregation(study: Study) -> Section:
         aggregates = pl.DataFrame(rows).sort(["measure", "am"], descending=[False, True])
         result = split_half({**matrices, **{f"std({m})": standardized[standardized_name(m)] for m in matrices}},
                             [("am", None), ("egm", eps), ("gm_trec_eval", None), ("median", None)],
-                            n_splits=study.settings.splits, seed=study.settings.seed)
+                            n_splits=study.settings.effort.split_half_halvings, seed=study.settings.seed,
+                            progress=study.keep_drawing)
     consistency = result.summary()
-    density_ax = plot_tau_density(result, [v for v in result.variants if v.measure == study.measures[0]])
-    density_path = study.save_figure(density_ax, "split_half_tau", figure_data(density_ax))
     section = Section("Aggregation", "aggregation")
     section.add(Text(f"Each system's per-topic scores aggregated by the arithmetic mean (am), the ε-adjusted "
                      f"geometric mean (egm, ε = {_decimal(eps)}), trec_eval's GM (gm_trec_eval: scores floored at "
@@ -437,23 +445,27 @@ def aggregation(study: Study) -> Section:
                 Table("aggregates", aggregates, "Aggregated scores per system"),
                 Table("split_half", consistency, "Split-half consistency of each aggregation", digits=3,
                       columns=_split_half_columns(), blank_nan=True),
-                Figure("split_half_tau", density_path,
-                       f"Distribution of split-half τ per aggregation, {study.measures[0]}"))
+                study.figure("split_half_tau", f"Distribution of split-half τ per aggregation, {study.measures[0]}",
+                             lambda: _with_data(_meta_plots().plot_tau_density(
+                                 result, [v for v in result.variants if v.measure == study.measures[0]]))))
     return section
+
+
+#: The measure predictive power keeps its top systems by when the report has it, else the
+#: report's first measure: the AP family's (predictive_power's own default), by its declared name.
+PREDICTIVE_TOP_BY = FAMILIES["AP"].name
 
 
 def predictive(study: Study) -> Section:
     """5. Predictive power φ between the chosen measures (seed 002)."""
     from irstats.meta.predictive import predictive_power
-    from irstats.plots.meta import figure_data, plot_phi_heatmap
 
-    by = "AP" if "AP" in study.measures else study.measures[0]
+    by = PREDICTIVE_TOP_BY if PREDICTIVE_TOP_BY in study.measures else study.measures[0]
     matrices = {m: study.scores[m] for m in study.measures}
     with _quiet_warnings():
-        result = predictive_power(matrices, list(study.measures), by=by, n_splits=study.settings.predictive_splits,
-                                  seed=study.settings.seed)
-    heat_ax = plot_phi_heatmap(result)
-    heat_path = study.save_figure(heat_ax, "predictive_power", figure_data(heat_ax))
+        result = predictive_power(matrices, list(study.measures), by=by,
+                                  n_splits=study.settings.effort.predictive_halvings, seed=study.settings.seed,
+                                  progress=study.keep_drawing)
     section = Section("Predictive power", "predictive")
     section.add(Text(f"φ(A, B): over {result.n_splits} random halvings of the topics, the mean Kendall's τ between "
                      "the ordering of systems by measure A on one half and by measure B on the other, averaged "
@@ -461,7 +473,8 @@ def predictive(study: Study) -> Section:
                      "is each measure's self-predictivity; a measure that predicts another as well as that one "
                      "predicts itself makes it redundant."),
                 Table("predictive_power", result.matrix_frame(), "φ: rows predict columns"),
-                Figure("predictive_power", heat_path, "Predictive power φ (rows: predictor on one half)"))
+                study.figure("predictive_power", "Predictive power φ (rows: predictor on one half)",
+                             lambda: _with_data(_meta_plots().plot_phi_heatmap(result))))
     return section
 
 
@@ -479,8 +492,6 @@ def scale(study: Study) -> Section:
                 results.append(transform_robustness(matrix, ("raw", "log", "ranks", "standardized"),
                                                     alpha=study.settings.alpha))
     table = pl.concat([r.to_frame() for r in results])
-    ax = results[0].plot()
-    path = study.save_figure(ax, "scale_robustness", ax.irstats_data)
     section = Section("Robustness to the scale", "scale")
     section.add(Text("Robertson (seed 001): MAP and GMAP differ only in which part of the scale they emphasise, "
                      "so a conclusion should hold under other monotone transformations of the per-topic scores. "
@@ -490,7 +501,8 @@ def scale(study: Study) -> Section:
                      "or significance differs from the raw scores', 'reversed' those whose direction flips with "
                      "significance on one side."),
                 Table("scale_robustness", table, "Pairs whose conclusion changes under each transformation"),
-                Figure("scale_robustness", path, f"{results[0].measure}: share of pairs whose conclusion changes"))
+                study.figure("scale_robustness", f"{results[0].measure}: share of pairs whose conclusion changes",
+                             lambda: _with_own_data(results[0].plot())))
     return section
 
 
@@ -521,7 +533,6 @@ def volatility(study: Study) -> Section:
     from irstats.depth import judged_depth, sweep_judgments
     from irstats.depth import volatility as volatility_statistics
     from irstats.depth.volatility import SUMMARY_COLUMNS, SUMMARY_LEGEND
-    from irstats.plots.volatility import plot_data, trajectory_grid, volatility_summary
 
     measures = swept_measures(study.measures)
     options = EvalOptions(**study.settings.options)
@@ -530,8 +541,8 @@ def volatility(study: Study) -> Section:
     pool_depth = study.settings.pool_depth
     if pool_depth is None:
         pool_depth = judged_depth(judgments)
-    result = sweep_judgments(judgments, measures, pool_depth=pool_depth, options=options)
-    stats = volatility_statistics(result, alpha=study.settings.alpha)
+    result = sweep_judgments(judgments, measures, pool_depth=pool_depth, options=options, progress=study.keep_drawing)
+    stats = volatility_statistics(result, alpha=study.settings.alpha, progress=study.keep_drawing)
     section = Section("Volatility over evaluation depth", "volatility")
     how = ("given" if study.settings.pool_depth is not None else
            "estimated: the median run is judged down to this depth on every topic")
@@ -541,15 +552,24 @@ def volatility(study: Study) -> Section:
                      "fewer judgments, and orderings that still move there are volatile. " + SUMMARY_LEGEND),
                 Table("volatility_summary", stats.summary(), "Volatility statistics per measure and form", digits=3,
                       columns={name: (short, None) for name, short in SUMMARY_COLUMNS.items()}))
-    grid = trajectory_grid(result, measures)
-    figure_path = study.save_figure(grid.flat[0], "volatility_trajectories", plot_data(grid))
-    summary_axes = volatility_summary(stats, measures)
-    summary_path = study.save_figure(summary_axes[0], "volatility_summary", plot_data(summary_axes))
-    section.add(Figure("volatility_trajectories", figure_path,
-                       "System means against depth k (log); dark lines: best, quartile and worst systems at the "
-                       "largest k; red dashed line: pool depth d"),
-                Figure("volatility_summary", summary_path,
-                       "τ between each depth's ordering and the deepest one (left); pair swaps per step (right)"))
+
+    def trajectories():
+        from irstats.plots.volatility import plot_data, trajectory_grid
+
+        grid = trajectory_grid(result, measures)
+        return grid.flat[0], plot_data(grid)
+
+    def summary():
+        from irstats.plots.volatility import plot_data, volatility_summary
+
+        axes = volatility_summary(stats, measures)
+        return axes[0], plot_data(axes)
+
+    section.add(study.figure("volatility_trajectories", "System means against depth k (log); dark lines: best, "
+                             "quartile and worst systems at the largest k; red dashed line: pool depth d",
+                             trajectories),
+                study.figure("volatility_summary", "τ between each depth's ordering and the deepest one (left); "
+                             "pair swaps per step (right)", summary))
     return section
 
 
@@ -571,8 +591,10 @@ def provenance(study: Study, command, seconds: float) -> Section:
         "reference systems": "all" if s.reference is None else ", ".join(s.reference),
         "quick": str(s.quick),
         "seed": str(s.seed),
-        "split-half halvings": str(s.splits),
-        "predictive-power halvings": str(s.predictive_splits),
+        "split-half halvings": str(s.effort.split_half_halvings),
+        "predictive-power halvings": str(s.effort.predictive_halvings),
+        **({"bootstrap resamples (agreement)": str(s.effort.bootstrap_resamples)} if s.qrels_b else {}),
+        "figures": "drawn" if s.effort.figures else "none",
         "significance test": f"{s.test}, Holm, alpha {s.alpha:g}",
         "epsilon (εGM)": f"{s.epsilon:g}",
         **{f"option {k}": str(v) for k, v in s.options.items()},
@@ -611,6 +633,11 @@ def leaderboard(study: Study, built: list[Section]) -> Section:
         shown[measure] = [f"{rows[s]['mean']:.3f} [{rows[s]['ci_low']:.3f}, {rows[s]['ci_high']:.3f}]"
                           + (f"^{WORSE_THAN_BEST}" if rows[s]["significant"] == "yes" else "") for s in order]
     section = Section("Leaderboard and findings", "leaderboard")
+    trades = traded(study.settings.effort, agreement=study.settings.qrels_b is not None)
+    if trades:  # said first: every number below is read with it
+        what = "Quick report (`--quick`)" if study.settings.quick else "Traded for time"
+        section.add(Text(f"{what}: {listing(trades, limit=len(trades), sep='; ')}. Every other number is the full "
+                         "report's" + (" (run without `--quick` for it)." if study.settings.quick else ".")))
     section.add(Text(f"What the study found (each measure's best system is tested against every other by a "
                      f"two-sided {study.settings.test.replace('_', ' ')} test, Holm-adjusted, "
                      f"α = {study.settings.alpha:g}):"),
@@ -732,6 +759,11 @@ def prediction_powered(study: Study) -> Section | None:
                 Table("ppi_means", shown, result.title))
     return section
 
+
+#: Stages computed before the others, though the page shows them later: the volatility
+#: section's figures take longest to write as PDF, so they are drawn first, while the other
+#: sections compute, rather than last, when the report would wait for them.
+COMPUTED_FIRST = ("volatility",)
 
 STAGES = [
     ("collection", collection),

@@ -11,6 +11,7 @@ files irstats wrote there are replaced; anything else is refused before computin
 
 from __future__ import annotations
 
+import contextlib
 import time
 from datetime import datetime, timezone
 from pathlib import Path
@@ -18,7 +19,7 @@ from typing import Sequence
 
 from irstats.checks import names
 from irstats.collection import EvalOptions, RunSet
-from irstats.errors import IrstatsError, ResourceError
+from irstats.errors import ArgumentError, IrstatsError, ResourceError
 from irstats.evaluate import Evaluator
 from irstats.io.output import OutputFolder, write_text
 from irstats.measures import canonical_name
@@ -35,15 +36,17 @@ from irstats.report.model import (DEFAULT_REPORT_MEASURES, FIGURE_SIZE, SUPPORT_
 def build_report(qrels, runs, out_dir, measures: Sequence[str] | None = None, reference: Sequence[str] | None = None,
                  quick: bool = False, seed: int = 0, pool_depth: int | None = None, progress: Progress = None,
                  command: Sequence[str] | None = None, qrels_b=None, repro_orig=None, repro_run=None,
-                 gold_topics: Sequence[str] | None = None, **options) -> ReportResult:
+                 gold_topics: Sequence[str] | None = None, figures: bool | None = None, **options) -> ReportResult:
     """Evaluate ``runs`` against ``qrels`` and write the study report to ``out_dir``.
 
     Writes ``index.html`` (self-contained), ``report.md`` with ``figures/*.png`` (each with
     its data as CSV), every table as ``tables/*.tsv``, and ``factors.tsv`` (the
     standardization factors). ``measures`` default to AP, nDCG@10, P@10, RR and RBP(p=0.8);
     ``reference`` names the systems standardization is fitted on (default: all);
-    ``quick`` uses fewer resamples; ``pool_depth`` is the judging depth for the volatility
-    section (default: the runs' judged depth); ``qrels_b``, a second qrels over the same
+    ``quick`` trades for time what :data:`~irstats.report.model.QUICK_EFFORT` declares — fewer
+    resamples and no figures — and the report says so at its top; ``figures`` draws the figures
+    (True) or not (False) whatever ``quick`` says; ``pool_depth`` is the judging depth for the
+    volatility section (default: the runs' judged depth); ``qrels_b``, a second qrels over the same
     topics or others (e.g. LLM labels), adds a section on how far its labels and the
     conclusions they lead to agree with ``qrels``'. ``repro_orig`` and ``repro_run``, an original
     baseline [and advanced] run and their reproductions, add a section on how far the
@@ -56,17 +59,20 @@ def build_report(qrels, runs, out_dir, measures: Sequence[str] | None = None, re
     started = time.perf_counter()
     given = dict(measures=measures, reference=reference, quick=quick or None, seed=None if seed == 0 else seed,
                  pool_depth=pool_depth, qrels_b=qrels_b, repro_orig=repro_orig, repro_run=repro_run,
-                 gold_topics=gold_topics)
+                 gold_topics=gold_topics, figures=figures)
     call = api_call("irstats.report.build_report", [qrels, runs, out_dir],
                     {**{k: v for k, v in given.items() if v is not None}, **options})
     check_seed(seed)  # before anything is evaluated or written
+    if figures not in (None, True, False):
+        raise ArgumentError(f"figures: expected True, False or None, got {figures!r}", argument="figures")
     measures = None if measures is None else names(measures, "measures", what="measure names")
     chosen = tuple(dict.fromkeys(canonical_name(m) for m in (measures or DEFAULT_REPORT_MEASURES)))
     repro = sections.repro_pairing(repro_orig, repro_run)  # checked before anything is computed
     settings = StudySettings(measures=chosen, reference=tuple(reference) if reference else None, quick=quick,
                              seed=seed, pool_depth=pool_depth, options=EvalOptions(**options).as_dict(),
                              qrels_b=None if qrels_b is None else str(qrels_b), repro=repro,
-                             gold_topics=sections.gold_topic_list(gold_topics, qrels_b))
+                             gold_topics=sections.gold_topic_list(gold_topics, qrels_b),
+                             figures=None if figures is None else bool(figures))
     if pool_depth is not None:  # checked before anything is computed or written
         from irstats.depth.pooling import check_pool_depth
 
@@ -89,17 +95,22 @@ def build_report(qrels, runs, out_dir, measures: Sequence[str] | None = None, re
         bar.update(1)
         with pdfs:  # a failing stage still reaps the child before the scratch folder goes
             built = _build_sections(study, stages, bar, out_dir)
-            pdfs.wait()  # every PDF is written before the report is committed
-        bar.set_description("write")
-        drop_repeated_notes(built)
-        built.insert(0, sections.leaderboard(study, built))
-        built.append(sections.provenance(study, command, time.perf_counter() - started))
-        title = "irstats evaluation study"
-        subtitle = (f"{len(scores[chosen[0]].systems)} runs, {len(scores[chosen[0]].topics)} topics, qrels "
-                    f"{Path(str(qrels)).name}; made {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC")
-        write_tables(built, scratch)
-        write_text(scratch / "report.md", render_markdown(title, built, scratch), fsync=False)
-        write_text(scratch / "index.html", render_html(title, subtitle, built), fsync=False)
+            bar.set_description("write")
+            drop_repeated_notes(built)
+            built.insert(0, sections.leaderboard(study, built))
+            built.append(sections.provenance(study, command, time.perf_counter() - started))
+            title = "irstats evaluation study"
+            subtitle = (f"{len(scores[chosen[0]].systems)} runs, {len(scores[chosen[0]].topics)} topics, qrels "
+                        f"{Path(str(qrels)).name}; made {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC")
+            pdfs.poll()  # the last figures are drawn while the tables and pages are written
+            write_tables(built, scratch)
+            write_text(scratch / "report.md", render_markdown(title, built, scratch), fsync=False)
+            page_now = not pdfs.drawing_pngs()  # the page embeds the PNGs: written already, or waited for
+            if page_now:
+                write_text(scratch / "index.html", render_html(title, subtitle, built), fsync=False)
+            pdfs.wait()  # every figure is written before the report is committed
+            if not page_now:
+                write_text(scratch / "index.html", render_html(title, subtitle, built), fsync=False)
         bar.update(1)
     tables = {b.name: b.frame for s in built for b in s.blocks if isinstance(b, Table)}
     return ReportResult(out_dir, out_dir / "index.html", out_dir / "report.md", tables,
@@ -107,17 +118,23 @@ def build_report(qrels, runs, out_dir, measures: Sequence[str] | None = None, re
 
 
 def _build_sections(study: Study, stages: list[tuple[str, SectionBuilder]], bar, out_dir) -> list[Section]:
-    """Every stage's section, in order; a failing stage raises one line naming it."""
-    from irstats.plots import style
-
-    built: list[Section] = []
-    for name, builder in stages:
+    """Every stage's section, in the page's order (computed :data:`sections.COMPUTED_FIRST`
+    first); a failing stage raises one line naming it."""
+    drawing = study.settings.effort.figures
+    if drawing:
+        from irstats.plots import style
+    first = [stage for stage in stages if stage[0] in sections.COMPUTED_FIRST]
+    built: dict[str, Section] = {}
+    for name, builder in first + [stage for stage in stages if stage not in first]:
         bar.set_description(name)
         try:
-            with style(FIGURE_SIZE):  # every figure at page width, TrueType fonts in its PDF
+            # every figure at page width, TrueType fonts in its PDF; no matplotlib without figures
+            with style(FIGURE_SIZE) if drawing else contextlib.nullcontext():
                 section = _with_warnings_as_notes(builder, study)
             if section is not None:
-                built.append(section)
+                built[name] = section
+            if study.pdfs is not None:
+                study.pdfs.poll()  # the next queued PDF to the other core, if its child is done
         except IrstatsError:
             raise
         except OSError as exc:  # the machine (a full disk…), not the stage
@@ -125,7 +142,7 @@ def _build_sections(study: Study, stages: list[tuple[str, SectionBuilder]], bar,
         except Exception as exc:  # noqa: BLE001 - name the stage that failed, never a traceback
             raise IrstatsError(f"report stage {name!r} failed: {type(exc).__name__}: {exc}") from exc
         bar.update(1)
-    return built
+    return [built[name] for name, _ in stages if name in built]
 
 
 def _with_warnings_as_notes(builder: SectionBuilder, study: Study) -> Section | None:
