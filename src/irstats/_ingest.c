@@ -30,6 +30,12 @@
  * The work of rank() is four phases, one function each: read_lines (tokenise each line,
  * parse its score, find its topic and grade), group_by_topic, then per topic sort_topic,
  * has_repeated_doc and write_grades.
+ *
+ * A run of several GB is ranked a block at a time (irstats.ingest.streamed_judgments): each
+ * block holds all the lines of its topics, so rank() on it gives those topics' grades as on
+ * the whole file; rank(..., allow_empty=True) takes a block without a qrels topic. When the
+ * run's topics are not contiguous, partition_lines() deals each block's lines into parts by a
+ * hash of their topic (an external sort by blocks), and each part is ranked.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -458,6 +464,7 @@ typedef struct {
     int64_t depth; /* -1: no cut */
     int judged_only;
     int float32;
+    int allow_empty; /* a run with no qrels topic ranks to nothing, not None (a block of a streamed run) */
     /* outputs */
     int64_t *n_lines; /* per topic: lines read */
     int64_t *n_kept;  /* per topic: grades kept */
@@ -736,7 +743,7 @@ static int ingest(Job *job) {
     Entry *grouped = NULL;
     Py_ssize_t *start = NULL;
     int ok = read_lines(job, &entries)
-             && entries.n > 0 /* no qrels topic at all: the careful reader says which */
+             && (entries.n > 0 || job->allow_empty) /* no qrels topic at all: the careful reader says which */
              && group_by_topic(job, &entries, &grouped, &start)
              && rank_topics(job, grouped, start, entries.n);
     free(entries.at); /* NULL when group_by_topic took the entries over as `grouped` */
@@ -762,8 +769,10 @@ static void raise_failure(const Job *job) {
     }
 }
 
-/* table.rank(data: bytes, tag: bytes, depth: int, judged_only: bool, float32: bool)
- *   -> (n_lines: bytes, n_kept: bytes, grades: bytes, outside_topics: list[bytes]) or None */
+/* table.rank(data: bytes, tag: bytes, depth: int, judged_only: bool, float32: bool, allow_empty: bool = False)
+ *   -> (n_lines: bytes, n_kept: bytes, grades: bytes, outside_topics: list[bytes]) or None
+ * allow_empty: data without a line of a qrels topic gives zero counts instead of None (it is
+ * one block of a run read a block at a time, and another block may hold the qrels topics). */
 static PyObject *qrels_rank(QrelsTable *self, PyObject *args) {
     if (!self->ready) {
         PyErr_SetString(PyExc_RuntimeError, "QrelsTable.rank(): the table was never built (its __init__ was "
@@ -772,8 +781,9 @@ static PyObject *qrels_rank(QrelsTable *self, PyObject *args) {
     }
     Py_buffer data, tag;
     long long depth;
-    int judged_only, float32;
-    if (!PyArg_ParseTuple(args, "y*y*Lpp", &data, &tag, &depth, &judged_only, &float32)) return NULL;
+    int judged_only, float32, allow_empty = 0;
+    if (!PyArg_ParseTuple(args, "y*y*Lpp|p", &data, &tag, &depth, &judged_only, &float32, &allow_empty))
+        return NULL;
     Job job;
     memset(&job, 0, sizeof(job));
     job.q = self;
@@ -784,6 +794,7 @@ static PyObject *qrels_rank(QrelsTable *self, PyObject *args) {
     job.depth = depth;
     job.judged_only = judged_only;
     job.float32 = float32;
+    job.allow_empty = allow_empty;
     Py_ssize_t T = self->n_topics;
     job.n_lines = calloc(T ? T : 1, sizeof(int64_t));
     job.n_kept = calloc(T ? T : 1, sizeof(int64_t));
@@ -1089,7 +1100,109 @@ done:
     return result;
 }
 
+/* ------------------------------------------------------------------ partitioning a run by topic */
+
+/* The first field of the line [p, line_end): its start in *topic and its length (0 for a
+ * blank line). Fields are split at ASCII blanks, as split_fields splits them. */
+static inline Py_ssize_t first_field(const char *p, const char *line_end, const char **topic) {
+    while (p < line_end && is_blank(*p)) p++;
+    *topic = p;
+    const char *c = p;
+    while (c < line_end && !is_blank(*c)) c++;
+    return c - p;
+}
+
+static inline Py_ssize_t part_of(const char *topic, Py_ssize_t n, uint64_t seed, Py_ssize_t n_parts) {
+    return (Py_ssize_t)(mix_topic(hash_bytes(topic, n), (int64_t)seed) % (uint64_t)n_parts);
+}
+
+/* One pass over the lines of data: with out NULL, the bytes each part receives into size[];
+ * else each line (and a newline) copied to out[part] at fill[part], never past size[part].
+ * Blank lines are dropped. Returns 0 when a line would not fit (the data changed between the
+ * two passes: a buffer someone else writes to). */
+static int partition_pass(const char *data, Py_ssize_t n, Py_ssize_t n_parts, uint64_t seed, Py_ssize_t *size,
+                           char **out, Py_ssize_t *fill) {
+    const char *p = data, *end = data + n;
+    while (p < end) {
+        const char *line_end = memchr(p, '\n', end - p);
+        if (!line_end) line_end = end;
+        const char *topic;
+        Py_ssize_t topic_len = first_field(p, line_end, &topic);
+        if (topic_len > 0) {
+            Py_ssize_t k = part_of(topic, topic_len, seed, n_parts), length = line_end - p;
+            if (out) {
+                if (fill[k] + length + 1 > size[k]) return 0;
+                memcpy(out[k] + fill[k], p, length);
+                out[k][fill[k] + length] = '\n';
+                fill[k] += length + 1;
+            } else {
+                size[k] += length + 1;
+            }
+        }
+        p = line_end < end ? line_end + 1 : end;
+    }
+    return 1;
+}
+
+/* partition_lines(data: bytes, n_parts: int, seed: int) -> list of n_parts bytes
+ * The non-blank lines of a run, each with its newline, dealt into n_parts parts by a hash of
+ * their first field (the topic) and seed, in file order within a part: every line of a topic
+ * lands in the same part. A run whose topics are not contiguous is so sorted by blocks
+ * (irstats.ingest): each part is then ranked as a run of its own. */
+static PyObject *partition_lines(PyObject *module, PyObject *args) {
+    Py_buffer data;
+    Py_ssize_t n_parts;
+    unsigned long long seed;
+    if (!PyArg_ParseTuple(args, "y*nK", &data, &n_parts, &seed)) return NULL;
+    PyObject *parts = NULL;
+    Py_ssize_t *size = NULL, *fill = NULL;
+    char **out = NULL;
+    if (n_parts < 1) {
+        PyErr_SetString(PyExc_ValueError, "partition_lines(): n_parts must be at least 1");
+        goto done;
+    }
+    size = calloc(n_parts, sizeof(Py_ssize_t));
+    fill = calloc(n_parts, sizeof(Py_ssize_t));
+    out = calloc(n_parts, sizeof(char *));
+    if (!size || !fill || !out) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    partition_pass(data.buf, data.len, n_parts, seed, size, NULL, NULL);
+    Py_END_ALLOW_THREADS
+    parts = PyList_New(n_parts);
+    if (!parts) goto done;
+    for (Py_ssize_t k = 0; k < n_parts; k++) {
+        PyObject *b = PyBytes_FromStringAndSize(NULL, size[k]);
+        if (!b) {
+            Py_CLEAR(parts);
+            goto done;
+        }
+        PyList_SET_ITEM(parts, k, b);
+        out[k] = PyBytes_AS_STRING(b);
+    }
+    /* the bytes objects are new and this call's own: filled without the GIL */
+    int filled;
+    Py_BEGIN_ALLOW_THREADS
+    filled = partition_pass(data.buf, data.len, n_parts, seed, size, out, fill);
+    Py_END_ALLOW_THREADS
+    if (!filled) {
+        Py_CLEAR(parts);
+        PyErr_SetString(PyExc_ValueError, "partition_lines(): the data changed while it was read");
+    }
+done:
+    free(size);
+    free(fill);
+    free(out);
+    PyBuffer_Release(&data);
+    return parts;
+}
+
 static PyMethodDef module_methods[] = {
+    {"partition_lines", (PyCFunction)partition_lines, METH_VARARGS,
+     "partition_lines(data, n_parts, seed) -> list of n_parts bytes: the non-blank lines dealt into parts by "
+     "a hash of their topic (first field), each with its newline, in file order within a part"},
     {"read_qrels", (PyCFunction)read_qrels, METH_VARARGS,
      "read_qrels(data) -> (topics, line_topic, docnos, rel) or None: a qrels file's lines sorted by "
      "(topic, docno); None when the careful reader must take the file"},
@@ -1098,7 +1211,8 @@ static PyMethodDef module_methods[] = {
 
 static PyMethodDef qrels_methods[] = {
     {"rank", (PyCFunction)qrels_rank, METH_VARARGS,
-     "rank(data, tag, depth, judged_only, float32) -> (n_lines, n_kept, grades, outside_topics) or None"},
+     "rank(data, tag, depth, judged_only, float32, allow_empty=False) -> (n_lines, n_kept, grades, "
+     "outside_topics) or None"},
     {NULL, NULL, 0, NULL},
 };
 

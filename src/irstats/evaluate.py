@@ -145,6 +145,38 @@ class Evaluator:
                 yield batch, current
                 del current
 
+    def blocks(self, runs, outside: dict[str, int] | None = None
+               ) -> Iterator[tuple[list[int], np.ndarray | None, Judgments]]:
+        """``(batch, topics, judgments)``: the tensor of the runs ``batch`` over the qrels topics at
+        positions ``topics`` — None for all of them, as :meth:`batches` gives every batch. A run
+        file too large to hold comfortably (:func:`irstats.ingest.streamable`) is read, ranked
+        and scored a block of topics at a time instead, so its size never sets the memory peak;
+        a later block of such a run may give some of its topics again, and then replaces the
+        earlier one (:func:`irstats.ingest.streamed_judgments`). ``outside`` as for :meth:`batches`."""
+        from irstats.ingest import Declined, streamable, streamed_judgments
+        from irstats.judgments import warn_topics_outside_qrels
+
+        runset = runs if isinstance(runs, RunSet) else RunSet.load(runs)
+        found: dict[str, int] = {}
+        streamed = [] if self.beyond else [i for i in range(len(runset.parts))
+                                           if streamable(self.collection, runset, self.options, i)]
+        rest = [i for i in range(len(runset.parts)) if i not in set(streamed)]
+        if rest:
+            for batch, judgments in self.batches(runset, None if not streamed else rest, outside=found):
+                yield batch, None, judgments
+        for i in streamed:
+            try:
+                for topics, judgments in streamed_judgments(self.collection, runset, self.options, i, found):
+                    yield [i], topics, judgments
+            except Declined:  # read whole: the compiled path as one batch, or the careful reader
+                for batch, judgments in self.batches(runset, [i], outside=found):
+                    yield batch, None, judgments
+        found = {name: found[name] for name in runset.names if name in found}  # in the runs' order, as ever
+        if outside is None:
+            warn_topics_outside_qrels(found)
+        else:
+            outside.update(found)
+
     def judgments(self, runs, systems: Sequence[int] | None = None) -> Judgments:
         """The judgments tensor of all the runs (or of ``systems``, in that order)."""
         runset = runs if isinstance(runs, RunSet) else RunSet.load(runs)
@@ -215,18 +247,23 @@ class Evaluator:
 
 def judge_and_score(evaluator: Evaluator, runset: RunSet, measures: list[Measure], values: dict[str, np.ndarray],
                     present: np.ndarray, outside: dict[str, int] | None = None):
-    """:meth:`Evaluator.score`'s loop: every batch of ``runset`` judged and scored into
-    ``values[measure][batch]`` and ``present[batch]`` (``outside``: as for
-    :meth:`Evaluator.batches`); returns R = 0 per topic (None without runs). On a Dask cluster
-    each worker runs it on one batch of runs."""
-    r_zero = None
-    for batch, judgments in evaluator.batches(runset, outside=outside):
-        present[batch] = judgments.present
-        r_zero = judgments.num_relevant() == 0
+    """:meth:`Evaluator.score`'s loop: every batch of ``runset`` (or block of a large run's
+    topics, :meth:`Evaluator.blocks`) judged and scored into ``values[measure]`` and ``present``
+    at its runs and topics (``outside``: as for :meth:`Evaluator.batches`); returns R = 0 per
+    topic (None without runs). On a Dask cluster each worker runs it on one batch of runs."""
+    from irstats.judgments import qrels_facts
+
+    scored = False
+    for batch, topics, judgments in evaluator.blocks(runset, outside=outside):
+        cells = batch if topics is None else np.ix_(batch, topics)
+        present[cells] = judgments.present
         for m in widest_first(measures):
-            values[str(m)][batch] = m.definition.evaluate(judgments, m)
+            values[str(m)][cells] = m.definition.evaluate(judgments, m)
+        scored = True
         del judgments
-    return r_zero
+    if not scored:
+        return None
+    return qrels_facts(evaluator.collection, evaluator.options).num_relevant(evaluator.options.rel_level) == 0
 
 
 def warn_partial_runs(names: Sequence[str], answered: np.ndarray, n_topics: int) -> None:
