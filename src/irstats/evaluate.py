@@ -234,11 +234,13 @@ class Evaluator:
         if self.options.drop_r0:
             keep &= ~r_zero
         topics = tuple(t for t, k in zip(self.collection.topics, keep) if k)
-        return {
-            name: ScoreMatrix(np.where(present, v, np.nan)[:, keep], runset.names, topics, name,
-                              self.options.as_dict(), m.definition.summary)
-            for (name, v), m in zip(values.items(), parsed)
-        }
+        matrices = {}
+        for m in parsed:  # in place, a measure at a time: at most one more systems × topics array
+            v = values.pop(str(m))
+            v[~present] = np.nan
+            matrices[str(m)] = ScoreMatrix(v if keep.all() else v[:, keep], runset.names, topics, str(m),
+                                           self.options.as_dict(), m.definition.summary)
+        return matrices
 
     def score_judgments(self, judgments: Judgments, measures) -> dict[str, ScoreMatrix]:
         """Score a judgments tensor made by :meth:`judgments` (one tensor, many measures)."""
