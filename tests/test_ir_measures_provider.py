@@ -163,6 +163,7 @@ from irstats.errors import InputError  # noqa: E402
 from irstats.evaluate import Evaluator  # noqa: E402
 from irstats.integrations.columns import RunLines, qrels_collection, run_judgments  # noqa: E402
 from irstats.judgments import PADDING  # noqa: E402
+from tests.conftest import examples, spread  # noqa: E402
 
 #: the options the provider evaluates with (every qrels topic scored), and variations of them
 OPTION_SETS = [dict(depth=None), dict(depth=None, score_dtype="float32"), dict(depth=100, judged_only=True),
@@ -197,9 +198,10 @@ def _direct_tensor(qrels_rows, run_rows, options: EvalOptions):
 
 
 def test_direct_path_judges_every_dl19_run_as_the_general_path(shared_data):
-    """All 37 DL 2019 runs (ties in float64 and float32, re-rankings of 5 to 1,000 documents,
-    passages several topics retrieve), as ir_measures reads them: the direct path takes every
-    one and gives the general path's tensor under each option set."""
+    """The DL 2019 runs (ties in float64 and float32, re-rankings of 5 to 1,000 documents,
+    passages several topics retrieve; all 37 in the full test budget), as ir_measures reads
+    them: the direct path takes every one and gives the general path's tensor under each
+    option set."""
     folder = shared_data / "trec-dl-2019-passage"
     qrels = [(q.query_id, q.doc_id, q.relevance)
              for q in ir_measures.read_trec_qrels(str(folder / "qrels.dl19-passage.txt"))]
@@ -207,7 +209,7 @@ def test_direct_path_judges_every_dl19_run_as_the_general_path(shared_data):
     general_collection = Collection.load(pd.DataFrame(qrels, columns=["query_id", "doc_id", "relevance"]))
     paths = sorted((folder / "runs").glob("*.run.gz"))
     assert len(paths) == 37
-    for path in paths:
+    for path in spread(paths, 12):
         run = list(ir_measures.read_trec_run(str(path)))
         lines = RunLines.of_lines([r.query_id for r in run], [r.doc_id for r in run], np.array([r.score for r in run]))
         frame = pd.DataFrame(run)
@@ -242,7 +244,7 @@ def _cases(draw):
     return qrels, run, options
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(_cases())
 @example(([("1", "a", 1), ("2", "c", 2)],  # topic 2 written before topic 1, ties in both, one line between ties
           [("2", "a", 0.5), ("2", "b", 0.5), ("2", "c", 0.4), ("2", "d", 0.3), ("2", "e", 0.3), ("1", "b", 0.5),
