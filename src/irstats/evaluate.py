@@ -150,9 +150,8 @@ class Evaluator:
         """``(batch, topics, judgments)``: the tensor of the runs ``batch`` over the qrels topics at
         positions ``topics`` — None for all of them, as :meth:`batches` gives every batch. A run
         file too large to hold comfortably (:func:`irstats.ingest.streamable`) is read, ranked
-        and scored a block of topics at a time instead, so its size never sets the memory peak;
-        a later block of such a run may give some of its topics again, and then replaces the
-        earlier one (:func:`irstats.ingest.streamed_judgments`). ``outside`` as for :meth:`batches`."""
+        and scored a block of its topics at a time instead (:func:`irstats.ingest.streamed_judgments`),
+        so its size never sets the memory peak. ``outside`` as for :meth:`batches`."""
         from irstats.ingest import Declined, streamable, streamed_judgments
         from irstats.judgments import warn_topics_outside_qrels
 
@@ -160,7 +159,7 @@ class Evaluator:
         found: dict[str, int] = {}
         streamed = [] if self.beyond else [i for i in range(len(runset.parts))
                                            if streamable(self.collection, runset, self.options, i)]
-        rest = [i for i in range(len(runset.parts)) if i not in set(streamed)]
+        rest = sorted(set(range(len(runset.parts))) - set(streamed))
         if rest:
             for batch, judgments in self.batches(runset, None if not streamed else rest, outside=found):
                 yield batch, None, judgments
