@@ -129,3 +129,19 @@ def test_only_judgments_touches_its_cache():
     offenders = [str(p.relative_to(SRC)) for p in (SRC / "irstats").rglob("*.py")
                  if p.name != "judgments.py" and re.search(r"\bj(udgments)?\._cache\b", p.read_text())]
     assert not offenders, offenders
+
+
+def test_no_statistical_test_name_compared_as_a_string_outside_its_declaration():
+    """Paired tests (``paired_t``, ``bootstrap`` …) are read from their declarations in
+    stats/pairwise.TESTS (whether one resamples, its p-value, its exact core, its degenerate
+    rule), never dispatched by name elsewhere (issue 24 item 4). stats/power.py and
+    stats/topicset.py declare their own tests and designs, one of which is also called
+    ``paired_t``."""
+    from irstats.stats.pairwise import TESTS
+
+    own = {"stats/power.py", "stats/topicset.py"}
+    found = [f"{path.relative_to(SRC)}:{line}: {source}"
+             for path in sorted((SRC / "irstats").rglob("*.py"))
+             if not any(str(path).endswith(name) for name in own)
+             for line, _, source in _name_comparisons(path, set(TESTS))]
+    assert not found, "test names compared as strings:\n" + "\n".join(found)

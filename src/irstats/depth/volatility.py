@@ -40,7 +40,7 @@ from irstats.errors import ArgumentError, ArgumentTypeError, InputError, Irstats
 from irstats.meta.correlation import kendall_tau_b
 from irstats.random import Seed
 from irstats.progress import Progress, track
-from irstats.stats.pairwise import _pairwise, paired_test
+from irstats.stats.pairwise import TESTS, _pairwise, paired_test
 from irstats.stats.closed_form import ZERO_TOL
 
 #: Elements of a pairs × topics × depths block of differences (bounds memory, ~32 MB).
@@ -470,7 +470,7 @@ def volatility(result: DepthSweep, *, test: str = "paired_t", alpha: float = 0.0
                                                       pl.Int64 if c in ("swaps", "swaps_beyond_d") else pl.Float64)
                                                   for c in SUMMARY_COLUMNS})
     details = {"systems": n_sys, "topics": len(result.topics), "depths": len(depths), "pairs": n_pairs,
-               "n_resamples": n_resamples if test not in ("paired_t", "wilcoxon", "sign") else None, "seed": seed,
+               "n_resamples": n_resamples if TESTS[test].resamples else None, "seed": seed,
                "significance": significance}
     unjudged = pl.DataFrame({
         "system": np.repeat(np.array(result.systems, dtype=object), len(depths)).astype(str),

@@ -26,12 +26,11 @@ from irstats.scores import ScoreMatrix
 from irstats.stats.resampling import (
     _check_resamples,
     check_batch_size,
-    bootstrap_core,
     exact_is_cheaper,
-    randomization_core,
     randomization_exact_core,
     resample_batch,
     resample_batches,
+    resample_counts,
     tukey_ranges,
     warn_dropped_topics,
 )
@@ -67,19 +66,26 @@ class PairedTest:
     min_topics: int = 1
     rows: object = None  # Callable[[np.ndarray], rows result] | None
     lower: object = None  # Callable[[rows result], np.ndarray] | None
-
-    @property
-    def degenerate_rule(self) -> bool:
-        """Whether pairs differing by one amount on every topic get the §5.6 convention."""
-        return self.name == "paired_t"
+    # a test computed one pair at a time: the pair's difference row (no NaN) → its result
+    # (statistic, p_value, effect_size, n_nonzero, method)
+    per_pair: object = None  # Callable[[np.ndarray], pair result] | None
+    # a resampling test of pairs: the p-value from the count of resamples at least as extreme
+    # and B; ``exact``: the core that enumerates all 2^n resamples instead (randomisation)
+    p_value: object = None  # Callable[[np.ndarray, int], np.ndarray] | None
+    exact: object = None  # Callable[[np.ndarray, int | None], (statistic, counts)] | None
+    # pairs differing by one amount on every topic get METHODS.md §5.6's convention (warned of)
+    degenerate_rule: bool = False
 
 
 TESTS: dict[str, PairedTest] = {t.name: t for t in (
-    PairedTest("paired_t", "paired t-test", min_topics=2, rows=paired_t_rows, lower=lambda r: -r.statistic),
-    PairedTest("wilcoxon", "Wilcoxon signed-rank test"),
+    PairedTest("paired_t", "paired t-test", min_topics=2, rows=paired_t_rows, lower=lambda r: -r.statistic,
+               degenerate_rule=True),
+    PairedTest("wilcoxon", "Wilcoxon signed-rank test", per_pair=wilcoxon_from_differences),
     PairedTest("sign", "sign test", rows=sign_rows, lower=lambda r: r.neg.astype(np.float64)),
-    PairedTest("bootstrap", "paired bootstrap test", resamples=True, min_topics=2),
-    PairedTest("randomization", "randomisation test", resamples=True),
+    PairedTest("bootstrap", "paired bootstrap test", resamples=True, min_topics=2,
+               p_value=lambda counts, b: counts / b),
+    PairedTest("randomization", "randomisation test", resamples=True,
+               p_value=lambda counts, b: (1 + counts) / (1 + b), exact=randomization_exact_core),
     PairedTest("tukey", "randomised Tukey HSD", resamples=True, familywise=True, min_topics=2),
 )}
 
@@ -277,19 +283,21 @@ def _pairwise(scores, test, n_resamples, seed, exact, batch_size, job):
             warn(f"{measure + ': ' if measure else ''}{k.size} system pair(s) differ by the same amount on every "
                  f"topic (s_d = 0: {named}{' …' if k.size > 3 else ''}); their p-values are set by convention "
                  "(1 if identical, else 0)")
-    elif test == "wilcoxon":
+    elif spec.per_pair is not None:
         stat, stat_lower, p, effect = (np.full(I.size, np.nan) for _ in range(4))
         methods = {"exact": 0, "approx": 0, "none": 0}
         for k in range(I.size):
-            r = wilcoxon_from_differences(D[k, ok[k]])
+            r = spec.per_pair(D[k, ok[k]])
             stat[k], p[k], effect[k] = r.statistic, r.p_value, r.effect_size
             stat_lower[k] = r.n_nonzero * (r.n_nonzero + 1) / 2 - r.statistic
             methods[r.method] += 1
         details["methods"] = methods
-    else:  # bootstrap, randomization
-        if test == "randomization" and not exact:
+    else:  # a resampling test (bootstrap, randomisation)
+        if spec.exact is None:
+            exact = False
+        elif not exact:
             exact = exact_is_cheaper(X.shape[1], n_resamples)  # topics with NaN only make it cheaper
-        B = None if (test == "randomization" and exact) else _check_resamples(n_resamples, X.shape[1])
+        B = None if exact else _check_resamples(n_resamples, X.shape[1])
         rng = generator(seed)
         stat, p = np.full(I.size, np.nan), np.full(I.size, np.nan)
         masks, group = np.unique(ok, axis=0, return_inverse=True)
@@ -302,8 +310,8 @@ def _pairwise(scores, test, n_resamples, seed, exact, batch_size, job):
             size = int(mask.sum())
             if size < spec.min_topics:
                 continue
-            if test == "randomization" and exact:
-                T, counts = randomization_exact_core(Dg, batch_size)
+            if exact:
+                T, counts = spec.exact(Dg, batch_size)
                 stat[rows], p[rows] = T, counts / 2.0 ** size
                 continue
             last = _generator_copy(rng)
@@ -316,12 +324,8 @@ def _pairwise(scores, test, n_resamples, seed, exact, batch_size, job):
                     done += size
                 pending.append((rows, tasks))
                 continue
-            if test == "bootstrap":
-                t_obs, counts, _ = bootstrap_core(Dg, B, last, batch_size)
-                stat[rows], p[rows] = t_obs, counts / B
-            else:
-                T, counts = randomization_core(Dg, B, last, batch_size)
-                stat[rows], p[rows] = T, (1 + counts) / (1 + B)
+            statistic, counts = resample_counts(test, Dg, B, last, batch_size)
+            stat[rows], p[rows] = statistic, spec.p_value(counts, B)
         if last is not None and isinstance(seed, np.random.Generator):
             seed.bit_generator.state = last.bit_generator.state
         with warnings.catch_warnings():
@@ -335,7 +339,7 @@ def _pairwise(scores, test, n_resamples, seed, exact, batch_size, job):
                 parts = [job.result(k) for k in tasks]
                 counts = np.sum([c for _, c in parts], axis=0)
                 stat[rows] = parts[0][0]
-                p[rows] = counts / B if test == "bootstrap" else (1 + counts) / (1 + B)
+                p[rows] = spec.p_value(counts, B)
             return _pairwise_result(test, systems, measure, order, m, X.shape[1], delta, stat, -stat, p, effect, n,
                                     details)
 

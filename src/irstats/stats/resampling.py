@@ -14,7 +14,8 @@ gives with the same seed. :func:`irstats.stats.pairwise` uses this.
 
 from __future__ import annotations
 
-from typing import Iterator
+from dataclasses import dataclass
+from typing import Callable, Iterator
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -117,13 +118,33 @@ def _tukey_draw(rng: np.random.Generator, size: int, m: int, n: int) -> np.ndarr
     return rng.random((size, m, n))  # resample b: keys ordering each topic's m scores
 
 
-#: Per Monte Carlo core: (values per resample in a working array, given the data's shape;
-#: one batch's draws). The data is pairs × topics for the bootstrap and randomisation,
-#: systems × topics for Tukey's ranges.
+@dataclass(frozen=True)
+class _Core:
+    """A Monte Carlo core, declared once: ``per_item`` the values per resample in a working
+    array, given the data's shape (what sizes its batches); ``draw`` one batch's draws;
+    ``batch`` one batch's result from the data, the batch's size and a Generator; ``whole``
+    the result of all resamples, in batches of a given size. The data is
+    pairs × topics for the bootstrap and randomisation, systems × topics for Tukey's ranges."""
+
+    per_item: Callable[[int, int], int]
+    draw: Callable[[np.random.Generator, int, tuple[int, int]], np.ndarray]
+    batch: Callable[[np.ndarray, int, np.random.Generator], object]
+    whole: Callable[[np.ndarray, int, np.random.Generator, int | None], object]
+
+    @classmethod
+    def of(cls, per_item, draw, run) -> "_Core":
+        """``run(data, n_resamples, rng, batch_size)``: the core itself; a batch is the core run
+        on the batch's resamples as one batch."""
+        return cls(per_item, draw, lambda data, size, rng: run(data, size, rng, size), run)
+
+
 _CORES = {
-    "bootstrap": (lambda rows, n: 3 * rows + n, lambda rng, size, shape: _bootstrap_draw(rng, size, shape[1])),
-    "randomization": (lambda rows, n: 2 * rows + n, lambda rng, size, shape: _sign_draw(rng, size, shape[1])),
-    "tukey": (lambda rows, n: 3 * rows * n, lambda rng, size, shape: _tukey_draw(rng, size, *shape)),
+    "bootstrap": _Core.of(lambda rows, n: 3 * rows + n, lambda rng, size, shape: _bootstrap_draw(rng, size, shape[1]),
+                          lambda data, b, rng, batch: bootstrap_core(data, b, rng, batch)[:2]),
+    "randomization": _Core.of(lambda rows, n: 2 * rows + n, lambda rng, size, shape: _sign_draw(rng, size, shape[1]),
+                              lambda data, b, rng, batch: randomization_core(data, b, rng, batch)),
+    "tukey": _Core.of(lambda rows, n: 3 * rows * n, lambda rng, size, shape: _tukey_draw(rng, size, *shape),
+                      lambda data, b, rng, batch: tukey_ranges(data, b, rng, batch)),
 }
 
 
@@ -133,22 +154,24 @@ def resample_batches(kind: str, shape: tuple[int, int], n_resamples: int, rng: n
     data of ``shape`` with ``n_resamples`` and ``batch_size``: ``(size, state of rng at the
     batch's start)`` each, ``rng`` left where the core leaves it. :func:`resample_batch`
     computes one of them."""
-    per_item, draw = _CORES[kind]
-    return batch_states(rng, batch_sizes(n_resamples, batch_size, per_item(*shape)),
-                        lambda g, size: draw(g, size, shape))
+    core = _CORES[kind]
+    return batch_states(rng, batch_sizes(n_resamples, batch_size, core.per_item(*shape)),
+                        lambda g, size: core.draw(g, size, shape))
+
+
+def resample_counts(kind: str, data: np.ndarray, n_resamples: int, rng: np.random.Generator,
+                    batch_size: int | None = None):
+    """The core ``kind`` (``bootstrap``, ``randomization``) run on all ``n_resamples`` here, in
+    its batches: ``(statistic, counts)`` per row, as the sum of :func:`resample_batch` over
+    :func:`resample_batches` gives them."""
+    return _CORES[kind].whole(data, n_resamples, rng, batch_size)
 
 
 def resample_batch(kind: str, data: np.ndarray, size: int, state: dict):
     """One batch of :func:`resample_batches`: the core run on ``size`` resamples, as one batch,
     from a Generator at ``state`` — the same draws and sums as in the whole run. Returns
     ``(t_obs, counts)`` (bootstrap), ``(T, counts)`` (randomisation) or the ranges (Tukey)."""
-    rng = at_state(state)
-    if kind == "bootstrap":
-        t_obs, counts, _ = bootstrap_core(data, size, rng, size)
-        return t_obs, counts
-    if kind == "randomization":
-        return randomization_core(data, size, rng, size)
-    return tukey_ranges(data, size, rng, size)
+    return _CORES[kind].batch(data, size, at_state(state))
 
 
 # --------------------------------------------------------------------------- bootstrap
@@ -169,7 +192,7 @@ def bootstrap_core(D: np.ndarray, n_resamples: int, rng: np.random.Generator, ba
     counts = np.zeros(P, dtype=np.int64)
     t_star = np.empty((P, n_resamples)) if keep else None
     done = 0
-    for size in batch_sizes(n_resamples, batch_size, _CORES["bootstrap"][0](P, n)):
+    for size in batch_sizes(n_resamples, batch_size, _CORES["bootstrap"].per_item(P, n)):
         idx = _bootstrap_draw(rng, size, n)
         for cols in _row_chunks(P, 3 * size):
             Wc = np.ascontiguousarray(WT[:, cols])
@@ -258,7 +281,7 @@ def randomization_core(D: np.ndarray, n_resamples: int, rng: np.random.Generator
     T = D.sum(axis=-1) / n
     threshold = np.abs(T) - ZERO_TOL * np.maximum(1.0, np.abs(T))
     counts = np.zeros(P, dtype=np.int64)
-    for size in batch_sizes(n_resamples, batch_size, _CORES["randomization"][0](P, n)):
+    for size in batch_sizes(n_resamples, batch_size, _CORES["randomization"].per_item(P, n)):
         signs = _sign_draw(rng, size, n)
         _flip_counts(D, signs, threshold, counts)
     return T, counts
@@ -337,7 +360,7 @@ def tukey_ranges(X: np.ndarray, n_resamples: int, rng: np.random.Generator,
     m, n = X.shape
     ranges = np.empty(n_resamples)
     done = 0
-    for size in batch_sizes(n_resamples, batch_size, _CORES["tukey"][0](m, n)):
+    for size in batch_sizes(n_resamples, batch_size, _CORES["tukey"].per_item(m, n)):
         keys = _tukey_draw(rng, size, m, n)
         perm = np.argsort(keys, axis=1, kind="stable")  # size × m × n: row indices per topic
         total = np.zeros((size, m))
