@@ -122,7 +122,7 @@ def test_names_and_frame_equals_file(tmp_path):
     from_frame = evaluate_preferences(prefs, {"r": run})
     for name in MEASURES:
         assert from_file[name].values.tolist() == from_frame[name].values.tolist()
-    assert from_file["NumPrefsPoss"].summary == "sum" and from_file["PrefsSimp"].summary == "mean"
+    assert from_file["NumPrefsPoss"].over_topics == "sum" and from_file["PrefsSimp"].over_topics == "mean"
 
 
 def test_bad_preferences_are_one_line_errors(tmp_path, capsys):

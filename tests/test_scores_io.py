@@ -26,7 +26,7 @@ def test_matrix_shape_and_means():
     m = ScoreMatrix(np.array([[0.5, np.nan, 1.0], [0.0, 0.2, 0.4]]), ("a", "b"), ("1", "2", "3"), "AP")
     assert m.shape == (2, 3)
     np.testing.assert_allclose(m.means(), [0.75, 0.2])  # NaN = not evaluated, not zero
-    counts = ScoreMatrix(np.array([[3.0, np.nan, 5.0]]), ("a",), ("1", "2", "3"), "NumRet", summary="sum")
+    counts = ScoreMatrix(np.array([[3.0, np.nan, 5.0]]), ("a",), ("1", "2", "3"), "NumRet", over_topics="sum")
     assert counts.means().tolist() == [4.0]  # a mean is a mean, counts too
     assert counts.summaries().tolist() == [8.0]  # trec_eval's "all" line sums the counts
     assert list(m.num_topics()) == [2, 3]
@@ -44,7 +44,7 @@ def test_round_trip_every_format(trec_test_scores, tmp_path, fmt):
         assert back[name].systems == original.systems
         assert back[name].topics == original.topics
         np.testing.assert_array_equal(back[name].values, original.values)  # exact: %r-precision floats
-    assert back["NumRet"].summary == "sum"
+    assert back["NumRet"].over_topics == "sum"
 
 
 def test_tidy_frame_columns(trec_test_scores):

@@ -170,7 +170,7 @@ def test_trec_eval_minus_z_test(shared_data):
             assert round(z.values[0, j], 4) == pytest.approx(expected[(name, topic)], abs=1e-9), (name, topic)
             checked += 1
         # trec_eval's summary of z: the mean over topics (a sum for the num_* counts, as for raw counts)
-        summary = np.sum(z.values[0]) if matrix.summary == "sum" else z.means()[0]
+        summary = np.sum(z.values[0]) if matrix.over_topics == "sum" else z.means()[0]
         assert round(summary, 4) == pytest.approx(expected[(name, "all")], abs=1e-9), name
     assert checked == 3 * len(scores)  # names of one measure (Rprec, Rprec_mult_1.00) are evaluated once
 

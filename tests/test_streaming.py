@@ -72,7 +72,7 @@ def _evaluation(n_systems: int, n_topics: int, seed: int = 0) -> Evaluation:
             values[values < 0.1] = -0.0
             values[values > 0.9] *= -3
         values[missing] = np.nan
-        evaluation[name] = ScoreMatrix(values, systems, topics, name, summary=summary)
+        evaluation[name] = ScoreMatrix(values, systems, topics, name, over_topics=summary)
     return evaluation
 
 
@@ -86,7 +86,7 @@ def _reference_table(evaluation: Evaluation, digits: int = 4) -> Table:
             if all(np.isnan(v) for v in values):
                 continue
             rows.append([Cell(system), Cell(topic), *(Cell("-") if np.isnan(v) else
-                                                       number_cell(v, digits, whole=m.summary == "sum")
+                                                       number_cell(v, digits, whole=m.over_topics == "sum")
                                                        for m, v in zip(items, values))])
     return Table.of(["system", "topic", *evaluation], rows, [False, False] + [True] * len(items),
                     title=f"Scores per system and topic ({', '.join(evaluation)})", label="tab:per-topic")

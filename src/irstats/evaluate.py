@@ -238,7 +238,7 @@ class Evaluator:
             v = values.pop(str(m))
             v[~present] = np.nan
             matrices[str(m)] = ScoreMatrix(v if keep.all() else v[:, keep], runset.names, topics, str(m),
-                                           self.options.as_dict(), m.definition.summary)
+                                           self.options.as_dict(), m.definition.over_topics)
         return matrices
 
     def score_judgments(self, judgments: Judgments, measures) -> dict[str, ScoreMatrix]:
@@ -394,5 +394,5 @@ def score_judgments(judgments: Judgments, measures: list[Measure] | list[str],
     for m in parsed:
         values = np.asarray(computed[str(m)], dtype=np.float64)
         values = np.where(present, values, np.nan)[:, keep]
-        out[str(m)] = ScoreMatrix(values, judgments.systems, topics, str(m), options.as_dict(), m.definition.summary)
+        out[str(m)] = ScoreMatrix(values, judgments.systems, topics, str(m), options.as_dict(), m.definition.over_topics)
     return out

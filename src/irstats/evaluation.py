@@ -93,7 +93,7 @@ class Evaluation(dict, Result):
         """The means table: the best value of each measure in bold, counts without decimals."""
         from irstats.render import Cell, Table, latex_escape, number_cell
 
-        sums = {name: m.summary == "sum" for name, m in self.items()}
+        sums = {name: m.over_topics == "sum" for name, m in self.items()}
         systems, values = self._mean_rows() if self else ([], np.empty((0, 0)))
         best = {name: np.nanmax(values[:, k]) if len(systems) and not np.isnan(values[:, k]).all() else None
                 for k, name in enumerate(self)}
@@ -193,7 +193,7 @@ class PerTopicScores(Result):
         """The table's rows, :data:`ROWS_PER_BLOCK` topics of one system at a time."""
         from irstats.render import Cell, number_cell
 
-        whole = [m.summary == "sum" for m in items]
+        whole = [m.over_topics == "sum" for m in items]
         dash = Cell("-")
         topics = items[0].topics
         for i, system in enumerate(items[0].systems):

@@ -34,7 +34,7 @@ def __getattr__(name: str):
     if name == "MEASURES":
         return {f.name: f.trec_eval[0].name for f in _families()}
     if name == "COUNTS":
-        return tuple(f.name for f in _families() if f.summary == "sum")
+        return tuple(f.name for f in _families() if f.over_topics == "sum")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

@@ -27,7 +27,7 @@ SCORE_COLUMNS = ("system", "topic", "measure", "value")
 class ScoreMatrix:
     """Per-topic scores of one measure: ``values[i, j]`` is system i's score on topic j.
 
-    ``summary`` is how :meth:`means` summarises a system: ``"mean"`` over its evaluated
+    ``over_topics`` is how :meth:`summaries` summarises a system: ``"mean"`` over its evaluated
     topics, or ``"sum"`` (the counts NumRet, NumRel, NumRelRet, as trec_eval does).
     ``options`` records how the scores were made (depth, level, …).
     """
@@ -37,7 +37,7 @@ class ScoreMatrix:
     topics: tuple[str, ...]
     measure: str
     options: dict = field(default_factory=dict)
-    summary: str = "mean"
+    over_topics: str = "mean"
 
     def __post_init__(self):
         self.values = np.ascontiguousarray(numbers(self.values, "values"))
@@ -61,8 +61,8 @@ class ScoreMatrix:
 
     def summaries(self) -> np.ndarray:
         """Each system's summary as trec_eval prints it on its ``all`` line: the mean, or the
-        sum over topics for the counts (``summary == "sum"``: NumRet, NumRel, NumRelRet)."""
-        if self.summary == "sum":
+        sum over topics for the counts (``over_topics == "sum"``: NumRet, NumRel, NumRelRet)."""
+        if self.over_topics == "sum":
             return np.where(~np.isnan(self.values), self.values, 0.0).sum(axis=1)
         return self.means()
 
@@ -95,13 +95,13 @@ class ScoreMatrix:
                 else list(range(len(self.systems))))
         cols = _positions(self.topics, topics, "topics") if topics is not None else list(range(len(self.topics)))
         return ScoreMatrix(self.values[np.ix_(rows, cols)], tuple(self.systems[i] for i in rows),
-                           tuple(self.topics[j] for j in cols), self.measure, dict(self.options), self.summary)
+                           tuple(self.topics[j] for j in cols), self.measure, dict(self.options), self.over_topics)
 
     def part(self, systems: slice = slice(None), topics: slice = slice(None)) -> "ScoreMatrix":
         """The matrix of a range of systems and of topics, by position (a view of the values: no
         name is looked up, so taking 10^5 topics a block at a time stays linear)."""
         return ScoreMatrix(self.values[systems, topics], self.systems[systems], self.topics[topics], self.measure,
-                           self.options, self.summary)
+                           self.options, self.over_topics)
 
     def to_frame(self) -> pl.DataFrame:
         """Tidy frame ``system, topic, measure, value``; topics not evaluated are left out."""
@@ -149,7 +149,7 @@ class ScoreMatrix:
             low, high = np.nanmin(np.where(counted[:, None] > 0, self.values, 0.0), axis=1), np.nanmax(
                 np.where(counted[:, None] > 0, self.values, 0.0), axis=1)
         order = np.argsort(-np.nan_to_num(summary, nan=-np.inf), kind="stable")
-        whole = self.summary == "sum"
+        whole = self.over_topics == "sum"
         rows = [[Cell(self.systems[i]), number_cell(summary[i], whole=whole), number_cell(low[i], whole=whole),
                  number_cell(high[i], whole=whole), Cell(str(int(counted[i])))] for i in order]
         title = (f"{self.measure}: {len(self.systems)} systems × {len(self.topics)} topics "
@@ -199,7 +199,7 @@ def _summary_rule(measure: str) -> str:
     from irstats.measures import parse_measure  # late import: scores has no measure dependency otherwise
 
     try:
-        return parse_measure(measure).definition.summary
+        return parse_measure(measure).definition.over_topics
     except Exception:  # noqa: BLE001 - measures irstats does not know are averaged
         return "mean"
 
@@ -239,7 +239,7 @@ def matrices_from_frame(frame: pl.DataFrame, source: str | None = None) -> dict[
         rows = part.get_column("system").replace_strict(s_index, return_dtype=pl.Int64).to_numpy()
         cols = part.get_column("topic").replace_strict(t_index, return_dtype=pl.Int64).to_numpy()
         values[rows, cols] = part.get_column("value").fill_null(np.nan).to_numpy()
-        out[measure] = ScoreMatrix(values, tuple(systems), tuple(topics), measure, summary=_summary_rule(measure))
+        out[measure] = ScoreMatrix(values, tuple(systems), tuple(topics), measure, over_topics=_summary_rule(measure))
     return out
 
 

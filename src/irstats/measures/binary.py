@@ -121,13 +121,13 @@ register(Family("Judged", "Share of the top min(k, n) documents that are judged 
                 ir_measures=IrMeasuresName("Judged")))
 register(Family("NumRet", "Number of documents retrieved (after depth and condensation).", kernel=num_ret,
                 ties="order_free",
-                cutoff="none", summary="sum", bounded=False, ir_measures=IrMeasuresName("NumRet"),
+                cutoff="none", over_topics="sum", bounded=False, ir_measures=IrMeasuresName("NumRet"),
                 trec_eval=(TrecEvalName("num_ret", "NumRet", 2, kind="long", nicknames=_COUNTED),)))
 register(Family("NumRel", "Number of relevant documents in the qrels (R).", (LEVEL_PARAM,), kernel=num_rel,
                 ties="order_free",
-                cutoff="none", summary="sum", bounded=False, ir_measures=IrMeasuresName("NumRel"),
+                cutoff="none", over_topics="sum", bounded=False, ir_measures=IrMeasuresName("NumRel"),
                 trec_eval=(TrecEvalName("num_rel", "NumRel", 3, kind="long", nicknames=_COUNTED,
                                         graded_lines_with_c=True),)))
-register(Family("NumRelRet", "Number of relevant documents retrieved.", cutoff="none", summary="sum", bounded=False,
+register(Family("NumRelRet", "Number of relevant documents retrieved.", cutoff="none", over_topics="sum", bounded=False,
                 trec_eval=(TrecEvalName("num_rel_ret", "NumRelRet", 4, kind="long", nicknames=_COUNTED),),
                 ir_measures=IrMeasuresName("NumRet", requires=("rel",)), **_RELEVANT))

@@ -413,7 +413,7 @@ _ALL_PREFS = ("all_prefs",)
 def _preference(name: str, trec_name: str, order: int, description: str, compute, count: bool = False,
                 nicknames=_ALL_PREFS) -> Family:
     kernel, expected = _kernels(compute)
-    return register(Family(name, description, kernel=kernel, cutoff="none", summary="sum" if count else "mean",
+    return register(Family(name, description, kernel=kernel, cutoff="none", over_topics="sum" if count else "mean",
                            bounded=not count, ties="closed", expected_kernel=expected, needs="preferences",
                            trec_eval=(TrecEvalName(trec_name, name, order, kind="long" if count else "float",
                                                    nicknames=nicknames, reads="prefs"),)))

@@ -332,7 +332,7 @@ class Family:
     ``cutoff`` is ``"optional"``, ``"required"`` or ``"none"``; ``default_cutoff`` fills a
     missing cut-off (ERR defaults to @20); ``cutoff_kind`` is ``"rank"`` (a depth k ≥ 1) or
     ``"recall"`` (a recall level in [0, 1], as ``IPrec@0.5``; such a family gives a kernel).
-    ``summary`` says how a system's per-topic values are summarised: ``"mean"`` or ``"sum"``
+    ``over_topics`` says how a system's per-topic values are summarised: ``"mean"`` or ``"sum"``
     (the counts, as trec_eval does). ``trec_eval``: the entries of trec_eval's measure table
     the family computes (:class:`TrecEvalName`: name, parameters, printing, place in
     trec_eval's order); ``ir_measures``: the ir_measures measure it computes
@@ -373,7 +373,7 @@ class Family:
     cutoff: str = "optional"
     default_cutoff: int | None = None
     cutoff_kind: str = "rank"  # "rank": a whole number k >= 1; "recall": a recall level in [0, 1]
-    summary: str = "mean"
+    over_topics: str = "mean"
     trec_eval: tuple[TrecEvalName, ...] = ()
     ir_measures: IrMeasuresName | None = None
     bounded: bool = True  # values lie in [0, 1]

@@ -136,10 +136,10 @@ register(Family("SetF", "Set F: (β + 1)·P·R/(β·P + R) over the retrieved se
                 (BETA_PARAM, LEVEL_PARAM), kernel=set_f, cutoff="none", ties="order_free",
                 ir_measures=IrMeasuresName("SetF"), trec_eval=(TrecEvalName("set_F", "SetF(beta={:g})", 32, "float", (1.0,), nicknames=_SET),)))
 register(Family("NumQ", "Number of topics evaluated (1 per topic, summed: trec_eval num_q).", kernel=num_q,
-                cutoff="none", ties="order_free", summary="sum", bounded=False, ir_measures=IrMeasuresName("NumQ"),
+                cutoff="none", ties="order_free", over_topics="sum", bounded=False, ir_measures=IrMeasuresName("NumQ"),
                 trec_eval=(TrecEvalName("num_q", "NumQ", 1, kind="num_q", nicknames=EVERY_NICKNAME),)))
 register(Family("NumNonrelJudgedRet", "Judged non-relevant documents retrieved (trec_eval num_nonrel_judged_ret).",
-                (LEVEL_PARAM,), terms=judged_nonrelevant_terms, cutoff="none", ties="pointwise", summary="sum", bounded=False,
+                (LEVEL_PARAM,), terms=judged_nonrelevant_terms, cutoff="none", ties="pointwise", over_topics="sum", bounded=False,
                 trec_eval=(TrecEvalName("num_nonrel_judged_ret", "NumNonrelJudgedRet", 33, kind="long"),)))
 register(Family("RelP", "Relative precision at k: relevant in the top k / min(k, R) (trec_eval relative_P_k).",
                 (LEVEL_PARAM,), terms=relevant_terms, shares_terms=lambda j, m: ("relevant", level_of(j, m)),

@@ -650,7 +650,7 @@ def union_topics(first: ScoreMatrix, second: ScoreMatrix, labels: tuple[str, str
         warn(f"{len(clash)} topic id(s) are in both collections; they are kept apart as "
              f"{labels[0]}:<topic> and {labels[1]}:<topic>")
     return ScoreMatrix(np.hstack([a.values, b.values]), tuple(common), tuple(ta + tb), first.measure,
-                       dict(first.options), first.summary)
+                       dict(first.options), first.over_topics)
 
 
 

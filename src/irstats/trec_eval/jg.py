@@ -62,7 +62,7 @@ def averaged_over_groups(groups: dict[str, pl.DataFrame], results, measures: lis
                         total[j] += value
                         count[j] += 1
         values = np.where(count > 0, total / np.maximum(count, 1), np.nan)[None, :]
-        out[name] = ScoreMatrix(values, system, tuple(topics), name, {}, per_group[0][name].summary)
+        out[name] = ScoreMatrix(values, system, tuple(topics), name, {}, per_group[0][name].over_topics)
     return out
 
 

@@ -48,7 +48,7 @@ def format_scores(matrices, per_topic: bool = False) -> str:
     for matrix in items:
         measure = parse_measure(matrix.measure)
         names.append(measure.trec_eval_name or matrix.measure)
-        kinds.append("long" if measure.definition.summary == "sum" else "float")
+        kinds.append("long" if measure.definition.over_topics == "sum" else "float")
     out: list[str] = []
     for i, system in enumerate(items[0].systems):
         if per_topic:
