@@ -164,7 +164,7 @@ def test_robust04_randomised_baseline_ref_s(robust04):
         forms = metric_forms(robust04[name], num_rel=robust04["NumRel"])
         groups[metric_group(name)] = forms
     result = randomized_baseline(groups, n_partitions=300, n_fp_partitions=600, seed=0, discriminative=False)
-    frame = result.frame()
+    frame = result.to_frame()
     row = {(r["group"], r["form"]): r for r in frame.iter_rows(named=True)}
     for r in row.values():
         assert 0.03 <= r["fp_mean"] <= 0.07  # the paper: 0.042–0.052 for every form
@@ -187,7 +187,7 @@ def test_other_collections_baseline(shared_data, collection):
     """Robust 2005 (74 runs) and Web 2012 (48 runs): the same qualitative picture."""
     scores = read_trec_eval(shared_data / "confint-score-matrices" / collection)
     forms = metric_forms(scores["AP"], num_rel=scores["NumRel"])
-    frame = randomized_baseline(forms, n_partitions=200, n_fp_partitions=400, seed=1, discriminative=False).frame()
+    frame = randomized_baseline(forms, n_partitions=200, n_fp_partitions=400, seed=1, discriminative=False).to_frame()
     row = {r["form"]: r for r in frame.iter_rows(named=True)}
     assert all(0.03 <= r["fp_mean"] <= 0.07 for r in row.values())
     assert row["standardized"]["fp_q97.5"] < min(row["raw"]["fp_q97.5"], row["R-normalised"]["fp_q97.5"])
@@ -275,13 +275,13 @@ def test_compare_collections_counts_equal_scipy(robust04):
     assert comp.fp_rate[1, 0] == pytest.approx((two < 0.05).mean())
     assert comp.drmse[0, 1] == pytest.approx(drmse(t7, t8)) and comp.drmse[0, 1] == comp.drmse[1, 0]
     assert comp.better[0, 0] == 0 and np.isnan(comp.drmse[0, 0])
-    frame = comp.frame()
+    frame = comp.to_frame()
     assert frame.height == 2 and set(frame.columns) == {"row", "column", "drmse", "rmse", "better", "fp_rate"}
     assert comp.square("better").columns == ["collection", "T7", "T8"]
     # Three collections: every pair.
     thirds = {f"c{k}": ap.subset(None, ap.topics[k::3]) for k in range(3)}
     comp3 = compare_collections(thirds)
-    assert comp3.drmse.shape == (3, 3) and comp3.frame().height == 6
+    assert comp3.drmse.shape == (3, 3) and comp3.to_frame().height == 6
 
 
 def test_union_topics(robust04):
@@ -304,12 +304,12 @@ def test_figures_f8_f9_render_and_write_csv(robust04, tmp_path):
     save(ax, tmp_path / "f8.png", drmse_data(result))
     f8 = pl.read_csv(tmp_path / "f8.csv")
     assert f8.columns == ["group", "form", "drmse", "low", "high"]
-    assert f8["drmse"].to_list() == pytest.approx(result.frame()["drmse_mean"].to_list())
-    ax = plot_false_positives(result.frame())
+    assert f8["drmse"].to_list() == pytest.approx(result.to_frame()["drmse_mean"].to_list())
+    ax = plot_false_positives(result.to_frame())
     assert any(line.get_linestyle() == "--" and line.get_ydata()[0] == 0.05 for line in ax.lines)
     save(ax, tmp_path / "f9.png", false_positive_data(result))
     f9 = pl.read_csv(tmp_path / "f9.csv")
-    assert f9["fp_q97.5"].to_list() == pytest.approx(result.frame()["fp_q97.5"].to_list())
+    assert f9["fp_q97.5"].to_list() == pytest.approx(result.to_frame()["fp_q97.5"].to_list())
     assert (tmp_path / "f8.png").stat().st_size > 1000 and (tmp_path / "f9.png").exists()
     no_whiskers = drmse_data(result, whiskers=False)
     assert no_whiskers["low"].null_count() == no_whiskers.height
@@ -322,7 +322,7 @@ def test_cli_one_and_two_collections(robust04, shared_data, tmp_path, capsys):
                               "--format", "tsv", "--plot", tmp_path / "b.png"], capsys)
     assert code == 0, err
     frame = pl.read_csv(out.encode(), separator="\t")
-    api = randomized_baseline(metric_forms(robust04["AP"], num_rel=robust04["NumRel"]), 20, 30, 0).frame()
+    api = randomized_baseline(metric_forms(robust04["AP"], num_rel=robust04["NumRel"]), 20, 30, 0).to_frame()
     assert frame["form"].to_list() == ["raw", "R-normalised", "standardized"]
     assert frame["drmse_mean"].to_list() == pytest.approx(api["drmse_mean"].to_list(), rel=1e-15)
     assert frame["fp_q97.5"].to_list() == pytest.approx(api["fp_q97.5"].to_list(), rel=1e-15)

@@ -53,7 +53,7 @@ def test_phi_equals_plain_loop_and_is_symmetric(robust04):
     np.testing.assert_array_equal(result.phi, result.phi.T)  # exactly symmetric
     assert result["AP", "RR"] == result["RR", "AP"]
     assert np.all(result.n == 20)
-    frame = result.frame()
+    frame = result.to_frame()
     assert frame.columns[:3] == ["measure_a", "measure_b", "phi"] and frame.height == len(MEASURES) ** 2
 
 
@@ -95,7 +95,7 @@ def test_subset_curve(robust04):
         assert not set(split.first[0]) & set(split.second[0])
         ref = loop_phi(kept, split, list(curve.pairs))
         np.testing.assert_allclose(curve.values[k], ref, rtol=0, atol=1e-12)
-    frame = curve.frame()
+    frame = curve.to_frame()
     assert frame.columns[:4] == ["n_topics", "measure_a", "measure_b", "phi"] and frame.height == 6
     with pytest.raises(InputError, match="does not fit"):
         predictive_curve(robust04, sizes=(51,), n_splits=2)

@@ -153,7 +153,7 @@ def test_more_standardizing_systems_agree_more(robust04, robust05):
         assert np.all(result.taus[-1] == 1.0)  # the whole pool is the reference
         raw = matrix.subset(sorted(evaluated, key=str.encode)).means()
         assert result.raw_tau == pytest.approx(float(kendall_tau_b(raw, result.reference_scores)))
-        frame = result.frame()
+        frame = result.to_frame()
         assert frame.columns[:4] == ["n", "tau_q50", "tau_q05", "tau_q01"]
 
 
@@ -207,7 +207,7 @@ def test_figure_f7_renders_and_writes_csv(robust04, tmp_path):
     assert csv.filter(pl.col("series") == "5%")["tau"].to_list() == pytest.approx(result.tau_quantiles[:, 1])
     assert csv.filter(pl.col("n").is_null()).height == 2
     # Drawing from the stored frame gives the same data.
-    assert tau_quantile_data(result.frame(), lines).equals(data)
+    assert tau_quantile_data(result.to_frame(), lines).equals(data)
     assert tau_quantile_data(data).equals(data)
 
 

@@ -108,13 +108,6 @@ def test_str_shows_title_and_every_column(demo, scores):
         assert column in header
 
 
-def test_old_method_names_still_work(demo, scores):
-    ap = scores["AP"]
-    res = randomized_baseline(ap, n_partitions=10, n_fp_partitions=10, seed=0)
-    assert res.frame().equals(res.to_frame())
-    pw = pairwise(ap)
-    assert pw.table().equals(pw.to_frame())
-    assert np.isfinite(pw.to_frame()["p_value"].to_numpy()).any()
 
 
 def test_results_and_score_matrices_render_as_valid_html_in_notebooks(demo, scores):

@@ -336,7 +336,7 @@ def test_tukey_equals_plain_loop_with_the_same_permutations(dl19):
         off = ~np.eye(6, dtype=bool)
         assert np.array_equal(res.p_value[off], p_ref[off])
         assert res.effect_size[off] == pytest.approx(es_ref[off], abs=1e-12)
-    table = res.table()
+    table = res.to_frame()
     assert table.height == 15 and table.columns[:3] == ["system_a", "system_b", "delta"]
 
 

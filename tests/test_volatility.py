@@ -175,9 +175,9 @@ def test_volatility_report(demo_sweep):
     sysrows = stats.systems.filter(pl.col("form") == "judged-as-nonrel")
     assert sysrows.filter(pl.col("measure") == "RBP(p=0.8)")["decreases"].sum() == 0
     assert sysrows.filter(pl.col("measure") == "AP")["decreases"].sum() == 0
-    text = stats.table()
+    text = stats.to_text()
     assert "τref@d" in text and "RBP(p=0.8)" in text and "pool depth d = 10" in text
-    assert stats.markdown().splitlines()[2].startswith("| measure | form |")
+    assert stats.to_markdown().splitlines()[2].startswith("| measure | form |")
     other = volatility(result, test="sign", significance=True)
     assert other.test == "sign" and other.summary().height == n_series
     quick = volatility(result, significance=False)

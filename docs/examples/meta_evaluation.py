@@ -408,7 +408,7 @@ def experiment_robustness(data, B, report: Report, out: Path, cli_dir: Path, qui
         if name == "Robust04":
             t78 = correlate_means(ap.subset(systems=ev_runs, topics=T7), ap.subset(systems=ev_runs, topics=T8))
             lines[name]["T7 vs T8 topics"] = t78["kendall"]
-        frame = res.frame()
+        frame = res.to_frame()
         show = {2, 3, 4, 5, 10, 15, 20, 30, 40, len(std_runs)}
         for r in frame.iter_rows(named=True):
             if r["n"] in show:
@@ -475,7 +475,7 @@ def experiment_comparability(data, B, report: Report, out: Path) -> None:
             labels = ("T7", "T8")
         res = randomized_baseline(forms, B["partitions"], B["fp_partitions"], seed=SEED)
         baselines[name] = res
-        for r in res.frame().iter_rows(named=True):
+        for r in res.to_frame().iter_rows(named=True):
             base_rows.append({"collection": name, "metric": r["group"], "form": r["form"], "measure": r["measure"],
                               "dRMSE mean": r["drmse_mean"], "2.5%": r["drmse_q2.5"], "97.5%": r["drmse_q97.5"],
                               "99%": r["drmse_q99"], "FP mean": r["fp_mean"], "FP 97.5%": r["fp_q97.5"],

@@ -76,11 +76,11 @@ def main(argv=None) -> None:
     axes = volatility_summary(stats, measures=METRICS)
     save(axes[0], OUT / "f14_summary.png", plot_data(axes), dpi=DPI)
 
-    table = stats.markdown()
+    table = stats.to_markdown()
     (OUT / "statistics.md").write_text(table)
     stats.summary().write_csv(OUT / "statistics.csv")
     stats.by_depth.write_csv(OUT / "by_depth.csv")
-    print(stats.table())
+    print(stats.to_text())
 
     unjudged = pl.DataFrame({"depth": result.depths, "unjudged_share": np.nanmean(result.unjudged, axis=0)})
     for k in (10, 20, 100, 1000):

@@ -340,14 +340,6 @@ class Volatility(Result):
         return Table.of([SUMMARY_COLUMNS[c] for c in columns], rows, [c >= 2 for c in range(len(columns))],
                         title=self.title, legend=self.legend(), label="tab:volatility")
 
-    def table(self, digits: int = 3) -> str:
-        """:meth:`to_text` (its earlier name)."""
-        return self.to_text(digits)
-
-    def markdown(self, digits: int = 3) -> str:
-        """:meth:`to_markdown` (its earlier name)."""
-        return self.to_markdown(digits)
-
     def caption(self) -> str:
         """One sentence saying what the table was computed with."""
         d = "no pool depth" if self.pool_depth is None else f"pool depth d = {self.pool_depth}"
@@ -370,7 +362,7 @@ def volatility(result: DepthSweep, *, test: str = "paired_t", alpha: float = 0.0
     they also need the sweep's per-topic scores).
 
     >>> stats = volatility(depth_sweep("qrels.txt", "runs/", pool_depth=10))  # doctest: +SKIP
-    >>> print(stats.table())                                                    # doctest: +SKIP
+    >>> print(stats.to_text())                                                  # doctest: +SKIP
 
     ``seed`` is a whole number, None (= 0) or a numpy Generator; the same resamples are used
     at every depth (a Generator gives one seed for all of them).

@@ -466,9 +466,6 @@ class BaselineResult(Result):
         return (f"BaselineResult({len(self.keys)} metric forms, {len(self.topics)} topics, "
                 f"{self.n_partitions}/{self.n_fp_partitions} partitions)")
 
-    def frame(self) -> pl.DataFrame:
-        """The same as :meth:`to_frame` (its earlier name)."""
-        return self.to_frame()
 
 
 def randomized_baseline(scores, n_partitions: int = 1000, n_fp_partitions: int = 2000,
@@ -588,9 +585,6 @@ class CollectionComparison(Result):
         return pl.DataFrame({"collection": list(self.labels),
                              **{lab: data[:, j].tolist() for j, lab in enumerate(self.labels)}})
 
-    def frame(self) -> pl.DataFrame:
-        """The same as :meth:`to_frame` (its earlier name)."""
-        return self.to_frame()
 
 
 def compare_collections(collections: Mapping[str, ScoreMatrix], alpha: float = 0.05,

@@ -122,9 +122,6 @@ class PredictiveResult(Result):
             cols[b] = self.phi[:, j].tolist()
         return pl.DataFrame(cols)
 
-    def frame(self) -> pl.DataFrame:
-        """The same as :meth:`to_frame` (its earlier name)."""
-        return self.to_frame()
 
     def view(self):
         """What ``irstats predictive`` prints: the φ matrix (rows: the measure on half 1,
@@ -202,9 +199,6 @@ class SubsetCurveResult(Result):
             "n": self.n.ravel().astype(np.int64),
         })
 
-    def frame(self) -> pl.DataFrame:
-        """The same as :meth:`to_frame` (its earlier name)."""
-        return self.to_frame()
 
     def view(self, seed=None):
         """What ``irstats predictive --curve`` prints: φ per subset size and pair."""

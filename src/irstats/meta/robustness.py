@@ -289,9 +289,6 @@ class RobustnessResult(Result):
                 f"{len(self.evaluated)} evaluated, sizes {int(self.sizes.min())}..{int(self.sizes.max())}, "
                 f"{self.n_samples} samples each)")
 
-    def frame(self) -> pl.DataFrame:
-        """The same as :meth:`to_frame` (its earlier name)."""
-        return self.to_frame()
 
 
 def _require_known(names: Sequence[str], known: set[str], role: str, measure: str) -> None:
@@ -476,9 +473,6 @@ class LongevityResult(Result):
         return pl.DataFrame({"system": list(self.systems), f"std_{self.labels[0]}": self.scores_first,
                              f"std_{self.labels[1]}": self.scores_second})
 
-    def frame(self) -> pl.DataFrame:
-        """The same as :meth:`to_frame` (its earlier name)."""
-        return self.to_frame()
 
 
 def _factors_from(spec, evaluated: ScoreMatrix, ddof: int, argument: str) -> Factors:

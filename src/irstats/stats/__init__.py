@@ -12,8 +12,8 @@ dropped with a warning)::
 
 All pairs of systems, Tukey HSD, discriminative power, comparison with a baseline::
 
-    stats.pairwise(ap, test="wilcoxon").table()
-    stats.tukey_hsd(ap, n_resamples=10000, seed=0).table()
+    stats.pairwise(ap, test="wilcoxon").to_frame()
+    stats.tukey_hsd(ap, n_resamples=10000, seed=0).to_frame()
     stats.discriminative_power(ap, test="paired_t", alpha=0.05)
     stats.compare(scores, baseline="runA", test="paired_t", correction="holm")
 

@@ -157,10 +157,6 @@ class PairwiseResult(Result):
     def __repr__(self) -> str:
         return f"PairwiseResult({self.test!r}, {len(self.systems)} systems, {self.n_pairs} pairs)"
 
-    def table(self) -> pl.DataFrame:
-        """The same as :meth:`to_frame` (its earlier name)."""
-        return self.to_frame()
-
 
 def _as_matrix(scores) -> tuple[np.ndarray, tuple[str, ...], str | None, np.ndarray]:
     """A C-contiguous systems × topics array in canonical order, names, measure, and the
