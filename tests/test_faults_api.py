@@ -308,7 +308,7 @@ def test_unknown_or_mistyped_names(call, argument, kind):
     (lambda: irstats.depth.default_depths(None, grid=["x"]), "grid", TypeError),
     (lambda: irstats.depth.depth_sweep(QRELS, RUNS, ["AP"], depths=[1.5]), "depths", TypeError),
     (lambda: irstats.depth.tau_reference(np.ones((2, 3)), ref=10), "ref", ValueError),
-    (lambda: irstats.preferences.evaluate_preferences(QRELS_FRAME, RUNS, depth="x", qrels=True), "depth",
+    (lambda: irstats.preferences.evaluate_preferences(QRELS_FRAME, RUNS, depth="x", from_qrels=True), "depth",
      TypeError),
     (lambda: evaluate(QRELS, RUNS, depth=-1), "depth", ValueError),
 ])

@@ -73,11 +73,11 @@ def test_dl19_qrels_as_preferences(shared_data):
 
     d = shared_data / "trec-dl-2019-passage"
     qrels = d / "qrels.dl19-passage.txt"
-    judged = read_prefs(qrels, qrels=True)
+    judged = read_prefs(qrels, from_qrels=True)
     runs = sorted((d / "runs").glob("*.gz"))[:3]
     assert len(runs) == 3
     for path in runs:
-        scores = evaluate_preferences(qrels, path, qrels=True)
+        scores = evaluate_preferences(qrels, path, from_qrels=True)
         frame = read_run_file(path)[1]
         for t, topic in enumerate(scores["PrefsSimp"].topics):
             rows = [(r["jg"], r["jsg"], r["level"], r["docno"])

@@ -318,7 +318,7 @@ def evaluate(qrels, runs, measures: Iterable[str | Measure] | str = DEFAULT_MEAS
         topics; the runs are ranked as for every other measure.
     preferences:
         Preference judgments ``topic jg jsg docno level`` (a file, a frame, or
-        ``irstats.preference_judgments.PreferenceJudgments(qrels_file, qrels=True)`` for
+        ``irstats.preference_judgments.PreferenceJudgments(qrels_file, from_qrels=True)`` for
         trec_eval's -R qrels_prefs) for trec_eval's preference measures (``PrefsSimp``,
         ``PrefsAvgJG``, ``NumPrefsFul`` …, or ``prefs_simp`` …: measures/preferences.py).
 

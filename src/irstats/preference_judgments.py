@@ -55,10 +55,10 @@ class PreferenceError(InputError):
     """Preferences that contradict themselves inside one judgment group."""
 
 
-def read_prefs(source, *, qrels: bool = False) -> pl.DataFrame:
+def read_prefs(source, *, from_qrels: bool = False) -> pl.DataFrame:
     """Preference judgments as ``topic, jg, jsg, docno, level, line``.
 
-    ``source``: a prefs file (``topic jg jsg docno level``; ``qrels=True``: a qrels file
+    ``source``: a prefs file (``topic jg jsg docno level``; ``from_qrels=True``: a qrels file
     ``topic iter docno grade``, read as trec_eval's ``-R qrels_prefs`` does, the iter field as
     the judgment group and one sub-group) or a frame with those columns. Levels are real
     numbers; a bad line is an error naming the file and line.
@@ -67,10 +67,10 @@ def read_prefs(source, *, qrels: bool = False) -> pl.DataFrame:
 
     from irstats.io.trec import _is_frame, _to_polars, check_field_count, ids, read_lines, split_fields
 
-    columns = ("topic", "jg", "docno", "level") if qrels else ("topic", "jg", "jsg", "docno", "level")
+    columns = ("topic", "jg", "docno", "level") if from_qrels else ("topic", "jg", "jsg", "docno", "level")
     if _is_frame(source):
         frame = _to_polars(source, "prefs")
-        if qrels and "jsg" not in frame.columns:
+        if from_qrels and "jsg" not in frame.columns:
             frame = frame.with_columns(pl.lit("0").alias("jsg"))
         missing = [c for c in ("topic", "jg", "jsg", "docno", "level") if c not in frame.columns]
         if missing:
@@ -87,7 +87,7 @@ def read_prefs(source, *, qrels: bool = False) -> pl.DataFrame:
         check_field_count(parts, parts["fields"].list.len() != len(columns), f"{len(columns)} fields '"
                           + " ".join(columns) + "'", name)
         frame = parts.select("line", *(pl.col("fields").list.get(i).alias(c) for i, c in enumerate(columns)))
-        if qrels:
+        if from_qrels:
             frame = frame.with_columns(pl.lit("0").alias("jsg"))
         level = frame["level"].cast(pl.Float64, strict=False)
         bad = level.is_null() | level.is_nan() | level.is_infinite()
@@ -234,13 +234,13 @@ class PreferenceFacts(AxisFacts):
 
 
 class PreferenceJudgments(Read):
-    """Preference judgments as read (:func:`read_prefs`; ``qrels=True``: a qrels file read as
+    """Preference judgments as read (:func:`read_prefs`; ``from_qrels=True``: a qrels file read as
     trec_eval's ``-R qrels_prefs``), with their facts over each topic axis (:meth:`on`)."""
 
     facts_type = PreferenceFacts
 
-    def __init__(self, source, *, qrels: bool = False):
-        super().__init__(source.frame if isinstance(source, PreferenceJudgments) else read_prefs(source, qrels=qrels))
+    def __init__(self, source, *, from_qrels: bool = False):
+        super().__init__(source.frame if isinstance(source, PreferenceJudgments) else read_prefs(source, from_qrels=from_qrels))
 
     def __repr__(self) -> str:
         return f"PreferenceJudgments({len(self.topic_keys)} topics, {self.frame.height} judgments)"

@@ -59,12 +59,12 @@ def measure_name(name: str) -> str:
     return str(measure)
 
 
-def evaluate_preferences(prefs, runs, measures=None, *, qrels: bool = False, depth: int | None = None,
+def evaluate_preferences(prefs, runs, measures=None, *, from_qrels: bool = False, depth: int | None = None,
                          complete: bool = False, **options) -> dict[str, ScoreMatrix]:
     """Evaluate runs against preference judgments: one ScoreMatrix per measure (systems ×
     topics), with trec_eval's preference rules.
 
-    ``prefs``: a prefs file or frame (:func:`read_prefs`; ``qrels=True`` reads a qrels file as
+    ``prefs``: a prefs file or frame (:func:`read_prefs`; ``from_qrels=True`` reads a qrels file as
     trec_eval's ``-R qrels_prefs``), or :class:`~irstats.preference_judgments.PreferenceJudgments`;
     ``runs``: what :func:`irstats.evaluate` takes; ``measures``: irstats or trec_eval names
     (default: all 14); ``depth``: only the first ``depth`` documents of each ranking (trec_eval's
@@ -90,7 +90,7 @@ def evaluate_preferences(prefs, runs, measures=None, *, qrels: bool = False, dep
     optional_whole(depth, "depth", minimum=1)
     # trec_eval's rules, with -c a run answering no judged topic too (every topic as empty)
     opts = EvalOptions(**{"trec_eval_compat": True, **options, "depth": depth, "complete": complete})
-    judged = prefs if isinstance(prefs, PreferenceJudgments) else PreferenceJudgments(prefs, qrels=qrels)
+    judged = prefs if isinstance(prefs, PreferenceJudgments) else PreferenceJudgments(prefs, from_qrels=from_qrels)
     scores = Evaluator(judged.collection(), opts, preferences=judged).score(runs, wanted)
     return {name: _every_topic(matrix, judged.topic_keys) for name, matrix in scores.items()}
 

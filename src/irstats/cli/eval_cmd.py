@@ -134,5 +134,5 @@ def _beyond_qrels(qrels, subtopic_qrels, prefs, qrels_prefs) -> dict:
     if qrels_prefs:
         from irstats.preference_judgments import PreferenceJudgments
 
-        beyond["preferences"] = PreferenceJudgments(qrels, qrels=True)
+        beyond["preferences"] = PreferenceJudgments(qrels, from_qrels=True)
     return beyond

@@ -44,6 +44,6 @@ def preferences_command(prefs, runs, measures, as_qrels, depth, complete, per_to
     from irstats.preferences import evaluate_preferences
     from irstats.evaluation import Evaluation
 
-    scores = evaluate_preferences(prefs, list(runs), list(measures) or None, qrels=as_qrels, depth=depth,
+    scores = evaluate_preferences(prefs, list(runs), list(measures) or None, from_qrels=as_qrels, depth=depth,
                                   complete=complete)
     emit_result(Evaluation(scores).view(per_topic), fmt, output)

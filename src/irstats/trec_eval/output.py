@@ -304,7 +304,7 @@ def _evaluate_preferences(prefs, runset, wanted: list[str], run: Invocation) -> 
     from irstats.preference_judgments import PreferenceJudgments
     from irstats.scores import ScoreMatrix
 
-    judged = PreferenceJudgments(prefs, qrels=run.rel_format == "qrels_prefs")
+    judged = PreferenceJudgments(prefs, from_qrels=run.rel_format == "qrels_prefs")
     options = EvalOptions(trec_eval_compat=True, depth=run.depth, complete=run.complete)
     evaluator = Evaluator(judged.collection(byte_ids=True), options, preferences=judged)
     # (with none asked for, one all the same: the topics evaluated)
