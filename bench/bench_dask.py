@@ -2,6 +2,7 @@
 
     python bench/make_workload.py --workloads wide marco      # -> bench/workloads/ (git-ignored)
     python bench/bench_dask.py --json bench/dask_results.json  # the measurements
+    python bench/bench_dask.py --jobs robustness volatility intervals --merge bench/dask_results.json
     python bench/bench_dask.py --markdown bench/dask_results.json   # docs/scale.md's table from them
 
 Measured in one process that starts the local cluster of ``--workers k``
@@ -21,9 +22,16 @@ median in brackets (every trial is kept in the JSON):
   worker from their path, or sent from the client as data;
 * ``split-half``: 100 systems × 50 topics, 4 methods, 100,000 halvings;
 * ``randomization``: compare(test="randomization"), 20,000 resamples, the 37 DL 2019 runs'
-  AP (666 pairs).
+  AP (666 pairs);
+* ``robustness``: standardization_robustness of the 37 DL 2019 runs' AP, every sample size
+  2..37, 2,000 samples each (72,000 samples);
+* ``volatility``: volatility() of the depth sweep of the 37 DL 2019 runs (AP, both forms, the
+  default depth grid), randomisation test with 1,000 resamples at every distinct depth;
+* ``intervals``: compare(interval="bca") of the 37 DL 2019 runs' AP, 200,000 resamples.
 
-Every cluster result is checked equal to the single process's before it is timed.
+Every cluster result is checked equal to the single process's before it is timed. ``--merge
+JSON`` adds the jobs measured to an earlier JSON (each job keeps the load and commit it was
+measured at), so one job can be measured again without the others.
 """
 
 from __future__ import annotations
@@ -32,6 +40,7 @@ import argparse
 import json
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -89,10 +98,11 @@ def marco_runs(folder: Path) -> list[str]:
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--json", type=Path, help="write the measurements here")
+    ap.add_argument("--merge", type=Path, metavar="JSON", help="add the jobs measured to this JSON (rewritten)")
     ap.add_argument("--markdown", type=Path, metavar="JSON", help="print docs/scale.md's table from this JSON")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--jobs", nargs="+", default=["overhead", "dl19", "wide", "marco", "qrels", "splithalf",
-                                                    "randomization"])
+                                                    "randomization", "robustness", "volatility", "intervals"])
     args = ap.parse_args(argv)
     if args.markdown:
         print(markdown(json.loads(args.markdown.read_text())))
@@ -102,7 +112,10 @@ def main(argv=None) -> None:
     import numpy as np
 
     import irstats
+    from irstats.depth import depth_sweep
+    from irstats.depth.volatility import volatility
     from irstats.distributed import Job
+    from irstats.meta.robustness import standardization_robustness
     from irstats.meta.splithalf import split_half
     from irstats.scores import ScoreMatrix
     from irstats.stats.compare import compare
@@ -117,7 +130,10 @@ def main(argv=None) -> None:
     rng = np.random.default_rng(0)
     matrix = ScoreMatrix(rng.beta(2, 5, (100, 50)), [f"s{i:03d}" for i in range(100)],
                          [f"t{j:02d}" for j in range(50)], "AP")
-    dl19_ap = irstats.evaluate(qrels["dl19"], runs["dl19"], ["AP"]) if "randomization" in args.jobs else None
+    resampled = {"randomization", "robustness", "intervals"} & set(args.jobs)
+    dl19_ap = irstats.evaluate(qrels["dl19"], runs["dl19"], ["AP"]) if resampled else None
+    dl19_sweep = (depth_sweep(qrels["dl19"], runs["dl19"], ["AP"], pool_depth=10) if "volatility" in args.jobs
+                  else None)
 
     def job(name, client):
         if name in ("dl19", "wide", "marco"):
@@ -127,6 +143,13 @@ def main(argv=None) -> None:
                               progress=False, client=client).values
         if name == "randomization":
             return compare(dl19_ap, test="randomization", n_resamples=20_000, seed=0, client=client).frame
+        if name == "robustness":
+            return standardization_robustness(dl19_ap["AP"], n_samples=2000, progress=False, client=client).taus
+        if name == "volatility":
+            return volatility(dl19_sweep, test="randomization", n_resamples=1000, progress=False,
+                              client=client).by_depth
+        if name == "intervals":
+            return compare(dl19_ap, interval="bca", n_resamples=200_000, client=client).frame
 
     def same(a, b) -> bool:
         if isinstance(a, dict):
@@ -136,7 +159,10 @@ def main(argv=None) -> None:
         return a.equals(b)
 
     results = {"machine": {"cores": os.cpu_count(), "load_before": os.getloadavg()}, "jobs": {}}
-    timed_jobs = [j for j in args.jobs if j in ("dl19", "wide", "marco", "splithalf", "randomization")]
+    timed_jobs = [j for j in args.jobs if j in ("dl19", "wide", "marco", "splithalf", "randomization", "robustness",
+                                                  "volatility", "intervals")]
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                            cwd=HERE).stdout.strip()
     clusters = {}
     try:
         for workers in (1, 2):
@@ -145,7 +171,7 @@ def main(argv=None) -> None:
             results.setdefault("cluster_start", {})[str(workers)] = start
         for name in timed_jobs:
             reference = job(name, None)  # warm: imports, page cache
-            record = results["jobs"][name] = {"local": []}
+            record = results["jobs"][name] = {"commit": commit, "load_before": os.getloadavg(), "local": []}
             for workers, (_, client) in clusters.items():
                 cold = time.perf_counter()
                 assert same(job(name, client), reference), name  # first: the workers read the qrels
@@ -191,9 +217,18 @@ def main(argv=None) -> None:
             print("qrels", out, file=sys.stderr)
         results["qrels"] = out
     results["machine"]["load_after"] = os.getloadavg()
+    if args.merge:  # these jobs measured now (each with its load and commit); everything else as it was
+        earlier = json.loads(args.merge.read_text())
+        earlier["jobs"].update(results["jobs"])
+        earlier.update({key: results[key] for key in ("overhead", "qrels") if key in results})
+        peaks = earlier.setdefault("worker_peak_mib", {})
+        for workers, peak in results.get("worker_peak_mib", {}).items():  # the most over every job
+            peaks[workers] = max(peak, peaks.get(workers, 0.0))
+        results = earlier
     text = json.dumps(results, indent=1)
-    if args.json:
-        args.json.write_text(text + "\n")
+    for path in (args.json, args.merge):
+        if path:
+            path.write_text(text + "\n")
     print(markdown(results))
 
 
@@ -211,7 +246,10 @@ def markdown(r: dict) -> str:
              "wide": "eval, 100 `wide` runs (50 topics × 1,000)",
              "marco": "eval, 4 MS MARCO-sized runs (6,980 topics × 1,000; 290 MB each)",
              "splithalf": "split-half, 100 × 50, 4 methods, 100,000 halvings",
-             "randomization": "randomisation test, 37 runs (666 pairs), 20,000 resamples"}
+             "randomization": "randomisation test, 37 runs (666 pairs), 20,000 resamples",
+             "robustness": "robustness, 37 runs' AP, sizes 2–37 × 2,000 samples",
+             "volatility": "volatility, 37 runs' AP sweep (2 forms × 38 depths), randomisation, 1,000 resamples",
+             "intervals": "compare --interval bca, 37 runs' AP, 200,000 resamples"}
     lines = ["| job | one process | 1 worker | 2 workers | 2 workers, first job |", "|---|---:|---:|---:|---:|"]
     for name, label in names.items():
         job = r["jobs"].get(name)
