@@ -2,26 +2,34 @@
 
 The one module of irstats that talks to Dask (``distributed``, the ``irstats[dask]`` extra).
 It is imported only when a ``client`` is given — ``irstats.evaluate(..., client=...)``,
-``split_half``, ``predictive_power``, ``compare`` and ``pairwise`` take one, and the
-commands ``eval``, ``splithalf``, ``predictive`` and ``compare`` make one from ``--workers
-N`` or ``--scheduler ADDRESS``. Without a client nothing changes and Dask is never imported.
+``split_half``, ``predictive_power``, ``pairwise``, ``compare``, ``bootstrap_mean_intervals``,
+``standardization_robustness`` and ``volatility`` take one, and the commands ``eval``,
+``splithalf``, ``predictive``, ``compare``, ``robustness`` and ``volatility`` make one from
+``--workers N`` or ``--scheduler ADDRESS``. Without a client nothing changes and Dask is never
+imported.
 
 What runs on the cluster is what runs here, batch by batch — nothing is scheduled by irstats:
 
 * **runs**: the batches of run files :meth:`irstats.evaluate.Evaluator.score` reads (about
   8 MB of text each); a worker judges and scores its batch against the qrels, which it reads
   once from their path (a shared file system, as for the runs) or, for qrels that are not a
-  file, receives once from the client;
+  file, receives once from the client; a run the client read from standard input or a pipe
+  is sent as its bytes, which stand for its name while the worker reads it;
 * **resamples**: the batches of halvings of :func:`~irstats.meta.splithalf.split_half` and
-  :func:`~irstats.meta.predictive.predictive_power` (drawn on the client, as now), and the
-  resample batches of the bootstrap, randomisation and Tukey tests of
-  :func:`~irstats.stats.pairwise` and :func:`~irstats.stats.compare`. Where the single
-  process draws batch after batch from one Generator, the client records the Generator's
-  state at the start of each batch (:func:`irstats.random.batch_states`); a worker draws its
-  batch from that state. So batch k has the same numbers whoever computes it, and the results
-  are bit-identical to the single process whatever the number of workers.
+  :func:`~irstats.meta.predictive.predictive_power` and of samples of
+  :func:`~irstats.meta.robustness.standardization_robustness` (drawn on the client, as in one
+  process); the resample batches of the bootstrap, randomisation and Tukey tests of
+  :func:`~irstats.stats.pairwise`, :func:`~irstats.stats.compare` and of every depth of
+  :func:`~irstats.depth.volatility.volatility`. Where the single process draws batch after
+  batch from one Generator, the client records the Generator's state at the start of each
+  batch (:func:`irstats.random.batch_states`); a worker draws its batch from that state. The
+  bootstrap intervals (:func:`~irstats.stats.effects.bootstrap_mean_intervals`) draw every
+  resample in one call, as scipy does: the client draws them and a worker takes the means of
+  its slice. So batch k has the same numbers whoever computes it, and the results are
+  bit-identical to the single process whatever the number of workers.
 
-A :class:`Job` submits the batches, shows one progress line for the whole job (the
+An experiment runs its batches through :func:`planned`: its ``plan(job)`` computes them (no
+client) or submits them to a :class:`Job`, which shows one progress line for the whole job (the
 :mod:`irstats.progress` convention), gathers the results in submission order, and turns the
 first failed batch (in that order) into one :class:`~irstats.errors.IrstatsError`: the
 task's own error when it is irstats' (a bad line names its file and line, as in one
