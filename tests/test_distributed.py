@@ -20,7 +20,7 @@ import irstats
 from irstats import distributed as on_dask
 from irstats.depth import depth_sweep
 from irstats.depth.volatility import pairwise_p_values, volatility
-from irstats.errors import IrstatsError
+from irstats.errors import ArgumentError
 from irstats.meta.predictive import predictive_power
 from irstats.meta.robustness import standardization_robustness
 from irstats.meta.splithalf import split_half
@@ -231,12 +231,14 @@ def test_what_cannot_run_on_a_cluster_is_refused_in_one_line(dl19, cluster, clie
     subtopics = tmp_path / "subtopics.txt"
     subtopics.write_text("19335 1 1017759 2\n")
     conformance = shared_data / "conformance" / "trec_eval-test"
+    prefs = tmp_path / "prefs.txt"  # on topic 301, a topic of trec_eval's qrels.test
+    prefs.write_text("301 a x CR93E-10279 2\n301 a x CR93E-10505 1\n")
     for command in (["eval", qrels, runs, "--subtopic-qrels", subtopics, "-m", "alpha_nDCG@20"],
-                    ["eval", conformance / "qrels.test", conformance / "results.test", "--prefs",
-                     conformance / "prefs.test", "-m", "PrefsSimp"]):
+                    ["eval", conformance / "qrels.test", conformance / "results.test", "--prefs", prefs,
+                     "-m", "PrefsSimp"]):
         code, out, err = run_cli([*command, "--scheduler", cluster.scheduler_address], capsys)
         assert (code, out, err.count("\n")) == (2, "", 1) and "not evaluated on a Dask cluster" in err, err
-    with pytest.raises(IrstatsError, match="not evaluated on a Dask cluster"):
+    with pytest.raises(ArgumentError, match="not evaluated on a Dask cluster"):
         irstats.evaluate(qrels, runs, ["ERR_IA@20"], subtopic_qrels=subtopics, client=client)
 
 

@@ -256,3 +256,19 @@ def test_report_figure_on_a_full_disk_names_the_path_and_cause(full_disk):
     assert caught.value.exit_code == 1
     assert str(target) in str(caught.value) and "No space left on device" in str(caught.value)
     assert not target.exists()
+
+
+@pytest.mark.parametrize("option, judgments, measure", [
+    ("--subtopic-qrels", "zz 1 d1 1\n", "alpha_nDCG@20"),
+    ("--prefs", "zz a x d1 2\nzz a x d2 1\n", "PrefsSimp"),
+])
+def test_judgments_beyond_the_qrels_on_none_of_its_topics(tmp_path, capsys, option, judgments, measure):
+    """Subtopic or preference judgments that judge none of the qrels' topics are one line
+    naming their file (exit 2), not an internal error from an empty array."""
+    qrels, run, extra = tmp_path / "qrels", tmp_path / "run", tmp_path / "extra"
+    qrels.write_text("1 0 d1 1\n1 0 d2 0\n")
+    run.write_text("1 Q0 d1 1 2.0 r\n1 Q0 d2 2 1.0 r\n")
+    extra.write_text(judgments)
+    code, out, err = run_cli(["eval", qrels, run, option, extra, "-m", measure], capsys)
+    assert (code, out, err.count("\n")) == (2, "", 1), err
+    assert str(extra) in err and "share no topic with the qrels" in err

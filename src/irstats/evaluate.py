@@ -49,11 +49,26 @@ class Evaluator:
         if subtopic_qrels is not None:
             from irstats.subtopics import subtopic_qrels as read
 
-            self.beyond["subtopics"] = read(subtopic_qrels).on(self.collection.topic_keys)
+            self.beyond["subtopics"] = self._on_qrels_topics(read(subtopic_qrels), subtopic_qrels,
+                                                             "the subtopic judgments")
         if preferences is not None:
             from irstats.preference_judgments import preference_judgments
 
-            self.beyond["preferences"] = preference_judgments(preferences).on(self.collection.topic_keys)
+            self.beyond["preferences"] = self._on_qrels_topics(preference_judgments(preferences), preferences,
+                                                               "the preference judgments")
+
+    def _on_qrels_topics(self, judged, source, what: str):
+        """Judgments beyond the qrels over the qrels' topics; an InputError naming their file
+        when they judge none of those topics (every measure reading them would be undefined)."""
+        import os
+
+        if not set(judged.topic_keys) & set(self.collection.topic_keys):
+            path = os.fspath(source) if isinstance(source, (str, os.PathLike)) else None
+            count = len(judged.topic_keys)
+            raise InputError(f"{what} share no topic with the qrels ({count} topic{'s' if count != 1 else ''} "
+                             "judged, none of the qrels'); the measures that read them are computed over the "
+                             "qrels' topics", path=path)
+        return judged.on(self.collection.topic_keys)
 
     def num_relevant(self, level: int | None = None) -> dict[str, int]:
         """R per qrels topic: judged documents with grade >= ``level`` (default: the options' ℓ)."""

@@ -559,14 +559,18 @@ NEEDS = {
 
 def check_needs(measures, given, client=None) -> None:
     """A MeasureError for the measures whose family needs judgments that are not ``given`` (the
-    :data:`NEEDS` an evaluation has), or that a Dask ``client``'s workers are not given."""
+    :data:`NEEDS` an evaluation has); an ArgumentError (on ``client``) for those a Dask
+    ``client``'s workers are not given."""
+    from irstats.errors import ArgumentError
+
     for need, how in NEEDS.items():
         needing = [str(m) for m in measures if m.definition.needs == need]
         if needing and need not in given:
             raise MeasureError(f"{', '.join(needing)} need{'s' if len(needing) == 1 else ''} {how}")
         if needing and client is not None:
-            raise MeasureError(f"{', '.join(needing)}: measures that read {need} are not evaluated on a Dask "
-                               "cluster yet; evaluate them without client=")
+            raise ArgumentError(f"{', '.join(needing)}: measures that read {need} are not evaluated on a Dask "
+                                "cluster yet; evaluate them in one process (without client=, --workers or "
+                                "--scheduler)", argument="client")
 
 
 def register(family: Family, aliases: tuple[str, ...] = ()) -> Family:
