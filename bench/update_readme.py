@@ -12,11 +12,15 @@
     python bench/bench_ir_measures.py                   # -> bench/results/ir_measures.json
     python bench/update_readme.py bench/results/ir_measures.json
 
+    python bench/bench_report.py --repeat 7             # -> bench/results/report.json
+    python bench/update_readme.py bench/results/report.json
+
 Tables are regenerated between ``<!-- bench:start -->`` and ``<!-- bench:end -->`` markers
 (the start-up tables of README.md and bench/README.md between ``<!-- startup:start -->`` and
 ``<!-- startup:end -->``, the topics-scaling tables between ``<!-- topics:start -->`` and
 ``<!-- topics:end -->``, the ir_measures table and paragraph between ``<!-- ir_measures:start -->``
-and ``<!-- ir_measures:end -->`` in whichever of the two READMEs has them), never edited by
+and ``<!-- ir_measures:end -->``, the report's timing between ``<!-- report:start -->`` and
+``<!-- report:end -->``, each in whichever of the two READMEs has them), never edited by
 hand; each says the date and commit it was measured at. Any mix of the JSON files may be given; only the tables whose results are given
 are rewritten.
 """
@@ -46,6 +50,7 @@ PEERS = [("pytrec_eval", "pytrec_eval (no RBP)"), ("trec_eval", "trec_eval 10, o
 STARTUP_START, STARTUP_END = "<!-- startup:start -->", "<!-- startup:end -->"
 TOPICS_START, TOPICS_END = "<!-- topics:start -->", "<!-- topics:end -->"
 IR_MEASURES_START, IR_MEASURES_END = "<!-- ir_measures:start -->", "<!-- ir_measures:end -->"
+REPORT_START, REPORT_END = "<!-- report:start -->", "<!-- report:end -->"
 
 
 def _replace(path: Path, text: str, start: str = START, end: str = END) -> None:
@@ -161,6 +166,30 @@ def ir_measures_summary(result: dict) -> str:
     return text + "."
 
 
+def report_table(result: dict) -> str:
+    """bench/README.md's report table from bench_report.py's JSON."""
+    from bench_report import print_table
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        print_table(result)
+    return (f"Measured on {result['date']} at commit {result['commit']} with `python bench/bench_report.py --repeat "
+            f"{result['repeat']}` ({result['data']}; one fresh process per trial, full and `--quick` interleaved, "
+            f"median of {result['repeat']}; CPU: the report's and the figure writers' it forks; the ratio is the "
+            f"median of the per-repeat ratios; load average {result['load_average_before']:.1f} before, "
+            f"{result['load_average_after']:.1f} after, on the 2 shared cores) and written here by "
+            f"`python bench/update_readme.py`.\n\n{out.getvalue().strip()}")
+
+
+def report_summary(result: dict) -> str:
+    """README.md's sentence on the report's time from bench_report.py's JSON."""
+    rows = {row["name"]: row for row in result["results"]}
+    full, quick = rows["full report"], rows["--quick"]
+    return (f"On the DL 2019 runs (37 runs, 43 topics) the full report takes {full['median_s']:.1f} s and `--quick` "
+            f"{quick['median_s']:.1f} s, {quick['ratio_to_full']:.2f}× the full report ({result['date']}, commit "
+            f"{result['commit']}, `python bench/bench_report.py`, median of {result['repeat']}).")
+
+
 def _replace_marked(path: Path, text: str, start: str, end: str) -> bool:
     """Like :func:`_replace`, for a file that may not have the markers (then False, unchanged)."""
     content = path.read_text()
@@ -191,6 +220,12 @@ def main(paths: list[str]) -> None:
                 ("README.md", ROOT / "README.md", ir_measures_summary(result)))
                 if _replace_marked(path, text, IR_MEASURES_START, IR_MEASURES_END)]
             print(f"ir_measures section updated in {' and '.join(written) or 'no file (no markers found)'}")
+        if result.get("benchmark") == "report":
+            written = [name for name, path, text in (
+                ("bench/README.md", HERE / "README.md", report_table(result)),
+                ("README.md", ROOT / "README.md", report_summary(result)))
+                if _replace_marked(path, text, REPORT_START, REPORT_END)]
+            print(f"report timing updated in {' and '.join(written) or 'no file (no markers found)'}")
     # several runs of one workload (wide with --runs 25 and with all 100): the largest is the
     # workload's table, the others give the memory-against-runs line
     by_workload: dict[str, list[dict]] = {}
