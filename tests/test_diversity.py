@@ -25,7 +25,7 @@ import pytest
 from ir_measures import ERR_IA, NRBP, P_IA, StRecall, alpha_DCG, alpha_nDCG, nERR_IA, nNRBP
 
 from irstats.diversity import evaluate_diversity, read_subtopic_qrels
-from irstats.errors import InputError, MeasureError
+from irstats.errors import ArgumentError, InputError, MeasureError
 from tests.conftest import examples, run_cli, spread
 
 
@@ -235,7 +235,7 @@ def test_measures_need_subtopic_qrels_before_any_run_is_read(tmp_path):
     with pytest.raises(MeasureError, match=r"alpha_nDCG@20, NRBP need subtopic qrels"):
         irstats.evaluate(qrels, tmp_path / "no such run", ["AP", "alpha_nDCG@20", "NRBP"])
     subtopics = _write_subtopics([("1", "a", "d1", 1)], tmp_path / "subtopics")
-    with pytest.raises(MeasureError, match="not evaluated on a Dask cluster"):
+    with pytest.raises(ArgumentError, match="not evaluated on a Dask cluster"):  # a limit of client=, not of the measure
         Evaluator(qrels, subtopic_qrels=subtopics).score(tmp_path / "no such run", ["ERR_IA@5"], client=object())
     run = tmp_path / "run"
     run.write_text("1 Q0 d1 1 1.0 r\n1 Q0 d2 2 1.0 r\n")  # tied: d2 first (docno descending), or either

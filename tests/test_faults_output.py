@@ -126,12 +126,14 @@ def small(tmp_path_factory):
                                 pool_depth=10)
     from irstats.report import build_report
 
-    report = build_report(demo.qrels, demo.runs, base / "report", quick=True, progress=False)
+    report = build_report(demo.qrels, demo.runs, base / "report", quick=True, figures=True, progress=False)
     return demo, report.out_dir
 
 
 def report_args(demo, out):
-    return ["report", "--qrels", demo.qrels, "--runs", demo.runs[0].parent, "--quick", "--quiet", "-o", out]
+    # --figures: the quick report's figures (PNGs, PDFs from a child process) are what these tests watch
+    return ["report", "--qrels", demo.qrels, "--runs", demo.runs[0].parent, "--quick", "--figures", "--quiet",
+            "-o", out]
 
 
 # ----------------------------------------------------------------------------- foreign files survive
@@ -633,7 +635,7 @@ def test_report_and_demo_folders_follow_the_umask(small, tmp_path, capsys):
     try:
         from irstats.report import build_report
 
-        report = build_report(demo.qrels, demo.runs, tmp_path / "study", quick=True, progress=False)
+        report = build_report(demo.qrels, demo.runs, tmp_path / "study", quick=True, figures=True, progress=False)
         assert stat.S_IMODE(report.out_dir.stat().st_mode) == 0o755
         assert stat.S_IMODE((report.out_dir / "figures").stat().st_mode) == 0o755
         assert stat.S_IMODE(report.html.stat().st_mode) == 0o644

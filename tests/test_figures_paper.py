@@ -228,8 +228,8 @@ def dl19_report(dl19, tmp_path_factory):
     from irstats.report import build_report
 
     qrels, runs = dl19
-    return build_report(qrels, runs, tmp_path_factory.mktemp("paper") / "report", quick=True, progress=False,
-                        rel_level=2)
+    return build_report(qrels, runs, tmp_path_factory.mktemp("paper") / "report", quick=True, figures=True,
+                        progress=False, rel_level=2)
 
 
 def test_report_figures_are_page_wide_true_type_and_shown(dl19_report):

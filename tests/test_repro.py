@@ -603,7 +603,7 @@ def test_report_section(data, tmp_path):
     from irstats.report import build_report
 
     result = build_report(data["qrels"], [data["orig_b"], data["orig_a"]], tmp_path / "study", measures=["AP"],
-                          quick=True, progress=False, repro_orig=[data["orig_b"], data["orig_a"]],
+                          quick=True, figures=True, progress=False, repro_orig=[data["orig_b"], data["orig_a"]],
                           repro_run=[data["rep_b"], data["rep_a"]])
     summary = result.tables["repro_summary"]
     assert summary.columns == ["measure", "statistic", "baseline", "advanced"]
