@@ -18,6 +18,12 @@ the expensive checks draw, never in what a case asserts:
 
 The full budget is what a release or a change to an engine path should pass; the quick one keeps
 the README's test command within a few minutes on two cores.
+
+The suite runs on two worker processes (pytest-xdist; ``-n 2 --dist loadfile`` in pyproject.toml's
+``addopts``): each worker takes whole files, so a module-scoped fixture is built once. Every test
+writes under its own ``tmp_path`` and starts its servers on free ports, so the workers never
+share a file or a port. ``-n 0`` runs everything in this process (for ``--pdb``), ``-n auto``
+one worker per core.
 """
 
 from __future__ import annotations
