@@ -188,6 +188,34 @@ def p_cell(p) -> Cell:
     return Cell(f"{p:.3f}")
 
 
+#: The first line of every LaTeX table irstats writes.
+LATEX_NEEDS = "% needs \\usepackage{booktabs} and \\usepackage{adjustbox}\n"
+
+
+def latex_float(table, rows: Sequence[Sequence[Cell]], k: int, n_parts: int, *, caption: str | None = None,
+                label: str | None = None, wide: bool | None = None) -> str:
+    """Part ``k`` of ``n_parts`` of a table's LaTeX (:meth:`Table.latex`): one float of
+    ``rows``, its lines each ending in a newline. ``table``: a :class:`Table` or anything with
+    its header, alignment, title, legend, LaTeX header and label (a streamed table)."""
+    wide = len(table.header) > 7 if wide is None else wide
+    spec = "".join("r" if a else "l" for a in table.right)
+    head = table.header_latex if table.header_latex is not None else tuple(latex_header(h) for h in table.header)
+    text = caption if caption is not None else " ".join(
+        _sentence(line) for line in (table.title or "", *table.legend) if line)
+    env = "table*" if wide else "table"
+    label = label or table.label
+    out = [rf"\begin{{{env}}}[t]", r"\centering", r"\small"]
+    more = f" (part {k} of {n_parts})" if n_parts > 1 else ""
+    if text:
+        out.append(rf"\caption{{{latex_escape(text)}{more}}}")
+    out.append(rf"\label{{{label}{f'-{k}' if k > 1 else ''}}}")
+    out += [r"\begin{adjustbox}{max width=\linewidth}", rf"\begin{{tabular}}{{{spec}}}", r"\toprule",
+            " & ".join(head) + r" \\", r"\midrule"]
+    out += [" & ".join(c.as_latex() for c in r) + r" \\" for r in rows]
+    out += [r"\bottomrule", r"\end{tabular}", r"\end{adjustbox}", rf"\end{{{env}}}"]
+    return "".join(f"{line}\n" for line in out)
+
+
 @dataclass(frozen=True)
 class Table:
     """A table for people: header, rows of cells, alignment, title and legend, laid out in
@@ -249,27 +277,10 @@ class Table:
         has more than 7 columns) with the caption (title, then the legend) and a label above a
         booktabs ``tabular`` with right-aligned numbers, scaled down only if it is wider than
         the column (adjustbox's ``max width``). Needs booktabs and adjustbox."""
-        wide = len(self.header) > 7 if wide is None else wide
-        spec = "".join("r" if a else "l" for a in self.right)
-        head = self.header_latex if self.header_latex is not None else tuple(latex_header(h) for h in self.header)
-        text = caption if caption is not None else " ".join(
-            _sentence(line) for line in (self.title or "", *self.legend) if line)
-        env = "table*" if wide else "table"
-        label = label or self.label
         # a table longer than a page is split into floats of LATEX_ROWS rows, each its own part
         parts = [self.rows[k:k + LATEX_ROWS] for k in range(0, max(len(self.rows), 1), LATEX_ROWS)]
-        out = ["% needs \\usepackage{booktabs} and \\usepackage{adjustbox}"]
-        for k, rows in enumerate(parts, start=1):
-            out += [rf"\begin{{{env}}}[t]", r"\centering", r"\small"]
-            more = f" (part {k} of {len(parts)})" if len(parts) > 1 else ""
-            if text:
-                out.append(rf"\caption{{{latex_escape(text)}{more}}}")
-            out.append(rf"\label{{{label}{f'-{k}' if k > 1 else ''}}}")
-            out += [r"\begin{adjustbox}{max width=\linewidth}", rf"\begin{{tabular}}{{{spec}}}", r"\toprule",
-                    " & ".join(head) + r" \\", r"\midrule"]
-            out += [" & ".join(c.as_latex() for c in r) + r" \\" for r in rows]
-            out += [r"\bottomrule", r"\end{tabular}", r"\end{adjustbox}", rf"\end{{{env}}}"]
-        return "\n".join(out) + "\n"
+        return LATEX_NEEDS + "".join(latex_float(self, rows, k, len(parts), caption=caption, label=label, wide=wide)
+                                     for k, rows in enumerate(parts, start=1))
 
     def html(self) -> str:
         """For notebooks: the title, the table as HTML (numbers right-aligned, best in bold),

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator, Sequence
 
-from irstats.render import LATEX_ROWS, Cell, _sentence, latex_escape, latex_header, markdown_escape
+from irstats.render import LATEX_NEEDS, LATEX_ROWS, Cell, latex_float, markdown_escape
 
 #: One block of a streamed table: rows of cells.
 Block = Sequence[Sequence[Cell]]
@@ -81,28 +81,12 @@ class StreamedTable:
 
     def latex(self, *, caption: str | None = None, label: str | None = None, wide: bool | None = None) -> Iterator[str]:
         """:meth:`Table.latex` in pieces: a float of at most LATEX_ROWS rows at a time."""
-        wide = len(self.header) > 7 if wide is None else wide
-        spec = "".join("r" if a else "l" for a in self.right)
-        head = self.header_latex if self.header_latex is not None else tuple(latex_header(h) for h in self.header)
-        text = caption if caption is not None else " ".join(
-            _sentence(line) for line in (self.title or "", *self.legend) if line)
-        env = "table*" if wide else "table"
-        label = label or self.label
         n_parts = max(-(-self.n_rows // LATEX_ROWS), 1)
 
         def part(k: int, rows: list[Sequence[Cell]]) -> str:
-            out = [rf"\begin{{{env}}}[t]", r"\centering", r"\small"]
-            more = f" (part {k} of {n_parts})" if n_parts > 1 else ""
-            if text:
-                out.append(rf"\caption{{{latex_escape(text)}{more}}}")
-            out.append(rf"\label{{{label}{f'-{k}' if k > 1 else ''}}}")
-            out += [r"\begin{adjustbox}{max width=\linewidth}", rf"\begin{{tabular}}{{{spec}}}", r"\toprule",
-                    " & ".join(head) + r" \\", r"\midrule"]
-            out += [" & ".join(c.as_latex() for c in r) + r" \\" for r in rows]
-            out += [r"\bottomrule", r"\end{tabular}", r"\end{adjustbox}", rf"\end{{{env}}}"]
-            return "".join(f"{line}\n" for line in out)
+            return latex_float(self, rows, k, n_parts, caption=caption, label=label, wide=wide)
 
-        yield "% needs \\usepackage{booktabs} and \\usepackage{adjustbox}\n"
+        yield LATEX_NEEDS
         k, rows = 1, []
         for block in self.blocks():
             pieces = []
