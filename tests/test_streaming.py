@@ -337,3 +337,28 @@ def test_what_the_block_reader_does_not_take_is_read_whole(monkeypatch, tmp_path
     assert streamed[0] == code
     if message is not None:
         assert f"{run}{message.format(line=at + 1)}" in streamed[2] and len(streamed[2].splitlines()) == 1
+
+
+@needs_block_reader
+@pytest.mark.parametrize("flags", [[], ["-c"], ["-J", "-M", "100"]])
+def test_the_trec_eval_drop_in_prints_the_same_bytes_streamed(shared_data, monkeypatch, capfdbinary, small_blocks,
+                                                              flags):
+    """``irstats trec_eval -q -m all_trec`` scores through the same engine: DL 2019 runs read a
+    block of topics at a time print trec_eval's layout byte for byte as when read whole."""
+    from irstats import ingest
+    from irstats.cli.main import main
+
+    folder = shared_data / DL19
+
+    def output(run) -> bytes:
+        try:
+            main(["trec_eval", "-q", "-m", "all_trec", *flags, str(folder / "qrels.dl19-passage.txt"), str(run)])
+        except SystemExit as exc:
+            assert not exc.code
+        return capfdbinary.readouterr().out
+
+    for run in sorted((folder / "runs").glob("*.run.gz"))[::6]:
+        streamed = output(run)
+        with monkeypatch.context() as m:
+            m.setattr(ingest, "STREAMING", False)
+            assert output(run) == streamed and streamed.count(b"\n") > 1000
