@@ -139,8 +139,10 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(summarize(f"{QUICK}{suffix}", runs[f"{QUICK}{suffix}"], full, commands[f"{QUICK}{suffix}"][1]))
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
                             cwd=args.src).stdout.strip()
-    result = {"benchmark": "report", "date": str(date.today()), "commit": commit or None, "src": str(args.src),
-              "data": "TREC DL 2019 passage: 37 runs, 43 topics, default measures", "repeat": args.repeat,
+    command = " ".join(["python bench/bench_report.py", *(argv if argv is not None else sys.argv[1:])])
+    result = {"benchmark": "report", "date": str(date.today()), "commit": commit or None, "command": command,
+              "src": str(args.src), "data": "TREC DL 2019 passage: 37 runs, 43 topics, default measures",
+              "repeat": args.repeat,
               "python": platform.python_version(), "cores": os.cpu_count(),
               "load_average_before": load_before[0], "load_average_after": load_after[0],
               "targets": {"full_s": TARGET_FULL_S, "quick_ratio_to_full": TARGET_QUICK_RATIO}, "results": rows}

@@ -173,8 +173,8 @@ def report_table(result: dict) -> str:
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         print_table(result)
-    return (f"Measured on {result['date']} at commit {result['commit']} with `python bench/bench_report.py --repeat "
-            f"{result['repeat']}` ({result['data']}; one fresh process per trial, full and `--quick` interleaved, "
+    return (f"Measured on {result['date']} at commit {result['commit']} with `{result['command']}` "
+            f"({result['data']}; one fresh process per trial, full and `--quick` interleaved, "
             f"median of {result['repeat']}; CPU: the report's and the figure writers' it forks; the ratio is the "
             f"median of the per-repeat ratios; load average {result['load_average_before']:.1f} before, "
             f"{result['load_average_after']:.1f} after, on the 2 shared cores) and written here by "
@@ -187,7 +187,8 @@ def report_summary(result: dict) -> str:
     full, quick = rows["full report"], rows["--quick"]
     return (f"On the DL 2019 runs (37 runs, 43 topics) the full report takes {full['median_s']:.1f} s and `--quick` "
             f"{quick['median_s']:.1f} s, {quick['ratio_to_full']:.2f}× the full report ({result['date']}, commit "
-            f"{result['commit']}, `python bench/bench_report.py`, median of {result['repeat']}).")
+            f"{result['commit']}, `python bench/bench_report.py`, median of {result['repeat']} at load average "
+            f"{result['load_average_before']:.1f} on the 2 shared cores).")
 
 
 def _replace_marked(path: Path, text: str, start: str, end: str) -> bool:
