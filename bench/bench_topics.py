@@ -64,19 +64,22 @@ def find_trec_eval(given: str | None) -> str | None:
     return path if path and os.access(path, os.X_OK) else None
 
 
-def child_env() -> dict:
+def child_env(extra: dict | None = None) -> dict:
+    """The children's environment: this checkout's ``src/`` first, bytecode kept (and ``extra``)."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), *filter(None, [env.get("PYTHONPATH")])])
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     env["PYTHONPYCACHEPREFIX"] = str(Path(tempfile.gettempdir()) / "irstats-bench-pycache")
+    env.update(extra or {})
     return env
 
 
-def run(argv: list[str], out: Path, timeout: float) -> dict:
-    """Wall seconds, peak MiB and exit code of one run of ``argv`` (stdout to ``out``)."""
+def run(argv: list[str], out: Path, timeout: float, env: dict | None = None) -> dict:
+    """Wall seconds, peak MiB and exit code of one run of ``argv`` (stdout to ``out``; ``env``:
+    :func:`child_env` by default)."""
     start = time.perf_counter()
     with open(out, "wb") as sink:
-        proc = subprocess.Popen(argv, env=child_env(), cwd=ROOT, stdout=sink, stderr=subprocess.DEVNULL)
+        proc = subprocess.Popen(argv, env=env or child_env(), cwd=ROOT, stdout=sink, stderr=subprocess.DEVNULL)
         deadline = start + timeout
         while True:
             pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
@@ -161,15 +164,19 @@ def main(argv: list[str] | None = None) -> int:
                 out.unlink(missing_ok=True)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+    write_result(args.json, "topics", trec_eval=trec_eval, timeout_s=args.timeout, results=results)
+    return 0
+
+
+def write_result(path: Path, benchmark: str, **fields) -> None:
+    """The JSON of a benchmark: its name, the date, the commit, Python, the cores and ``fields``."""
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
                             cwd=ROOT).stdout.strip()
-    result = {"benchmark": "topics", "date": str(date.today()), "commit": commit or None,
-              "python": platform.python_version(), "cores": os.cpu_count(), "trec_eval": trec_eval,
-              "timeout_s": args.timeout, "results": results}
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(result, indent=1) + "\n")
-    print(f"wrote {args.json}", file=sys.stderr)
-    return 0
+    result = {"benchmark": benchmark, "date": str(date.today()), "commit": commit or None,
+              "python": platform.python_version(), "cores": os.cpu_count(), **fields}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(result, indent=1) + "\n")
+    print(f"wrote {path}", file=sys.stderr)
 
 
 if __name__ == "__main__":
