@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from irstats.measures.common import rank_sum
 from irstats.measures.registry import Family, IrMeasuresName, Param, register
 
 P_PARAM = Param("p", float, 0.95, always_shown=True, help="persistence of the rank-biased overlap", low=0, high=1,
@@ -52,25 +53,28 @@ def compat(j, m) -> np.ndarray:
     n_ret = j.n_ret
     depth = np.maximum(n_ret, n_rel[None, :])  # D per (system, topic)
     top = int(max(depth.max(initial=0), 1))
-    i = np.arange(top + 1, dtype=np.float64)
-    weights = np.where(i < top, p ** i / (i + 1.0), 0.0)
-    tail = np.concatenate((np.cumsum(weights[::-1])[::-1], [0.0]))  # tail[x] = Σ_{i ≥ x} w_i
+    i = np.arange(top, dtype=np.float64)
+    # before[x] = Σ_{i<x} p^i/(i + 1), added from i = 0 on: before[x] does not depend on the
+    # longest list of the batch (top), so neither does a topic's score (a sum from the far end,
+    # Σ_{i≥x}, would start at a term that depends on it)
+    before = np.concatenate(([0.0], np.cumsum(p ** i / (i + 1.0))))
+    at_depth = before[depth]  # (S, T)
     ranks = np.arange(1, width + 1, dtype=np.int64)
     score = np.zeros((n_sys, n_top))
     for k, g in enumerate(levels):
         is_g = grades == g
         ideal = above[None, :, k, None] + np.cumsum(is_g, axis=2)  # a: the ideal rank of this document
-        first = np.maximum(ideal, ranks)  # in both prefixes from here on (1-based)
-        contribution = np.where(is_g, tail[np.minimum(first - 1, top)] - tail[np.minimum(depth, top)][:, :, None],
-                                0.0)
-        score += contribution.sum(axis=2)
+        first = np.maximum(ideal, ranks)  # in both prefixes from here on (1-based), first ≤ D
+        contribution = np.where(is_g, at_depth[:, :, None] - before[np.minimum(first - 1, top)], 0.0)
+        score += rank_sum(contribution)  # in rank order: the same whatever the tensor's width
     normaliser = np.where(depth > 0, (1.0 - p ** depth) / (1.0 - p), np.nan)
     rbo = np.where(depth > 0, score / np.where(depth > 0, normaliser, 1.0), 0.0)
     if m["normalize"] == "false":
         return rbo
-    # the ideal ranking with itself: every relevant document in both prefixes from its own rank a
-    cum = np.concatenate(([0.0], np.cumsum(tail[:top])))  # cum[r] = Σ_{a=1}^{r} tail[a − 1]
-    best_score = cum[np.minimum(n_rel, top)][None, :] - n_rel[None, :] * tail[np.minimum(depth, top)]
+    # the ideal ranking with itself: every relevant document in both prefixes from its own rank a,
+    # Σ_{a=1}^{R} (before[D] − before[a − 1]) = R·before[D] − Σ_{a<R} before[a]
+    cum = np.concatenate(([0.0], np.cumsum(before[:top])))  # cum[r] = Σ_{a<r} before[a]
+    best_score = n_rel[None, :] * at_depth - cum[np.minimum(n_rel, top)][None, :]
     best = np.where(depth > 0, best_score / np.where(depth > 0, normaliser, 1.0), 0.0)
     return np.where(best > 0, rbo / np.where(best > 0, best, 1.0), rbo)
 

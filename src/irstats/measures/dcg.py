@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from irstats.measures.common import level_of, per_topic
+from irstats.measures.common import level_of, per_topic, rank_sum
 from irstats.errors import MeasureError
 from irstats.measures.registry import TREC_CUTS, Family, IrMeasuresName, Param, RNormalisation, TrecEvalName, register
 
@@ -151,7 +151,7 @@ def ndcg_rel(j, m) -> np.ndarray:
     final_d = np.where(n > 0, final_d, 0.0)
     ideal_all = ideal_running[np.arange(len(length)), np.maximum(length, 1) - 1]  # I(L)
     with np.errstate(invalid="ignore", divide="ignore"):
-        total = ratios.sum(axis=2) + (length[None, :] - found) * final_d / ideal_all[None, :]
+        total = rank_sum(ratios) + (length[None, :] - found) * final_d / ideal_all[None, :]
         value = total / length[None, :]
     return np.where((length[None, :] > 0) & (total > 0), value, 0.0)
 
@@ -253,7 +253,7 @@ def expected_ndcg_rel(j, m) -> np.ndarray:
     final_d = np.where(n > 0, final_d, 0.0)
     ideal_all = ideal_running[np.arange(len(length)), np.maximum(length, 1) - 1]
     with np.errstate(invalid="ignore", divide="ignore"):
-        total = terms.sum(axis=2) + (length[None, :] - found) * final_d / ideal_all[None, :]
+        total = rank_sum(terms) + (length[None, :] - found) * final_d / ideal_all[None, :]
         value = total / length[None, :]
     return np.where((length[None, :] > 0) & (total > 0), value, 0.0)
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from irstats.errors import MeasureError
-from irstats.measures.common import LEVEL_PARAM, level_of
+from irstats.measures.common import LEVEL_PARAM, level_of, rank_sum
 from irstats.measures.registry import Family, IrMeasuresName, Param, register
 
 ALPHA_PARAM = Param("alpha", float, 0.5, help="redundancy intolerance α (ndeval)", low=0, high=1)
@@ -116,7 +116,7 @@ def _cascade(discount, normalised: bool):
     def compute(ranked: _Ranked, m) -> np.ndarray:
         k, width, alpha = int(m.cutoff), _width(ranked.j, m), m["alpha"]
         subtopics = ranked.subtopics(m)
-        run = (ranked.gains(m, width) * discount(width)).sum(axis=2)
+        run = rank_sum(ranked.gains(m, width) * discount(width))
         if normalised:
             best = (ranked.ideal(m, k) * discount(k)).sum(axis=1)[None, :]
             with np.errstate(invalid="ignore", divide="ignore"):
@@ -140,7 +140,7 @@ def _nrbp(normalised: bool):
         subtopics = ranked.subtopics(m)
         decay = beta ** np.arange(depth, dtype=np.float64)
         scale = (1.0 - (1.0 - alpha) * beta) / np.where(subtopics > 0, subtopics, 1)
-        run = scale[None, :] * (ranked.gains(m, depth) * decay).sum(axis=2)
+        run = scale[None, :] * rank_sum(ranked.gains(m, depth) * decay)
         if normalised:
             ideal = ranked.ideal(m, None)
             best = (scale * (ideal * beta ** np.arange(ideal.shape[1], dtype=np.float64)).sum(axis=1))[None, :]
