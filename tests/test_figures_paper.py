@@ -255,6 +255,32 @@ def test_report_figures_are_page_wide_true_type_and_shown(dl19_report):
             assert image.width / image.height == pytest.approx(width / height, rel=0.01), pdf.name
 
 
+def test_report_pdfs_embed_fonts_whose_text_reads_back(dl19_report):
+    """The fonts embedded without their layout tables (``plots.common._lean_embedded_fonts``)
+    still carry every glyph: poppler lists them embedded, and ``pdftotext`` reads back every
+    run's name from the figure of the systems' means; fontTools' own defaults are untouched."""
+    from fontTools import subset
+
+    tool = shutil.which("pdftotext")
+    if tool is None:
+        pytest.fail("pdftotext is missing: it is Debian's 'poppler-utils', installed by ./install.sh")
+    folder = dl19_report.out_dir / "figures"
+    for pdf in sorted(folder.glob("*.pdf")):
+        listed = subprocess.run(["pdffonts", str(pdf)], capture_output=True, text=True, check=True).stdout
+        for line in listed.splitlines()[2:]:
+            assert line.split()[-5] == "yes", f"{pdf.name}: a font not embedded: {line}"
+    text = subprocess.run([tool, str(folder / "system_means.pdf"), "-"], capture_output=True, text=True,
+                          check=True).stdout
+    words = set(text.split())
+    import polars as pl
+
+    systems = pl.read_csv(folder / "system_means.csv")["system"].to_list()  # the data the figure draws
+    assert len(systems) == 37
+    missing = [name for name in systems if name not in words]
+    assert not missing, f"not read back from the PDF: {missing}"
+    assert not {"GSUB", "GPOS", "GDEF"} & set(subset.Options().drop_tables)
+
+
 def _media_box(path) -> tuple[float, float]:
     text = path.read_bytes()
     match = re.search(rb"/MediaBox\s*\[\s*([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s*\]", text)

@@ -1024,3 +1024,25 @@ def test_a_quick_report_imports_no_matplotlib(small_collection, tmp_path):
     assert "irstats.report.sections" in imported and "numpy" in imported  # the listing is complete
     assert not [name for name in imported if name.split(".")[0] == "matplotlib"]
     assert (tmp_path / "q" / "index.html").exists() and not (tmp_path / "q" / "figures").exists()
+
+
+@pytest.mark.parametrize("given, expected", [(None, "1"), ("2", "2")])
+def test_report_command_runs_numpy_with_one_blas_thread(given, expected):
+    """The report draws its PDFs in a child on the other core, so its command loads numpy with
+    one BLAS thread — unless the user chose a number; other commands leave the BLAS alone.
+    How many threads numpy's BLAS has is asked of it (threadpoolctl), in a fresh process."""
+    import subprocess
+    import sys
+
+    probe = ("import sys; from irstats.cli.main import cli; cli.get_command(None, sys.argv[1]); "
+             "import os, numpy, threadpoolctl; "
+             "blas = [p['num_threads'] for p in threadpoolctl.threadpool_info() if p['user_api'] == 'blas']; "
+             "print(os.environ.get('OPENBLAS_NUM_THREADS'), os.environ.get('OMP_NUM_THREADS'), *blas)")
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")}
+    if given is not None:
+        env["OPENBLAS_NUM_THREADS"] = given
+    report = subprocess.run([sys.executable, "-c", probe, "report"], env=env, capture_output=True, text=True, check=True)
+    variable, omp, *pools = report.stdout.split()
+    assert (variable, omp) == (expected, "1") and pools and set(pools) == {expected}  # scikit-learn's threadpoolctl
+    other = subprocess.run([sys.executable, "-c", probe, "eval"], env=env, capture_output=True, text=True, check=True)
+    assert other.stdout.split()[:2] == [str(given), "None"]

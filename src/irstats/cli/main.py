@@ -180,6 +180,13 @@ COMMANDS: dict[str, tuple[str, str]] = {
                "Write a complete evaluation study of RUNS against QRELS: HTML and Markdown."),
 }
 
+#: Commands that keep a process of their own busy on another core (the report draws its
+#: figures' PDFs in a forked child): the BLAS's thread pool would only contend with it for
+#: the cores — the report took 10% longer with it on 2 cores — and its products here are
+#: small. Set for the process (and so its children) unless the user set the variables.
+ONE_BLAS_THREAD = frozenset({"report"})
+_BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
 
 class IrstatsGroup(click.Group):
     """Commands are imported when used: ``COMMANDS`` maps each name to ``module:attribute``
@@ -193,6 +200,9 @@ class IrstatsGroup(click.Group):
         if cmd_name not in self.commands and cmd_name in COMMANDS:
             import importlib
 
+            if cmd_name in ONE_BLAS_THREAD and "numpy" not in sys.modules:
+                for variable in _BLAS_THREADS:  # read once, when numpy loads its BLAS: so before
+                    os.environ.setdefault(variable, "1")
             module, _, attribute = COMMANDS[cmd_name][0].partition(":")
             command = getattr(importlib.import_module(module), attribute)
             self.add_command(command, cmd_name)  # the module's @cli.command did so too; harmless

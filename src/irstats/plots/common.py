@@ -302,6 +302,46 @@ def index_ticks(ax, axis: str, labels, *, rotation: float = 0.0, spacing: float 
         ax.tick_params(axis=axis, labelrotation=rotation)
 
 
+@functools.cache
+def _lean_embedded_fonts() -> None:
+    """Embed fonts in PDF and PostScript without their OpenType layout tables.
+
+    A figure's PDF embeds a subset of each font it uses (TrueType, :data:`_COMMON`), which
+    matplotlib makes with fontTools; most of that time (a third of writing a report figure's
+    PDF) goes to subsetting the GSUB, GPOS and GDEF tables, which no PDF or PostScript reader
+    uses: the text is placed glyph by glyph, matplotlib having done the layout already. So they
+    are dropped, for matplotlib's subsetting only (fontTools' own ``Options`` elsewhere are
+    untouched), and the files are smaller too. Should a later matplotlib make its subsets
+    another way, this does nothing and the fonts are embedded as before."""
+    try:
+        from fontTools import subset
+        from matplotlib.backends import _backend_pdf_ps
+    except ImportError:
+        return
+    if getattr(_backend_pdf_ps, "subset", None) is not subset:
+        return
+
+    class _LeanOptions(subset.Options):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            self.drop_tables = [*self.drop_tables, "GSUB", "GPOS", "GDEF"]
+
+    lean = type(subset)("irstats_lean_subset", subset.__doc__)  # fontTools.subset with the options above
+    lean.__dict__.update({k: v for k, v in vars(subset).items() if not k.startswith("__")})
+    lean.Options = _LeanOptions
+    _backend_pdf_ps.subset = lean
+
+
+def _keep_layout(fig) -> None:
+    """Freeze the layout the figure was just drawn with, so that the next format (the
+    report's PDF beside its PNG) is the same drawing and its constrained layout — most of a
+    figure's drawing time after the fonts — is not computed again. Positions are kept as
+    fractions of the figure and text sizes in points, so they hold at any resolution. Only
+    :func:`save` calls it, on a figure nobody draws on any more (it closes it)."""
+    fig.set_layout_engine("none")  # a placeholder keeping the colorbars' layout where there are some
+    fig.irstats_laid_out = True
+
+
 def _label_at(labels, value) -> str:
     i = int(round(value))
     return labels[i] if 0 <= i < len(labels) and abs(value - i) < 1e-6 else ""
@@ -350,14 +390,17 @@ def save(ax_or_fig, path: str | os.PathLike, data: pl.DataFrame | None = None, d
 
     fig = getattr(ax_or_fig, "figure", ax_or_fig)
     path = Path(path)
+    _lean_embedded_fonts()
     try:
         with style(getattr(fig, "irstats_size", None)):
-            finish(fig)
+            if not getattr(fig, "irstats_laid_out", False):
+                finish(fig)
             for target in (path, *(path.with_suffix(suffix) for suffix in also)):
                 fmt = figure_format(target)
                 buffer = io.BytesIO()  # rendered in memory, then written atomically: a failure leaves no partial file
                 fig.savefig(buffer, dpi=dpi, format=fmt)
                 write_bytes(target, buffer.getvalue())
+                _keep_layout(fig)
         if data is not None:
             write_text(path.with_suffix(".csv"), data.write_csv())
     finally:

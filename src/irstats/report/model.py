@@ -423,11 +423,10 @@ def _write_png(figure, path: Path) -> None:
 def _write_pdf(figure, path: Path) -> None:
     """The PDF drawn as :func:`irstats.plots.save` draws every figure (so it is the same file
     whether or not a child drew it). A figure already drawn (its PNG) keeps the layout it was
-    drawn with: the PDF is the same drawing, and its layout is not computed a second time."""
+    drawn with (:func:`irstats.plots.save`): the PDF is the same drawing, and its layout is
+    not computed a second time."""
     from irstats.plots import save
 
-    if not figure.stale:  # drawn, and not changed since
-        figure.set_layout_engine("none")
     save(figure, path)
 
 
