@@ -654,7 +654,12 @@ def main(argv: list[str] | None = None) -> None:
 
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
+        from datetime import date
+
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                                cwd=Path(__file__).resolve().parent).stdout.strip() or None
         args.json.write_text(json.dumps({"workload": args.workload, "runs": len(runs), "repeat": args.repeat,
+                                         "date": str(date.today()), "commit": commit,
                                          "python": sys.version, "cpus": os.cpu_count(),
                                          "summary": summ, "trials": trials}, indent=2) + "\n")
         print(f"\nwrote {args.json}")

@@ -66,10 +66,14 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--repeat", type=int, default=3, help="runs per point; the median is kept (default 3)")
     ap.add_argument("--json", type=Path, help="write the results as JSON")
+    ap.add_argument("--only", nargs="+", metavar="KIND", choices=sorted({k for k, _ in POINTS}),
+                    help="only these jobs (wide, tall, marco, splithalf)")
     args = ap.parse_args(argv)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(HERE.parent / "src"), os.environ.get("PYTHONPATH", "")]))
     results = []
     for kind, n in POINTS:
+        if args.only and kind not in args.only:
+            continue
         if kind != "splithalf" and not (WORKLOADS / kind).exists():
             print(f"{kind}: no workload (python bench/make_workload.py)", file=sys.stderr)
             continue
@@ -84,7 +88,13 @@ def main(argv: list[str] | None = None) -> None:
         print(f"{kind:10s} {n:>7,} {best['seconds']:7.2f} s {best['peak_mib']:7.0f} MiB {rate}", flush=True)
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps({"benchmark": "scale", "repeat": args.repeat, "results": results}, indent=2))
+        from datetime import date
+
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                                cwd=HERE).stdout.strip() or None
+        args.json.write_text(json.dumps({"benchmark": "scale", "date": str(date.today()), "commit": commit,
+                                         "repeat": args.repeat, "cores": os.cpu_count(), "results": results},
+                                        indent=2) + "\n")
 
 
 if __name__ == "__main__":

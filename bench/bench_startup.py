@@ -27,6 +27,9 @@ Commands (``python`` is this interpreter; irstats runs as ``python -m irstats`` 
 * ``irstats splithalf`` on a 100 systems × 50 topics AP score file (the seeded workload of
   ``bench_splithalf.py``, written to ``bench/workloads/startup/``), methods am, egm,
   gm_trec_eval and median, 10,000 halvings, ``-q``;
+* the drop-in as a shell script uses it: ``irstats trec_eval`` once per run file, in a ``sh``
+  loop over the 37 TREC DL 2019 runs (``../shared/data/trec-dl-2019-passage``, decompressed
+  once into ``bench/workloads/startup/dl19/``), and the same loop with the trec_eval binary;
 * for reference, the split-half *kernel* alone: ``split_half`` on the same matrix, timed
   inside a child after its imports and a warm-up (what ``bench_splithalf.py`` measures), so
   that "splithalf end to end − kernel" is the start-up and I/O overhead.
@@ -56,6 +59,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 SHARED = ROOT / ".." / "shared" / "data" / "conformance" / "trec_eval-test"
+DL19 = ROOT / ".." / "shared" / "data" / "trec-dl-2019-passage"
+LOOP = "a shell loop over the 37 DL 2019 runs"
 METHODS = ("am", "egm", "gm_trec_eval", "median")
 BASELINE = "import numpy"
 FLOOR = "python -c pass"
@@ -94,6 +99,36 @@ def score_file(splits_dir: Path, env: dict) -> Path:
     return path
 
 
+def dl19_runs(folder: Path) -> tuple[Path, list[Path]]:
+    """The DL 2019 qrels and its 37 runs as plain text (trec_eval reads no gzip), decompressed
+    once into ``folder``."""
+    import gzip
+    import shutil
+
+    sources = sorted((DL19 / "runs").glob("*.gz"))
+    if not sources:
+        raise SystemExit(f"bench_startup: the DL 2019 runs were not found in {(DL19 / 'runs').resolve()}")
+    folder.mkdir(parents=True, exist_ok=True)
+    runs = []
+    for source in sources:
+        plain = folder / source.name[:-3]
+        if not plain.exists():
+            with gzip.open(source, "rb") as fin, open(plain.with_suffix(".partial"), "wb") as fout:
+                shutil.copyfileobj(fin, fout)
+            plain.with_suffix(".partial").rename(plain)
+        runs.append(plain)
+    return DL19 / "qrels.dl19-passage.txt", runs
+
+
+def shell_loop(program: list[str], qrels: Path, runs: list[Path]) -> list[str]:
+    """``sh -c 'for run in RUNS; do PROGRAM QRELS "$run"; done'``: one process per run, as a
+    script that calls trec_eval does (the runs are the shell's positional arguments)."""
+    import shlex
+
+    call = " ".join(shlex.quote(word) for word in [*program, str(qrels)])
+    return ["sh", "-c", f'for run in "$@"; do {call} "$run" || exit 1; done', "loop", *map(str, runs)]
+
+
 def find_trec_eval(given: str | None) -> str | None:
     """The trec_eval binary: ``--trec-eval``, ``$TREC_EVAL`` or ``trec_eval`` on ``PATH``."""
     import shutil
@@ -102,11 +137,17 @@ def find_trec_eval(given: str | None) -> str | None:
     return path if path and os.access(path, os.X_OK) else None
 
 
-def commands(scores: Path, splits: int, trec_eval: str | None = None) -> dict[str, list[str]]:
+def commands(scores: Path, splits: int, trec_eval: str | None = None,
+             dl19: tuple[Path, list[Path]] | None = None) -> dict[str, list[str]]:
     py = sys.executable
     method_args = [a for m in METHODS for a in ("--method", m)]
     binary = {"trec_eval binary (trec_eval test files)": [trec_eval, str(SHARED / "qrels.test"),
                                                            str(SHARED / "results.test")]} if trec_eval else {}
+    loops = {}
+    if dl19 is not None:
+        loops[f"irstats trec_eval, {LOOP}"] = shell_loop([py, "-m", "irstats", "trec_eval"], *dl19)
+        if trec_eval:
+            loops[f"trec_eval binary, {LOOP}"] = shell_loop([trec_eval], *dl19)
     return {
         FLOOR: [py, "-c", "pass"],
         BASELINE: [py, "-c", "import numpy"],
@@ -119,6 +160,7 @@ def commands(scores: Path, splits: int, trec_eval: str | None = None) -> dict[st
                                                      str(SHARED / "results.test")],
         f"irstats splithalf ({splits:,} × 4 methods, 100 × 50)": [py, "-m", "irstats", "splithalf", str(scores),
                                                                   "-m", "AP", *method_args, "-n", str(splits), "-q"],
+        **loops,
     }
 
 
@@ -168,6 +210,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--splits", type=int, default=10_000, help="halvings of the splithalf command (default 10,000)")
     ap.add_argument("--src", type=Path, default=ROOT / "src", help="the irstats source tree to time (default ./src)")
     ap.add_argument("--no-kernel", action="store_true", help="skip the in-process split-half kernel reference")
+    ap.add_argument("--no-loop", action="store_true", help="skip the shell loops over the 37 DL 2019 runs")
     ap.add_argument("--json", type=Path, default=HERE / "results" / "startup.json", metavar="FILE")
     ap.add_argument("--markdown", action="store_true", help="print the results as a Markdown table")
     ap.add_argument("--trec-eval", metavar="PATH", help="the trec_eval binary (default $TREC_EVAL or trec_eval on PATH)")
@@ -179,7 +222,8 @@ def main(argv: list[str] | None = None) -> int:
     trec_eval = find_trec_eval(args.trec_eval)
     if trec_eval is None:
         print("no trec_eval binary (--trec-eval PATH or $TREC_EVAL): its row is left out", file=sys.stderr)
-    cmds = commands(score_file(HERE / "workloads" / "startup", env), args.splits, trec_eval)
+    dl19 = None if args.no_loop else dl19_runs(HERE / "workloads" / "startup" / "dl19")
+    cmds = commands(score_file(HERE / "workloads" / "startup", env), args.splits, trec_eval, dl19)
     for argv_ in cmds.values():  # warm-up: OS file cache and bytecode
         run_once(argv_, env)
     times: dict[str, list[float]] = {name: [] for name in cmds}

@@ -20,9 +20,12 @@ Tables are regenerated between ``<!-- bench:start -->`` and ``<!-- bench:end -->
 ``<!-- startup:end -->``, the topics-scaling tables between ``<!-- topics:start -->`` and
 ``<!-- topics:end -->``, the ir_measures table and paragraph between ``<!-- ir_measures:start -->``
 and ``<!-- ir_measures:end -->``, the report's timing between ``<!-- report:start -->`` and
-``<!-- report:end -->``, each in whichever of the two READMEs has them), never edited by
+``<!-- report:end -->``, each in whichever of the two READMEs has them; docs/scale.md's table
+between ``<!-- scale:start -->`` and ``<!-- scale:end -->`` from bench_scale.py's JSON), never edited by
 hand; each says the date and commit it was measured at. Any mix of the JSON files may be given; only the tables whose results are given
-are rewritten.
+are rewritten. README.md's summary table (``<!-- summary:start -->`` … ``<!-- summary:end -->``:
+each workload of issue 25 beside its anchor) is rewritten every time, from every JSON found in
+bench/results/ (:data:`SUMMARY_SOURCES`).
 """
 
 from __future__ import annotations
@@ -51,6 +54,8 @@ STARTUP_START, STARTUP_END = "<!-- startup:start -->", "<!-- startup:end -->"
 TOPICS_START, TOPICS_END = "<!-- topics:start -->", "<!-- topics:end -->"
 IR_MEASURES_START, IR_MEASURES_END = "<!-- ir_measures:start -->", "<!-- ir_measures:end -->"
 REPORT_START, REPORT_END = "<!-- report:start -->", "<!-- report:end -->"
+SCALE_START, SCALE_END = "<!-- scale:start -->", "<!-- scale:end -->"
+SUMMARY_START, SUMMARY_END = "<!-- summary:start -->", "<!-- summary:end -->"
 
 
 def _replace(path: Path, text: str, start: str = START, end: str = END) -> None:
@@ -191,6 +196,134 @@ def report_summary(result: dict) -> str:
             f"{result['load_average_before']:.1f} on the 2 shared cores).")
 
 
+SCALE_DESCRIPTIONS = {"wide": "evaluate `wide` (50 topics × 1,000 documents)",
+                      "tall": "evaluate `tall` (5,000 topics × 100, 1.4 M qrels lines)",
+                      "marco": "evaluate `marco` (6,980 topics × 1,000, 0.7 M qrels lines)",
+                      "splithalf": "split-half, 4 methods, 100 systems × 50 topics"}
+
+
+def scale_table(result: dict) -> str:
+    """docs/scale.md's table from bench_scale.py's JSON."""
+    lines = [f"Measured with `python bench/bench_scale.py --json bench/results/scale.json` on this project's "
+             f"{result.get('cores', 2)}-core machine ({result.get('date', '?')}, commit {result.get('commit', '?')}; "
+             f"median of {result['repeat']} fresh processes per point, imports excluded, reading of every file "
+             f"included; peak = resident memory of the process, interpreter and libraries included) and written "
+             f"here by `python bench/update_readme.py`. Measures: AP, nDCG@10, P@10, RR and RBP(p=0.8).", "",
+             "| job | size | seconds | peak MiB | run lines per second |", "|---|---:|---:|---:|---:|"]
+    shown = set()
+    for row in result["results"]:
+        kind = row["kind"]
+        job = "" if kind in shown else SCALE_DESCRIPTIONS.get(kind, kind)
+        shown.add(kind)
+        size = f"{row['n']:,} halvings" if kind == "splithalf" else f"{row['n']} run{'s' if row['n'] != 1 else ''}"
+        rate = f"{row['lines'] / row['seconds'] / 1e6:.1f} M" if row.get("lines") else ""
+        lines.append(f"| {job} | {size} | {row['seconds']:.2f} | {row['peak_mib']:.0f} | {rate} |")
+    return "\n".join(lines)
+
+
+#: The JSON files of bench/results/ the README's summary table is written from (each optional).
+SUMMARY_SOURCES = ("startup", "ir_measures", "topics", "scale", "bigrun", "report", "wide")
+
+
+def summary_table(folder: Path = HERE / "results") -> str | None:
+    """README.md's summary: each workload of issue 25's table beside its anchor, from whichever
+    of :data:`SUMMARY_SOURCES` are in ``folder`` (each row names the date and commit it was
+    measured at). None when none is there."""
+    found = {name: json.loads((folder / f"{name}.json").read_text())
+             for name in SUMMARY_SOURCES if (folder / f"{name}.json").exists()}
+    if not found:
+        return None
+    rows: list[tuple[str, str, str, str, str]] = []  # workload, irstats, anchor, ratio, source
+
+    def source(name: str) -> str:
+        r = found[name]
+        return f"`bench_{name}.py`, {r.get('date', '?')}, {r.get('commit') or '?'}"
+
+    def times(a: float, b: float) -> str:
+        return f"{a / b:.2f}×"
+
+    if "startup" in found:
+        by = {row["name"]: row for row in found["startup"]["results"]}
+        numpy = by.get("import numpy")
+        for name, label in (("irstats eval (trec_eval test files)", "`irstats eval`, trec_eval's 3-topic test files, "
+                                                                       "whole process"),
+                            ("irstats trec_eval (trec_eval test files)", "`irstats trec_eval`, the same files")):
+            if name in by and numpy:
+                rows.append((label, f"{by[name]['median_s']:.3f} s", f"`python -c \"import numpy\"` "
+                             f"{numpy['median_s']:.3f} s", f"{by[name]['ratio_to_numpy']:.2f}×", source("startup")))
+        loop = next((row for name, row in by.items() if name.startswith("irstats trec_eval, a shell loop")), None)
+        binary = next((row for name, row in by.items() if name.startswith("trec_eval binary, a shell loop")), None)
+        if loop:
+            rows.append(("the drop-in in a shell loop over the 37 DL 2019 runs", f"{loop['median_s']:.2f} s",
+                         f"trec_eval {binary['median_s']:.2f} s" if binary else "–",
+                         times(loop["median_s"], binary["median_s"]) if binary else "", source("startup")))
+    if "ir_measures" in found:
+        by = {(row["name"], row["shape"]): row for row in found["ir_measures"]["results"]}
+        n = len(found["ir_measures"]["runs"])
+        for (name, shape), label in ((("provider.calc_aggregate", "namedtuples"),
+                                      f"through ir_measures, `calc_aggregate`, {n} DL 2019 runs, warm (namedtuples)"),
+                                     (("provider.calc_aggregate", "dicts"), "the same, dicts of dicts"),
+                                     (("pt.Experiment", "dataframes"), "PyTerrier's `pt.Experiment`, the same runs"),
+                                     (("fresh process: first call", "namedtuples"), "through ir_measures, first call "
+                                                                                      "in a fresh process")):
+            row = by.get((name, shape))
+            if row:
+                rows.append((label, f"{row['irstats_median_s']:.3f} s",
+                             f"pytrec_eval provider {row['anchor_median_s']:.3f} s",
+                             f"{1 / row['ratio']:.2f}×", source("ir_measures")))  # the JSON's: anchor ÷ irstats
+    if "topics" in found:
+        by = {(row["tool"], row["topics"]): row for row in found["topics"]["results"]}
+        drop_in, binary = by.get(("irstats trec_eval -q -m all_trec", 100_000)), by.get(("trec_eval -q -m all_trec",
+                                                                                            100_000))
+        if drop_in and drop_in.get("seconds"):
+            same = " (byte-identical)" if drop_in.get("identical_to_trec_eval") else ""
+            rows.append(("`irstats trec_eval -q -m all_trec`, 100,000 topics × 1 document",
+                         f"{drop_in['seconds']:.1f} s{same}",
+                         f"trec_eval {binary['seconds']:.1f} s" if binary and binary.get("seconds") else "–",
+                         times(drop_in["seconds"], binary["seconds"]) if binary and binary.get("seconds") else "",
+                         source("topics")))
+        plain = by.get(("irstats eval -m all_trec -q", 100_000))
+        if plain and plain.get("seconds"):
+            rows.append(("`irstats eval -m all_trec -q`, the same files", f"{plain['seconds']:.1f} s, "
+                         f"{plain['peak_mib']:.0f} MiB", "–", "", source("topics")))
+    if "scale" in found:
+        tall = next((row for row in found["scale"]["results"] if row["kind"] == "tall"), None)
+        if tall:
+            rows.append((f"`tall` ({tall['n']} runs, 5,000 topics, 1.4 M qrels lines), peak memory",
+                         f"{tall['peak_mib']:.0f} MiB, {tall['seconds']:.2f} s", "–", "", source("scale")))
+    if "bigrun" in found:
+        plain = [row for row in found["bigrun"]["results"] if row["tool"] == "irstats eval" and not row["shuffled"]]
+        binary = {row["run_gb"]: row for row in found["bigrun"]["results"] if row["tool"].startswith("trec_eval")}
+        if plain:
+            small, large = min(plain, key=lambda r: r["run_gb"]), max(plain, key=lambda r: r["run_gb"])
+            anchor = binary.get(large["run_gb"])
+            rows.append((f"one run of {small['run_gb']:.1f} GB and of {large['run_gb']:.1f} GB, peak memory",
+                         f"{small['peak_mib']:.0f} and {large['peak_mib']:.0f} MiB",
+                         f"trec_eval {anchor['peak_mib'] / 1024:.1f} GB at {large['run_gb']:.1f} GB" if anchor else "–",
+                         "", source("bigrun")))
+    if "report" in found:
+        by = {row["name"]: row for row in found["report"]["results"]}
+        full, quick = by.get("full report"), by.get("--quick")
+        if full and quick:
+            rows.append(("DL 2019 report, full and `--quick`", f"{full['median_s']:.2f} s and {quick['median_s']:.2f} s",
+                         "–", f"{quick['ratio_to_full']:.2f}× (quick ÷ full)", source("report")))
+    if "wide" in found:
+        tools = _by_tool(found["wide"])
+        ir, peer = tools.get("irstats"), tools.get("pytrec_eval")
+        if ir and peer:
+            rows.append((f"`wide`: {found['wide']['runs']} runs × 50 topics × 1,000 documents, 5 measures",
+                         f"{ir['eval_s']:.2f} s", f"pytrec_eval {peer['eval_s']:.2f} s", times(ir["eval_s"], peer["eval_s"]),
+                         f"`bench_eval.py --workload wide`, {found['wide'].get('date', '?')}, "
+                         f"{found['wide'].get('commit') or '?'}"))
+    lines = ["Each workload beside its anchor, on this 2-core machine (medians; a ratio below 1: irstats is "
+             "faster; ratios are taken within each repeat where the benchmark interleaves the two; the last column "
+             "says which benchmark measured it, when and at which commit); written by "
+             "`python bench/update_readme.py` from `bench/results/*.json`.", "",
+             "| workload | irstats | anchor | irstats ÷ anchor | measured by |", "|---|---:|---:|---:|---|"]
+    lines += [f"| {' | '.join(row)} |" for row in rows]
+    return "\n".join(lines)
+
+
 def _replace_marked(path: Path, text: str, start: str, end: str) -> bool:
     """Like :func:`_replace`, for a file that may not have the markers (then False, unchanged)."""
     content = path.read_text()
@@ -206,7 +339,13 @@ def _by_tool(result: dict) -> dict:
 
 def main(paths: list[str]) -> None:
     loaded = [json.loads(Path(p).read_text()) for p in paths]
+    summary = summary_table()
+    if summary and _replace_marked(ROOT / "README.md", summary, SUMMARY_START, SUMMARY_END):
+        print("README.md summary table updated (from every JSON in bench/results/)")
     for result in loaded:
+        if result.get("benchmark") == "scale":
+            if _replace_marked(ROOT / "docs" / "scale.md", scale_table(result), SCALE_START, SCALE_END):
+                print("docs/scale.md table updated")
         if result.get("benchmark") == "startup":
             _replace(HERE / "README.md", startup_table(result), STARTUP_START, STARTUP_END)
             _replace(ROOT / "README.md", startup_summary(result), STARTUP_START, STARTUP_END)
