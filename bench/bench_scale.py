@@ -54,7 +54,7 @@ def child(kind: str, arg: int) -> None:
     print(json.dumps({"kind": kind, "n": arg, "seconds": seconds, "lines": lines, "peak_mib": peak}))
 
 
-POINTS = [("wide", n) for n in (10, 25, 50, 100)] + [("tall", 20), ("marco", 1)] + \
+POINTS = [("wide", n) for n in (10, 25, 50, 100)] + [("tall", 1), ("tall", 20), ("marco", 1)] + \
          [("splithalf", b) for b in (1_000, 10_000, 100_000)]
 
 
