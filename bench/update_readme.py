@@ -110,8 +110,14 @@ def topics_table(result: dict) -> str:
     tools = list(dict.fromkeys(row["tool"] for row in result["results"]))
     points = sorted({row["topics"] for row in result["results"]})
     cell = {(row["tool"], row["topics"]): row for row in result["results"]}
+    timed = [row for row in result["results"] if row.get("seconds") is not None]
+    most = max((row.get("repeats", 1) for row in timed), default=1)
+    once = sorted({row["topics"] for row in timed if row.get("repeats", 1) < most})
+    how = ("one fresh process per cell" if most == 1 else
+           f"the median of {most} fresh processes per cell, interleaved"
+           + (f"; one at {', '.join(f'{n:,}' for n in once)} topics" if once else ""))
     lines = [f"Measured on {result['date']} at commit {result['commit']} with `python bench/bench_topics.py` "
-             f"(one fresh process per cell: wall seconds / peak MiB; N topics × 1 document) and written here by "
+             f"({how}: wall seconds / peak MiB; N topics × 1 document) and written here by "
              f"`python bench/update_readme.py`.", "",
              "| command | " + " | ".join(f"{n:,} topics" for n in points) + " |",
              "|---|" + "---:|" * len(points)]
