@@ -197,14 +197,27 @@ class Job:
         self._labels: list[str] = []
         self._weights: list[int] = []
         self._shared: list = []
+        self._data = 0  # data futures made so far (their keys)
         self._results: list | None = None
+        self._passing: dict[int, list] = {}  # task → the data futures it alone reads (see feed)
+        self._early: dict[int, tuple] = {}  # task → its value, kept as it finished (see feed)
 
     def share(self, value):
         """``value`` as a future that tasks take as an argument: one copy per worker. It is the
         result of a task holding the value, so a worker that dies takes no data with it."""
-        key = f"irstats-{self._name}-data-{len(self._shared)}-{self._token}"
+        key = f"irstats-{self._name}-data-{self._data}-{self._token}"
+        self._data += 1
         future = self.client.submit(_identity, value, key=key, pure=False)
         self._shared.append(future)
+        return future
+
+    def pass_on(self, value):
+        """``value`` (bytes, say) for the next task submitted alone: as :meth:`share`, but released
+        — on the scheduler and the workers — as soon as that task is done, so that a job fed by
+        :meth:`run` holds only the data of the tasks in flight."""
+        future = self.share(value)
+        self._shared.pop()
+        self._passing.setdefault(len(self._futures), []).append(future)
         return future
 
     def submit(self, label: str, function: Callable, *args, weight: int = 1) -> int:
@@ -219,22 +232,28 @@ class Job:
         self._weights.append(int(weight))
         return k
 
-    def run(self) -> None:
+    def run(self, feed: Iterator[None] | None = None, *, window: int = 1, more: int = 0) -> None:
         """Wait for every task, one progress line for all; results kept in submission order,
         their warnings shown once each. A failed task ends the job: the tasks not yet done are
-        cancelled and the first failure in submission order is raised."""
+        cancelled and the first failure in submission order is raised.
+
+        ``feed``: an iterator each step of which submits one more task (``more`` in all, weight 1
+        each, their data given by :meth:`pass_on`), stepped while fewer than ``window`` tasks
+        are in flight: a job whose data is made as it goes (a run sorted by blocks on the
+        client) holds no more than a window of it at a time. A fed task's value is fetched
+        when it is done, and its data and result released at once."""
         if self._results is not None:
             return
-        futures = self._futures
         try:
-            if futures:
-                self._wait(futures)
-                values = self.client.gather(futures)
-            else:
-                values = []
+            if self._futures or feed is not None:
+                self._wait(feed, window, more)
+            values = self.client.gather([f for k, f in enumerate(self._futures) if k not in self._early])
         finally:
             self._release()
-        self._futures, self._shared = [], []  # the workers may forget the data and results now
+        self._futures, self._shared, self._passing = [], [], {}  # the workers may forget the data and results now
+        gathered = iter(values)
+        values = [self._early[k] if k in self._early else next(gathered) for k in range(len(self._labels))]
+        self._early = {}
         self._results = [value for value, _ in values]
         shown = set()
         for _, caught in values:
@@ -249,17 +268,38 @@ class Job:
             self.run()
         return self._results[k]
 
-    def _wait(self, futures: list) -> None:
+    def _wait(self, feed: Iterator[None] | None, window: int, more: int) -> None:
         distributed = _dask()
+        futures = self._futures
         where = {future.key: k for k, future in enumerate(futures)}
+        waiting = distributed.as_completed(futures, loop=self.client.loop)
+        in_flight = len(futures)
         done: set[int] = set()
         failed: int | None = None
         complete = 0  # tasks 0 … complete − 1 are done
-        with progress_bar(sum(self._weights), self.progress, self.desc, unit=self.unit) as bar:
-            for future in distributed.as_completed(futures, loop=self.client.loop):
+
+        def step() -> None:  # submit fed tasks while fewer than window are in flight
+            nonlocal feed, in_flight
+            while feed is not None and in_flight < window:
+                if next(feed, StopIteration) is StopIteration:
+                    feed = None
+                    return
+                k = len(self._futures) - 1
+                where[self._futures[k].key] = k
+                waiting.add(self._futures[k])
+                in_flight += 1
+
+        with progress_bar(sum(self._weights) + more, self.progress, self.desc, unit=self.unit) as bar:
+            step()
+            for future in waiting:
                 k = where[future.key]
                 done.add(k)
+                in_flight -= 1
                 if future.status == "finished":
+                    if k in self._passing:  # a fed task: its value now, its data and result gone
+                        self._early[k] = future.result()
+                        self._futures[k] = None
+                        del self._passing[k]
                     bar.update(self._weights[k])
                 elif failed is None or k < failed:
                     failed = k
@@ -267,6 +307,8 @@ class Job:
                     complete += 1
                 if failed is not None and complete >= failed:
                     break  # every task before the first failure is done: report it
+                if failed is None:
+                    step()
         if failed is not None:
             raise self._error(failed) from None
 
@@ -282,7 +324,8 @@ class Job:
                             "or the job cancelled)")
 
     def _release(self) -> None:
-        pending = [f for f in self._futures + self._shared if not f.done()]
+        passing = [f for futures in self._passing.values() for f in futures]
+        pending = [f for f in self._futures + self._shared + passing if f is not None and not f.done()]
         if pending:
             try:
                 self.client.cancel(pending)
@@ -312,31 +355,122 @@ def planned(client, desc: str, plan: Callable[["Job | None"], Callable[[], T]], 
 
 def score_batches(client, evaluator: "Evaluator", runset: "RunSet", measures: Sequence["Measure"],
                   values: dict[str, np.ndarray], present: np.ndarray, judge: Callable, progress: Progress = None):
-    """:meth:`Evaluator.score`'s loop on a cluster: the engine's batches of runs, each judged and
-    scored by ``judge`` (:func:`irstats.evaluate.judge_and_score`, given by the engine, which
-    sits above this module) on a worker, against an evaluator of the same class, qrels and
-    options; fills ``values[measure][batch]`` and ``present[batch]``, warns of topics outside
-    the qrels once (as one process does) and returns R = 0 per topic (None without runs)."""
+    """:meth:`Evaluator.score`'s loop on a cluster. Fills ``values[measure][run, topics]`` and
+    ``present``, warns of topics outside the qrels once (as one process does) and returns R = 0
+    per topic (None without runs). The tasks, in one job (one progress line):
+
+    * the engine's batches of runs, each judged and scored by ``judge``
+      (:func:`irstats.evaluate.judge_and_score`, given by the engine, which sits above this
+      module) on a worker, against an evaluator of the same class, qrels and options;
+    * each run that one process would read a block of topics at a time
+      (:func:`irstats.ingest.streamable`, plain text) cut into byte ranges between topics
+      (:func:`irstats.ingest.topic_ranges`), each read from the run's path, ranked and scored
+      by a worker (:func:`_score_range`);
+    * such a run whose topics are not written one after another
+      (:func:`irstats.ingest.split_topics`) sorted by blocks on the client, in its temporary
+      folder (the workers share none with it), while the other tasks run; its parts are sent
+      to the workers a few at a time (:func:`_score_sorted`).
+
+    What the workers' results show could not be scored so — a topic in two ranges that the
+    look at the ranges missed (the run is then sorted), a block the compiled reader does not
+    take (the run is then sent whole to a worker, which reads it as one process does and names
+    the file and line of a bad line) — is scored in a job after this one."""
     from irstats.ingest import compiled_batches
     from irstats.judgments import warn_topics_outside_qrels
 
-    job = Job(client, "eval", progress=progress, unit="run")
+    ranges, shuffled = _topic_ranges(evaluator, runset)
+    cut = set(ranges) | set(shuffled)
+    # the engine's own batches (it reads each alone), but for the runs cut into blocks
+    batches = [b for b in ([i for i in batch if i not in cut] for batch in compiled_batches(runset)) if b]
+    outside: dict[str, int] = {}
+    r_zero = None
+    while batches or ranges or shuffled:
+        round_r_zero, again = _score_round(client, evaluator, runset, [str(m) for m in measures], judge, values,
+                                           present, outside, progress, batches, ranges, shuffled)
+        r_zero = round_r_zero if round_r_zero is not None else r_zero
+        batches = [[i] for i, why in again.items() if why == "whole"]
+        ranges, shuffled = {}, [i for i, why in again.items() if why == "sorted"]
+    warn_topics_outside_qrels({name: outside[name] for name in runset.names if name in outside})
+    return r_zero
+
+
+def _topic_ranges(evaluator: "Evaluator", runset: "RunSet") -> tuple[dict[int, tuple[list, tuple]], list[int]]:
+    """The runs that one process would read a block of topics at a time
+    (:func:`irstats.ingest.streamable`), plain text — a gzip stream cannot be read from the
+    middle: such a run goes whole to one worker, which streams it — and in more than one block:
+    ({run: (its byte ranges, the (size, mtime) of the file they were cut in)}, [the runs whose
+    topics are not contiguous, to be sorted by blocks])."""
+    from irstats import ingest
+
+    if evaluator.beyond:
+        return {}, []
+    ranges, shuffled = {}, []
+    for i, part in enumerate(runset.parts):
+        if not ingest.streamable(evaluator.collection, runset, evaluator.options, i):
+            continue
+        try:
+            stat = os.stat(part.source)
+            cut = ingest.topic_ranges(part.source, stat.st_size)
+            if cut is None or len(cut) < 2:
+                continue
+            if ingest.split_topics(part.source, cut):
+                shuffled.append(i)
+            else:
+                ranges[i] = (cut, (stat.st_size, stat.st_mtime_ns))
+        except OSError:  # unreadable now: the run goes whole to a worker, which reads it or says why
+            continue
+    return ranges, shuffled
+
+
+def _score_round(client, evaluator: "Evaluator", runset: "RunSet", names: list[str], judge: Callable,
+                 values: dict[str, np.ndarray], present: np.ndarray, outside: dict[str, int], progress: Progress,
+                 batches: list[list[int]], ranges: dict[int, tuple[list, tuple]], shuffled: list[int]):
+    """One job of :func:`score_batches`: the ``batches`` of runs, the byte ``ranges`` of runs and
+    the runs to sort by blocks (``shuffled``). Returns (R = 0 per topic or None, {run: "sorted"
+    or "whole"} for the runs to score again)."""
+    import tempfile
+
+    from irstats.ingest import sorted_parts
+
+    job = Job(client, "eval", progress=progress, unit="task" if ranges or shuffled else "run")
     read_once = _read_once_bytes(runset, job)
     collection = evaluator.collection
     qrels = _qrels_reference(collection, evaluator.options.qrels_duplicate)
     if qrels is None:  # not a file a worker can read: every worker receives it once
         qrels = job.share(_bare(collection, job))
-    names = [m if isinstance(m, str) else str(m) for m in measures]
     cwd = os.getcwd()
-    batches = compiled_batches(runset)  # the engine's own batches (it reads each alone)
     for batch in batches:
         parts = [runset.parts[i] for i in batch]
         job.submit(f"the batch of runs {some([runset.names[i] for i in batch], limit=3)}", _score_runs,
                    type(evaluator), judge, qrels, evaluator.options, tuple(runset.names[i] for i in batch),
                    parts, names, cwd, {p.source: read_once[p.source] for p in parts if p.source in read_once},
-                   weight=len(batch))
-    job.run()
-    outside: dict[str, int] = {}
+                   weight=1 if ranges or shuffled else len(batch))
+    tasks: dict[int, list[int]] = {}
+    for i, (spans, stamp) in ranges.items():
+        tasks[i] = [job.submit(f"run {runset.names[i]!r}, bytes {start:,}–{end:,} of {runset.parts[i].source}",
+                               _score_range, qrels, evaluator.options, runset.names[i], runset.parts[i],
+                               (start, end), stamp, names, cwd)
+                    for start, end in spans]
+    with tempfile.TemporaryDirectory(prefix="irstats-run-") as folder:
+        # sorted here while the workers take the tasks above; each part read, sent and deleted in turn
+        parts = {i: list(sorted_parts(runset.parts[i].source, runset.parts[i].size, os.path.join(folder, str(i))))
+                 for i in shuffled}
+
+        def feed() -> Iterator[None]:
+            for i in shuffled:
+                tasks[i] = []
+                for n, path in enumerate(parts[i], start=1):
+                    with open(path, "rb") as fh:
+                        data = job.pass_on(fh.read())
+                    os.unlink(path)
+                    tasks[i].append(job.submit(f"run {runset.names[i]!r}, part {n} of {len(parts[i])} of its lines "
+                                               "sorted by topic", _score_sorted, qrels, evaluator.options,
+                                               runset.names[i], runset.parts[i], data, names, cwd))
+                    yield
+
+        # two parts (of about BLOCK_BYTES) per worker in flight: each has the next one at hand
+        workers = max(len(client.scheduler_info().get("workers", {})), 1)
+        job.run(feed(), window=2 * workers, more=sum(len(p) for p in parts.values()))
     r_zero = None
     for k, batch in enumerate(batches):
         batch_present, batch_r_zero, batch_values, batch_outside = job.result(k)
@@ -346,8 +480,47 @@ def score_batches(client, evaluator: "Evaluator", runset: "RunSet", measures: Se
         for name, v in batch_values.items():
             values[name][batch] = v
         outside.update(batch_outside)
-    warn_topics_outside_qrels(outside)
-    return r_zero
+    again: dict[int, str] = {}
+    for i, ks in tasks.items():
+        blocks = [job.result(k) for k in ks]
+        topics = np.concatenate([block[0] for block in blocks if block is not None] or [np.zeros(0, dtype=np.int64)])
+        if any(block is None for block in blocks) or not len(topics):
+            # a block the compiled reader does not take, or no qrels topic: the run as one process reads it
+            again[i] = "whole"
+        elif len(np.unique(topics)) < len(topics):
+            again[i] = "sorted"  # a topic in two ranges: not contiguous after all
+        else:
+            r_zero = _place(evaluator, runset, i, blocks, names, values, present, outside)
+    return r_zero, again
+
+
+def _place(evaluator: "Evaluator", runset: "RunSet", i: int, blocks: list, names: list[str],
+           values: dict[str, np.ndarray], present: np.ndarray, outside: dict[str, int]) -> np.ndarray:
+    """The scores of run ``i``'s blocks (``(topics, values, topics outside the qrels)`` each) put at
+    their topics; with ``complete``, the qrels topics the run lacks scored as empty lists (on the
+    client: no run text, a tensor of zeros); topics outside the qrels counted once. Returns R = 0
+    per topic."""
+    from irstats.ingest import score_lists
+    from irstats.judgments import qrels_facts
+    from irstats.measures import parse_measure
+
+    options = evaluator.options
+    extra: set[bytes] = set()
+    for topics, block_values, block_extra in blocks:
+        present[i, topics] = True
+        for name in names:
+            values[name][i, topics] = block_values[name]
+        extra |= block_extra
+    if options.complete:
+        missing = np.flatnonzero(~present[i])
+        if len(missing):
+            for name, v in score_lists(evaluator.collection, runset, options, i, missing,
+                                       [parse_measure(m) for m in names]).items():
+                values[name][i, missing] = v
+            present[i, missing] = True
+    if extra:
+        outside[runset.names[i]] = len(extra)
+    return qrels_facts(evaluator.collection, options).num_relevant(options.rel_level) == 0
 
 
 def _read_once_bytes(runset: "RunSet", job: Job) -> dict[str, Any]:
@@ -462,5 +635,55 @@ def _score_runs(evaluator: type, judge: Callable, qrels, options, names: tuple[s
                        [parse_measure(m) for m in measures], values, present, outside)
     return present, r_zero, values, outside
 
+
+
+def _task_run(part, cwd: str):
+    """The run's part as a worker opens it: relative paths are the client's."""
+    from dataclasses import replace
+
+    if os.getcwd() != cwd and not os.path.isabs(part.source):
+        return replace(part, source=os.path.join(cwd, part.source))
+    return part
+
+
+def _score_range(qrels, options, name: str, part, span: tuple[int, int], stamp: tuple[int, int],
+                 measures: list[str], cwd: str):
+    """One byte range of a run (whole topics, :func:`irstats.ingest.topic_ranges`) read from the
+    run's path on a worker, ranked and scored: ``(topics, {measure: values}, topics outside the
+    qrels)``, or None when the compiled reader does not take it (the client then sends the run
+    whole). A file that is not the one the client cut (another size or time) is an error."""
+    from irstats.collection import RunSet
+    from irstats.ingest import Declined, score_text
+    from irstats.measures import parse_measure
+
+    part = _task_run(part, cwd)
+    start, end = span
+    with open(part.source, "rb") as fh:
+        stat = os.fstat(fh.fileno())
+        if (stat.st_size, stat.st_mtime_ns) != tuple(stamp):
+            raise ClusterError(f"run {name!r}, bytes {start:,}–{end:,} of {part.source}: not the file the client cut "
+                               "into blocks (it changed, or this worker sees another file at that path)")
+        fh.seek(start)
+        data = fh.read(end - start)
+    collection = _worker_collection(qrels, cwd)
+    try:
+        return score_text(collection, RunSet((name,), [part]), options, 0, data, [parse_measure(m) for m in measures])
+    except Declined:
+        return None
+
+
+def _score_sorted(qrels, options, name: str, part, data: bytes, measures: list[str], cwd: str):
+    """One part of a run sorted by blocks on the client (every line of its topics), ranked and
+    scored on a worker: as :func:`_score_range`."""
+    from irstats.collection import RunSet
+    from irstats.ingest import Declined, score_text
+    from irstats.measures import parse_measure
+
+    collection = _worker_collection(qrels, cwd)
+    try:
+        return score_text(collection, RunSet((name,), [_task_run(part, cwd)]), options, 0, data,
+                          [parse_measure(m) for m in measures])
+    except Declined:
+        return None
 
 __all__ = ["CONNECT_TIMEOUT", "ClusterError", "Job", "check_client", "connect", "planned", "score_batches"]

@@ -214,8 +214,9 @@ def streamed_judgments(collection: "Collection", runset: "RunSet", options: "Eva
     parts by a hash of their topic, every line of a topic in the same part and in file order, in
     a temporary folder; :func:`_sorted_by_blocks`) and each part is ranked. The second pass
     reads the grades back and yields the tensors of blocks of at most :data:`BLOCK_CELLS` cells,
-    as wide as the run's longest list (the width of the tensor of the whole run, which a
-    measure's sum along the ranks may depend on to the last bit). With ``complete``, the qrels
+    as wide as the run's longest list (a score does not depend on the width: every sum along
+    the ranks adds them in rank order, so a Dask worker scoring a block alone at the width of its
+    own longest list gets the same bits, :func:`score_text`). With ``complete``, the qrels
     topics the run lacks come last, as empty lists.
 
     Topics outside the qrels are counted into ``outside`` (run name → topics). Raises
@@ -385,6 +386,134 @@ def _last_topic_start(data: bytes) -> int:
     return 0
 
 
+def topic_ranges(source: str, size: int, block_bytes: int | None = None) -> list[tuple[int, int]] | None:
+    """The byte ranges ``[start, end)`` of a plain run file of ``size`` bytes that a Dask worker
+    reads and scores on its own (:mod:`irstats.distributed`): about ``block_bytes``
+    (:data:`BLOCK_BYTES`) each, every one cut where a line of another topic begins, found by
+    reading from the file a little after each ``block_bytes`` (never the whole file). A topic's
+    lines are all in one range if the run is written topic by topic; the workers' results tell
+    (the caller checks). None for a gzip file, whose bytes cannot be read from the middle."""
+    block_bytes = BLOCK_BYTES if block_bytes is None else block_bytes
+    cuts = [0]
+    with open(source, "rb") as fh:
+        if fh.read(2) == b"\x1f\x8b":
+            return None
+        while cuts[-1] + block_bytes < size:
+            cut = _next_topic_start(fh, cuts[-1] + block_bytes)
+            if cut is None or cut >= size:
+                break
+            cuts.append(cut)
+    cuts.append(size)
+    return list(zip(cuts[:-1], cuts[1:]))
+
+
+def _next_topic_start(fh, position: int) -> int | None:
+    """Where, after ``position``, the first line of a topic begins whose previous line is another
+    topic's (blank lines skipped, fields split at ASCII whitespace as the C reader splits); None
+    when the file ends first."""
+    fh.seek(position)
+    fh.readline()  # the rest of the line that holds position
+    offset = fh.tell()
+    topic = None
+    for line in iter(fh.readline, b""):
+        fields = line.split(None, 1)
+        if fields:
+            if topic is None:
+                topic = fields[0]
+            elif fields[0] != topic:
+                return offset
+        offset += len(line)
+    return None
+
+
+def split_topics(source: str, ranges: list[tuple[int, int]], window: int = 1 << 16) -> bool:
+    """Whether a topic of the run at ``source`` has lines in two of its byte ranges
+    (:func:`topic_ranges`), seen in the first ``window`` bytes of each range only: True is
+    certain (the run is not written topic by topic: sort it by blocks); False is what every run
+    written topic by topic gives, and what the workers' results then confirm. A shuffled run
+    is told at once — a few hundred topics in each window — for a read of ``window`` bytes a block."""
+    seen: dict[bytes, int] = {}
+    with open(source, "rb") as fh:
+        for k, (start, end) in enumerate(ranges):
+            fh.seek(start)
+            lines = fh.read(min(window, end - start)).split(b"\n")
+            if start + window < end:
+                lines.pop()  # a line cut by the window
+            for line in lines:
+                fields = line.split(None, 1)
+                if fields and seen.setdefault(fields[0], k) != k:
+                    return True
+    return False
+
+
+def score_text(collection: "Collection", runset: "RunSet", options: "EvalOptions", system: int, data: bytes,
+               measures: list, cells: int | None = None) -> tuple[np.ndarray, dict[str, np.ndarray], set[bytes]]:
+    """Rank and score ``data``, lines of run ``system`` holding every line of their topics (a
+    byte range of :func:`topic_ranges`, or a part of the run sorted by blocks), as the engine
+    scores a block of a streamed run: ``(topics, {measure: values}, topics outside the qrels)``,
+    ``topics`` the positions of the block's qrels topics, tensors of at most ``cells``
+    (:data:`BLOCK_CELLS`) cells at a time, each as wide as its longest list (a score does not
+    depend on the width). Raises :class:`Declined` when the compiled reader does not take the
+    text as it is (the caller reads the run whole, as one process does)."""
+    from irstats.evaluate import widest_first
+    from irstats.judgments import grade_dtype
+
+    table = _table(collection, options)
+    if table is None:
+        raise Declined
+    try:
+        tag = runset.parts[system].tag.encode("latin-1")
+    except UnicodeEncodeError:
+        raise Declined from None
+    depth = -1 if options.depth is None else int(options.depth)
+    try:
+        ranked = table.rank(data, tag, depth, bool(options.judged_only), options.score_dtype == "float32", True)
+    except (OverflowError, ValueError) as exc:
+        raise Declined from exc
+    if ranked is None:
+        raise Declined
+    topics = np.flatnonzero(np.frombuffer(ranked[0], dtype=np.int64))
+    kept = np.frombuffer(ranked[1], dtype=np.int64)[topics]
+    codes = np.frombuffer(ranked[2], dtype=np.int64).astype(grade_dtype(collection.max_code))
+    ends = np.cumsum(kept)
+    lines = _QrelsLines.of(collection, options)
+    values = {str(m): np.empty(len(topics)) for m in measures}
+    cells = BLOCK_CELLS if cells is None else cells
+    start = 0
+    while start < len(topics):
+        # as many topics as fit in ``cells`` at the width of their longest list
+        width = np.maximum.accumulate(np.maximum(kept[start:], 1))
+        stop = start + max(int(np.searchsorted(width * np.arange(1, len(width) + 1), cells, side="right")), 1)
+        first = int(ends[start - 1]) if start else 0
+        judgments = _block_judgments(collection, runset, options, system, lines, topics[start:stop],
+                                     kept[start:stop], codes[first:int(ends[stop - 1])],
+                                     int(width[stop - start - 1]))
+        for m in widest_first(measures):
+            values[str(m)][start:stop] = m.definition.evaluate(judgments, m)
+        del judgments
+        start = stop
+    return topics, values, set(ranked[3])
+
+
+def score_lists(collection: "Collection", runset: "RunSet", options: "EvalOptions", system: int,
+                topics: np.ndarray, measures: list) -> dict[str, np.ndarray]:
+    """The scores of empty lists of run ``system`` on the qrels topics at ``topics``: what
+    ``complete`` (-c) gives the topics a run lacks, a block of :data:`BLOCK_CELLS` at a time."""
+    from irstats.evaluate import widest_first
+    from irstats.judgments import grade_dtype
+
+    lines = _QrelsLines.of(collection, options)
+    values = {str(m): np.empty(len(topics)) for m in measures}
+    for start in range(0, len(topics), BLOCK_CELLS):
+        block = topics[start:start + BLOCK_CELLS]
+        judgments = _block_judgments(collection, runset, options, system, lines, block,
+                                     np.zeros(len(block), dtype=np.int64),
+                                     np.zeros(0, dtype=grade_dtype(collection.max_code)), 1)
+        for m in widest_first(measures):
+            values[str(m)][start:start + len(block)] = m.definition.evaluate(judgments, m)
+    return values
+
+
 #: A part of a run sorted by blocks larger than this many blocks is dealt again.
 PART_BLOCKS = 2
 
@@ -395,17 +524,28 @@ MAX_PARTS = 256
 def _sorted_by_blocks(source: str, size: int, folder: str) -> Iterator[bytes]:
     """The lines of a run whose topics are not contiguous (about ``size`` bytes of text), as
     parts of about :data:`BLOCK_BYTES` in each of which are all the lines of its topics: an
-    external sort by blocks. The file is read a block at a time and its lines dealt by a hash of
-    their topic into part files in ``folder`` (``_ingest.partition_lines``: in file order within
-    a part); a part larger than :data:`PART_BLOCKS` blocks is dealt again with another hash."""
+    external sort by blocks (:func:`sorted_parts`), each part read and deleted in turn."""
+    for path in sorted_parts(source, size, folder):
+        with open(path, "rb") as fh:
+            data = fh.read()
+        os.unlink(path)  # before the part is ranked: the folder holds what is left to read
+        yield data
+
+
+def sorted_parts(source: str, size: int, folder: str) -> Iterator[str]:
+    """The files of a run sorted by blocks, in ``folder``: the file is read a block at a time and
+    its lines dealt by a hash of their topic into part files (``_ingest.partition_lines``: in
+    file order within a part); a part larger than :data:`PART_BLOCKS` blocks is dealt again with
+    another hash. Every line of a topic ends in one part."""
     os.makedirs(folder, exist_ok=True)
     yield from _deal(lambda: _file_blocks(source), size, folder, seed=0)
 
 
-def _deal(blocks, size: int, folder: str, seed: int) -> Iterator[bytes]:
+def _deal(blocks, size: int, folder: str, seed: int) -> Iterator[str]:
     """Deal the lines of ``blocks()`` (about ``size`` bytes) into parts by a hash of their topic
-    and ``seed``, and yield each part's text; a part larger than :data:`PART_BLOCKS` blocks is
-    dealt again (``seed + 1``) unless it holds every line dealt (one topic, or topics that hash alike)."""
+    and ``seed``, and yield each part's path; a part larger than :data:`PART_BLOCKS` blocks is
+    dealt again (``seed + 1``, into a folder beside it) unless it holds every line dealt (one
+    topic, or topics that hash alike); empty parts are deleted."""
     n_parts = min(max(-(-size // BLOCK_BYTES), 2), MAX_PARTS)
     paths = [os.path.join(folder, f"{seed}-{k}") for k in range(n_parts)]
     files = [open(path, "wb") for path in paths]
@@ -419,12 +559,11 @@ def _deal(blocks, size: int, folder: str, seed: int) -> Iterator[bytes]:
     sizes = [os.path.getsize(path) for path in paths]
     for path, part_size in zip(paths, sizes):
         if PART_BLOCKS * BLOCK_BYTES < part_size < sum(sizes):
-            yield from _deal(lambda: _file_blocks(path), part_size, folder, seed + 1)
+            # in a folder of its own: the parts of two parts dealt again never share a name
+            os.makedirs(path + ".d")
+            yield from _deal(lambda: _file_blocks(path), part_size, path + ".d", seed + 1)
         elif part_size:
-            with open(path, "rb") as fh:
-                data = fh.read()
-            os.unlink(path)  # before the part is ranked: the folder holds what is left to read
-            yield data
+            yield path
             continue
         os.unlink(path)
 
