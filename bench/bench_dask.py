@@ -27,7 +27,16 @@ median in brackets (every trial is kept in the JSON):
   2..37, 2,000 samples each (72,000 samples);
 * ``volatility``: volatility() of the depth sweep of the 37 DL 2019 runs (AP, both forms, the
   default depth grid), randomisation test with 1,000 resamples at every distinct depth;
-* ``intervals``: compare(interval="bca") of the 37 DL 2019 runs' AP, 200,000 resamples.
+* ``intervals``: compare(interval="bca") of the 37 DL 2019 runs' AP, 200,000 resamples;
+* ``bigrun``: one generated run of about 1 GB (``--bigrun-gb``; bench_bigrun.py's workload:
+  75,000 topics × 325 documents, the 600,000-line qrels, written in a temporary folder and
+  deleted), which one process reads a block of topics at a time and a cluster cuts into byte
+  ranges between topics, a task each: ``irstats eval QRELS RUN`` as a fresh process without a
+  cluster, with ``--workers 1`` and with ``--workers 2`` (cluster start-up included: it is the
+  command), interleaved, median of ``--repeat``; wall seconds, the peak resident memory of the
+  command's process (the client) and of each worker process (``VmHWM``, read from /proc while
+  they live), and the three outputs compared byte for byte. ``--bigrun-shuffled``: the same
+  lines in random order too (the client sorts the run by blocks and sends the parts).
 
 Every cluster result is checked equal to the single process's before it is timed. ``--merge
 JSON`` adds the jobs measured to an earlier JSON (each job keeps the load and commit it was
@@ -102,11 +111,19 @@ def main(argv=None) -> None:
     ap.add_argument("--markdown", type=Path, metavar="JSON", help="print docs/scale.md's table from this JSON")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--jobs", nargs="+", default=["overhead", "dl19", "wide", "marco", "qrels", "splithalf",
-                                                    "randomization", "robustness", "volatility", "intervals"])
+                                                    "randomization", "robustness", "volatility", "intervals",
+                                                    "bigrun"])
+    ap.add_argument("--bigrun-gb", type=float, default=1.0, help="size of the bigrun job's run (GB)")
+    ap.add_argument("--bigrun-shuffled", action="store_true", help="bigrun: also the run with its lines shuffled")
     args = ap.parse_args(argv)
     if args.markdown:
         print(markdown(json.loads(args.markdown.read_text())))
         return
+    if args.jobs == ["bigrun"]:  # fresh processes only: nothing to set up here
+        results = {"machine": {"cores": os.cpu_count(), "load_before": os.getloadavg()}, "jobs": {},
+                   "bigrun": bigrun(args.bigrun_gb, args.repeat, args.bigrun_shuffled)}
+        results["machine"]["load_after"] = os.getloadavg()
+        return finish(args, results)
     import warnings
 
     import numpy as np
@@ -216,11 +233,18 @@ def main(argv=None) -> None:
             out["local"] += timed(lambda: irstats.evaluate(qrels["marco"], probe, ["AP"]), 1)
             print("qrels", out, file=sys.stderr)
         results["qrels"] = out
+    if "bigrun" in args.jobs:
+        results["bigrun"] = bigrun(args.bigrun_gb, args.repeat, args.bigrun_shuffled)
     results["machine"]["load_after"] = os.getloadavg()
+    finish(args, results)
+
+
+def finish(args, results: dict) -> None:
+    """Write the JSON (``--json``, or merged into ``--merge``) and print the tables."""
     if args.merge:  # these jobs measured now (each with its load and commit); everything else as it was
         earlier = json.loads(args.merge.read_text())
         earlier["jobs"].update(results["jobs"])
-        earlier.update({key: results[key] for key in ("overhead", "qrels") if key in results})
+        earlier.update({key: results[key] for key in ("overhead", "qrels", "bigrun") if key in results})
         peaks = earlier.setdefault("worker_peak_mib", {})
         for workers, peak in results.get("worker_peak_mib", {}).items():  # the most over every job
             peaks[workers] = max(peak, peaks.get(workers, 0.0))
@@ -230,6 +254,96 @@ def main(argv=None) -> None:
         if path:
             path.write_text(text + "\n")
     print(markdown(results))
+
+
+def _watch(pid: int, peaks: dict, stop) -> None:
+    """Until ``stop`` is set: the peak resident memory (VmHWM, MiB) of ``pid`` and of each process
+    it starts (the local cluster's nanny and worker processes), by pid and command line."""
+    import psutil
+
+    try:
+        root = psutil.Process(pid)
+    except psutil.NoSuchProcess:
+        return
+    while not stop.is_set():
+        try:
+            processes = [root, *root.children(recursive=True)]
+        except psutil.NoSuchProcess:
+            return
+        for process in processes:
+            try:
+                with open(f"/proc/{process.pid}/status") as fh:
+                    hwm = next(int(line.split()[1]) for line in fh if line.startswith("VmHWM:")) / 1024
+                name = " ".join(process.cmdline())[:200]
+            except (OSError, StopIteration, psutil.Error):
+                continue
+            peaks[process.pid] = (max(hwm, peaks.get(process.pid, (0.0, ""))[0]), name)
+        stop.wait(0.05)
+
+
+def _bigrun_trial(command: list[str], out: Path) -> dict:
+    """One fresh ``irstats eval`` process: wall seconds, exit code, the client's peak memory and
+    that of its worker processes (the most of any, and every one)."""
+    import threading
+
+    from bench_topics import child_env
+
+    started = time.perf_counter()
+    with open(out, "wb") as sink:
+        proc = subprocess.Popen(command, env=child_env(), stdout=sink, stderr=subprocess.DEVNULL)
+        peaks: dict = {}
+        stop = threading.Event()
+        watcher = threading.Thread(target=_watch, args=(proc.pid, peaks, stop), daemon=True)
+        watcher.start()
+        _, status, usage = os.wait4(proc.pid, 0)
+        stop.set()
+        watcher.join()
+    seconds = time.perf_counter() - started
+    workers = [hwm for pid, (hwm, name) in peaks.items() if pid != proc.pid and "spawn_main" in name
+               and "resource_tracker" not in name]
+    # the command's own VmHWM: wait4's ru_maxrss is the most of it and of the children it waited for
+    client = peaks.get(proc.pid, (usage.ru_maxrss / 1024,))[0]
+    return {"seconds": seconds, "exit": os.waitstatus_to_exitcode(status), "client_peak_mib": client,
+            "worker_peaks_mib": sorted(workers), "worker_peak_mib": max(workers, default=None)}
+
+
+def bigrun(gb: float, repeat: int, shuffled: bool) -> dict:
+    """The ``bigrun`` job (see the module): {"sorted"[, "shuffled"]: {configuration: trials, …}}."""
+    import shutil
+
+    sys.path.insert(0, str(HERE))
+    from bench_bigrun import LINE_BYTES, TOPICS, generate
+
+    folder = Path(tempfile.mkdtemp(prefix="irstats-bench-dask-"))
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                            cwd=HERE).stdout.strip()
+    out: dict = {"gb": gb, "topics": TOPICS, "repeat": repeat, "commit": commit}
+    try:
+        qrels = folder / "qrels.txt"
+        generate("qrels", qrels)
+        depth = max(1, round(gb * 1e9 / LINE_BYTES / TOPICS))
+        for kind in ("sorted", "shuffled") if shuffled else ("sorted",):
+            run_file = folder / f"{kind}.run"
+            generate(kind, run_file, depth)
+            base = [sys.executable, "-m", "irstats", "eval", str(qrels), str(run_file)]
+            configurations = {"one process": base, "1 worker": [*base, "--workers", "1"],
+                              "2 workers": [*base, "--workers", "2"]}
+            record = out[kind] = {"run_gb": run_file.stat().st_size / 1e9, "docs_per_topic": depth,
+                                  "load_before": os.getloadavg(), **{name: [] for name in configurations}}
+            outputs = {}
+            for _ in range(repeat):  # interleaved: the machine is shared, drift hits all alike
+                for name, command in configurations.items():
+                    target = folder / "out.txt"
+                    record[name].append(_bigrun_trial(command, target))
+                    outputs[name] = target.read_bytes()
+                    print("bigrun", kind, name, record[name][-1], file=sys.stderr)
+            record["same_output"] = len(set(outputs.values())) == 1 and all(
+                t["exit"] == 0 for name in configurations for t in record[name])
+            record["load_after"] = os.getloadavg()
+            run_file.unlink()
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    return out
 
 
 def _med(values) -> float:
@@ -275,12 +389,34 @@ def markdown(r: dict) -> str:
     if "worker_peak_mib" in r:
         extra.append("peak resident memory of a worker over these jobs: " + ", ".join(
             f"{k} worker{'s' if k != '1' else ''} {v:.0f} MiB" for k, v in r["worker_peak_mib"].items()))
+    if "bigrun" in r:
+        out += "\n\n" + bigrun_markdown(r["bigrun"])
     load = r.get("machine", {})
     if load:
         extra.append(f"machine: {load.get('cores')} cores; load average before {load['load_before'][0]:.1f}, "
                      f"after {load.get('load_after', [float('nan')])[0]:.1f}")
     return out + "\n\n" + "\n".join(f"- {e}" for e in extra)
 
+
+def bigrun_markdown(b: dict) -> str:
+    """docs/scale.md's table of the bigrun job: median wall seconds, the command's and the largest
+    worker's peak memory."""
+    lines = ["| run | | one process | `--workers 1` | `--workers 2` |", "|---|---|---:|---:|---:|"]
+    for kind, how in (("sorted", "written topic by topic"), ("shuffled", "lines shuffled")):
+        record = b.get(kind)
+        if not record:
+            continue
+        configurations = ("one process", "1 worker", "2 workers")
+        seconds = [f"{_med([t['seconds'] for t in record[c]]):.1f} s" for c in configurations]
+        client = [f"{_med([t['client_peak_mib'] for t in record[c]]):.0f} MiB" for c in configurations]
+        worker = ["–"] + [f"{_med([t['worker_peak_mib'] for t in record[c]]):.0f} MiB" for c in configurations[1:]]
+        lines += [f"| {record['run_gb']:.2f} GB, {how} | wall | {' | '.join(seconds)} |",
+                  f"| | peak memory, the command's process | {' | '.join(client)} |",
+                  f"| | peak memory, largest worker | {' | '.join(worker)} |"]
+    return "\n".join(lines) + "\n\nbigrun: " + ", ".join(
+        f"{kind}: same output {b[kind]['same_output']}, load {b[kind]['load_before'][0]:.1f}–"
+        f"{b[kind]['load_after'][0]:.1f}" for kind in ("sorted", "shuffled") if kind in b) + \
+        f"; median of {b['repeat']}, commit {b.get('commit')}"
 
 if __name__ == "__main__":
     main()

@@ -15,6 +15,11 @@ What runs on the cluster is what runs here, batch by batch — nothing is schedu
   once from their path (a shared file system, as for the runs) or, for qrels that are not a
   file, receives once from the client; a run the client read from standard input or a pipe
   is sent as its bytes, which stand for its name while the worker reads it;
+* **topic blocks of one huge run**: a plain run file that one process would read a block of
+  topics at a time (:func:`irstats.ingest.streamable`) is cut by the client into byte ranges
+  between topics; a worker reads its range from the run's path, ranks and scores it and sends
+  back per-topic scores (a run whose topics are not contiguous is sorted by blocks on the client
+  and its parts sent a few at a time: :func:`score_batches`);
 * **resamples**: the batches of halvings of :func:`~irstats.meta.splithalf.split_half` and
   :func:`~irstats.meta.predictive.predictive_power` and of samples of
   :func:`~irstats.meta.robustness.standardization_robustness` (drawn on the client, as in one
