@@ -10,6 +10,7 @@ from irstats.collection import Collection, EvalOptions, RunSet
 from irstats.errors import InputError
 from irstats.judgments import PADDING, Judgments, build_judgments, qrels_index, stack_runs
 from irstats.measures import Measure, parse_measure
+from irstats.measures.common import widest_first
 from irstats.scores import ScoreMatrix
 
 DEFAULT_MEASURES = ("AP", "nDCG@10", "P@10", "RR", "RBP(p=0.8)", "Rprec", "Bpref", "R@1000")
@@ -357,15 +358,6 @@ def evaluate(qrels, runs, measures: Iterable[str | Measure] | str = DEFAULT_MEAS
 
 #: Text per batch of runs: small enough to bound memory, large enough to keep both cores busy.
 BATCH_BYTES = 32 << 20
-
-
-def widest_first(measures: list[Measure]) -> list[Measure]:
-    """Measures in the order that sums their terms once: no cut-off first, then the deepest.
-
-    Measures sharing terms (P@5 … P@1000, R@k; AP, AP@k, SP) read one running sum, kept as
-    wide as the widest request so far (:func:`irstats.measures.common.accumulate`).
-    """
-    return sorted(measures, key=lambda m: -(m.cutoff if m.cutoff is not None else float("inf")))
 
 
 def _widen(array: np.ndarray, width: int, fill) -> np.ndarray:

@@ -455,7 +455,7 @@ def score_text(collection: "Collection", runset: "RunSet", options: "EvalOptions
     (:data:`BLOCK_CELLS`) cells at a time, each as wide as its longest list (a score does not
     depend on the width). Raises :class:`Declined` when the compiled reader does not take the
     text as it is (the caller reads the run whole, as one process does)."""
-    from irstats.evaluate import widest_first
+    from irstats.measures.common import widest_first
     from irstats.judgments import grade_dtype
 
     table = _table(collection, options)
@@ -499,7 +499,7 @@ def score_lists(collection: "Collection", runset: "RunSet", options: "EvalOption
                 topics: np.ndarray, measures: list) -> dict[str, np.ndarray]:
     """The scores of empty lists of run ``system`` on the qrels topics at ``topics``: what
     ``complete`` (-c) gives the topics a run lacks, a block of :data:`BLOCK_CELLS` at a time."""
-    from irstats.evaluate import widest_first
+    from irstats.measures.common import widest_first
     from irstats.judgments import grade_dtype
 
     lines = _QrelsLines.of(collection, options)

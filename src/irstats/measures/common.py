@@ -53,6 +53,15 @@ def accumulate(judgments, key, terms, depths: np.ndarray | None) -> np.ndarray:
     return np.take(cumulative, np.clip(depths, 1, width) - 1, axis=2)
 
 
+def widest_first(measures: list) -> list:
+    """Measures in the order that sums their terms once: no cut-off first, then the deepest.
+
+    Measures sharing terms (P@5 … P@1000, R@k; AP, AP@k, SP) read one running sum, kept as
+    wide as the widest request so far (:func:`accumulate`).
+    """
+    return sorted(measures, key=lambda m: -(m.cutoff if m.cutoff is not None else float("inf")))
+
+
 def per_topic(values) -> np.ndarray:
     """A per-topic (T,) or per-topic-and-depth (T, D) array shaped to broadcast against (S, T, D)."""
     values = np.asarray(values, dtype=np.float64)
