@@ -275,6 +275,109 @@ def test_direct_path_equals_the_general_path_or_leaves_the_run_to_it(case):
                                                          minlength=len(direct[0].topics)))
 
 
+# ------------------------------------------------- the compiled ranker on Python objects (issue 25)
+# QrelsTable.rank_objects ranks ir_measures' rows, dicts and frames in C; held equal to the
+# general path (frames through Evaluator), as the Python direct path is.
+
+from irstats.integrations.columns import compiled_ranking, ranked_judgments  # noqa: E402
+
+
+def _shaped(run_rows, shape: str):
+    """The run in one of ir_measures' shapes (a dict of dicts keeps each topic's first line of a docno)."""
+    if shape == "namedtuples":
+        return [ir_measures.ScoredDoc(*row) for row in run_rows]
+    if shape == "dataframes":
+        return pd.DataFrame(run_rows, columns=["query_id", "doc_id", "score"])
+    shaped: dict = {}
+    for topic, docno, score in run_rows:
+        shaped.setdefault(topic, {}).setdefault(docno, score)
+    return shaped
+
+
+def _compiled_tensor(qrels_rows, run, options: EvalOptions):
+    collection = qrels_collection(*zip(*qrels_rows))
+    ranked = compiled_ranking(collection, run, options)
+    return None if ranked is None else ranked_judgments(collection, ranked, options)
+
+
+def test_compiled_ranker_ranks_every_dl19_run_as_the_general_path(shared_data):
+    """Every DL 2019 run (all 37 in the full test budget) in each of ir_measures' three shapes:
+    the compiled ranker takes it and gives the general path's tensor under each option set."""
+    folder = shared_data / "trec-dl-2019-passage"
+    qrels = [(q.query_id, q.doc_id, q.relevance)
+             for q in ir_measures.read_trec_qrels(str(folder / "qrels.dl19-passage.txt"))]
+    general_collection = Collection.load(pd.DataFrame(qrels, columns=["query_id", "doc_id", "relevance"]))
+    paths = sorted((folder / "runs").glob("*.run.gz"))
+    assert len(paths) == 37
+    for path in spread(paths, 8):
+        rows = [tuple(r) for r in ir_measures.read_trec_run(str(path))]
+        frame = pd.DataFrame(rows, columns=["query_id", "doc_id", "score"])
+        for fields in OPTION_SETS:
+            options = EvalOptions(complete=True, **fields)
+            general = Evaluator(general_collection, options).judgments({"run": frame})
+            for shape in ("namedtuples", "dicts", "dataframes"):
+                compiled = _compiled_tensor(qrels, _shaped(rows, shape), options)
+                assert compiled is not None, (path.name, fields, shape)
+                _assert_same_tensor(compiled[0], general)
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(_cases(), st.sampled_from(["namedtuples", "dicts", "dataframes"]))
+@example(([("1", "a", 1), ("1", "b", 0)], [("1", "b", 0.30000001), ("1", "a", 0.30000002)],  # one score in float32
+          EvalOptions(complete=True, depth=None, score_dtype="float32")), "namedtuples")
+@example(([("1", "a", 1), ("2", "c", 2)], [("2", "a", 0.5), ("2", "b", 0.5), ("2", "c", 0.4), ("1", "b", 0.5),
+                                            ("1", "a", 0.5), ("2", "d", 0.3)], EvalOptions(complete=True, depth=2)),
+         "namedtuples")  # topic 2 in two blocks, ties, a depth cut
+def test_compiled_ranker_equals_the_general_path_or_leaves_the_run_to_it(case, shape):
+    """On generated qrels and runs, in each shape, the compiled ranker gives the general path's
+    tensor and lines per topic, or declines — only for what the general path refuses or orders
+    by its own rules (a document twice in a topic, a NaN or −0 score)."""
+    qrels, run, options = case
+    shaped = _shaped(run, shape)
+    if shape == "dicts":  # what the dict holds: each topic's lines, topic by topic
+        run = [(topic, docno, score) for topic, docs in shaped.items() for docno, score in docs.items()]
+    compiled = _compiled_tensor(qrels, shaped, options)
+    inside = [r for r in run if r[0] in {q[0] for q in qrels}]
+    repeated = len({r[:2] for r in inside}) != len(inside)
+    odd = any(math.isnan(r[2]) or (r[2] == 0 and math.copysign(1, r[2]) < 0) for r in inside)
+    if not inside:
+        assert compiled is not None and not compiled[1].any()
+        return
+    try:
+        _, general = _general_tensor(qrels, inside, options)
+    except (InputError, ValueError):
+        assert compiled is None
+        return
+    if compiled is None:
+        assert repeated or odd
+        return
+    assert not repeated
+    _assert_same_tensor(compiled[0], general)
+    np.testing.assert_array_equal(compiled[1], np.bincount([sorted({q[0] for q in qrels}).index(r[0])
+                                                            for r in inside], minlength=len(compiled[0].topics)))
+
+
+def test_compiled_ranker_declines_what_it_is_not_sure_of():
+    """Ids that are not text, scores that are not numbers (or are booleans), rows of mixed
+    types, a list whose rows lack a field: None, so the Python path and then the general path decide."""
+    from collections import namedtuple
+
+    qrels = [("1", "a", 1), ("1", "b", 0)]
+    options = EvalOptions(complete=True)
+    Other = namedtuple("Other", ["doc_id", "query_id", "score"])  # the same fields in another order
+    assert _compiled_tensor(qrels, [ir_measures.ScoredDoc(1, "a", 1.0)], options) is None
+    assert _compiled_tensor(qrels, [ir_measures.ScoredDoc("1", 7, 1.0)], options) is None
+    assert _compiled_tensor(qrels, [ir_measures.ScoredDoc("1", "a", "high")], options) is None
+    assert _compiled_tensor(qrels, [ir_measures.ScoredDoc("1", "a", True)], options) is None
+    assert _compiled_tensor(qrels, [ir_measures.ScoredDoc("1", "a", 1.0), Other("b", "1", 0.5)], options) is None
+    assert _compiled_tensor(qrels, [("1", "a", 1.0)], options) is None  # plain tuples: no field names
+    assert _compiled_tensor(qrels, {"1": {"a": None}}, options) is None
+    assert _compiled_tensor(qrels, [ir_measures.ScoredDoc("1", "a\x00", 1.0)], options) is None
+    # the fields are found by name, whatever their order
+    moved = _compiled_tensor(qrels, [Other("b", "1", 2.0), Other("a", "1", 1.0)], options)
+    assert moved is not None and moved[0].grades[0, 0, :2].tolist() == [0, 1]
+
+
 def test_every_input_shape_gives_pytrec_eval_values(dl19):
     """The direct path's three ways in — lists of namedtuples, dicts of dicts (pytrec_eval's
     shape) and DataFrames (PyTerrier's) — give pytrec_eval's values."""

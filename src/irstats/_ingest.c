@@ -727,28 +727,41 @@ static int rank_topics(Job *job, Entry *grouped, const Py_ssize_t *start, Py_ssi
     return ok;
 }
 
+/* The entries' first block and the list of topics outside the qrels, for `entries->capacity`
+ * entries. Returns 0 (failure) when memory runs out. */
+static int start_entries(Job *job, Entries *entries) {
+    entries->at = malloc(sizeof(Entry) * entries->capacity);
+    job->outside_cap = 16;
+    job->outside = malloc(sizeof(char *) * job->outside_cap);
+    job->outside_len = malloc(sizeof(Py_ssize_t) * job->outside_cap);
+    if (!entries->at || !job->outside || !job->outside_len) {
+        free(entries->at);
+        entries->at = NULL;
+        job->failure = FAILED_NO_MEMORY;
+        return 0;
+    }
+    return 1;
+}
+
+/* Phases 2 and 3 on the entries read (from a file's lines or from Python objects). */
+static int rank_entries(Job *job, Entries *entries) {
+    Entry *grouped = NULL;
+    Py_ssize_t *start = NULL;
+    int ok = (entries->n > 0 || job->allow_empty) /* no qrels topic at all: the careful reader says which */
+             && group_by_topic(job, entries, &grouped, &start)
+             && rank_topics(job, grouped, start, entries->n);
+    free(grouped);
+    free(start);
+    return ok;
+}
+
 /* The whole of rank() that runs without the GIL: touches no Python object. Returns 1 on
  * success, 0 when the careful reader must take the run or job->failure says what to raise. */
 static int ingest(Job *job) {
     Entries entries = {NULL, 0, job->size / 24 + 16};
-    entries.at = malloc(sizeof(Entry) * entries.capacity);
-    job->outside_cap = 16;
-    job->outside = malloc(sizeof(char *) * job->outside_cap);
-    job->outside_len = malloc(sizeof(Py_ssize_t) * job->outside_cap);
-    if (!entries.at || !job->outside || !job->outside_len) {
-        free(entries.at);
-        job->failure = FAILED_NO_MEMORY;
-        return 0;
-    }
-    Entry *grouped = NULL;
-    Py_ssize_t *start = NULL;
-    int ok = read_lines(job, &entries)
-             && (entries.n > 0 || job->allow_empty) /* no qrels topic at all: the careful reader says which */
-             && group_by_topic(job, &entries, &grouped, &start)
-             && rank_topics(job, grouped, start, entries.n);
-    free(entries.at); /* NULL when group_by_topic took the entries over as `grouped` */
-    free(grouped);
-    free(start);
+    if (!start_entries(job, &entries)) return 0;
+    int ok = read_lines(job, &entries) && rank_entries(job, &entries);
+    free(entries.at); /* NULL when group_by_topic took the entries over */
     return ok;
 }
 
@@ -767,6 +780,29 @@ static void raise_failure(const Job *job) {
     default:
         PyErr_NoMemory();
     }
+}
+
+/* rank()'s result: (n_lines, n_kept, grades, outside_topics) of a job that succeeded. */
+static PyObject *ranked_result(const Job *job) {
+    Py_ssize_t T = job->q->n_topics;
+    PyObject *outside = PyList_New(job->n_outside);
+    if (!outside) return NULL;
+    for (Py_ssize_t k = 0; k < job->n_outside; k++) {
+        PyObject *b = PyBytes_FromStringAndSize(job->outside[k], job->outside_len[k]);
+        if (!b) { Py_DECREF(outside); return NULL; }
+        PyList_SET_ITEM(outside, k, b);
+    }
+    return Py_BuildValue("(y#y#y#N)", (const char *)job->n_lines, (Py_ssize_t)(sizeof(int64_t) * T),
+                         (const char *)job->n_kept, (Py_ssize_t)(sizeof(int64_t) * T),
+                         (const char *)job->grades, (Py_ssize_t)(sizeof(int64_t) * job->n_grades), outside);
+}
+
+static void free_job(Job *job) {
+    free(job->n_lines);
+    free(job->n_kept);
+    free(job->grades);
+    free(job->outside);
+    free(job->outside_len);
 }
 
 /* table.rank(data: bytes, tag: bytes, depth: int, judged_only: bool, float32: bool, allow_empty: bool = False)
@@ -811,29 +847,133 @@ static PyObject *qrels_rank(QrelsTable *self, PyObject *args) {
         raise_failure(&job);
         goto done;
     }
-    if (!ok) {
-        result = Py_None;
-        Py_INCREF(result);
-        goto done;
-    }
-    PyObject *outside = PyList_New(job.n_outside);
-    if (!outside) goto done;
-    for (Py_ssize_t k = 0; k < job.n_outside; k++) {
-        PyObject *b = PyBytes_FromStringAndSize(job.outside[k], job.outside_len[k]);
-        if (!b) { Py_DECREF(outside); goto done; }
-        PyList_SET_ITEM(outside, k, b);
-    }
-    result = Py_BuildValue("(y#y#y#N)", (const char *)job.n_lines, (Py_ssize_t)(sizeof(int64_t) * T),
-                           (const char *)job.n_kept, (Py_ssize_t)(sizeof(int64_t) * T),
-                           (const char *)job.grades, (Py_ssize_t)(sizeof(int64_t) * job.n_grades), outside);
+    result = ok ? ranked_result(&job) : Py_NewRef(Py_None);
 done:
-    free(job.n_lines);
-    free(job.n_kept);
-    free(job.grades);
-    free(job.outside);
-    free(job.outside_len);
+    free_job(&job);
     PyBuffer_Release(&data);
     PyBuffer_Release(&tag);
+    return result;
+}
+
+/* One line given as Python objects: the topic and the docno as str, the score a float (or a
+ * subclass, as numpy's float64) or an int. Returns 1 (its entry added, or its topic noted as
+ * outside the qrels), 0 when this path declines it — and so the run: ids that are not str,
+ * a score that is not a number, many topics outside the qrels, and on a qrels topic a NUL
+ * byte in the docno or a NaN or -0 score — or -1 when memory
+ * runs out (job->failure). The entry points into the str's UTF-8 bytes: the caller's list
+ * holds the objects while the run is ranked. */
+static int add_object_line(Job *job, Entries *entries, TopicCache *last, PyObject *topic, PyObject *doc,
+                           PyObject *score) {
+    if (!PyUnicode_Check(topic) || !PyUnicode_Check(doc)) return 0;
+    Py_ssize_t topic_len, doc_len;
+    const char *topic_s = PyUnicode_AsUTF8AndSize(topic, &topic_len);
+    const char *doc_s = topic_s ? PyUnicode_AsUTF8AndSize(doc, &doc_len) : NULL;
+    if (!doc_s) { /* a lone surrogate has no UTF-8: the Python path decides */
+        PyErr_Clear();
+        return 0;
+    }
+    double value;
+    if (PyFloat_Check(score)) {
+        value = PyFloat_AS_DOUBLE(score);
+    } else if (PyLong_CheckExact(score)) {
+        value = PyLong_AsDouble(score);
+        if (value == -1.0 && PyErr_Occurred()) { PyErr_Clear(); return 0; }
+    } else {
+        return 0; /* bool, str, None, another number type: the Python path reads or refuses it */
+    }
+    int64_t index;
+    if (!topic_of(job, last, topic_s, topic_len, &index)) return 0;
+    if (index < 0) return 1; /* a topic the qrels lack: dropped whatever its line holds, as the Python path does */
+    if (memchr(doc_s, '\0', doc_len) || isnan(value) || (value == 0.0 && signbit(value))) return 0;
+    if (job->float32) value = (double)(float)value;
+    return add_entry(job, entries, index, doc_s, doc_len, value) ? 1 : -1;
+}
+
+/* table.rank_objects(rows, fields, topics, docnos, scores, float32) -> (n_lines, n_kept, grades,
+ * outside_topics) as rank(), or None when this path declines the run.
+ * The lines are `rows`, a list of tuples of one type (namedtuples too) with the topic, docno and
+ * score at the positions `fields`; or, with rows None, the lists `topics`, `docnos` and `scores`, one
+ * item a line. Every line of a topic is ranked and checked for a repeated document (no depth
+ * cut, nothing condensed: the caller does both, irstats.integrations.columns). Runs with the
+ * GIL held: the entries point into the caller's str objects. */
+static PyObject *qrels_rank_objects(QrelsTable *self, PyObject *args) {
+    if (!self->ready) {
+        PyErr_SetString(PyExc_RuntimeError, "QrelsTable.rank_objects(): the table was never built");
+        return NULL;
+    }
+    PyObject *rows, *topics, *docnos, *scores;
+    Py_ssize_t at[3];
+    int float32;
+    if (!PyArg_ParseTuple(args, "O(nnn)OOOp", &rows, &at[0], &at[1], &at[2], &topics, &docnos, &scores, &float32))
+        return NULL;
+    Py_ssize_t n, widest_field = 0;
+    for (int k = 0; k < 3; k++) {
+        if (at[k] < 0) Py_RETURN_NONE;
+        if (at[k] > widest_field) widest_field = at[k];
+    }
+    PyTypeObject *kind = NULL; /* every row of one type, so the fields are at the same positions */
+    if (rows != Py_None) {
+        if (!PyList_Check(rows)) Py_RETURN_NONE;
+        n = PyList_GET_SIZE(rows);
+        if (n) kind = Py_TYPE(PyList_GET_ITEM(rows, 0));
+    } else {
+        if (!PyList_Check(topics) || !PyList_Check(docnos) || !PyList_Check(scores)) Py_RETURN_NONE;
+        n = PyList_GET_SIZE(topics);
+        if (PyList_GET_SIZE(docnos) != n || PyList_GET_SIZE(scores) != n) Py_RETURN_NONE;
+    }
+    Job job;
+    memset(&job, 0, sizeof(job));
+    job.q = self;
+    job.depth = -1;
+    job.float32 = float32;
+    job.allow_empty = 1;
+    Py_ssize_t T = self->n_topics;
+    job.n_lines = calloc(T ? T : 1, sizeof(int64_t));
+    job.n_kept = calloc(T ? T : 1, sizeof(int64_t));
+    Entries entries = {NULL, 0, n + 16};
+    PyObject *result = NULL;
+    if (!job.n_lines || !job.n_kept || !start_entries(&job, &entries)) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    TopicCache last = {NULL, -1, -1};
+    int ok = 1;
+    for (Py_ssize_t i = 0; ok && i < n; i++) {
+        PyObject *topic, *doc, *score;
+        if (rows != Py_None) {
+            PyObject *row = PyList_GET_ITEM(rows, i);
+            if (Py_TYPE(row) != kind || !PyTuple_Check(row) || PyTuple_GET_SIZE(row) <= widest_field) {
+                ok = 0;
+                break;
+            }
+            topic = PyTuple_GET_ITEM(row, at[0]);
+            doc = PyTuple_GET_ITEM(row, at[1]);
+            score = PyTuple_GET_ITEM(row, at[2]);
+        } else {
+            topic = PyList_GET_ITEM(topics, i);
+            doc = PyList_GET_ITEM(docnos, i);
+            score = PyList_GET_ITEM(scores, i);
+        }
+        int added = add_object_line(&job, &entries, &last, topic, doc, score);
+        if (added < 0) {
+            raise_failure(&job);
+            goto done;
+        }
+        ok = added;
+    }
+    if (ok) {
+        for (Py_ssize_t i = entries.n > LOOKAHEAD ? entries.n - LOOKAHEAD : 0; i < entries.n; i++)
+            look_up(self, &entries.at[i]);
+        ok = rank_entries(&job, &entries);
+        if (job.failure) {
+            raise_failure(&job);
+            goto done;
+        }
+    }
+    result = ok ? ranked_result(&job) : Py_NewRef(Py_None);
+done:
+    free(entries.at);
+    free_job(&job);
     return result;
 }
 
@@ -1213,6 +1353,10 @@ static PyMethodDef qrels_methods[] = {
     {"rank", (PyCFunction)qrels_rank, METH_VARARGS,
      "rank(data, tag, depth, judged_only, float32, allow_empty=False) -> (n_lines, n_kept, grades, "
      "outside_topics) or None"},
+    {"rank_objects", (PyCFunction)qrels_rank_objects, METH_VARARGS,
+     "rank_objects(rows, fields, topics, docnos, scores, float32) -> (n_lines, n_kept, grades, outside_topics) "
+     "or None: a run given as Python objects (a list of tuples with the topic, docno and score at the positions "
+     "fields, or three lists), every line ranked, none cut"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -47,8 +47,7 @@ from __future__ import annotations
 
 import warnings
 from functools import lru_cache
-from itertools import repeat
-from operator import attrgetter, is_
+from operator import is_
 from typing import Any, Iterator
 
 try:
@@ -278,7 +277,9 @@ def _qrels_columns(qrels) -> tuple[list, list, Any] | None:
     """ir_measures' qrels (a dict of dicts, a DataFrame or a list of namedtuples) as columns
     ``(topics, docnos, grades)``, or None for anything else (ir_measures' converter then
     decides what it is)."""
-    return _columns(qrels, "relevance")
+    from irstats.integrations.columns import object_columns
+
+    return object_columns(qrels, "relevance")
 
 
 def _run_lines(run):
@@ -287,11 +288,11 @@ def _run_lines(run):
     are not numbers (the frame path reads or refuses them)."""
     import numpy as np
 
-    from irstats.integrations.columns import RunLines
+    from irstats.integrations.columns import RunLines, object_columns
 
     if isinstance(run, dict):
         return RunLines.of_dicts(run)
-    columns = _columns(run, "score")
+    columns = object_columns(run, "score")
     if columns is None:
         return None
     topics, docnos, scores = columns
@@ -299,31 +300,6 @@ def _run_lines(run):
     if scores.dtype.kind not in "fiu":
         return None
     return RunLines.of_lines(topics, docnos, scores)
-
-
-def _columns(data, value: str) -> tuple[list, list, Any] | None:
-    """``(query ids, doc ids, values)`` of a dict of dicts, a DataFrame (columns query_id,
-    doc_id, ``value``) or a list of namedtuples; None for another shape or a malformed one."""
-    try:
-        if isinstance(data, dict):
-            topics: list = []
-            docnos: list = []
-            values: list = []
-            for topic, docs in data.items():
-                if not isinstance(docs, dict):
-                    return None
-                topics += repeat(topic, len(docs))
-                docnos += docs
-                values += docs.values()
-            return topics, docnos, values
-        if hasattr(data, "itertuples"):  # a pandas DataFrame
-            return data["query_id"].tolist(), data["doc_id"].tolist(), data[value].to_numpy()
-        if isinstance(data, list):
-            return (list(map(attrgetter("query_id"), data)), list(map(attrgetter("doc_id"), data)),
-                    list(map(attrgetter(value), data)))
-    except (AttributeError, KeyError, TypeError, ValueError):
-        return None
-    return None
 
 
 class IrstatsEvaluator(providers.Evaluator):
@@ -428,16 +404,19 @@ class IrstatsEvaluator(providers.Evaluator):
         """The run's ScoreMatrix per measure, by mode, and the qrels topics it answers, by the
         direct path; None when that path does not take the run."""
         from irstats.evaluate import score_judgments
-        from irstats.integrations.columns import run_judgments
+        from irstats.integrations.columns import compiled_ranking, ranked_judgments, run_judgments
 
-        lines = _run_lines(run)
-        if lines is None:
+        # the modes differ in judged_only alone, which the tensor applies after the ranking
+        ranked = compiled_ranking(self.collection, run, self.options_for(False))
+        lines = _run_lines(run) if ranked is None else None
+        if ranked is None and lines is None:
             return None
         scores = []
         answered: set = set()
         for judged_only, positions in self.by_mode.items():
             options = self.options_for(judged_only)
-            made = run_judgments(self.collection, lines, options)
+            made = ranked_judgments(self.collection, ranked, options) if ranked is not None \
+                else run_judgments(self.collection, lines, options)
             if made is None:
                 return None
             judgments, per_topic = made
