@@ -13,7 +13,7 @@ from irstats.aggregate import (
     resolve_method,
 )
 from irstats.cli.common import parse_epsilon, scores_input
-from irstats.cli.main import cli
+from irstats.cli.group import cli
 from irstats.cli.output import OutputFile, emit_data, emit_result
 from irstats.errors import InputError
 

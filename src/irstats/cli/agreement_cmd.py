@@ -6,7 +6,7 @@ from __future__ import annotations
 import click
 import polars as pl
 
-from irstats.cli.main import cli
+from irstats.cli.group import cli
 from irstats.cli.output import OutputFile, emit_result, plot_size_option
 from irstats.result import FORMATS, FrameResult, Results
 

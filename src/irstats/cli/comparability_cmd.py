@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from irstats.cli.common import eval_options, load_scores
-from irstats.cli.main import cli
+from irstats.cli.group import cli
 from irstats.cli.output import OutputFile, emit_result, plot_size_option
 from irstats.errors import InputError
 from irstats.io.trec import read_names

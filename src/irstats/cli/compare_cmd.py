@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from irstats.cli.common import cluster_options, scores_input
-from irstats.cli.main import cli
+from irstats.cli.group import cli
 from irstats.cli.output import OutputFile, emit_result
 from irstats.errors import InputError
 from irstats.result import FORMATS

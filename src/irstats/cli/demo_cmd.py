@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from irstats.cli.main import cli
+from irstats.cli.group import cli
 from irstats.cli.output import OutputFolder
 from irstats.demo import make_demo_collection
 

@@ -6,7 +6,7 @@ import click
 import polars as pl
 
 from irstats.cli.common import scores_input
-from irstats.cli.main import cli
+from irstats.cli.group import cli
 from irstats.cli.output import OutputFile, emit_data
 from irstats.difficulty import DIFFICULTY_METHODS, topic_difficulty
 from irstats.errors import InputError

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Iterable, Iterator
 import click
 
 from irstats.cli.common import cluster_options, eval_options
-from irstats.cli.main import cli
+from irstats.cli.group import cli
 from irstats.cli.output import OutputFile
 from irstats.evaluate import DEFAULT_MEASURES, evaluate
 from irstats.trec_eval.printer import format_scores

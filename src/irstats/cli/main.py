@@ -1,9 +1,11 @@
-"""``irstats`` entry point: the command group, signals, error and warning handling.
+"""``irstats`` entry point: the list of commands, signals, error and warning handling.
 
-Start-up: this module imports only ``click`` and the standard library. Commands are
-listed in ``COMMANDS`` with their one-line help and imported on first use, so
-``irstats --help`` imports no command and ``irstats eval`` imports only ``eval``'s module
-(and through it numpy and polars, never scipy or matplotlib).
+Start-up: this module imports only the standard library; the click group
+(:mod:`irstats.cli.group`) is imported to run a command. Commands are listed in
+``COMMANDS`` with their one-line help and imported on first use, so ``irstats --help``
+imports no command and ``irstats eval`` imports only ``eval``'s module (and through it
+numpy, never polars, scipy or matplotlib on plain TREC files). ``irstats trec_eval`` parses
+trec_eval's options itself (:mod:`irstats.trec_eval.command`) and never imports click.
 
 Interrupts: when this process *is* irstats (the ``irstats`` script or ``python -m
 irstats``), SIGINT, SIGTERM and SIGHUP (a closed terminal) get one handler, installed
@@ -121,127 +123,22 @@ if _is_program():  # first thing: Ctrl-C during the imports below is handled too
 
 import warnings  # noqa: E402
 
-import click  # noqa: E402
-
-from irstats import __version__  # noqa: E402
-
-#: command name → ("module:attribute", first paragraph of its help), in the order of a study.
-#: The help text is what ``irstats --help`` shows without importing the command's module;
-#: tests/test_faults_startup.py checks that it matches the command's docstring.
-COMMANDS: dict[str, tuple[str, str]] = {
-    "demo": ("irstats.cli.demo_cmd:demo_command",
-             "Generate a synthetic test collection (50 topics, 30 runs, pooled graded qrels), evaluate it,\n"
-             "and write the full study report on it."),
-    "eval": ("irstats.cli.eval_cmd:eval_command",
-             "Evaluate RUN files (files, directories or globs; plain or gzip) against QRELS."),
-    "trec_eval": ("irstats.cli.trec_eval_cmd:trec_eval_command",
-                  "trec_eval 10's command line and output (alias trec_eval='irstats trec_eval')."),
-    "diversity": ("irstats.cli.diversity_cmd:diversity_command",
-                  "Diversity measures of RUN files against subtopic QRELS: α-nDCG, ERR-IA, NRBP, P-IA, StRecall."),
-    "preferences": ("irstats.cli.preferences_cmd:preferences_command",
-                    "Preference measures of RUN files against preference judgments PREFS (trec_eval's prefs_*)."),
-    "agreement": ("irstats.cli.agreement_cmd:agreement_command",
-                  "Agreement of two qrels (Cohen's κ, Krippendorff's α) and of the conclusions they lead to."),
-    "ppi": ("irstats.cli.ppi_cmd:ppi_command",
-            "Prediction-powered means from human labels on a few topics and cheap labels on all (PPI++)."),
-    "repro": ("irstats.cli.repro_cmd:repro_command",
-              "Did a reproduction reproduce? KTU, RBO, RMSE, ER, ΔRI and t-tests (Breuer et al., SIGIR 2020)."),
-    "aggregate": ("irstats.cli.aggregate_cmd:aggregate_command",
-                  "Aggregate per-topic SCORES into one value per system and measure."),
-    "standardize": ("irstats.cli.standardize_cmd:standardize_group",
-                    "Standardize per-topic scores: z = (x − mean_t)/sd_t over reference systems, then Φ(z)."),
-    "compare": ("irstats.cli.compare_cmd:compare_command",
-                "Compare every system with a baseline: means, differences and significance per measure."),
-    "anova": ("irstats.cli.anova_cmd:anova_command",
-              "ANOVA of the systems of per-topic SCORES: variation, df, variance, F, p, ω², Tukey HSD."),
-    "transforms": ("irstats.cli.transforms_cmd:transforms_command",
-                   "Which system comparisons change direction or significance when the scores are transformed."),
-    "risk": ("irstats.cli.risk_cmd:risk_command",
-             "Risk of every system against a baseline: URisk, TRisk, ZRisk and GeoRisk per measure."),
-    "topicset": ("irstats.cli.topicset_cmd:topicset_command",
-                 "Topics needed to detect a difference with a given power, from a variance or a score file."),
-    "power": ("irstats.cli.power_cmd:power_command",
-              "Achieved power and the topics needed, from a reported t or F or from per-topic scores."),
-    "difficulty": ("irstats.cli.difficulty_cmd:difficulty_command",
-                   "Print the difficulty of every topic (rows: topic measure difficulty) from per-topic SCORES."),
-    "splithalf": ("irstats.cli.splithalf_cmd:splithalf_command",
-                  "Split-half self-consistency of aggregation methods on per-topic SCORES."),
-    "predictive": ("irstats.cli.predictive_cmd:predictive_command",
-                   "Predictive power φ of measures: how well one measure's system ordering on half of\n"
-                   "the topics predicts another's on the other half (Webber et al., SIGIR 2008)."),
-    "robustness": ("irstats.cli.robustness_cmd:robustness_command",
-                   "Robustness of standardization to the number of standardizing systems (METHODS.md §5.3)."),
-    "comparability": ("irstats.cli.comparability_cmd:comparability_command",
-                      "Cross-collection comparability of raw, R-normalised and standardized scores "
-                      "(METHODS.md §5.4)."),
-    "volatility": ("irstats.cli.volatility_cmd:volatility_command",
-                   "Volatility over evaluation depth: scores of RUN files at depths k up to and past the pool depth."),
-    "report": ("irstats.cli.report_cmd:report_command",
-               "Write a complete evaluation study of RUNS against QRELS: HTML and Markdown."),
-}
-
-#: Commands that keep a process of their own busy on another core (the report draws its
-#: figures' PDFs in a forked child): the BLAS's thread pool would only contend with it for
-#: the cores — the report took 10% longer with it on 2 cores — and its products here are
-#: small. Set for the process (and so its children) unless the user set the variables.
-ONE_BLAS_THREAD = frozenset({"report"})
-_BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
-
-
-class IrstatsGroup(click.Group):
-    """Commands are imported when used: ``COMMANDS`` maps each name to ``module:attribute``
-    and its one-line help, so the group's help lists them all without importing any.
-    Listed in the order of a study; commands added with ``add_command`` come last."""
-
-    def list_commands(self, ctx):
-        return [*COMMANDS, *(name for name in self.commands if name not in COMMANDS)]
-
-    def get_command(self, ctx, cmd_name):
-        if cmd_name not in self.commands and cmd_name in COMMANDS:
-            import importlib
-
-            if cmd_name in ONE_BLAS_THREAD and "numpy" not in sys.modules:
-                for variable in _BLAS_THREADS:  # read once, when numpy loads its BLAS: so before
-                    os.environ.setdefault(variable, "1")
-            module, _, attribute = COMMANDS[cmd_name][0].partition(":")
-            command = getattr(importlib.import_module(module), attribute)
-            self.add_command(command, cmd_name)  # the module's @cli.command did so too; harmless
-        return self.commands.get(cmd_name)
-
-    def format_commands(self, ctx, formatter):
-        """As click's, but a command not imported yet shows the help stored in ``COMMANDS``."""
-        rows = []
-        for name in self.list_commands(ctx):
-            command = self.commands.get(name) or click.Command(name, help=COMMANDS[name][1])
-            if not command.hidden:
-                rows.append((name, command))
-        if rows:
-            limit = formatter.width - 6 - max(len(name) for name, _ in rows)
-            with formatter.section("Commands"):
-                formatter.write_dl([(name, command.get_short_help_str(limit)) for name, command in rows])
-
-
-@click.group(cls=IrstatsGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
-@click.version_option(__version__, "-V", "--version", prog_name="irstats")
-def cli():
-    """irstats: evaluate rankers as trec_eval does, then aggregate, test and meta-evaluate the scores.
-
-    \b
-    Start with the demo, which makes a synthetic collection and evaluates it:
-      irstats demo
-    Evaluate runs against qrels:
-      irstats eval qrels.txt runs/ -m AP -m nDCG@10 -m "RBP(p=0.8)"
-    """
-
-
-def load_commands() -> None:
-    """Import every command now (they are otherwise imported on first use)."""
-    for name in COMMANDS:
-        cli.get_command(None, name)
+from irstats.cli.commands import COMMANDS, ONE_BLAS_THREAD  # noqa: E402,F401 - read from here as before
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None):
-    click.echo(f"irstats: warning: {message}", err=True)
+    _say(f"irstats: warning: {message}")
+
+
+def __getattr__(name: str):
+    """The click group and its helpers (:mod:`irstats.cli.group`), imported when first asked
+    for: ``from irstats.cli.main import cli`` as ever, while the trec_eval drop-in, which
+    parses its own options, never imports click."""
+    if name in ("cli", "IrstatsGroup", "load_commands"):
+        from irstats.cli import group
+
+        return getattr(group, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _say(line: str) -> None:
@@ -254,9 +151,19 @@ def _say(line: str) -> None:
 
 def _invoke(argv: list[str] | None) -> int:
     """Parse and run one command; click's exceptions pass through (click's own ``main``
-    would print a blank line on Ctrl-C and exit 1 on a broken pipe)."""
+    would print a blank line on Ctrl-C and exit 1 on a broken pipe). ``irstats trec_eval``
+    parses trec_eval's options itself, so it goes straight to them: click is not imported."""
     args = list(sys.argv[1:] if argv is None else argv)
-    if os.environ.get("_IRSTATS_COMPLETE"):  # shell completion is click's business
+    completing = os.environ.get("_IRSTATS_COMPLETE")
+    if args[:1] == ["trec_eval"] and not completing:
+        from irstats.trec_eval.command import run
+
+        return run(args[1:])
+    import click
+
+    from irstats.cli.group import cli
+
+    if completing:  # shell completion is click's business
         return cli.main(args=args, prog_name="irstats", standalone_mode=False) or 0
     try:
         with cli.make_context("irstats", args) as ctx:
@@ -266,17 +173,26 @@ def _invoke(argv: list[str] | None) -> int:
     return result if isinstance(result, int) and not isinstance(result, bool) else 0
 
 
+def _click_exit(exc: Exception) -> int | None:
+    """The exit code of one of click's exceptions (shown as click shows it), or None for any
+    other exception; a prompt interrupted is the interrupt."""
+    click = sys.modules.get("click")
+    if click is None:
+        return None
+    if isinstance(exc, click.exceptions.Abort):
+        raise KeyboardInterrupt from None
+    if isinstance(exc, click.exceptions.ClickException):
+        exc.show()
+        return exc.exit_code
+    return None
+
+
 def _run(argv: list[str] | None) -> int:
     """The command's exit code; every error becomes one line on stderr, never a traceback."""
     from irstats.errors import IrstatsError, ResourceError
 
     try:
         return _invoke(argv)
-    except click.exceptions.Abort:  # a prompt interrupted
-        raise KeyboardInterrupt from None
-    except click.exceptions.ClickException as exc:
-        exc.show()
-        return exc.exit_code
     except IrstatsError as exc:
         _say(f"irstats: error: {exc}")
         return exc.exit_code
@@ -293,6 +209,9 @@ def _run(argv: list[str] | None) -> int:
         _say(f"irstats: error: {error}")
         return error.exit_code
     except Exception as exc:  # noqa: BLE001 - the contract: never a traceback
+        code = _click_exit(exc)  # click's own errors (a bad option) are not irstats' to word
+        if code is not None:
+            return code
         if os.environ.get("IRSTATS_DEBUG"):
             raise
         _say(f"irstats: internal error: {type(exc).__name__}: {exc} (set IRSTATS_DEBUG=1 for a traceback)")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import click
 
 from irstats.cli.common import cluster_options, halving_options, parse_epsilon, scores_input
-from irstats.cli.main import cli
+from irstats.cli.group import cli
 from irstats.cli.output import OutputFile, emit_result, plot_size_option
 from irstats.errors import InputError
 from irstats.meta.predictive import (

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from irstats.cli.common import eval_options
-from irstats.cli.main import cli
+from irstats.cli.group import cli
 from irstats.cli.output import OutputFolder
 from irstats.report import DEFAULT_REPORT_MEASURES, build_report
 from irstats.io.trec import read_names

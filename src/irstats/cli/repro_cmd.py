@@ -6,7 +6,7 @@ from __future__ import annotations
 import click
 
 from irstats.cli.common import eval_options
-from irstats.cli.main import cli
+from irstats.cli.group import cli
 from irstats.cli.output import OutputFile, emit_result, plot_size_option
 
 REPRO_EPILOG = """

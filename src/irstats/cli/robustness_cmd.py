@@ -6,7 +6,7 @@ import click
 
 from irstats.cli.common import cluster_options, scores_input
 from irstats.cli.experiment_common import parse_int_list
-from irstats.cli.main import cli
+from irstats.cli.group import cli
 from irstats.cli.output import OutputFile, emit_result, plot_size_option
 from irstats.errors import InputError, some
 from irstats.io.trec import read_names

@@ -6,7 +6,7 @@ import click
 
 from irstats.aggregate import METHODS
 from irstats.cli.common import cluster_options, halving_options, parse_epsilon, scores_input
-from irstats.cli.main import cli
+from irstats.cli.group import cli
 from irstats.cli.output import OutputFile, emit_result, plot_size_option
 from irstats.errors import InputError
 from irstats.meta.splithalf import DEFAULT_METHODS, SWEEP_EPSILONS, split_half

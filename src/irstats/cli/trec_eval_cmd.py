@@ -1,62 +1,14 @@
-"""``irstats trec_eval``: trec_eval 10's command line, and its output byte for byte.
-
-``alias trec_eval='irstats trec_eval'``: the options are trec_eval's, parsed as its
-getopt_long does (options and the two file names in any order; ``-l2`` and ``-l 2`` alike;
-``-m`` repeated), and the printed lines are trec_eval's. Exit codes follow trec_eval: 1 for
-a bad option or measure, 2 for a file it cannot read, 4 for a qrels topic without results
-(unless -c).
-"""
+"""``irstats trec_eval`` as a click command (for ``irstats --help`` and callers of the click
+group); the command line itself is :mod:`irstats.trec_eval.command`'s, which
+:func:`irstats.cli.main.main` calls without click."""
 
 from __future__ import annotations
 
-import getopt
 import sys
 
 import click
 
-from irstats.cli.main import cli
-from irstats.errors import InputError
-
-USAGE = """Usage: irstats trec_eval [-h] [-q] [-m measure[.params]] [-c] [-n] [-l <num>] [-M <num>] [-J]
-                         [-R trec_qrels] [-T trec_results] [-v] trec_rel_file trec_top_file
-
-trec_eval 10's command line, computed by irstats; the output is trec_eval's, byte for byte.
-
-  -q          print the measures of every topic, then the summary ('all')
-  -m MEASURE  a trec_eval measure, e.g. map, P.5,10, ndcg_cut.10, iprec_at_recall..2,.8;
-              or a nickname: official (default), all_trec, set, qrels_jg, prefs,
-              all_prefs. Repeatable.
-  -c          average over every qrels topic (a topic without results scores 0)
-  -n          no summary lines
-  -l NUM      relevance level: grade >= NUM is relevant (default 1)
-  -M NUM      evaluate the first NUM documents per topic (default: all)
-  -J          judged documents only (unjudged ones removed from the ranking)
-  -R, -T      input formats: -R trec_qrels (default), qrels_jg, prefs, qrels_prefs;
-              -T trec_results
-  -v          print the version
-  -N NUM      the number of documents in the collection (utility's d term)
-  -Z FILE     print z-scores: each topic's value standardized by FILE's 'qid measure mean sd'
-  -R qrels_jg judgment-group qrels (qid jg docno rel): the *_avgjg measures average over groups
-  -R prefs    preference judgments (qid jg jsg docno level) for the prefs_* measures
-              (-m prefs, -m all_prefs); -R qrels_prefs reads a qrels file as preferences
-Examples:
-  alias trec_eval='irstats trec_eval'
-  trec_eval -q -m all_trec qrels.txt run.txt
-  trec_eval -q -R prefs -m all_prefs prefs.txt run.txt
-"""
-
-REL_FORMATS = ("trec_qrels", "qrels_jg", "prefs", "qrels_prefs")
-SHORT_OPTIONS = "hvqm:cl:nD:JN:M:R:T:oZ:"
-
-
-def _number(option: str, text: str) -> int:
-    """An option's number as trec_eval's atol reads it ("1e20" → 1; past a long: clamped)."""
-    from irstats.trec_eval.table import _atol
-
-    try:
-        return _atol(text)
-    except ValueError:
-        raise InputError(f"option {option} takes a whole number, not {text!r}") from None
+from irstats.cli.group import cli
 
 
 @cli.command("trec_eval", context_settings={"ignore_unknown_options": True, "allow_extra_args": True,
@@ -64,70 +16,8 @@ def _number(option: str, text: str) -> int:
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 def trec_eval_command(args):
     """trec_eval 10's command line and output (alias trec_eval='irstats trec_eval')."""
-    from irstats.trec_eval.output import TrecEvalFailure, trec_eval_chunks
+    from irstats.trec_eval.command import run
 
-    if "--help" in args:
-        click.echo(USAGE, nl=False)
-        return
-    try:
-        options, operands = getopt.gnu_getopt(list(args), SHORT_OPTIONS)
-    except getopt.GetoptError as exc:
-        click.echo(f"irstats trec_eval: {exc.msg}\n{USAGE}", err=True, nl=False)
-        sys.exit(1)
-    settings = {"measures": [], "per_topic": False, "summary_lines": True, "complete": False, "rel_level": 1,
-                "depth": None, "judged_only": False, "num_docs": 0, "zscores": None, "rel_format": "trec_qrels"}
-    for option, value in options:
-        if option == "-h":
-            click.echo(USAGE, nl=False)
-            return
-        if option == "-v":
-            click.echo("trec_eval version 10.0 (irstats)", err=True)
-            return
-        if option == "-q":
-            settings["per_topic"] = True
-        elif option == "-m":
-            settings["measures"].append(value)
-        elif option == "-c":
-            settings["complete"] = True
-        elif option == "-n":
-            settings["summary_lines"] = False
-        elif option == "-l":
-            settings["rel_level"] = _number("-l", value)
-        elif option == "-M":
-            settings["depth"] = _number("-M", value)
-        elif option == "-J":
-            settings["judged_only"] = True
-        elif option == "-R" and value not in REL_FORMATS or option == "-T" and value != "trec_results":
-            raise InputError(f"input format {value!r} ({option}) is not read by irstats trec_eval; "
-                             f"-R takes {', '.join(REL_FORMATS)} and -T trec_results")
-        elif option == "-R":
-            settings["rel_format"] = value
-        elif option == "-N":
-            settings["num_docs"] = _number("-N", value)
-        elif option == "-Z":
-            settings["zscores"] = value
-        # -D (debug) and -o (obsolete) change nothing in the output
-    if len(operands) != 2:
-        click.echo(USAGE, err=True, nl=False)
-        sys.exit(1)
-    from irstats.trec_eval.table import requested
-
-    try:
-        requested(settings["measures"], settings["num_docs"])
-    except InputError as exc:  # trec_eval: "illegal measure", exit 1
-        click.echo(f"trec_eval: {exc.message}", err=True)
-        sys.exit(1)
-    try:  # printed a block of topics at a time: 10^5 topics are never held as one text
-        for chunk in trec_eval_chunks(operands[0], operands[1], settings.pop("measures"), **settings):
-            _write(chunk)
-    except TrecEvalFailure as exc:  # trec_eval stops with exit 4 on a topic, after the lines before it
-        click.echo(f"trec_eval: {exc.message}", err=True)
-        sys.exit(4)
-
-
-def _write(text: str) -> None:
-    """The output as trec_eval's bytes: ids are held as Latin-1 text of the bytes read
-    (irstats.io.trec.as_text), so Latin-1 gives the very bytes back."""
-    sys.stdout.flush()
-    sys.stdout.buffer.write(text.encode("latin-1"))
-    sys.stdout.buffer.flush()
+    code = run(list(args))
+    if code:
+        sys.exit(code)

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from irstats.cli.common import cluster_options, eval_options
-from irstats.cli.main import cli
+from irstats.cli.group import cli
 from irstats.cli.output import OutputFile, emit_result, plot_size_option
 from irstats.depth.pooling import given_pool, simulate_pool
 from irstats.depth.sweep import DEFAULT_SWEEP_MEASURES, UNJUDGED_FORMS, sweep

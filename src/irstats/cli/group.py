@@ -1,0 +1,67 @@
+"""The ``irstats`` click group: commands imported when first used.
+
+Kept apart from :mod:`irstats.cli.main` (signals, errors, the entry point) so that a command
+that parses its own options — ``irstats trec_eval`` — starts without importing click.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+from irstats import __version__
+from irstats.cli.commands import BLAS_THREAD_VARIABLES, COMMANDS, ONE_BLAS_THREAD
+
+
+class IrstatsGroup(click.Group):
+    """Commands are imported when used: ``COMMANDS`` maps each name to ``module:attribute``
+    and its one-line help, so the group's help lists them all without importing any.
+    Listed in the order of a study; commands added with ``add_command`` come last."""
+
+    def list_commands(self, ctx):
+        return [*COMMANDS, *(name for name in self.commands if name not in COMMANDS)]
+
+    def get_command(self, ctx, cmd_name):
+        if cmd_name not in self.commands and cmd_name in COMMANDS:
+            import importlib
+
+            if cmd_name in ONE_BLAS_THREAD and "numpy" not in sys.modules:
+                for variable in BLAS_THREAD_VARIABLES:  # read once, when numpy loads its BLAS: so before
+                    os.environ.setdefault(variable, "1")
+            module, _, attribute = COMMANDS[cmd_name][0].partition(":")
+            command = getattr(importlib.import_module(module), attribute)
+            self.add_command(command, cmd_name)  # the module's @cli.command did so too; harmless
+        return self.commands.get(cmd_name)
+
+    def format_commands(self, ctx, formatter):
+        """As click's, but a command not imported yet shows the help stored in ``COMMANDS``."""
+        rows = []
+        for name in self.list_commands(ctx):
+            command = self.commands.get(name) or click.Command(name, help=COMMANDS[name][1])
+            if not command.hidden:
+                rows.append((name, command))
+        if rows:
+            limit = formatter.width - 6 - max(len(name) for name, _ in rows)
+            with formatter.section("Commands"):
+                formatter.write_dl([(name, command.get_short_help_str(limit)) for name, command in rows])
+
+
+@click.group(cls=IrstatsGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(__version__, "-V", "--version", prog_name="irstats")
+def cli():
+    """irstats: evaluate rankers as trec_eval does, then aggregate, test and meta-evaluate the scores.
+
+    \b
+    Start with the demo, which makes a synthetic collection and evaluates it:
+      irstats demo
+    Evaluate runs against qrels:
+      irstats eval qrels.txt runs/ -m AP -m nDCG@10 -m "RBP(p=0.8)"
+    """
+
+
+def load_commands() -> None:
+    """Import every command now (they are otherwise imported on first use)."""
+    for name in COMMANDS:
+        cli.get_command(None, name)
