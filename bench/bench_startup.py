@@ -14,8 +14,9 @@ of medians when the machine's speed drifts).
     python bench/bench_startup.py --repeat 15 --markdown
     python bench/bench_startup.py --src /tmp/old/src --json bench/results/startup-before.json
 
-Commands (``python`` is this interpreter; irstats runs as ``python -m irstats`` with
-``--src`` — default this checkout's ``src/`` — first on ``PYTHONPATH``):
+Commands (``python`` is this interpreter; irstats runs as pip's ``irstats`` script does —
+``python -c`` with its two lines, :data:`CONSOLE_SCRIPT` — with ``--src``, default this
+checkout's ``src/``, first on ``PYTHONPATH``; ``python -m irstats trec_eval`` is timed too):
 
 * ``python -c pass``: the interpreter and ``site`` alone;
 * ``python -c "import numpy"``: the baseline; ``python -c "import numpy, polars"`` for reference;
@@ -137,15 +138,24 @@ def find_trec_eval(given: str | None) -> str | None:
     return path if path and os.access(path, os.X_OK) else None
 
 
+#: What pip's ``irstats`` script runs (``from irstats.cli.main import main; sys.exit(main())``),
+#: as ``python -c`` so that ``--src`` is what is timed: the command a user types. ``python -m
+#: irstats`` is timed beside it: under CPython 3.11 its runpy frames put the import machinery's
+#: calls at a depth where the interpreter maps and unmaps a 16 kB frame-stack chunk at every call
+#: (~800 times, ~20 ms: see bench/README.md).
+CONSOLE_SCRIPT = "import sys; sys.argv[0] = 'irstats'; from irstats.cli.main import main; sys.exit(main())"
+
+
 def commands(scores: Path, splits: int, trec_eval: str | None = None,
              dl19: tuple[Path, list[Path]] | None = None) -> dict[str, list[str]]:
     py = sys.executable
+    irstats = [py, "-c", CONSOLE_SCRIPT]
     method_args = [a for m in METHODS for a in ("--method", m)]
     binary = {"trec_eval binary (trec_eval test files)": [trec_eval, str(SHARED / "qrels.test"),
                                                            str(SHARED / "results.test")]} if trec_eval else {}
     loops = {}
     if dl19 is not None:
-        loops[f"irstats trec_eval, {LOOP}"] = shell_loop([py, "-m", "irstats", "trec_eval"], *dl19)
+        loops[f"irstats trec_eval, {LOOP}"] = shell_loop([*irstats, "trec_eval"], *dl19)
         if trec_eval:
             loops[f"trec_eval binary, {LOOP}"] = shell_loop([trec_eval], *dl19)
     return {
@@ -153,12 +163,14 @@ def commands(scores: Path, splits: int, trec_eval: str | None = None,
         BASELINE: [py, "-c", "import numpy"],
         "import numpy, polars": [py, "-c", "import numpy, polars"],
         **binary,
-        "irstats --help": [py, "-m", "irstats", "--help"],
-        "irstats eval (trec_eval test files)": [py, "-m", "irstats", "eval", str(SHARED / "qrels.test"),
+        "irstats --help": [*irstats, "--help"],
+        "irstats eval (trec_eval test files)": [*irstats, "eval", str(SHARED / "qrels.test"),
                                                 str(SHARED / "results.test")],
-        "irstats trec_eval (trec_eval test files)": [py, "-m", "irstats", "trec_eval", str(SHARED / "qrels.test"),
+        "irstats trec_eval (trec_eval test files)": [*irstats, "trec_eval", str(SHARED / "qrels.test"),
                                                      str(SHARED / "results.test")],
-        f"irstats splithalf ({splits:,} × 4 methods, 100 × 50)": [py, "-m", "irstats", "splithalf", str(scores),
+        "python -m irstats trec_eval (trec_eval test files)": [py, "-m", "irstats", "trec_eval",
+                                                               str(SHARED / "qrels.test"), str(SHARED / "results.test")],
+        f"irstats splithalf ({splits:,} × 4 methods, 100 × 50)": [*irstats, "splithalf", str(scores),
                                                                   "-m", "AP", *method_args, "-n", str(splits), "-q"],
         **loops,
     }

@@ -28,7 +28,6 @@ bm\\_25 & 0.2500 \\\\
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Mapping, Sequence
@@ -387,6 +386,8 @@ def render(frame: pl.DataFrame, fmt: str = "table", *, title: str | None = None,
     if fmt == "json":
         rows = [{k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in r.items()}
                 for r in frame.to_dicts()]
+        import json  # here: the start-up of every command that prints text imports render
+
         return json.dumps(rows, indent=1, default=str) + "\n"
     header, rows, right = cells(frame, formats, digits)
     if fmt == "table":
