@@ -325,6 +325,8 @@ def test_compiled_ranker_ranks_every_dl19_run_as_the_general_path(shared_data):
 @given(_cases(), st.sampled_from(["namedtuples", "dicts", "dataframes"]))
 @example(([("1", "a", 1), ("1", "b", 0)], [("1", "b", 0.30000001), ("1", "a", 0.30000002)],  # one score in float32
           EvalOptions(complete=True, depth=None, score_dtype="float32")), "namedtuples")
+@example(([("1", "a", 1), ("1", "b", 0)], [("1", "b", 0.30000001), ("1", "a", 0.30000002)],
+          EvalOptions(complete=True, depth=None, score_dtype="float32")), "dicts")
 @example(([("1", "a", 1), ("2", "c", 2)], [("2", "a", 0.5), ("2", "b", 0.5), ("2", "c", 0.4), ("1", "b", 0.5),
                                             ("1", "a", 0.5), ("2", "d", 0.3)], EvalOptions(complete=True, depth=2)),
          "namedtuples")  # topic 2 in two blocks, ties, a depth cut
@@ -372,6 +374,8 @@ def test_compiled_ranker_declines_what_it_is_not_sure_of():
     assert _compiled_tensor(qrels, [ir_measures.ScoredDoc("1", "a", 1.0), Other("b", "1", 0.5)], options) is None
     assert _compiled_tensor(qrels, [("1", "a", 1.0)], options) is None  # plain tuples: no field names
     assert _compiled_tensor(qrels, {"1": {"a": None}}, options) is None
+    assert _compiled_tensor(qrels, {"1": [("a", 1.0)]}, options) is None  # not a dict of dicts
+    assert _compiled_tensor(qrels, {1: {"a": 1.0}}, options) is None
     assert _compiled_tensor(qrels, [ir_measures.ScoredDoc("1", "a\x00", 1.0)], options) is None
     # the fields are found by name, whatever their order
     moved = _compiled_tensor(qrels, [Other("b", "1", 2.0), Other("a", "1", 1.0)], options)

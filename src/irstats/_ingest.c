@@ -892,7 +892,8 @@ static int add_object_line(Job *job, Entries *entries, TopicCache *last, PyObjec
 /* table.rank_objects(rows, fields, topics, docnos, scores, float32) -> (n_lines, n_kept, grades,
  * outside_topics) as rank(), or None when this path declines the run.
  * The lines are `rows`, a list of tuples of one type (namedtuples too) with the topic, docno and
- * score at the positions `fields`; or, with rows None, the lists `topics`, `docnos` and `scores`, one
+ * score at the positions `fields`, or a dict of dicts {topic: {docno: score}} (fields unused);
+ * or, with rows None, the lists `topics`, `docnos` and `scores`, one
  * item a line. Every line of a topic is ranked and checked for a repeated document (no depth
  * cut, nothing condensed: the caller does both, irstats.integrations.columns). Runs with the
  * GIL held: the entries point into the caller's str objects. */
@@ -912,7 +913,15 @@ static PyObject *qrels_rank_objects(QrelsTable *self, PyObject *args) {
         if (at[k] > widest_field) widest_field = at[k];
     }
     PyTypeObject *kind = NULL; /* every row of one type, so the fields are at the same positions */
-    if (rows != Py_None) {
+    if (rows != Py_None && PyDict_Check(rows)) { /* {topic: {docno: score}}: its lines counted first */
+        n = 0;
+        Py_ssize_t at_topic = 0;
+        PyObject *topic, *docs;
+        while (PyDict_Next(rows, &at_topic, &topic, &docs)) {
+            if (!PyDict_Check(docs)) Py_RETURN_NONE;
+            n += PyDict_GET_SIZE(docs);
+        }
+    } else if (rows != Py_None) {
         if (!PyList_Check(rows)) Py_RETURN_NONE;
         n = PyList_GET_SIZE(rows);
         if (n) kind = Py_TYPE(PyList_GET_ITEM(rows, 0));
@@ -938,28 +947,45 @@ static PyObject *qrels_rank_objects(QrelsTable *self, PyObject *args) {
     }
     TopicCache last = {NULL, -1, -1};
     int ok = 1;
-    for (Py_ssize_t i = 0; ok && i < n; i++) {
-        PyObject *topic, *doc, *score;
-        if (rows != Py_None) {
-            PyObject *row = PyList_GET_ITEM(rows, i);
-            if (Py_TYPE(row) != kind || !PyTuple_Check(row) || PyTuple_GET_SIZE(row) <= widest_field) {
-                ok = 0;
-                break;
+    if (rows != Py_None && PyDict_Check(rows)) {
+        Py_ssize_t at_topic = 0;
+        PyObject *topic, *docs;
+        while (ok && PyDict_Next(rows, &at_topic, &topic, &docs)) {
+            Py_ssize_t at_doc = 0;
+            PyObject *doc, *score;
+            while (ok && PyDict_Next(docs, &at_doc, &doc, &score)) {
+                int added = add_object_line(&job, &entries, &last, topic, doc, score);
+                if (added < 0) {
+                    raise_failure(&job);
+                    goto done;
+                }
+                ok = added;
             }
-            topic = PyTuple_GET_ITEM(row, at[0]);
-            doc = PyTuple_GET_ITEM(row, at[1]);
-            score = PyTuple_GET_ITEM(row, at[2]);
-        } else {
-            topic = PyList_GET_ITEM(topics, i);
-            doc = PyList_GET_ITEM(docnos, i);
-            score = PyList_GET_ITEM(scores, i);
         }
-        int added = add_object_line(&job, &entries, &last, topic, doc, score);
-        if (added < 0) {
-            raise_failure(&job);
-            goto done;
+    } else {
+        for (Py_ssize_t i = 0; ok && i < n; i++) {
+            PyObject *topic, *doc, *score;
+            if (rows != Py_None) {
+                PyObject *row = PyList_GET_ITEM(rows, i);
+                if (Py_TYPE(row) != kind || !PyTuple_Check(row) || PyTuple_GET_SIZE(row) <= widest_field) {
+                    ok = 0;
+                    break;
+                }
+                topic = PyTuple_GET_ITEM(row, at[0]);
+                doc = PyTuple_GET_ITEM(row, at[1]);
+                score = PyTuple_GET_ITEM(row, at[2]);
+            } else {
+                topic = PyList_GET_ITEM(topics, i);
+                doc = PyList_GET_ITEM(docnos, i);
+                score = PyList_GET_ITEM(scores, i);
+            }
+            int added = add_object_line(&job, &entries, &last, topic, doc, score);
+            if (added < 0) {
+                raise_failure(&job);
+                goto done;
+            }
+            ok = added;
         }
-        ok = added;
     }
     if (ok) {
         for (Py_ssize_t i = entries.n > LOOKAHEAD ? entries.n - LOOKAHEAD : 0; i < entries.n; i++)
@@ -1356,7 +1382,7 @@ static PyMethodDef qrels_methods[] = {
     {"rank_objects", (PyCFunction)qrels_rank_objects, METH_VARARGS,
      "rank_objects(rows, fields, topics, docnos, scores, float32) -> (n_lines, n_kept, grades, outside_topics) "
      "or None: a run given as Python objects (a list of tuples with the topic, docno and score at the positions "
-     "fields, or three lists), every line ranked, none cut"},
+     "fields, a dict of dicts, or three lists), every line ranked, none cut"},
     {NULL, NULL, 0, NULL},
 };
 

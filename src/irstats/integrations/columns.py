@@ -210,6 +210,8 @@ def compiled_ranking(collection: Collection, run, options: EvalOptions) -> tuple
             return None
         at = (fields.index("query_id"), fields.index("doc_id"), fields.index("score"))
         ranked = table.rank_objects(run, at, None, None, None, float32)
+    elif isinstance(run, dict):  # pytrec_eval's shape, read in C as it stands
+        ranked = table.rank_objects(run, (0, 0, 0), None, None, None, float32)
     else:
         columns = object_columns(run, "score")
         if columns is None:
