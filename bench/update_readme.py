@@ -382,13 +382,19 @@ def main(paths: list[str]) -> None:
     smaller = {name: [r for r in rs if r is not results[name]] for name, rs in by_workload.items()}
     if not results:
         return
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                            cwd=ROOT).stdout.strip()
+    # the date and commit the runs were measured at (in their JSON), else today's and HEAD's
+    measured = {(r.get("date"), r.get("commit")) for r in results.values()}
+    if len(measured) == 1 and None not in next(iter(measured)):
+        when, commit = next(iter(measured))
+    else:
+        when = date.today()
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                                cwd=ROOT).stdout.strip()
     wide = _by_tool(results["wide"])
     ir = wide["irstats"]
     lines = [f"Evaluating AP, nDCG@10, P@10, RR and RBP(p=0.8) for {results['wide']['runs']} runs × 50 topics × "
              f"1,000 documents (the `wide` workload), reading of the files included, median of "
-             f"{results['wide']['repeat']} on this 2-core machine ({date.today()}, commit {commit}):", "",
+             f"{results['wide']['repeat']} on this 2-core machine ({when}, commit {commit}):", "",
              "| tool | median s | peak MiB | irstats is faster by |", "|---|---:|---:|---:|",
              f"| irstats | {ir['eval_s']:.2f} | {ir['peak_rss_mib']:.0f} | |"]
     for tool, label in PEERS:
@@ -411,7 +417,7 @@ def main(paths: list[str]) -> None:
             lines += ["", f"`{name}` ({what or str(results[name]['runs']) + ' runs'}): {parts}."]
     _replace(ROOT / "README.md", "\n".join(lines))
 
-    blocks = [f"Measured on {date.today()} at commit {commit}, one workload after the other, with "
+    blocks = [f"Measured on {when} at commit {commit}, one workload after the other, with "
               "`python bench/bench_eval.py --workload W --repeat R --markdown --json FILE` and written here by "
               "`python bench/update_readme.py`."]
     for name, result in [(n, r) for n, rs in by_workload.items() for r in sorted(rs, key=lambda r: -r["runs"])]:
