@@ -6,14 +6,12 @@ a cluster is refused in one line; an unreachable scheduler is one line and exit 
 
 from __future__ import annotations
 
-import logging
 import subprocess
 import sys
 import time
 
 import numpy as np
 import pytest
-from distributed import Client, LocalCluster
 from polars.testing import assert_frame_equal
 
 import irstats
@@ -27,21 +25,7 @@ from irstats.meta.splithalf import split_half
 from irstats.stats.compare import compare, compare_pairs
 from irstats.stats.effects import bootstrap_mean_intervals
 from tests.conftest import run_cli
-
-
-@pytest.fixture(scope="module")
-def cluster():
-    cluster = LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None,
-                           silence_logs=logging.CRITICAL, scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
-    yield cluster
-    cluster.close()
-
-
-@pytest.fixture(scope="module")
-def client(cluster):
-    client = Client(cluster, set_as_default=False)
-    yield client
-    client.close()
+from tests.dask_cluster import client, cluster  # noqa: F401 - the real cluster these tests run on
 
 
 @pytest.fixture(scope="module")

@@ -11,37 +11,21 @@ few hundred kB is cut into dozens of blocks."""
 from __future__ import annotations
 
 import gzip
-import logging
 import random
 import warnings
 
 import numpy as np
 import pytest
-from distributed import Client, LocalCluster
 
 import irstats
 from irstats import distributed as on_dask
 from irstats import ingest
 from irstats.measures.registry import all_trec
 from tests.conftest import run_cli
+from tests.dask_cluster import client, cluster  # noqa: F401 - the real cluster these tests run on
 from tests.reference import reference_evaluate
 
 MEASURES = [*all_trec(), "nDCG_rel", "Compat(p=0.95)", "INST", "RBP(p=0.95)", "ERR@20", "infAP"]
-
-
-@pytest.fixture(scope="module")
-def cluster():
-    cluster = LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None,
-                           silence_logs=logging.CRITICAL, scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
-    yield cluster
-    cluster.close()
-
-
-@pytest.fixture(scope="module")
-def client(cluster):
-    client = Client(cluster, set_as_default=False)
-    yield client
-    client.close()
 
 
 @pytest.fixture(scope="module")
