@@ -305,6 +305,32 @@ def test_broken_pipe_exits_0_quietly(run_folder):
     assert err == ""
 
 
+@pytest.mark.parametrize("args, code", [(["trec_eval", "{qrels}", "{run}"], 0), (["eval", "{qrels}", "{run}"], 0),
+                                         (["eval", "{qrels}", "{missing}"], 2), (["trec_eval", "-x"], 1)])
+def test_the_program_leaves_after_its_exit_functions_with_its_code(args, code, te, tmp_path):
+    """The program skips the interpreter's teardown once its command is done (cli.main._leave),
+    but not what must run at exit: an ``atexit`` function and a ``weakref.finalize`` registered
+    in the process both run, the exit code is the command's, and the output is whole — the same
+    bytes as main() called in-process prints."""
+    marks = tmp_path / "marks"
+    filled = [a.format(qrels=te / "qrels.test", run=te / "results.test", missing=tmp_path / "none") for a in args]
+    program = ("import atexit, sys, weakref\n"
+               "sys.argv[0] = 'irstats'\n"
+               "from irstats.cli.main import main\n"
+               f"marks = {str(marks)!r}\n"
+               "atexit.register(lambda: open(marks, 'a').write('atexit\\n'))\n"
+               "class Held: pass\n"
+               "held = Held()\n"
+               "weakref.finalize(held, lambda: open(marks, 'a').write('finalize\\n'))\n"
+               "sys.exit(main())\n")
+    done = subprocess.run([sys.executable, "-c", program, *filled], env=_env(), capture_output=True,
+                          preexec_fn=_default_signals)
+    assert done.returncode == code, done.stderr
+    assert sorted(marks.read_text().split()) == ["atexit", "finalize"]
+    in_process = subprocess.run([sys.executable, "-c", _run_main(filled)], env=_env(), capture_output=True)
+    assert done.stdout == in_process.stdout and (done.stdout != b"" or code != 0)
+
+
 def test_keyboard_interrupt_in_process(monkeypatch, capsys, te):
     """main() called in-process (no signal handlers of its own): Ctrl-C is still one line, 130."""
     import irstats.cli.eval_cmd as eval_cmd

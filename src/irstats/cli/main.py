@@ -242,8 +242,30 @@ def main(argv: list[str] | None = None) -> None:
         code = 130
         if _handlers_installed:  # the program: finish here, so that the exit code is 130 whatever the
             _exit_now(code)      # interpreter's finalization makes of the interrupt (seen: death by SIGINT)
+    if argv is None and _handlers_installed:
+        _leave(code)
     if code:
         sys.exit(code)  # success returns, as it always did (callers in-process need not catch SystemExit)
+
+
+def _leave(code: int) -> None:
+    """The program's end once its command is done: what it printed is flushed — a failure
+    there (a full disk) is the command's failure, one line and exit 1; the reader gone, as
+    during the command, is quiet — the exit functions run (``atexit``, ``weakref.finalize``:
+    temporary folders, clients), and the process leaves without the interpreter tearing down
+    every module one by one: a fifth of a short command's time (``irstats eval`` on small
+    files: 0.127 → 0.106 s), for nothing, as every file irstats writes is already closed."""
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        pass
+    except OSError as exc:
+        from irstats.errors import ResourceError
+
+        error = ResourceError.from_os_error(exc, doing="cannot write the output")
+        _say(f"irstats: error: {error}")
+        code = code or error.exit_code
+    _exit_now(code)
 
 
 def _exit_now(code: int) -> None:
