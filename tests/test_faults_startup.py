@@ -331,6 +331,21 @@ def test_the_program_leaves_after_its_exit_functions_with_its_code(args, code, t
     assert done.stdout == in_process.stdout and (done.stdout != b"" or code != 0)
 
 
+@pytest.mark.parametrize("args, code", [(["--version"], 0), (["trec_eval", "{qrels}", "{run}"], 0),
+                                         (["eval", "{qrels}", "{run}"], 0), (["eval", "{qrels}", "{missing}"], 2)])
+def test_standard_output_closed_is_no_traceback(args, code, te, tmp_path):
+    """``irstats … >&-``: what would be printed goes nowhere, as print() does with no stdout;
+    the exit code is the command's, and stderr has at most its one line, never a traceback."""
+    import shlex
+
+    filled = [a.format(qrels=te / "qrels.test", run=te / "results.test", missing=tmp_path / "none") for a in args]
+    command = " ".join(shlex.quote(w) for w in [sys.executable, "-m", "irstats", *filled])
+    done = subprocess.run(["sh", "-c", f"exec {command} >&-"], env=_env(), capture_output=True, text=True,
+                          preexec_fn=_default_signals)
+    assert done.returncode == code, done.stderr
+    assert "Traceback" not in done.stderr and len(done.stderr.splitlines()) == (code != 0)
+
+
 def test_keyboard_interrupt_in_process(monkeypatch, capsys, te):
     """main() called in-process (no signal handlers of its own): Ctrl-C is still one line, 130."""
     import irstats.cli.eval_cmd as eval_cmd

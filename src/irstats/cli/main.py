@@ -227,6 +227,9 @@ def main(argv: list[str] | None = None) -> None:
     global _state
     if argv is None:  # the program itself (also when launched some other way)
         _install_signal_handlers()
+    for name in ("stdout", "stderr"):
+        if getattr(sys, name) is None:  # closed by the caller (>&-): written nowhere, as print() does then
+            setattr(sys, name, open(os.devnull, "w"))
     code = 130
     try:
         _state = "running"
@@ -257,7 +260,7 @@ def _leave(code: int) -> None:
     files: 0.127 → 0.106 s), for nothing, as every file irstats writes is already closed."""
     try:
         sys.stdout.flush()
-    except BrokenPipeError:
+    except (BrokenPipeError, ValueError):  # the reader gone, or the stream closed by the command's caller
         pass
     except OSError as exc:
         from irstats.errors import ResourceError
