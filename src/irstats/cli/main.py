@@ -71,8 +71,15 @@ def _on_lost_interrupt(unraisable) -> None:
         import _thread
         import threading
 
-        _state = "running"
-        threading.Timer(0.01, _thread.interrupt_main).start()
+        # The timer is made while the state is still "stopping", so that a further signal now
+        # is ignored by _on_signal instead of raising inside this hook (which Python would print
+        # as "Exception ignored in sys.unraisablehook", with a traceback); one that comes after
+        # the state is "running" again is caught here: the timer's interrupt is on its way.
+        try:
+            threading.Timer(0.01, _thread.interrupt_main).start()
+            _state = "running"
+        except KeyboardInterrupt:
+            _state = "running"
         return
     sys.__unraisablehook__(unraisable)
 
@@ -187,6 +194,14 @@ def _click_exit(exc: Exception) -> int | None:
     return None
 
 
+def _report(line: str) -> None:
+    """An error's one line — unless an interrupt is being handled: a library that caught the
+    KeyboardInterrupt and raised an error of its own instead (polars turns one into a
+    TypeError) does not speak for the command; ``irstats: interrupted`` will."""
+    if _state != "stopping":
+        _say(line)
+
+
 def _run(argv: list[str] | None) -> int:
     """The command's exit code; every error becomes one line on stderr, never a traceback."""
     from irstats.errors import IrstatsError, ResourceError
@@ -194,7 +209,7 @@ def _run(argv: list[str] | None) -> int:
     try:
         return _invoke(argv)
     except IrstatsError as exc:
-        _say(f"irstats: error: {exc}")
+        _report(f"irstats: error: {exc}")
         return exc.exit_code
     except BrokenPipeError:  # the reader went away (| head): quietly done
         try:
@@ -206,7 +221,7 @@ def _run(argv: list[str] | None) -> int:
     except OSError as exc:  # the machine, not the input: a file that cannot be read or written
         cause = exc.strerror or type(exc).__name__
         error = ResourceError(cause, path=os.fsdecode(exc.filename) if exc.filename is not None else None)
-        _say(f"irstats: error: {error}")
+        _report(f"irstats: error: {error}")
         return error.exit_code
     except Exception as exc:  # noqa: BLE001 - the contract: never a traceback
         code = _click_exit(exc)  # click's own errors (a bad option) are not irstats' to word
@@ -214,7 +229,7 @@ def _run(argv: list[str] | None) -> int:
             return code
         if os.environ.get("IRSTATS_DEBUG"):
             raise
-        _say(f"irstats: internal error: {type(exc).__name__}: {exc} (set IRSTATS_DEBUG=1 for a traceback)")
+        _report(f"irstats: internal error: {type(exc).__name__}: {exc} (set IRSTATS_DEBUG=1 for a traceback)")
         return 3
 
 
