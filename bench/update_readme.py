@@ -65,17 +65,22 @@ def _replace(path: Path, text: str, start: str = START, end: str = END) -> None:
     path.write_text(f"{head}{start}\n{text.strip()}\n{end}{tail}")
 
 
+def _printed(print_table, *args) -> str:
+    """What a benchmark's own ``print_table(*args)`` prints, as text."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        print_table(*args)
+    return out.getvalue().strip()
+
+
 def startup_table(result: dict) -> str:
     """bench/README.md's start-up table from bench_startup.py's JSON."""
     from bench_startup import print_table
 
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        print_table(result)
     return (f"Measured on {result['date']} at commit {result['commit']} with `python bench/bench_startup.py "
             f"--repeat {result['repeat']}` (median of {result['repeat']} subprocesses, wall time; ratios are "
             f"medians of the ratios within each repeat) and written here by `python bench/update_readme.py`."
-            f"\n\n{out.getvalue().strip()}")
+            f"\n\n{_printed(print_table, result)}")
 
 
 def startup_summary(result: dict) -> str:
@@ -142,15 +147,12 @@ def ir_measures_table(result: dict) -> str:
     """bench/README.md's ir_measures table from bench_ir_measures.py's JSON."""
     from bench_ir_measures import print_table
 
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        print_table(result)
     return (f"Measured on {result['date']} at commit {result['commit']} with `python bench/bench_ir_measures.py "
             f"--repeat {result['repeat']} --first-repeat {result['first_repeat']}` ({len(result['runs'])} DL 2019 "
             f"runs, {result['lines']:,} lines, measures {', '.join(result['measures'])}; each warm row one call per "
             f"run, median of {result['repeat']} trials interleaved with the anchor's; fresh-process rows median of "
             f"{result['first_repeat']} processes; ratios are medians of the per-repeat ratios, > 1: irstats faster) "
-            f"and written here by `python bench/update_readme.py`.\n\n{out.getvalue().strip()}")
+            f"and written here by `python bench/update_readme.py`.\n\n{_printed(print_table, result)}")
 
 
 def ir_measures_summary(result: dict) -> str:
@@ -181,15 +183,12 @@ def report_table(result: dict) -> str:
     """bench/README.md's report table from bench_report.py's JSON."""
     from bench_report import print_table
 
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        print_table(result)
     return (f"Measured on {result['date']} at commit {result['commit']} with `{result['command']}` "
             f"({result['data']}; one fresh process per trial, full and `--quick` interleaved, "
             f"median of {result['repeat']}; CPU: the report's and the figure writers' it forks; the ratio is the "
             f"median of the per-repeat ratios; load average {result['load_average_before']:.1f} before, "
             f"{result['load_average_after']:.1f} after, on the 2 shared cores) and written here by "
-            f"`python bench/update_readme.py`.\n\n{out.getvalue().strip()}")
+            f"`python bench/update_readme.py`.\n\n{_printed(print_table, result)}")
 
 
 def report_summary(result: dict) -> str:
@@ -421,10 +420,8 @@ def main(paths: list[str]) -> None:
               "`python bench/bench_eval.py --workload W --repeat R --markdown --json FILE` and written here by "
               "`python bench/update_readme.py`."]
     for name, result in [(n, r) for n, rs in by_workload.items() for r in sorted(rs, key=lambda r: -r["runs"])]:
-        out = io.StringIO()
-        with contextlib.redirect_stdout(out):
-            print_table(result["summary"], True, "load-polars")
-        blocks.append(f"### {name}: {result['runs']} runs, median of {result['repeat']}\n\n{out.getvalue().strip()}")
+        table = _printed(print_table, result["summary"], True, "load-polars")
+        blocks.append(f"### {name}: {result['runs']} runs, median of {result['repeat']}\n\n{table}")
     _replace(HERE / "README.md", "\n\n".join(blocks))
     print("README.md and bench/README.md updated")
 
