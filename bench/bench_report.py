@@ -40,6 +40,8 @@ import time
 from datetime import date
 from pathlib import Path
 
+from bench_startup import child_env as startup_child_env  # src/ first, bytecode kept
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 DATA = ROOT / ".." / "shared" / "data" / "trec-dl-2019-passage"
@@ -50,12 +52,9 @@ BLAS_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 
 def child_env(src: Path, blas_threads: int | None = None) -> dict:
-    """The children's environment: ``src`` first on ``PYTHONPATH``, bytecode compiled once (as
-    pip does for an installed package), and the BLAS's threads if given."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(src), *filter(None, [env.get("PYTHONPATH")])])
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    env["PYTHONPYCACHEPREFIX"] = str(Path(tempfile.gettempdir()) / "irstats-bench-pycache")
+    """The children's environment (:func:`bench_startup.child_env`: ``src`` first on
+    ``PYTHONPATH``, bytecode compiled once), and the BLAS's threads if given."""
+    env = startup_child_env(src)
     if blas_threads is not None:
         env.update({name: str(blas_threads) for name in BLAS_VARIABLES})
     return env

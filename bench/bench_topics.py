@@ -40,6 +40,8 @@ import time
 from datetime import date
 from pathlib import Path
 
+from bench_startup import child_env as startup_child_env  # src/ first, bytecode kept
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 WORKLOADS = HERE / "workloads" / "topics"
@@ -65,11 +67,9 @@ def find_trec_eval(given: str | None) -> str | None:
 
 
 def child_env(extra: dict | None = None) -> dict:
-    """The children's environment: this checkout's ``src/`` first, bytecode kept (and ``extra``)."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), *filter(None, [env.get("PYTHONPATH")])])
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    env["PYTHONPYCACHEPREFIX"] = str(Path(tempfile.gettempdir()) / "irstats-bench-pycache")
+    """The children's environment: this checkout's ``src/`` first, bytecode kept
+    (:func:`bench_startup.child_env`), and ``extra``."""
+    env = startup_child_env(ROOT / "src")
     env.update(extra or {})
     return env
 
