@@ -215,7 +215,7 @@ def test_an_overflow_hands_the_run_to_the_python_readers(tmp_path, monkeypatch):
     runset = RunSet.load(tmp_path / "r")
     reference = Evaluator(Collection.load(tmp_path / "q")).judgments(RunSet.load(tmp_path / "r"))
 
-    monkeypatch.setattr(ingest, "_table", lambda collection, options: _Overflowing.__new__(_Overflowing))
+    monkeypatch.setattr(ingest, "qrels_table", lambda collection, options: _Overflowing.__new__(_Overflowing))
     assert ingest.compiled_judgments(Collection.load(tmp_path / "q"), runset, EvalOptions(), [0]) is None
     assert_same(Evaluator(Collection.load(tmp_path / "q")).judgments(RunSet.load(tmp_path / "r")), reference)
     monkeypatch.undo()

@@ -64,7 +64,7 @@ def _eligible(runset: "RunSet", systems: list[int], options: "EvalOptions") -> b
     return all(runset.parts[i].frame is None and runset.parts[i].separator is not None for i in systems)
 
 
-def _table(collection: "Collection", options: "EvalOptions"):
+def qrels_table(collection: "Collection", options: "EvalOptions"):
     """The qrels as a C hash table, with the engine's grade codes (cached on the collection);
     None when the compiled path cannot take these qrels."""
     return collection.memo(("ingest_table", options.negative_rel), lambda: _build_table(collection, options))
@@ -106,7 +106,7 @@ def compiled_judgments(collection: "Collection", runset: "RunSet", options: "Eva
 
     if not _eligible(runset, systems, options):
         return None
-    table = _table(collection, options)
+    table = qrels_table(collection, options)
     if table is None:
         return None
     try:
@@ -197,7 +197,7 @@ def streamable(collection: "Collection", runset: "RunSet", options: "EvalOptions
         regular = stat.S_ISREG(os.stat(part.source).st_mode)
     except OSError:
         return False
-    return regular and _table(collection, options) is not None
+    return regular and qrels_table(collection, options) is not None
 
 
 def streamed_judgments(collection: "Collection", runset: "RunSet", options: "EvalOptions", system: int,
@@ -264,7 +264,7 @@ def _rank_blocks(collection: "Collection", runset: "RunSet", options: "EvalOptio
 
     from irstats.judgments import grade_dtype
 
-    table = _table(collection, options)
+    table = qrels_table(collection, options)
     try:
         tag = runset.parts[system].tag.encode("latin-1")
     except UnicodeEncodeError:
@@ -458,7 +458,7 @@ def score_text(collection: "Collection", runset: "RunSet", options: "EvalOptions
     from irstats.measures.common import widest_first
     from irstats.judgments import grade_dtype
 
-    table = _table(collection, options)
+    table = qrels_table(collection, options)
     if table is None:
         raise Declined
     try:

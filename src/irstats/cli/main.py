@@ -130,7 +130,7 @@ if _is_program():  # first thing: Ctrl-C during the imports below is handled too
 
 import warnings  # noqa: E402
 
-from irstats.cli.commands import COMMANDS, ONE_BLAS_THREAD  # noqa: E402,F401 - read from here as before
+from irstats.cli.commands import COMMANDS  # noqa: E402,F401 - read from here as before
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None):

@@ -195,12 +195,12 @@ def compiled_ranking(collection: Collection, run, options: EvalOptions) -> tuple
 
     Why: through ir_measures a run's lines are Python objects, and looking each up and ordering
     it in Python cost ~175 ns a line — most of a call. In C the same work is a few tens of ns."""
-    from irstats.ingest import _table
+    from irstats.ingest import qrels_table
 
     if options.order != "score" or options.ties != "docno" or options.on_duplicate != "error" \
             or collection.labels is not None:
         return None
-    table = _table(collection, options)
+    table = qrels_table(collection, options)
     if table is None or not hasattr(table, "rank_objects"):  # a compiled reader built before it
         return None
     float32 = options.score_dtype == "float32"  # trec_eval <= 9 and pytrec_eval store scores as C floats
