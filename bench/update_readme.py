@@ -338,6 +338,15 @@ def _replace_marked(path: Path, text: str, start: str, end: str) -> bool:
     return True
 
 
+def _write_table_and_summary(what: str, table: str, summary: str, start: str, end: str) -> None:
+    """``table`` into bench/README.md and ``summary`` into README.md between the markers, where
+    each file has them; says which it wrote."""
+    written = [name for name, path, text in (("bench/README.md", HERE / "README.md", table),
+                                             ("README.md", ROOT / "README.md", summary))
+               if _replace_marked(path, text, start, end)]
+    print(f"{what} updated in {' and '.join(written) or 'no file (no markers found)'}")
+
+
 def _by_tool(result: dict) -> dict:
     return {s["tool"]: s for s in result["summary"] if "error" not in s}
 
@@ -360,17 +369,11 @@ def main(paths: list[str]) -> None:
                 _replace(path, topics_table(result), TOPICS_START, TOPICS_END)
             print("README.md and bench/README.md topics-scaling tables updated")
         if result.get("benchmark") == "ir_measures":
-            written = [name for name, path, text in (
-                ("bench/README.md", HERE / "README.md", ir_measures_table(result)),
-                ("README.md", ROOT / "README.md", ir_measures_summary(result)))
-                if _replace_marked(path, text, IR_MEASURES_START, IR_MEASURES_END)]
-            print(f"ir_measures section updated in {' and '.join(written) or 'no file (no markers found)'}")
+            _write_table_and_summary("ir_measures section", ir_measures_table(result), ir_measures_summary(result),
+                                     IR_MEASURES_START, IR_MEASURES_END)
         if result.get("benchmark") == "report":
-            written = [name for name, path, text in (
-                ("bench/README.md", HERE / "README.md", report_table(result)),
-                ("README.md", ROOT / "README.md", report_summary(result)))
-                if _replace_marked(path, text, REPORT_START, REPORT_END)]
-            print(f"report timing updated in {' and '.join(written) or 'no file (no markers found)'}")
+            _write_table_and_summary("report timing", report_table(result), report_summary(result),
+                                     REPORT_START, REPORT_END)
     # several runs of one workload (wide with --runs 25 and with all 100): the largest is the
     # workload's table, the others give the memory-against-runs line
     by_workload: dict[str, list[dict]] = {}
