@@ -44,21 +44,32 @@ def close_p(cell: str, value: float) -> bool:
     return close(cell, value, 3)
 
 
-def check_rows(rows: list[list[str]], comp: stats.Comparison):
-    """Rows of the wide table (system, then mean / Δ / p per measure) against the API."""
+def check_rows(rows: list[list[str]], comp: stats.Comparison, width: int = 6, markers: str = "mean"):
+    """Rows of the wide table (system, then mean / Δ / p — and +/=/− when ``width`` is 6 — per
+    measure) against the API; the significance marker on the mean, on Δ or on both."""
     assert [r[0] for r in rows] == list(comp.systems)
     expected = {(r["measure"], r["system"]): r for r in comp.frame.iter_rows(named=True)}
     for row in rows:
         for k, measure in enumerate(comp.measures):
-            mean, delta, p = row[1 + 3 * k: 4 + 3 * k]
+            mean, delta, p = row[1 + width * k: 4 + width * k]
             want = expected[(measure, row[0])]
-            assert close(mean, want["mean"])
+            if markers in ("mean", "both"):
+                assert mean.endswith(want["marker"]) and not (want["is_baseline"] and want["marker"])
+            else:
+                assert not mean.endswith(("*", "†"))
+            assert close(mean.rstrip("*†"), want["mean"])
             if want["is_baseline"]:
                 assert "baseline" in delta and p == ""
                 continue
-            assert delta.endswith(want["marker"])
+            if markers in ("delta", "both"):
+                assert delta.endswith(want["marker"])
+            else:
+                assert not delta.endswith(("*", "†"))
             assert close(delta.rstrip("*†"), want["delta"])
             assert close_p(p, want["p_adjusted"])
+            if width == 6:
+                assert [int(c) for c in row[4 + width * k: 7 + width * k]] == [want["wins"], want["ties"],
+                                                                               want["losses"]]
 
 
 def test_table_equals_api(scores, score_file, capsys):
@@ -69,19 +80,20 @@ def test_table_equals_api(scores, score_file, capsys):
     lines = out.splitlines()
     assert lines[0] == comp.title
     header = lines[1].split()
-    assert header == ["system", "AP", "ΔAP", "p(AP)", "nDCG@10", "ΔnDCG@10", "p(nDCG@10)"]
+    assert header == ["system", "AP", "ΔAP", "p(AP)", "+(AP)", "=(AP)", "−(AP)", "nDCG@10", "ΔnDCG@10", "p(nDCG@10)",
+                      "+(nDCG@10)", "=(nDCG@10)", "−(nDCG@10)"]
     body = lines[3:3 + len(comp.systems)]
     rows = []
     for line in body:
         cells = line.replace("< 0.001", "<0.001").split()
-        if "baseline" in cells:  # the baseline has no p-values: pad where they would be
-            cells = [cells[0], cells[1], "baseline", "", cells[3], "baseline", ""]
+        if "baseline" in cells:  # the baseline has no p-values or counts: pad where they would be
+            cells = [cells[0], cells[1], "baseline", "", "", "", "", cells[3], "baseline", "", "", "", ""]
         rows.append(cells)
     check_rows(rows, comp)
     # Default baseline: the best system by AP; the API's p-values are the paired t against it, Holm-adjusted.
     ap = scores["AP"]
     best = ap.systems[int(np.nanargmax(ap.means()))]
-    assert comp.baseline == best and f"baseline: {best} (best by AP)" in out
+    assert comp.baseline == best and f"against the baseline {best} (the best by AP)" in out
     b = ap.system(best)
     others = [s for s in ap.systems if s != best]
     raw = [stats.paired_t(ap.system(s), b).p_value for s in others]
@@ -104,14 +116,14 @@ def test_markdown_parses_and_matches(scores, score_file, capsys):
     table = [line for line in out.splitlines() if line.startswith("|")]
     cells = [[c.strip().replace("\\*", "*").replace("**", "") for c in line.strip("|").split(" | ")]
              for line in table]
-    assert cells[0] == ["system", "nDCG@10", "ΔnDCG@10", "p(nDCG@10)"]
+    assert cells[0] == ["system", "nDCG@10", "ΔnDCG@10", "p(nDCG@10)", "+(nDCG@10)", "=(nDCG@10)", "−(nDCG@10)"]
     assert set(table[1]) <= set("|:-")
-    assert all(len(row) == 4 for k, row in enumerate(cells) if k != 1)
+    assert all(len(row) == 7 for k, row in enumerate(cells) if k != 1)
     check_rows(cells[2:], comp)
     x, base = scores["nDCG@10"].system("idst_bert_p1"), scores["nDCG@10"].system("p_bert")
     raw = comp.frame.filter(pl.col("system") == "idst_bert_p1")["p_value"][0]
     assert raw == pytest.approx(stats.wilcoxon(x, base).p_value, abs=1e-13)
-    assert "bonferroni-adjusted" in out and "Wilcoxon" in out
+    assert "Bonferroni-adjusted" in out and "Wilcoxon" in out
 
 
 def test_latex_parses_and_matches(scores, score_file, capsys):
@@ -121,7 +133,8 @@ def test_latex_parses_and_matches(scores, score_file, capsys):
     comp = stats.compare({"AP": scores["AP"]}, test="randomization", n_resamples=300, seed=3)
     assert out == comp.to_latex()
     lines = out.splitlines()
-    assert r"\begin{table}[t]" in lines and r"\label{tab:compare}" in lines
+    label = "tab:compare-ap-" + comp.baseline.lower().replace("_", "-")
+    assert r"\begin{table}[t]" in lines and rf"\label{{{label}}}" in lines
     assert any(line.startswith(r"\caption{") and "randomisation test" in line for line in lines)
     assert r"\begin{tabular}{lrrr}" in lines and r"\end{tabular}" in lines
     body = lines[lines.index(r"\midrule") + 1: lines.index(r"\bottomrule")]
@@ -131,11 +144,12 @@ def test_latex_parses_and_matches(scores, score_file, capsys):
         cells = [c.strip() for c in line[:-2].split(" & ")]
         assert len(cells) == 4
         cells = [c.replace(r"\textbf{", "").rstrip("}") if c.startswith(r"\textbf{") else c for c in cells]
-        cells = [cells[0].replace(r"\_", "_"), cells[1],
-                 cells[2].replace("$-$", "-").replace(r"$^{*}$", "*").replace(r"$^{\dagger}$", "†").replace(r"\textit{baseline}",
-                                                                                          "baseline"), cells[3]]
-        rows.append(cells)
-    check_rows(rows, comp)
+        marks = [(r"$^{*}$", "*"), (r"$^{\dagger}$", "†"), ("$-$", "-"), (r"\textit{baseline}", "baseline")]
+        for k in (1, 2):
+            for old, new in marks:
+                cells[k] = cells[k].replace(old, new)
+        rows.append([cells[0].replace(r"\_", "_"), *cells[1:]])
+    check_rows(rows, comp, width=3)
     ap = scores["AP"]
     p = comp.frame.filter(pl.col("system") == "TUA1-1")["p_value"][0]
     assert p == stats.randomization_test(ap.system("TUA1-1"), ap.system(comp.baseline), n_resamples=300,

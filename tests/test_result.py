@@ -89,8 +89,9 @@ def test_every_experiment_result_has_the_same_methods(demo, scores):
         assert floats == latex.count(r"\caption{") == latex.count(r"\label{") >= 1, name
         assert floats == -(-len(shown.rows) // 40) or (floats == 1 and not shown.rows), name
         # one printer: every format of people is laid out from the one display table
+        paper = result.paper_table(latex=True)  # the display table less the columns LaTeX shows on request
         assert (result.format("table"), result.format("markdown"), result.format("latex")) == (
-            shown.text(), shown.markdown(), shown.latex()), name
+            shown.text(), shown.markdown(), paper.latex(label=result.latex_label(paper))), name
         for fmt in ("tsv", "csv", "json"):  # the data only, nothing else
             assert result.format(fmt) == getattr(result, f"to_{fmt}")(), name
             assert "#" not in result.format(fmt).splitlines()[0], name

@@ -122,7 +122,7 @@ def test_cli_tsv(tmp_path):
     result = CliRunner().invoke(cli, ["risk", str(path), "--baseline", "bm25", "-m", "AP", "--alpha", "1",
                                       "--format", "tsv"])
     assert result.exit_code == 0, result.output
-    frame = pl.read_csv(result.output.encode(), separator="\t")
+    frame = pl.read_csv(result.stdout.encode(), separator="\t")  # (the legend goes to stderr)
     assert frame.columns == ["measure", "system", "baseline", "alpha", "urisk", "trisk", "zrisk", "georisk"]
     neural = frame.filter(pl.col("system") == "neural").row(0, named=True)
     assert neural["urisk"] == pytest.approx(loop_urisk_trisk([0.6, 0.2, 0.4], [0.3, 0.5, 0.1], 1.0)[0])

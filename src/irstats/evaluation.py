@@ -225,16 +225,26 @@ class PerTopicScores(Result):
         else:
             yield self.format(fmt, digits)
 
-    def to_text(self, digits: int | None = None) -> str:
+    def to_text(self, digits: int | None = None, **options) -> str:
+        if any(v is not None for v in options.values()):  # some systems or columns: the table of cells, cut
+            return super().to_text(digits, **options)
         return "".join(self.format_chunks("table", digits))
 
-    def to_markdown(self, digits: int | None = None) -> str:
+    def to_markdown(self, digits: int | None = None, **options) -> str:
+        if any(v is not None for v in options.values()):
+            return super().to_markdown(digits, **options)
         return "".join(self.format_chunks("markdown", digits))
 
     def to_latex(self, digits: int | None = None, *, caption: str | None = None, label: str | None = None,
-                 wide: bool | None = None, columns=None) -> str:
-        if columns is not None:  # only some columns: the table of cells, selected
-            return super().to_latex(digits, caption=caption, label=label, wide=wide, columns=columns)
+                 wide: bool | None = None, columns=None, systems=None, names=None, legend: bool = True,
+                 markers: str = "mean") -> str:
+        if columns is not None or systems is not None or names is not None:  # the table of cells, cut
+            return super().to_latex(digits, caption=caption, label=label, wide=wide, columns=columns,
+                                    systems=systems, names=names, legend=legend, markers=markers)
+        if label is not None:
+            from irstats.render import check_label
+
+            check_label(label)
         table = self.streamed_table(self.DIGITS if digits is None else digits)
         return "".join(table.latex(caption=caption, label=label, wide=wide))
 

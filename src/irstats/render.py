@@ -29,7 +29,7 @@ bm\\_25 & 0.2500 \\\\
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -192,17 +192,16 @@ LATEX_NEEDS = "% needs \\usepackage{booktabs} and \\usepackage{adjustbox}\n"
 
 
 def latex_float(table, rows: Sequence[Sequence[Cell]], k: int, n_parts: int, *, caption: str | None = None,
-                label: str | None = None, wide: bool | None = None) -> str:
+                label: str | None = None, wide: bool | None = None, legend: bool = True) -> str:
     """Part ``k`` of ``n_parts`` of a table's LaTeX (:meth:`Table.latex`): one float of
     ``rows``, its lines each ending in a newline. ``table``: a :class:`Table` or anything with
     its header, alignment, title, legend, LaTeX header and label (a streamed table)."""
     wide = len(table.header) > 7 if wide is None else wide
     spec = "".join("r" if a else "l" for a in table.right)
     head = table.header_latex if table.header_latex is not None else tuple(latex_header(h) for h in table.header)
-    text = caption if caption is not None else " ".join(
-        _sentence(line) for line in (table.title or "", *table.legend) if line)
+    text = caption_text(table.title, table.legend if legend else (), caption)
     env = "table*" if wide else "table"
-    label = label or table.label
+    label = check_label(label) if label is not None else table.label
     out = [rf"\begin{{{env}}}[t]", r"\centering", r"\small"]
     more = f" (part {k} of {n_parts})" if n_parts > 1 else ""
     if text:
@@ -215,11 +214,69 @@ def latex_float(table, rows: Sequence[Sequence[Cell]], k: int, n_parts: int, *, 
     return "".join(f"{line}\n" for line in out)
 
 
+def caption_text(title: str | None, legend: Sequence[str], caption: str | None = None) -> str:
+    """A caption as papers write one: the title (or the ``caption`` the user gave in its place)
+    as one sentence, then the legend's lines as one more sentence.
+
+    >>> caption_text("Systems against bm25", ["test: paired t-test.", "* p < 0.05"])
+    'Systems against bm25. Test: paired t-test; * p < 0.05.'
+    >>> caption_text("Systems against bm25", ["* p < 0.05"], caption="Main results.")
+    'Main results. * p < 0.05.'
+    """
+    head = caption if caption is not None else (title or "")
+    parts = [line.strip().rstrip(".;") for line in legend if line.strip()]
+    tail = "; ".join(parts)
+    tail = tail[:1].upper() + tail[1:] if tail else ""
+    return " ".join(_sentence(piece) for piece in (head, tail) if piece.strip())
+
+
+#: The characters a LaTeX label may hold here (safe with babel, hyperref and cleveref).
+LABEL_CHARACTERS = "letters, digits and : . _ - / +"
+
+
+def check_label(label: str) -> str:
+    """``label`` if LaTeX can take it as a ``\\label`` key; an ArgumentError naming it otherwise.
+
+    >>> check_label("tab:main-results")
+    'tab:main-results'
+    """
+    import re
+
+    if not isinstance(label, str) or not re.fullmatch(r"[A-Za-z0-9:._/+-]+", label):
+        from irstats.errors import ArgumentError
+
+        bad = "".join(dict.fromkeys(ch for ch in str(label) if not re.fullmatch(r"[A-Za-z0-9:._/+-]", ch)))
+        what = f"characters LaTeX cannot take in a label ({bad!r})" if bad else "nothing in it"
+        raise ArgumentError(f"label {label!r} has {what}; use {LABEL_CHARACTERS}", argument="label")
+    return label
+
+
+def label_slug(*parts: str) -> str:
+    """A label key from words: lower case, every run of other characters one ``-``.
+
+    >>> label_slug("compare", "nDCG@10", "AP", "bm25base_p")
+    'compare-ndcg-10-ap-bm25base-p'
+    """
+    import re
+
+    return "-".join(p for p in (re.sub(r"[^a-z0-9]+", "-", str(part).lower()).strip("-") for part in parts) if p)
+
+
 @dataclass(frozen=True)
 class Table:
     """A table for people: header, rows of cells, alignment, title and legend, laid out in
     every format by one method each. Results build one (:meth:`irstats.result.Result.table`);
-    machine formats (TSV, CSV, JSON) are written from the result's frame instead."""
+    machine formats (TSV, CSV, JSON) are written from the result's frame instead.
+
+    ``legend``: what a reader needs to read the table (the test, the correction, what the
+    markers mean) — printed under the table and, as one sentence, in a LaTeX caption.
+    ``remarks``: further notes (discriminative power, undefined values) — printed under the
+    table in text, Markdown and HTML, never in a caption (the command line prints them on stderr
+    beside LaTeX). ``keys``: the system each row is about (None: a row of no system), which
+    :meth:`for_systems` and :meth:`renamed` use; ``groups``: the kind of each column
+    (``system``, ``mean``, ``delta``, ``p``, ``wins`` …), by which :meth:`select` also picks
+    columns; ``latex_optional``: groups a LaTeX table leaves out unless they are asked for.
+    """
 
     header: tuple[str, ...]
     rows: tuple[tuple[Cell, ...], ...]
@@ -228,37 +285,127 @@ class Table:
     legend: tuple[str, ...] = ()
     header_latex: tuple[str, ...] | None = None
     label: str = "tab:irstats"
+    remarks: tuple[str, ...] = ()
+    keys: tuple[str | None, ...] | None = None
+    groups: tuple[str, ...] | None = None
+    latex_optional: frozenset[str] = frozenset()
+    legend_groups: tuple[str | None, ...] | None = None
 
     @classmethod
     def of(cls, header: Sequence[str], rows: Sequence[Sequence[Cell | str]], right: Sequence[bool], *,
            title: str | None = None, legend: Sequence[str] = (), header_latex: Sequence[str] | None = None,
-           label: str = "tab:irstats") -> "Table":
+           label: str = "tab:irstats", remarks: Sequence[str] = (), keys: Sequence[str | None] | None = None,
+           groups: Sequence[str] | None = None, latex_optional: Sequence[str] = (),
+           legend_groups: Sequence[str | None] | None = None) -> "Table":
         def cell(v) -> Cell:
             return v if isinstance(v, Cell) else Cell(str(v))
 
+        if keys is None and header and header[0] == "system":  # a row per system: its first cell names it
+            keys = [r[0].text if isinstance(r[0], Cell) else str(r[0]) for r in rows]
         return cls(tuple(header), tuple(tuple(cell(v) for v in r) for r in rows), tuple(right), title,
-                   tuple(legend), None if header_latex is None else tuple(header_latex), label)
+                   tuple(legend), None if header_latex is None else tuple(header_latex), label, tuple(remarks),
+                   None if keys is None else tuple(keys), None if groups is None else tuple(groups),
+                   frozenset(latex_optional), None if legend_groups is None else tuple(legend_groups))
 
-    def select(self, columns: Sequence[str] | None) -> "Table":
-        """The table with only ``columns`` (by header, in the order given); None: all of them.
-        A paper table without, say, its p-values or intervals."""
+    def _groups(self) -> tuple[str, ...]:
+        if self.groups is not None:
+            return self.groups
+        return tuple("system" if k == 0 and self.keys is not None else h for k, h in enumerate(self.header))
+
+    def _keep(self, keep: Sequence[int]) -> "Table":
+        head = None if self.header_latex is None else tuple(self.header_latex[k] for k in keep)
+        groups = None if self.groups is None else tuple(self.groups[k] for k in keep)
+        legend, legend_groups = self.legend, self.legend_groups
+        if legend_groups is not None:  # a legend line about a kind of column goes with the last such column
+            shown = set(groups or ())
+            kept = [(line, g) for line, g in zip(legend, legend_groups) if g is None or g in shown]
+            legend, legend_groups = tuple(line for line, _ in kept), tuple(g for _, g in kept)
+        return replace(self, header=tuple(self.header[k] for k in keep),
+                       rows=tuple(tuple(r[k] for k in keep) for r in self.rows),
+                       right=tuple(self.right[k] for k in keep), header_latex=head, groups=groups,
+                       legend=legend, legend_groups=legend_groups)
+
+    def select(self, columns: Sequence[str] | str | None, *, latex: bool = False) -> "Table":
+        """The table with only ``columns``, in the order given: each a header (``AP``, ``p(AP)``)
+        or a kind of column (``means``, ``delta``, ``p``, ``wins`` …: every column of that kind).
+        The column naming the system stays first. None: every column (in LaTeX, less the
+        ``latex_optional`` kinds). A paper table without, say, its p-values or intervals."""
+        groups = self._groups()
         if columns is None:
+            if not latex or not self.latex_optional:
+                return self
+            return self._keep([k for k, g in enumerate(groups) if g not in self.latex_optional])
+        if isinstance(columns, str):
+            columns = [c.strip() for c in columns.split(",") if c.strip()]
+        keep: list[int] = []
+        for name in columns:
+            found = [self.header.index(name)] if name in self.header else [
+                k for k, g in enumerate(groups) if g in (name, name.rstrip("s"), name + "s") and g != "system"]
+            if not found:
+                from irstats.errors import ArgumentError
+
+                kinds = [g for g in dict.fromkeys(groups) if g not in self.header and g != "system"]
+                known = list(self.header) + kinds
+                hint = did_you_mean(name, known)
+                raise ArgumentError(f"no column {name!r} in this table{hint}; it has {', '.join(self.header)}"
+                                    + (f" (kinds: {', '.join(kinds)})" if kinds else ""), argument="columns")
+            keep += [k for k in found if k not in keep]
+        key = groups.index("system") if "system" in groups else None
+        if key is not None and key not in keep:
+            keep.insert(0, key)
+        return self._keep(keep)
+
+    def for_systems(self, systems: Sequence[str] | None) -> "Table":
+        """Only the rows of ``systems``, in the order given (None: every row). A system the table
+        does not have is an error naming it and the systems it has."""
+        if systems is None:
             return self
-        missing = [c for c in columns if c not in self.header]
-        if missing:
+        if self.keys is None:
             from irstats.errors import ArgumentError
 
-            raise ArgumentError(f"no column {missing[0]!r} in this table; it has {', '.join(self.header)}",
-                                argument="columns")
-        keep = [self.header.index(c) for c in columns]
-        head = None if self.header_latex is None else tuple(self.header_latex[k] for k in keep)
-        return Table(tuple(self.header[k] for k in keep), tuple(tuple(r[k] for k in keep) for r in self.rows),
-                     tuple(self.right[k] for k in keep), self.title, self.legend, head, self.label)
+            raise ArgumentError("this table has no row per system to choose from", argument="systems")
+        known = [k for k in dict.fromkeys(self.keys) if k is not None]
+        for name in systems:
+            if name not in known:
+                from irstats.errors import ArgumentError
+
+                raise ArgumentError(f"unknown system {name!r}{did_you_mean(name, known)}; the table has "
+                                    f"{_listed(known)}", argument="systems")
+        rows = [(key, row) for key, row in zip(self.keys, self.rows)]
+        picked = [(key, row) for name in dict.fromkeys(systems) for key, row in rows if key == name]
+        return replace(self, rows=tuple(r for _, r in picked), keys=tuple(k for k, _ in picked))
+
+    def renamed(self, names: Mapping[str, str] | None) -> "Table":
+        """The table with each system shown by its display name (``names``: run id → name as
+        printed in the paper); systems not in ``names`` keep their id."""
+        if not names or self.keys is None:
+            return self
+        groups = self._groups()
+        key = groups.index("system") if "system" in groups else 0
+
+        def shown(row, system):
+            if system not in names:
+                return row
+            cell = row[key]
+            return (*row[:key], replace(cell, text=names[system], latex=None), *row[key + 1:])
+
+        import re
+
+        pattern = re.compile("|".join(rf"(?<![\w-]){re.escape(k)}(?![\w-])"
+                                      for k in sorted(names, key=len, reverse=True) if len(k) > 1) or "(?!)")
+
+        def words(text: str) -> str:  # the title and legend name a baseline by its id, too
+            return pattern.sub(lambda m: names[m.group(0)], text)
+
+        return replace(self, rows=tuple(shown(r, s) for r, s in zip(self.rows, self.keys)),
+                       title=None if self.title is None else words(self.title),
+                       legend=tuple(words(line) for line in self.legend))
 
     def text(self) -> str:
         """Aligned text: the title, the table, the legend underneath."""
         table = text_table(self.header, [[c.text for c in r] for r in self.rows], right=self.right, title=self.title)
-        return table + ("\n" + "\n".join(self.legend) + "\n" if self.legend else "")
+        below = (*self.legend, *self.remarks)
+        return table + ("\n" + "\n".join(below) + "\n" if below else "")
 
     def markdown(self) -> str:
         """GitHub-flavoured Markdown: the title in bold, the table, the legend as lines."""
@@ -267,18 +414,25 @@ class Table:
         out += ["| " + " | ".join(markdown_escape(h) for h in self.header) + " |",
                 "|" + "|".join("---:" if a else ":---" for a in align) + "|"]
         out += ["| " + " | ".join(c.as_markdown() for c in r) + " |" for r in self.rows]
-        if self.legend:
-            out += [""] + [markdown_escape(line) + "  " for line in self.legend]
+        if self.legend or self.remarks:
+            out += [""] + [markdown_escape(line) + "  " for line in (*self.legend, *self.remarks)]
         return "\n".join(out).rstrip() + "\n"
 
-    def latex(self, *, caption: str | None = None, label: str | None = None, wide: bool | None = None) -> str:
+    def latex(self, *, caption: str | None = None, label: str | None = None, wide: bool | None = None,
+              legend: bool = True, rows_per_float: int | None = None) -> str:
         """A paper-ready float: ``table`` (``table*`` when ``wide``; by default when the table
-        has more than 7 columns) with the caption (title, then the legend) and a label above a
-        booktabs ``tabular`` with right-aligned numbers, scaled down only if it is wider than
-        the column (adjustbox's ``max width``). Needs booktabs and adjustbox."""
+        has more than 7 columns) with the caption and a label above a booktabs ``tabular`` with
+        right-aligned numbers, scaled down only if it is wider than the column (adjustbox's
+        ``max width``). Needs booktabs and adjustbox. The caption is the title as a sentence and
+        the legend as another; ``caption`` replaces the title and keeps the legend (``legend=False``
+        drops it). ``label``: the ``\\label`` key (checked: letters, digits and ``:._-/+``).
+        ``rows_per_float``: the most rows of one float (default :data:`LATEX_ROWS`); a longer table
+        is split into parts, labelled ``LABEL``, ``LABEL-2`` …"""
         # a table longer than a page is split into floats of LATEX_ROWS rows, each its own part
-        parts = [self.rows[k:k + LATEX_ROWS] for k in range(0, max(len(self.rows), 1), LATEX_ROWS)]
-        return LATEX_NEEDS + "".join(latex_float(self, rows, k, len(parts), caption=caption, label=label, wide=wide)
+        size = rows_per_float or LATEX_ROWS
+        parts = [self.rows[k:k + size] for k in range(0, max(len(self.rows), 1), size)]
+        return LATEX_NEEDS + "".join(latex_float(self, rows, k, len(parts), caption=caption, label=label, wide=wide,
+                                                 legend=legend)
                                      for k, rows in enumerate(parts, start=1))
 
     def html(self) -> str:
@@ -295,9 +449,122 @@ class Table:
                        for h, a in zip(self.header, self.right))
         body = "".join("<tr>" + "".join(td(c, a) for c, a in zip(r, self.right)) + "</tr>" for r in self.rows)
         title = f"<p><b>{html.escape(self.title)}</b></p>" if self.title else ""
-        legend = "".join(f"<br>{html.escape(line)}" for line in self.legend)
+        legend = "".join(f"<br>{html.escape(line)}" for line in (*self.legend, *self.remarks))
         return (f"<div>{title}<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
                 + (f"<small>{legend[4:]}</small>" if legend else "") + "</div>")
+
+
+def did_you_mean(name: str, known: Sequence[str]) -> str:
+    """`` (did you mean 'X'?)`` for the closest of ``known`` to a mistyped ``name``, else ``""``."""
+    import difflib
+
+    close = difflib.get_close_matches(str(name), [str(k) for k in known], n=1, cutoff=0.6)
+    if not close:
+        lowered = {str(k).lower(): str(k) for k in known}
+        close = [lowered[str(name).lower()]] if str(name).lower() in lowered else []
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _listed(names: Sequence[str], limit: int = 8) -> str:
+    shown = ", ".join(names[:limit])
+    return shown + (f" … ({len(names)} in all)" if len(names) > limit else "")
+
+
+#: Where a comparison's significance markers go: on the system's mean, on its difference to
+#: the baseline, or both.
+MARKER_PLACES = ("mean", "delta", "both")
+
+
+@dataclass(frozen=True)
+class TableOptions:
+    """How a table for people is cut and captioned for a paper: the keywords of every
+    result's ``to_latex()`` (and of ``to_text()``/``to_markdown()``, less caption and label) and
+    the options ``--caption``, ``--label``, ``--columns``, ``--systems``, ``--names``,
+    ``--markers`` and ``--no-legend`` of every command that writes LaTeX.
+
+    ``caption`` replaces the title (the legend stays unless ``legend=False``); ``label`` is the
+    ``\\label`` key (default: derived from the output file's name, or from the result);
+    ``columns``: headers or kinds of column (``means``, ``delta``, ``p``, ``wins``), in order;
+    ``systems``: these systems' rows, in this order; ``names``: run id → the name printed;
+    ``markers``: where significance markers go (:data:`MARKER_PLACES`).
+    """
+
+    caption: str | None = None
+    label: str | None = None
+    columns: tuple[str, ...] | None = None
+    systems: tuple[str, ...] | None = None
+    names: Mapping[str, str] | None = None
+    legend: bool = True
+    markers: str = "mean"
+
+    def __post_init__(self) -> None:
+        from irstats.errors import ArgumentError, ArgumentTypeError
+
+        if self.markers not in MARKER_PLACES:
+            raise ArgumentError(f"markers {self.markers!r}: expected one of {', '.join(MARKER_PLACES)}"
+                                f"{did_you_mean(self.markers, MARKER_PLACES)}", argument="markers")
+        if self.label is not None:
+            check_label(self.label)
+        if self.caption is not None and not isinstance(self.caption, str):
+            raise ArgumentTypeError(f"caption must be text; got {type(self.caption).__name__}", argument="caption")
+        for name in ("columns", "systems"):
+            value = getattr(self, name)
+            if isinstance(value, str):
+                object.__setattr__(self, name, tuple(v.strip() for v in value.split(",") if v.strip()))
+            elif value is not None:
+                object.__setattr__(self, name, tuple(str(v) for v in value))
+
+    def apply(self, table: "Table", *, latex: bool = False) -> "Table":
+        """``table`` cut to these systems and columns, systems shown by their names."""
+        return table.for_systems(self.systems).renamed(self.names).select(self.columns, latex=latex)
+
+
+def read_systems(value: str | Sequence[str] | None) -> tuple[str, ...] | None:
+    """``--systems``: a file of system names (one a line, ``#`` comments) when ``value`` is an
+    existing file, else names separated by commas; repeated options add up."""
+    import os
+
+    if value is None:
+        return None
+    values = [value] if isinstance(value, str) else list(value)
+    found: list[str] = []
+    for item in values:
+        if os.path.isfile(item):
+            found += [line.strip() for line in _text_lines(item) if line.strip() and not line.startswith("#")]
+        else:
+            found += [v.strip() for v in str(item).split(",") if v.strip()]
+    return tuple(dict.fromkeys(found)) or None
+
+
+def _text_lines(path: str) -> list[str]:
+    """The lines of a small UTF-8 text file the user named; one line of error otherwise."""
+    from irstats.errors import InputError
+
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return handle.read().splitlines()
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", path=str(path)) from None
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror}", path=str(path)) from None
+
+
+def read_names(path: str) -> dict[str, str]:
+    """``--names FILE``: display names, a line ``run_id<TAB>Paper Name`` each (``#`` comments and
+    blank lines skipped). A line without a tab, or a run id twice, is an error naming the line."""
+    from irstats.errors import InputError
+
+    names: dict[str, str] = {}
+    for number, line in enumerate(_text_lines(path), start=1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        run, sep, name = line.rstrip("\r\n").partition("\t")
+        if not sep or not run.strip() or not name.strip():
+            raise InputError("expected 'run_id<TAB>display name'", path=str(path), line=number)
+        if run.strip() in names:
+            raise InputError(f"run id {run.strip()!r} is named twice", path=str(path), line=number)
+        names[run.strip()] = name.strip()
+    return names
 
 
 #: Most rows of one LaTeX float: longer tables are split so that each part fits a page.

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover
     import polars as pl
-    from irstats.render import Table
+    from irstats.render import Table, TableOptions
 
 #: The formats every result prints itself in: for people, then for machines.
 DISPLAY_FORMATS = ("table", "markdown", "latex")
@@ -53,7 +53,13 @@ class Result:
         return type(self).__name__
 
     def legend(self) -> list[str]:
-        """Lines explaining the table (tests, corrections, markers, notes); none by default."""
+        """Lines explaining the table (tests, corrections, markers); none by default. In a LaTeX
+        caption they become one sentence."""
+        return []
+
+    def remarks(self) -> list[str]:
+        """Remarks beside the table that are not part of its caption (discriminative power, why a
+        value is blank): under the table in text and Markdown, on stderr beside LaTeX or data."""
         return []
 
     def display_table(self, digits: int = 4) -> "Table":
@@ -62,26 +68,81 @@ class Result:
 
         return table_of_frame(self.summary(), title=self.title, legend=self.legend(), digits=digits)
 
+    #: True when :meth:`display_table` takes ``markers=`` (where a comparison's significance
+    #: markers go: :data:`irstats.render.MARKER_PLACES`).
+    MARKERS = False
+
+    def paper_table(self, digits: int | None = None, options: "TableOptions | None" = None, *,
+              latex: bool = False) -> "Table":
+        """The display table cut and named as ``options`` say (:class:`irstats.render.TableOptions`):
+        these systems, these columns, display names, markers where asked."""
+        from irstats.render import TableOptions
+
+        options = options or TableOptions()
+        digits = self.DIGITS if digits is None else digits
+        table = self.display_table(digits, markers=options.markers) if self.MARKERS else self.display_table(digits)
+        if options.names and table.keys is not None:
+            known = [k for k in dict.fromkeys((*table.keys, *self._systems())) if k is not None]
+            unknown = [n for n in options.names if n not in known]
+            if unknown:
+                from irstats.errors import ArgumentError
+                from irstats.render import did_you_mean
+
+                raise ArgumentError(f"names: unknown system {unknown[0]!r}{did_you_mean(unknown[0], known)}; the "
+                                    f"table has {', '.join(known[:8])}{' …' if len(known) > 8 else ''}",
+                                    argument="names")
+        return options.apply(table, latex=latex)
+
+    def _systems(self) -> list[str]:
+        """Every system this result is about (its frame's ``system`` column), shown or not."""
+        systems = getattr(self, "systems", None)
+        if isinstance(systems, tuple) and all(isinstance(s, str) for s in systems):
+            return list(systems)
+        return []
+
+    def latex_label(self, table: "Table") -> str:
+        """The ``\\label`` of this result's LaTeX when none is given: the table's kind, then the
+        measure(s) and the baseline (or the title's first words) — unique within a paper that
+        prints one table per measure set and baseline, and the same at every run."""
+        from irstats.render import label_slug
+
+        measures = getattr(self, "measures", None) or [getattr(self, "measure", None)]
+        baselines = getattr(self, "baselines", None) or [getattr(self, "baseline", None)]
+        parts = [str(p) for p in (*measures, *baselines) if isinstance(p, str) and p]
+        words = label_slug(*parts) if parts else label_slug(*(self.title or "").split()[:6])
+        return f"{table.label}-{words}"[:80].rstrip("-") if words else table.label
+
     # --------------------------------------------------------------------- for people
 
-    def to_text(self, digits: int | None = None) -> str:
-        """An aligned text table: the title, the table, the legend."""
-        return self.display_table(self.DIGITS if digits is None else digits).text()
+    def to_text(self, digits: int | None = None, **options) -> str:
+        """An aligned text table: the title, the table, the legend (``options``: ``systems``,
+        ``names``, ``columns``, ``markers``, as for :meth:`to_latex`)."""
+        return self.paper_table(digits, _options(options)).text()
 
     def __str__(self) -> str:
         return self.to_text()
 
-    def to_markdown(self, digits: int | None = None) -> str:
-        """A GitHub-flavoured Markdown table with the title in bold above it and the legend below."""
-        return self.display_table(self.DIGITS if digits is None else digits).markdown()
+    def to_markdown(self, digits: int | None = None, **options) -> str:
+        """A GitHub-flavoured Markdown table with the title in bold above it and the legend below
+        (``options`` as for :meth:`to_text`)."""
+        return self.paper_table(digits, _options(options)).markdown()
 
     def to_latex(self, digits: int | None = None, *, caption: str | None = None, label: str | None = None,
-                 wide: bool | None = None, columns=None) -> str:
+                 wide: bool | None = None, columns=None, systems=None, names=None, legend: bool = True,
+                 markers: str = "mean") -> str:
         """A ``table`` float (``table*`` when ``wide``) with caption and label around a booktabs
-        ``tabular`` (needs ``\\usepackage{booktabs}`` and ``\\usepackage{adjustbox}``);
-        ``columns``: only these columns of the printed table, by header (e.g. without p-values)."""
-        table = self.display_table(self.DIGITS if digits is None else digits).select(columns)
-        return table.latex(caption=caption, label=label, wide=wide)
+        ``tabular`` (needs ``\\usepackage{booktabs}`` and ``\\usepackage{adjustbox}``).
+
+        ``caption`` replaces the title and keeps the legend (``legend=False`` drops it); ``label``
+        (default: :meth:`latex_label`); ``columns``: only these columns, by header or kind (e.g.
+        ``"means"``: no Δ or p); ``systems``: these systems' rows in this order (names, or a file
+        of names); ``names``: display names, a dict or a file of ``run_id<TAB>name`` lines;
+        ``markers``: ``mean`` (default), ``delta`` or ``both`` — where significance markers go."""
+        options = _options(dict(caption=caption, label=label, columns=columns, systems=systems, names=names,
+                                legend=legend, markers=markers))
+        table = self.paper_table(digits, options, latex=True)
+        return table.latex(caption=options.caption, label=options.label or self.latex_label(table), wide=wide,
+                           legend=options.legend)
 
     def _repr_html_(self) -> str:
         """Jupyter shows a result as its display table."""
@@ -115,17 +176,23 @@ class Result:
 
         return render(self.to_frame(), "json")
 
-    def format(self, fmt: str, digits: int | None = None) -> str:
-        """The result in format ``fmt`` (one of :data:`FORMATS`): what ``--format`` prints."""
+    def format(self, fmt: str, digits: int | None = None, **options) -> str:
+        """The result in format ``fmt`` (one of :data:`FORMATS`): what ``--format`` prints.
+        ``options``: those of :meth:`to_latex` (caption and label only matter in LaTeX; the data
+        formats hold the whole frame, or the rows of ``systems``)."""
         if digits is None and not isinstance(self, (FrameResult, Results)):  # (those resolve their parts')
             digits = self.DIGITS
+        people = {k: v for k, v in options.items() if k not in ("caption", "label", "legend")}
         if fmt == "table":
-            return self.to_text(digits)
+            return self.to_text(digits, **people)
         if fmt == "markdown":
-            return self.to_markdown(digits)
+            return self.to_markdown(digits, **people)
         if fmt == "latex":
-            return self.to_latex(digits)
+            return self.to_latex(digits, **options)
         if fmt in DATA_FORMATS:
+            systems = _options(people).systems
+            if systems is not None:
+                return _data_of(self.to_frame(), systems, fmt)
             return getattr(self, f"to_{fmt}")()
         from irstats.errors import ArgumentError
 
@@ -168,15 +235,17 @@ class FrameResult(Result):
                               columns=SUMMARY_COLUMNS if self.summary_columns else None,
                               blank_nan=self.summary_columns, label=self.label)
 
-    def to_text(self, digits: int | None = None) -> str:
-        return "\n".join([super().to_text(digits), *(m.to_text(digits) for m in self.more)])
+    def latex_label(self, table: "Table") -> str:
+        return table.label
 
-    def to_markdown(self, digits: int | None = None) -> str:
-        return "\n".join([super().to_markdown(digits), *(m.to_markdown(digits) for m in self.more)])
+    def to_text(self, digits: int | None = None, **options) -> str:
+        return "\n".join([super().to_text(digits, **options), *(m.to_text(digits) for m in self.more)])
 
-    def to_latex(self, digits: int | None = None, *, caption: str | None = None, label: str | None = None,
-                 wide: bool | None = None) -> str:
-        return "\n".join([super().to_latex(digits, caption=caption, label=label, wide=wide),
+    def to_markdown(self, digits: int | None = None, **options) -> str:
+        return "\n".join([super().to_markdown(digits, **options), *(m.to_markdown(digits) for m in self.more)])
+
+    def to_latex(self, digits: int | None = None, *, wide: bool | None = None, **options) -> str:
+        return "\n".join([super().to_latex(digits, wide=wide, **options),
                           *(m.to_latex(digits, wide=wide) for m in self.more)])
 
 
@@ -199,19 +268,68 @@ class Results(tuple, Result):
     def legend(self) -> list[str]:
         return list(dict.fromkeys(line for r in self for line in r.legend()))
 
-    def to_text(self, digits: int | None = None) -> str:
-        return "\n".join(r.to_text(digits) for r in self)
+    def remarks(self) -> list[str]:
+        return list(dict.fromkeys(line for r in self for line in r.remarks()))
 
-    def to_markdown(self, digits: int | None = None) -> str:
-        return "\n".join(r.to_markdown(digits) for r in self)
+    def to_text(self, digits: int | None = None, **options) -> str:
+        return "\n".join(r.to_text(digits, **options) for r in self)
 
-    def to_latex(self, digits: int | None = None, *, caption: str | None = None, label: str | None = None,
-                 wide: bool | None = None) -> str:
-        return "\n".join(r.to_latex(digits, caption=caption, label=None if label is None else f"{label}-{k}",
-                                     wide=wide) for k, r in enumerate(self, start=1))
+    def to_markdown(self, digits: int | None = None, **options) -> str:
+        return "\n".join(r.to_markdown(digits, **options) for r in self)
+
+    def to_latex(self, digits: int | None = None, *, label: str | None = None, **options) -> str:
+        """Each result's float, one after another; a ``label`` given is numbered ``LABEL-1``,
+        ``LABEL-2`` … (one result: ``LABEL`` itself)."""
+        if label is not None and len(self) == 1:
+            return self[0].to_latex(digits, label=label, **options)
+        return "\n".join(r.to_latex(digits, label=None if label is None else f"{label}-{k}", **options)
+                         for k, r in enumerate(self, start=1))
 
     def _repr_html_(self) -> str:
         return "".join(r._repr_html_() for r in self)
+
+
+def _options(options: dict) -> "TableOptions":
+    """The keywords of a printer as :class:`irstats.render.TableOptions` (a names file read)."""
+    import os
+
+    from irstats.render import TableOptions, read_names, read_systems
+
+    given = {k: v for k, v in options.items() if v is not None}
+    unknown = set(given) - {"caption", "label", "columns", "systems", "names", "legend", "markers"}
+    if unknown:
+        from irstats.errors import ArgumentTypeError
+
+        raise ArgumentTypeError(f"unexpected keyword {sorted(unknown)[0]!r}; a table takes caption, label, columns, "
+                                "systems, names, legend and markers", argument=sorted(unknown)[0])
+    if isinstance(given.get("names"), (str, os.PathLike)):
+        given["names"] = read_names(os.fspath(given["names"]))
+    if "systems" in given and not isinstance(given["systems"], str):
+        given["systems"] = read_systems([os.fspath(v) for v in given["systems"]])
+    elif isinstance(given.get("systems"), str):
+        given["systems"] = read_systems(given["systems"])
+    return TableOptions(**given)
+
+
+def _data_of(frame: "pl.DataFrame", systems, fmt: str) -> str:
+    """The rows of ``systems`` of a result's frame in a data format (every row if it has no
+    ``system`` column to choose by)."""
+    import polars as pl
+
+    from irstats.render import delimited, render
+
+    if "system" in frame.columns:
+        known = list(dict.fromkeys(frame["system"].to_list()))
+        missing = [s for s in systems if s not in known]
+        if missing:
+            from irstats.errors import ArgumentError
+            from irstats.render import did_you_mean
+
+            raise ArgumentError(f"unknown system {missing[0]!r}{did_you_mean(missing[0], known)}", argument="systems")
+        frame = frame.filter(pl.col("system").is_in(list(systems)))
+    if fmt in ("tsv", "csv"):
+        return delimited(frame, "\t" if fmt == "tsv" else ",")
+    return render(frame, "json")
 
 
 __all__ = ["DATA_FORMATS", "DISPLAY_FORMATS", "FORMATS", "FrameResult", "Result", "Results"]

@@ -14,7 +14,7 @@ from irstats.aggregate import (
 )
 from irstats.cli.common import parse_epsilon, scores_input
 from irstats.cli.group import cli
-from irstats.cli.output import OutputFile, emit_data, emit_result
+from irstats.cli.output import OutputFile, emit_data, emit_result, table_options
 from irstats.errors import InputError
 
 DEFAULT_METHODS = ("am", "egm", "gm_trec_eval")
@@ -55,6 +55,7 @@ zero score) print as nan, with a warning saying why.
               default="table", show_default=True,
               help="Output format; tsv/csv/json/parquet have columns system measure method value.")
 @click.option("-o", "--output", type=OutputFile(), help="Write to FILE, not stdout.")
+@table_options
 def aggregate_command(scores, methods, epsilon, skipna, back_transform, fmt, output):
     """Aggregate per-topic SCORES into one value per system and measure.
 

@@ -7,7 +7,7 @@ import click
 import polars as pl
 
 from irstats.cli.group import cli
-from irstats.cli.output import OutputFile, emit_result, plot_size_option
+from irstats.cli.output import OutputFile, emit_result, plot_size_option, table_options
 from irstats.result import FORMATS, FrameResult, Results
 
 AGREEMENT_EPILOG = """
@@ -59,6 +59,7 @@ bootstrap over topics (--resamples, --seed).
 @click.option("--gains", "gains_path", type=OutputFile(), metavar="FILE",
               help="Conclusions: write every system's mean and rank under A and B (measure system mean_a "
                    "mean_b rank_a rank_b rank_gain) to FILE (TSV).")
+@table_options
 def agreement_command(qrels, scores, runs, measures, all_topics, alpha, per_topic, confusion, n_resamples,
                       confidence, qrels_duplicate, seed, fmt, output, plot_path, plot_size, gains_path):
     """Agreement of two qrels (Cohen's κ, Krippendorff's α) and of the conclusions they lead to."""

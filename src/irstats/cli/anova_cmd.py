@@ -6,7 +6,7 @@ import click
 
 from irstats.cli.common import load_scores, scores_input
 from irstats.cli.group import cli
-from irstats.cli.output import OutputFile, emit_result
+from irstats.cli.output import OutputFile, emit_result, table_options
 from irstats.result import FORMATS, Results
 from irstats.errors import InputError
 
@@ -42,6 +42,7 @@ two-way ANOVA with replication, whose sources are systems, topics, interaction, 
 @click.option("--format", "fmt", default="table", show_default=True, type=click.Choice(FORMATS),
               help="table (aligned text), markdown, latex, tsv, csv or json.")
 @click.option("-o", "--output", type=OutputFile(), help="Write to FILE, not stdout.")
+@table_options
 def anova_command(scores, one_way, replicates, tukey, means, confidence, fmt, output):
     """ANOVA of the systems of per-topic SCORES: variation, df, variance, F, p, ω², Tukey HSD."""
     from irstats.stats.anova import anova, anova_with_replication

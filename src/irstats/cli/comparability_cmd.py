@@ -9,7 +9,7 @@ import click
 
 from irstats.cli.common import eval_options, load_scores
 from irstats.cli.group import cli
-from irstats.cli.output import OutputFile, emit_result, plot_size_option
+from irstats.cli.output import OutputFile, emit_result, plot_size_option, table_options
 from irstats.errors import InputError
 from irstats.io.trec import read_names
 from irstats.measures import FAMILIES
@@ -122,6 +122,7 @@ def _select(scores: dict[str, ScoreMatrix], measures, source: str) -> list[Score
               help="Output format.")
 @click.option("-o", "--output", type=OutputFile(), help="Write to FILE, not stdout.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
+@table_options
 def comparability_command(scores_paths, measures, num_rel_files, qrels_files, runs, options, labels, reference_file,
                           factors_file, n_partitions, n_fp_partitions, seed, alpha, equal_var, plot_path,
                           plot_size, fmt, output, quiet):

@@ -6,7 +6,7 @@ import click
 
 from irstats.cli.common import cluster_options, scores_input
 from irstats.cli.group import cli
-from irstats.cli.output import OutputFile, emit_result
+from irstats.cli.output import OutputFile, emit_result, table_options
 from irstats.errors import InputError
 from irstats.result import FORMATS
 from irstats.stats.compare import compare
@@ -25,17 +25,24 @@ Examples:
   irstats compare scores.tsv -m AP --baseline bm25 --baseline rm3 --correction bh   # two baselines
   irstats compare scores.tsv -m nDCG@10 --all-pairs                # system × system matrix of Δ
   irstats compare scores.tsv --test randomization -n 1000000 --workers 2   # resample batches on 2 processes
+  irstats compare scores.tsv -m nDCG@10 -m AP --baseline bm25 --columns means --format latex \\
+      --caption "Effectiveness on DL 2019." --names names.tsv -o tables/main.tex   # a paper's main table
+  irstats compare scores.tsv -m AP --baseline bm25 --columns means,wins --format latex   # with +/=/− topics
 
 \b
 SCORES is a per-topic score file (irstats eval -q --format tsv) or trec_eval -q output.
-Columns per measure: the system's mean, Δ = mean − baseline mean with a marker
-(* p < alpha, † p < alpha/5, after the correction), and the p-value against the baseline.
+Columns per measure: the system's mean with the marker of its test against the baseline
+(* p < alpha, † p < alpha/5, after the correction; --markers delta puts it on Δ), Δ = mean −
+baseline mean, the p-value, and +/=/− the topics where the system scores above, the same as
+(within --tie-tolerance), and below the baseline (in LaTeX with --columns ...,wins).
 The tsv, csv and json formats give the data only, one row per measure and system, with each
-difference's interval (delta_low, delta_high; --interval) and its effect size d_z
-(effect_size); the legend then goes to stderr. The legend gives each measure's
-discriminative power: the share of all system pairs with p < alpha under the test
-(unadjusted; Tukey's p-values are familywise already). latex is a table float with caption
-and label (needs booktabs and adjustbox).
+difference's interval (delta_low, delta_high; --interval), its effect size d_z
+(effect_size) and wins, ties, losses; the legend then goes to stderr. Each measure's
+discriminative power (the share of all system pairs with p < alpha under the test,
+unadjusted; Tukey's p-values are familywise already) is printed under the table, and on
+stderr beside LaTeX or data. latex is a table float whose caption is the title (or --caption)
+and one legend sentence, with a label from -o's file name or --label (needs booktabs and
+adjustbox).
 """
 
 
@@ -62,9 +69,12 @@ and label (needs booktabs and adjustbox).
               help="Interval of each difference to the baseline (tsv columns delta_low, delta_high): the paired "
                    "t-interval, or a bootstrap percentile or BCa interval (B = --resamples, --seed).")
 @click.option("--confidence", default=0.95, show_default=True, type=float, help="Level of the intervals.")
+@click.option("--tie-tolerance", default=0.0, show_default=True, type=float, metavar="X",
+              help="Wins/ties/losses: a topic where the system and the baseline differ by at most X is a tie.")
 @click.option("-o", "--output", type=OutputFile(), help="Write to FILE, not stdout.")
+@table_options
 def compare_command(scores, baselines, all_pairs, test, correction, alpha, n_resamples, seed, interval, confidence,
-                    fmt, output, client):
+                    tie_tolerance, fmt, output, client):
     """Compare every system with a baseline: means, differences and significance per measure.
 
     Reads per-topic SCORES (or evaluates --qrels/--runs), tests each system against the
@@ -84,5 +94,6 @@ def compare_command(scores, baselines, all_pairs, test, correction, alpha, n_res
         emit_result(pairs, fmt, output)
         return
     comp = compare(scores, baseline=baselines[0] if baselines else None, test=test, correction=correction, alpha=alpha,
-                   n_resamples=n_resamples, seed=seed, interval=interval, confidence=confidence, client=client)
+                   n_resamples=n_resamples, seed=seed, interval=interval, confidence=confidence,
+                   tie_tolerance=tie_tolerance, client=client)
     emit_result(comp, fmt, output)

@@ -9,7 +9,7 @@ import click
 
 from irstats.cli.common import cluster_options, eval_options
 from irstats.cli.group import cli
-from irstats.cli.output import OutputFile
+from irstats.cli.output import OutputFile, emit_result, given_table_options, table_options
 from irstats.evaluate import DEFAULT_MEASURES, evaluate
 from irstats.trec_eval.printer import format_scores
 from irstats.measures.registry import expand_measures
@@ -64,6 +64,7 @@ Measures (canonical names; trec_eval's in brackets):
               help="Preference judgments (topic jg jsg docno level) for trec_eval's preference measures.")
 @click.option("--qrels-prefs", is_flag=True, help="QRELS read as preferences too (trec_eval -R qrels_prefs).")
 @cluster_options
+@table_options
 def eval_command(qrels, runs, measures, options, per_topic, fmt, output, client, subtopic_qrels, prefs,
                  qrels_prefs):
     """Evaluate RUN files (files, directories or globs; plain or gzip) against QRELS.
@@ -77,6 +78,9 @@ def eval_command(qrels, runs, measures, options, per_topic, fmt, output, client,
     # printed a piece at a time: the per-topic lines of 10^5 topics are never held as one text
     if fmt == "trec_eval":
         _emit_chunks(_trec_eval_chunks(scores, per_topic), output)
+    elif fmt == "latex" or (fmt in DISPLAY_FORMATS and any(v not in (None, True, "mean")
+                                                           for v in given_table_options().values())):
+        emit_result(scores.view(per_topic), fmt, output)  # a paper's float, or some systems or columns
     elif fmt in DISPLAY_FORMATS:
         _emit_chunks(scores.view(per_topic).format_chunks(fmt), output)
     elif fmt in CHUNKED_FORMATS:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from irstats.cli.group import cli
-from irstats.cli.output import OutputFile, emit_result
+from irstats.cli.output import OutputFile, emit_result, table_options
 from irstats.result import FORMATS
 
 PREFERENCES_EPILOG = """
@@ -39,6 +39,7 @@ measures beside any other: irstats eval QRELS RUNS --prefs FILE -m PrefsSimp (or
 @click.option("--format", "fmt", default="table", show_default=True, type=click.Choice(FORMATS),
               help="table (aligned text), markdown, latex, tsv, csv or json.")
 @click.option("-o", "--output", type=OutputFile(), help="Write to FILE, not stdout.")
+@table_options
 def preferences_command(prefs, runs, measures, as_qrels, depth, complete, per_topic, fmt, output):
     """Preference measures of RUN files against preference judgments PREFS (trec_eval's prefs_*)."""
     from irstats.preferences import evaluate_preferences

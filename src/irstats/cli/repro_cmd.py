@@ -7,7 +7,7 @@ import click
 
 from irstats.cli.common import eval_options
 from irstats.cli.group import cli
-from irstats.cli.output import OutputFile, emit_result, plot_size_option
+from irstats.cli.output import OutputFile, emit_result, plot_size_option, table_options
 
 REPRO_EPILOG = """
 \b
@@ -103,6 +103,7 @@ class RunListCommand(click.Command):
 @click.option("--plot-effects", "plot_effects", type=OutputFile(figure=True), metavar="FILE",
               help="With an advanced run: draw ER against ΔRI per measure to FILE (its data as CSV beside it).")
 @plot_size_option
+@table_options
 def repro_command(qrels, qrels_repl, orig, repro, repl, measures, order_depth, rbo_p, ktu_method, rbo_method, welch,
                   shared_topics, options, fmt, output, plot_order, plot_effects, plot_size):
     """Did a reproduction reproduce? KTU, RBO, RMSE, ER, ΔRI and t-tests (Breuer et al., SIGIR 2020)."""

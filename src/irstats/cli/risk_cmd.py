@@ -6,7 +6,7 @@ import click
 
 from irstats.cli.common import scores_input
 from irstats.cli.group import cli
-from irstats.cli.output import OutputFile, emit_result
+from irstats.cli.output import OutputFile, emit_result, table_options
 from irstats.result import FORMATS, Results
 from irstats.errors import InputError
 
@@ -36,6 +36,7 @@ Only topics scored for every system are used.
 @click.option("--format", "fmt", default="table", show_default=True, type=click.Choice(FORMATS),
               help="table (aligned text), markdown, latex, tsv, csv or json.")
 @click.option("-o", "--output", type=OutputFile(), help="Write to FILE, not stdout.")
+@table_options
 def risk_command(scores, baseline, alpha, fmt, output):
     """Risk of every system against a baseline: URisk, TRisk, ZRisk and GeoRisk per measure."""
     from irstats.stats.risk import risk

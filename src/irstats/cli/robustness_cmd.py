@@ -7,7 +7,7 @@ import click
 from irstats.cli.common import cluster_options, scores_input
 from irstats.cli.experiment_common import parse_int_list
 from irstats.cli.group import cli
-from irstats.cli.output import OutputFile, emit_result, plot_size_option
+from irstats.cli.output import OutputFile, emit_result, plot_size_option, table_options
 from irstats.errors import InputError, some
 from irstats.io.trec import read_names
 from irstats.measures import FAMILIES
@@ -85,6 +85,7 @@ def _parse_lines(values) -> dict[str, float]:
 @click.option("-o", "--output", type=OutputFile(), help="Write to FILE, not stdout.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
 @click.pass_context
+@table_options
 def robustness_command(ctx, scores, standardizing_file, evaluated_file, n_samples, sizes, seed, ddof, zero_sd,
                        plot_path, plot_size, lines, fmt, output, quiet, client):
     """Robustness of standardization to the number of standardizing systems (METHODS.md §5.3).

@@ -6,7 +6,7 @@ import click
 
 from irstats.cli.common import scores_input
 from irstats.cli.group import cli
-from irstats.cli.output import OutputFile, emit_result, plot_size_option
+from irstats.cli.output import OutputFile, emit_result, plot_size_option, table_options
 from irstats.result import FORMATS, FrameResult, Results
 from irstats.errors import InputError
 from irstats.meta.transforms import DEFAULT_EPSILON, TRANSFORMS
@@ -42,6 +42,7 @@ with --pairs: measure system_a system_b transform delta t p conclusion changed r
 @click.option("--format", "fmt", default="table", show_default=True, type=click.Choice(FORMATS),
               help="table (aligned text), markdown, latex, tsv, csv or json.")
 @click.option("-o", "--output", type=OutputFile(), help="Write to FILE, not stdout.")
+@table_options
 def transforms_command(scores, transforms, alpha, epsilon, pairs, plot, plot_size, fmt, output):
     """Which system comparisons change direction or significance when the scores are transformed."""
     from irstats.meta.transforms import transform_robustness

@@ -9,7 +9,7 @@ import click
 
 from irstats.cli.common import cluster_options, eval_options
 from irstats.cli.group import cli
-from irstats.cli.output import OutputFile, emit_result, plot_size_option
+from irstats.cli.output import OutputFile, emit_result, plot_size_option, table_options
 from irstats.depth.pooling import given_pool, simulate_pool
 from irstats.depth.sweep import DEFAULT_SWEEP_MEASURES, UNJUDGED_FORMS, sweep
 from irstats.depth.volatility import volatility
@@ -111,6 +111,7 @@ def _format_for(path: str) -> str:
               help="Format of the statistics printed on stdout.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bars or notes on stderr.")
 @cluster_options
+@table_options
 def volatility_command(qrels, runs, pool_depth, simulate_depth, contributing, depths, measures, condensed, test, alpha,
                        n_resamples, seed, options, plot_path, plot_size, output, by_depth_path, fmt, quiet, client):
     """Volatility over evaluation depth: scores of RUN files at depths k up to and past the pool depth.

@@ -748,18 +748,17 @@ class ComparabilityStudy(Result):
                                 "below it); counts of systems significantly better on one than the other "
                                 "(one-tailed, α = 0.025); FP = two-tailed rate at α"], label="tab:comparability-observed")
 
-    def to_text(self, digits: int = 4) -> str:
+    def to_text(self, digits: int = 4, **options) -> str:
         observed = self.observed_table(digits)
-        return self.display_table(digits).text() + ("" if observed is None else "\n" + observed.text())
+        return super().to_text(digits, **options) + ("" if observed is None else "\n" + observed.text())
 
-    def to_markdown(self, digits: int = 4) -> str:
+    def to_markdown(self, digits: int = 4, **options) -> str:
         observed = self.observed_table(digits)
-        return self.display_table(digits).markdown() + ("" if observed is None else "\n" + observed.markdown())
+        return super().to_markdown(digits, **options) + ("" if observed is None else "\n" + observed.markdown())
 
-    def to_latex(self, digits: int = 4, *, caption: str | None = None, label: str | None = None,
-                 wide: bool | None = None) -> str:
+    def to_latex(self, digits: int = 4, *, wide: bool | None = None, **options) -> str:
         observed = self.observed_table(digits)
-        text = self.display_table(digits).latex(caption=caption, label=label, wide=wide)
+        text = super().to_latex(digits, wide=wide, **options)
         return text + ("" if observed is None else "\n" + observed.latex(wide=wide))
 
     def to_json(self) -> str:

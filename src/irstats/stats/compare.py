@@ -17,8 +17,8 @@ from irstats.stats.corrections import CORRECTIONS, adjust
 from irstats.stats.pairwise import TESTS, PairwiseResult, _pairwise
 
 #: Readable names of the corrections, for legends (BH and BY control the false discovery rate).
-CORRECTION_NAMES = {"holm": "holm", "bonferroni": "bonferroni", "bh": "Benjamini–Hochberg (FDR)",
-                    "by": "Benjamini–Yekutieli (FDR)"}
+CORRECTION_NAMES = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini–Hochberg",
+                    "by": "Benjamini–Yekutieli"}
 
 #: Second significance level, as a fraction of alpha (marked † where * marks alpha).
 STRONG_FACTOR = 0.2
@@ -32,7 +32,9 @@ class Comparison(Result):
     baseline mean), ``p_value`` (the test against the baseline), ``p_adjusted`` (after
     ``correction`` over the comparisons with the baseline within the measure),
     ``significant`` (p_adjusted < alpha), ``marker`` (``†`` if p_adjusted < alpha/5, ``*``
-    if < alpha, else empty) and ``is_baseline``. Rows follow ``systems`` (best first by the
+    if < alpha, else empty), ``is_baseline``, the interval of Δ and d_z, and ``wins``, ``ties``,
+    ``losses``: the topics (of those both have) where the system scores above, within
+    ``tie_tolerance`` of, or below the baseline. Rows follow ``systems`` (best first by the
     first measure). ``pairwise`` holds every measure's all-pairs result;
     ``discriminative_power`` the share of system pairs with p < alpha per measure.
     """
@@ -51,36 +53,50 @@ class Comparison(Result):
     significant_pairs: dict[str, int] = field(default_factory=dict)
     n_pairs: dict[str, int] = field(default_factory=dict)
     baseline_chosen: bool = False
+    tie_tolerance: float = 0.0
 
     @property
     def strong_alpha(self) -> float:
         """The level marked with ``†``."""
         return self.alpha * STRONG_FACTOR
 
+    MARKERS = True
+
     def legend(self) -> list[str]:
-        """Lines explaining the table: baseline, test, correction, markers, discriminative power."""
-        how = f" (best by {self.measures[0]})" if self.baseline_chosen else ""
+        """What a reader needs to read the table, as one caption sentence: Δ, the wins/ties/losses,
+        the test and correction, what * and † mean."""
+        return [line for line, _ in self._legend()]
+
+    def _legend(self) -> list[tuple[str, str | None]]:
+        """The legend's lines, each with the kind of column it explains (None: the whole table)."""
+        how = f" (the best by {self.measures[0]})" if self.baseline_chosen else ""
         spec = TESTS[self.test]
         test = spec.label
         if spec.resamples:
             test += f", B = {self.n_resamples}, seed {self.seed}"
         family = len(self.systems) - 1
         if spec.familywise:
-            corr = f"p-values of the {spec.label} (familywise over all pairs; no further correction)"
+            corr = "p-values familywise over all pairs"
         elif self.correction == "none":
             corr = "p-values not adjusted"
         else:
             corr = (f"p-values {CORRECTION_NAMES[self.correction]}-adjusted over the {family} comparisons with the "
                     "baseline per measure")
         which = "adjusted p" if not spec.familywise and self.correction != "none" else "p"
-        lines = [f"baseline: {self.baseline}{how}; Δ = system mean − baseline mean; test: {test}, two-sided; {corr}",
-                 f"* {which} < {self.alpha:g}, † {which} < {self.strong_alpha:g}"]
+        ties = "the same" if self.tie_tolerance == 0 else f"within {self.tie_tolerance:g} of"
+        return [(f"Δ = system mean − mean of the baseline {self.baseline}{how}", "delta"),
+                (f"+/=/− = topics where the system scores above, {ties}, below the baseline", "wins"),
+                (f"{test}, two-sided, against the baseline {self.baseline}{how}; {corr}", None),
+                (f"* {which} < {self.alpha:g}, † {which} < {self.strong_alpha:g}", None)]
+
+    def remarks(self) -> list[str]:
+        """Discriminative power per measure, and why a p-value is blank."""
+        spec = TESTS[self.test]
         powers = ", ".join(f"{m} {100 * self.discriminative_power[m]:.1f}% ({self.significant_pairs[m]}/"
                            f"{self.n_pairs[m]})" for m in self.measures)
         qualifier = spec.label if spec.familywise else f"{self.test}, unadjusted"
-        lines.append(f"discriminative power (share of system pairs with p < {self.alpha:g}, {qualifier}): {powers}")
-        lines.extend(self._undefined_notes())
-        return lines
+        return [f"discriminative power (share of system pairs with p < {self.alpha:g}, {qualifier}): {powers}",
+                *self._undefined_notes()]
 
     def _undefined_notes(self) -> list[str]:
         """Why a p-value is blank: the test is undefined on the topics the pair shares (the
@@ -106,40 +122,48 @@ class Comparison(Result):
         """One row per measure and system: mean, Δ, p-values, marker, interval and d_z."""
         return self.frame
 
-    def display_table(self, digits: int = 4):
-        """The paper table: a row per system; per measure its mean (the best in bold), Δ to
-        the baseline with its significance marker as a superscript, and the adjusted p-value."""
+    def display_table(self, digits: int = 4, markers: str = "mean"):
+        """The paper table: a row per system; per measure its mean (the best in bold), Δ to the
+        baseline, the adjusted p-value and the topics won, tied and lost (+, =, −; in LaTeX only
+        when asked for). The significance marker (* or †) of a system's test against the baseline
+        is a superscript on its mean (``markers="mean"``, as SIGIR and TOIS tables put it), on its
+        Δ (``"delta"``) or on both."""
         from irstats.render import Cell, Table, latex_escape, number_cell, p_cell
 
-        header, header_latex = ["system"], ["System"]
+        header, header_latex, groups = ["system"], ["System"], ["system"]
         for m in self.measures:
-            header += [m, f"Δ{m}", f"p({m})"]
-            header_latex += [latex_escape(m), r"$\Delta$", "$p$"]
+            header += [m, f"Δ{m}", f"p({m})", f"+({m})", f"=({m})", f"−({m})"]
+            header_latex += [latex_escape(m), r"$\Delta$", "$p$", "$+$", "$=$", "$-$"]
+            groups += ["mean", "delta", "p", "wins", "wins", "wins"]
         values = {(r["measure"], r["system"]): r for r in self.frame.iter_rows(named=True)}
         best = {m: max((r["mean"] for (mm, _), r in values.items() if mm == m and r["mean"] == r["mean"]),
                        default=None) for m in self.measures}
+        on_mean, on_delta = markers in ("mean", "both"), markers in ("delta", "both")
         rows = []
         for s in self.systems:
             cells = [Cell(s)]
             for m in self.measures:
                 r = values.get((m, s))
                 if r is None:
-                    cells += [Cell(""), Cell(""), Cell("")]
+                    cells += [Cell("")] * 6
                     continue
-                mean = number_cell(r["mean"], digits)
+                mean = number_cell(r["mean"], digits, marker=r["marker"] if on_mean else "")
                 mean = Cell(mean.text, mean.latex, bold=r["mean"] == best[m])
                 if r["is_baseline"]:
-                    cells += [mean, Cell("baseline", r"\textit{baseline}"), Cell("")]
+                    cells += [mean, Cell("baseline", r"\textit{baseline}"), Cell(""), Cell(""), Cell(""), Cell("")]
                 else:
-                    cells += [mean, number_cell(r["delta"], digits, sign=True, marker=r["marker"]),
-                              p_cell(r["p_adjusted"])]
+                    cells += [mean, number_cell(r["delta"], digits, sign=True, marker=r["marker"] if on_delta else ""),
+                              p_cell(r["p_adjusted"]), *(Cell(str(r[k])) for k in ("wins", "ties", "losses"))]
             rows.append(cells)
+        legend = self._legend()
         return Table.of(header, rows, [False] + [True] * (len(header) - 1), title=self.title,
-                        legend=self.legend(), header_latex=header_latex, label="tab:compare")
+                        legend=[line for line, _ in legend], legend_groups=[group for _, group in legend],
+                        remarks=self.remarks(), header_latex=header_latex, label="tab:compare", groups=groups,
+                        latex_optional=["wins"])
 
     @property
     def title(self) -> str:
-        return f"Systems against {self.baseline}: mean, Δ and p per measure"
+        return f"Systems against the baseline {self.baseline}"
 
 
 
@@ -226,7 +250,7 @@ def _difference_intervals(matrix: ScoreMatrix, differences: np.ndarray, interval
 def compare(scores: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix] | ScoreMatrix, baseline: str | None = None,
             test: str = "paired_t", correction: str | None = None, alpha: float = 0.05, n_resamples: int = 10000,
             seed: Seed = 0, batch_size: int | None = None, interval: str = "t",
-            confidence: float = 0.95, *, client=None) -> Comparison:
+            confidence: float = 0.95, *, tie_tolerance: float = 0.0, client=None) -> Comparison:
     """Compare every system with a baseline on each measure, and measure discriminative power.
 
     ``baseline`` defaults to the system with the best mean on the first measure (ties: the
@@ -247,8 +271,15 @@ def compare(scores: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix] | ScoreMat
     ``client`` (a ``distributed.Client``): the resample batches of every measure's test
     (bootstrap, randomisation, Tukey) and of its bootstrap intervals run on its Dask cluster as
     one job (:mod:`irstats.distributed`); the p-values and intervals are the same to the last bit.
+
+    Per system and measure, ``wins``, ``ties`` and ``losses`` count the topics both have where
+    the system scores above the baseline by more than ``tie_tolerance``, within it, or below
+    (default 0: only equal scores tie).
     """
     correction = _check_options(test, correction, interval, alpha, confidence, seed)
+    from irstats.checks import real
+
+    real(tie_tolerance, "tie_tolerance", low=0.0)
     if baseline is not None and not isinstance(baseline, str):
         raise ArgumentTypeError(f"baseline must be a system name or None; got {kind_of(baseline)}",
                                 argument="baseline")
@@ -294,6 +325,7 @@ def compare(scores: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix] | ScoreMat
         n_pairs[name] = res.n_pairs
         b = matrix.systems.index(baseline)
         means = matrix.means()
+        wins, ties, losses = wins_ties_losses(matrix.values, matrix.values[b], tie_tolerance)
         p = res.p_value[:, b].copy()
         p[b] = np.nan
         p_adj = adjust(p, correction)
@@ -305,15 +337,33 @@ def compare(scores: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix] | ScoreMat
                          "p_value": float(p[k]), "p_adjusted": float(p_adj[k]),
                          "significant": bool(p_adj[k] < alpha) if k != b else False,
                          "marker": marker(p_adj[k], alpha), "is_baseline": k == b,
-                         "delta_low": float(low[k]), "delta_high": float(high[k]), "effect_size": float(effect[k])})
+                         "delta_low": float(low[k]), "delta_high": float(high[k]), "effect_size": float(effect[k]),
+                         "wins": int(wins[k]), "ties": int(ties[k]), "losses": int(losses[k])})
     frame = pl.DataFrame(rows, schema={"measure": pl.String, "system": pl.String, "mean": pl.Float64,
                                        "delta": pl.Float64, "p_value": pl.Float64, "p_adjusted": pl.Float64,
                                        "significant": pl.Boolean, "marker": pl.String, "is_baseline": pl.Boolean,
                                        "delta_low": pl.Float64, "delta_high": pl.Float64,
-                                       "effect_size": pl.Float64})
+                                       "effect_size": pl.Float64, "wins": pl.Int64, "ties": pl.Int64,
+                                       "losses": pl.Int64})
     return Comparison(frame, baseline, systems, measures, test, correction, alpha, n_resamples,
                       seed_label(seed), results, power, sig_pairs,
-                      n_pairs, chosen)
+                      n_pairs, chosen, float(tie_tolerance))
+
+
+def wins_ties_losses(values: np.ndarray, baseline: np.ndarray, tolerance: float = 0.0
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per system (row of ``values``): the topics where it scores above ``baseline`` by more than
+    ``tolerance`` (wins), within it (ties) and below (losses), over the topics both have.
+
+    >>> w, t, l = wins_ties_losses(np.array([[0.5, 0.2, 0.3, np.nan]]), np.array([0.4, 0.2, 0.35, 0.1]))
+    >>> int(w[0]), int(t[0]), int(l[0])
+    (1, 1, 1)
+    """
+    difference = values - baseline[None, :]
+    both = ~np.isnan(difference)
+    wins = (both & (difference > tolerance)).sum(axis=1)
+    losses = (both & (difference < -tolerance)).sum(axis=1)
+    return wins, both.sum(axis=1) - wins - losses, losses
 
 
 @dataclass(frozen=True)

@@ -127,14 +127,26 @@ class RiskResult(Result):
     def title(self) -> str:
         return f"{self.measure}: risk against {self.baseline} (α = {self.alpha:g}, {len(self.topics)} topics)"
 
+    def legend(self) -> list[str]:
+        """What URisk and TRisk are, and the threshold at which TRisk is significant."""
+        return [f"URisk = mean per-topic difference to the baseline {self.baseline}, a loss counting "
+                f"1 + α = {1 + self.alpha:g} times",
+                "TRisk = URisk in standard errors: below −2 significantly riskier than the baseline, above 2 "
+                "significantly safer (|TRisk| > 2, about p < 0.05, two-sided)",
+                "ZRisk and GeoRisk: risk within the set of all systems"]
+
     def display_table(self, digits: int = 4):
+        """A row per system other than the baseline, the safest first (URisk descending)."""
         from irstats.render import Cell, Table, number_cell
 
-        rows = [[Cell(s), number_cell(u, digits, sign=True), number_cell(t, 2, sign=True),
-                 number_cell(z, 2, sign=True), number_cell(g, digits)]
-                for s, u, t, z, g in zip(self.systems, self.urisk, self.trisk, self.zrisk, self.georisk)]
+        order = [k for k in np.argsort(-np.nan_to_num(self.urisk, nan=-np.inf), kind="stable")
+                 if self.systems[k] != self.baseline]
+        rows = [[Cell(self.systems[k]), number_cell(self.urisk[k], digits, sign=True),
+                 number_cell(self.trisk[k], 2, sign=True), number_cell(self.zrisk[k], 2, sign=True),
+                 number_cell(self.georisk[k], digits)] for k in order]
         return Table.of(["system", "URisk", "TRisk", "ZRisk", "GeoRisk"], rows, [False, True, True, True, True],
-                        title=self.title, label="tab:risk")
+                        title=self.title, legend=self.legend(), label="tab:risk",
+                        groups=["system", "urisk", "trisk", "zrisk", "georisk"])
 
 
 def risk(matrix: ScoreMatrix, baseline: str, alpha: float = 1.0) -> RiskResult:
