@@ -164,12 +164,34 @@ def check_figure(fig, name, width=None):
             assert not box.overlaps(area), f"{name}: a legend lies over the data of {ax.get_title()!r}"
         assert box.x0 >= -1 and box.y0 >= -1 and box.x1 <= fig.bbox.x1 + 1 and box.y1 <= fig.bbox.y1 + 1, \
             f"{name}: a legend leaves the figure"
+    # every text drawn lies inside the canvas (nothing clipped by the figure's edge)
+    canvas = fig.bbox
+    for text in drawn_texts(fig):
+        box = text.get_window_extent(renderer)
+        assert (box.x0 >= canvas.x0 - 1 and box.y0 >= canvas.y0 - 1 and box.x1 <= canvas.x1 + 1
+                and box.y1 <= canvas.y1 + 1), f"{name}: text {text.get_text()!r} leaves the figure ({box} in {canvas})"
     # tick labels on one axis never overlap each other (thinned or rotated)
     for ax in fig.axes:
         for axis in (ax.xaxis, ax.yaxis):
             boxes = [t.get_window_extent(renderer) for t in axis.get_ticklabels() if t.get_visible() and t.get_text()]
             for a, b in zip(boxes, boxes[1:]):
                 assert not _overlap(a, b), f"{name}: tick labels overlap ({ax.get_title()!r})"
+
+
+def drawn_texts(fig) -> list:
+    """Every visible, non-empty text of ``fig`` that is drawn: the tick labels of the ticks in
+    view only (matplotlib keeps labels of ticks outside the view, which it does not draw)."""
+    from matplotlib.text import Text
+
+    ticks, shown = set(), []
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            every = axis.get_major_ticks() + axis.get_minor_ticks()
+            ticks |= {id(label) for tick in every for label in (tick.label1, tick.label2)}
+            for tick in axis._update_ticks():  # the ticks matplotlib draws
+                shown += [label for label in (tick.label1, tick.label2) if label.get_visible()]
+    texts = [t for t in fig.findobj(Text) if id(t) not in ticks and t.get_visible()] + shown
+    return [t for t in texts if t.get_text().strip()]
 
 
 def _overlap(a, b) -> bool:

@@ -79,7 +79,7 @@ def test_compare_table_compiles_within_a_column(shared_data, tmp_path, capsys):
     irstats.write_scores(irstats.evaluate(base / "qrels.dl19-passage.txt", runs, ["AP", "nDCG@10"]), scores, "tsv")
     code, out, err = run_cli(["compare", scores, "-m", "AP", "-m", "nDCG@10", "--format", "latex"], capsys)
     assert code == 0, err
-    assert r"\begin{table}" in out
+    assert r"\begin{table" in out  # a column's float, or the page's where it would shrink its text
     assert "-0." not in out.replace("$-$", "")  # no hyphen as a minus sign
     log = _compile(out, tmp_path, "compare", COLUMN)
     _check(log, "compare")

@@ -429,7 +429,8 @@ def test_dl19_report_and_notebook_tables_in_chromium(dl19_report, tmp_path):
     assert compared[0][0] == "system" and len(compared) - 1 == 5
     for row in compared[1:]:
         assert not dtypes & set(row) and not any(cell.startswith('"') for cell in row)
-    p_cells = [row[-1] for row in compared[1:] if row[-1]]
+    assert compared[0][3] == "p(AP)"
+    p_cells = [row[3] for row in compared[1:] if row[3]]
     assert p_cells and all(re.fullmatch(r"< 0\.001|[01]\.\d{3}", cell) for cell in p_cells)
 
 

@@ -20,18 +20,21 @@ from irstats.random import Seed
 def experiment(qrels, runs, measures: Iterable[str] | str = DEFAULT_MEASURES, *, baseline: str | None = None,
                test: str = "paired_t", correction: str | None = None, alpha: float = 0.05,
                n_resamples: int = 10000, seed: Seed = 0, interval: str = "t", confidence: float = 0.95,
-               **options):
+               tie_tolerance: float = 0.0, **options):
     """Evaluate ``runs`` against ``qrels`` (``options``: those of :func:`irstats.evaluate`,
     e.g. ``rel_level=2``) and compare every system with ``baseline`` (default: the best by the
     first measure) per measure: :func:`irstats.stats.compare`'s
     :class:`~irstats.stats.compare.Comparison`, one row per measure and system in
-    ``to_frame()``/``to_pandas()``, the paper table in ``to_latex()``. The command line's
-    equivalent: ``irstats compare --qrels QRELS --runs RUN... -m MEASURE --baseline NAME``."""
+    ``to_frame()``/``to_pandas()`` (with ``wins``, ``ties`` and ``losses``: the topics where the
+    system scores above, within ``tie_tolerance`` of, or below the baseline, as ``pt.Experiment``'s
+    ``+``/``−`` counts), the paper table in ``to_latex()``. The command line's equivalent:
+    ``irstats compare --qrels QRELS --runs RUN... -m MEASURE --baseline NAME``."""
     from irstats.stats.compare import compare
 
     scores = evaluate(qrels, runs, measures, **options)
     return compare(scores, baseline=baseline, test=test, correction=correction, alpha=alpha,
-                   n_resamples=n_resamples, seed=seed, interval=interval, confidence=confidence)
+                   n_resamples=n_resamples, seed=seed, interval=interval, confidence=confidence,
+                   tie_tolerance=tie_tolerance)
 
 
 __all__ = ["experiment"]

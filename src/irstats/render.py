@@ -174,8 +174,20 @@ def number_cell(value, digits: int = 4, *, sign: bool = False, marker: str = "",
         return Cell("")
     text = f"{value:+.{digits}f}" if sign else f"{value:.0f}" if whole else f"{value:.{digits}f}"
     latex = text.replace("-", "$-$", 1) if text.startswith("-") else text
-    sup = {"*": r"$^{*}$", "†": r"$^{\dagger}$"}
-    return Cell(text + marker, latex + "".join(sup.get(ch, latex_escape(ch)) for ch in marker))
+    return Cell(text + marker, latex + marker_latex(marker))
+
+
+#: The significance markers as LaTeX superscripts: one style in every table irstats writes.
+MARKER_LATEX = {"*": r"$^{*}$", "†": r"$^{\dagger}$", "‡": r"$^{\ddagger}$"}
+
+
+def marker_latex(marker: str) -> str:
+    """A significance marker (``*``, ``†``, ``‡`` or several) as one LaTeX superscript each, never nested.
+
+    >>> marker_latex("†")
+    '$^{\\dagger}$'
+    """
+    return "".join(MARKER_LATEX.get(ch, latex_escape(ch)) for ch in marker)
 
 
 def p_cell(p) -> Cell:
@@ -196,13 +208,14 @@ def latex_float(table, rows: Sequence[Sequence[Cell]], k: int, n_parts: int, *, 
     """Part ``k`` of ``n_parts`` of a table's LaTeX (:meth:`Table.latex`): one float of
     ``rows``, its lines each ending in a newline. ``table``: a :class:`Table` or anything with
     its header, alignment, title, legend, LaTeX header and label (a streamed table)."""
-    wide = len(table.header) > 7 if wide is None else wide
+    # page-wide only when the table does not fit a column even at 8 pt (7 in, 3.33 in: FITTED_CHARACTERS)
+    wide = estimated_characters(table.header, rows) > COLUMN_AT_8PT if wide is None else wide
     spec = "".join("r" if a else "l" for a in table.right)
     head = table.header_latex if table.header_latex is not None else tuple(latex_header(h) for h in table.header)
     text = caption_text(table.title, table.legend if legend else (), caption)
     env = "table*" if wide else "table"
     label = check_label(label) if label is not None else table.label
-    out = [rf"\begin{{{env}}}[t]", r"\centering", r"\small"]
+    out = [rf"\begin{{{env}}}[t]", r"\centering", *latex_text_size(table.header, rows, "page" if wide else "column")]
     more = f" (part {k} of {n_parts})" if n_parts > 1 else ""
     if text:
         out.append(rf"\caption{{{latex_escape(text)}{more}}}")
@@ -212,6 +225,28 @@ def latex_float(table, rows: Sequence[Sequence[Cell]], k: int, n_parts: int, *, 
     out += [" & ".join(c.as_latex() for c in r) + r" \\" for r in rows]
     out += [r"\bottomrule", r"\end{tabular}", r"\end{adjustbox}", rf"\end{{{env}}}"]
     return "".join(f"{line}\n" for line in out)
+
+
+def latex_text_size(header: Sequence[str], rows: Sequence[Sequence[Cell]], width: str) -> list[str]:
+    """The text size of a float: ``\\small`` (9 pt) when its widest cells fit ``width`` at that
+    size, else ``\\footnotesize`` (8 pt) with narrower gaps between columns — so that a table
+    is never shrunk by adjustbox below 8 pt where it can be helped (it still scales one that
+    is wider than that)."""
+    if estimated_characters(header, rows) <= FITTED_CHARACTERS[width]:
+        return [r"\small"]
+    return [r"\footnotesize", r"\setlength{\tabcolsep}{4pt}"]
+
+
+def estimated_characters(header: Sequence[str], rows: Sequence[Sequence[Cell]]) -> int:
+    """The width of a table in characters of its text: each column's widest cell (markers as
+    half a character: they are superscripts) and the gap to the next."""
+    def chars(text: str) -> float:
+        return len(text) - sum(0.5 for ch in text if ch in MARKER_LATEX)
+
+    widths = [chars(str(h)) for h in header]
+    for row in rows:
+        widths = [max(w, chars(c.text)) for w, c in zip(widths, row)]
+    return int(sum(widths) + COLUMN_GAP_CHARACTERS * len(widths) + 0.5)
 
 
 def caption_text(title: str | None, legend: Sequence[str], caption: str | None = None) -> str:
@@ -326,8 +361,9 @@ class Table:
                        legend=legend, legend_groups=legend_groups)
 
     def select(self, columns: Sequence[str] | str | None, *, latex: bool = False) -> "Table":
-        """The table with only ``columns``, in the order given: each a header (``AP``, ``p(AP)``)
-        or a kind of column (``means``, ``delta``, ``p``, ``wins`` …: every column of that kind).
+        """The table with only ``columns``: each a header (``AP``, ``p(AP)``), in the order given,
+        or a kind of column (``means``, ``delta``, ``p``, ``wins`` …: every column of that kind, in
+        the table's order, so that a measure's columns stay side by side).
         The column naming the system stays first. None: every column (in LaTeX, less the
         ``latex_optional`` kinds). A paper table without, say, its p-values or intervals."""
         groups = self._groups()
@@ -350,6 +386,8 @@ class Table:
                 raise ArgumentError(f"no column {name!r} in this table{hint}; it has {', '.join(self.header)}"
                                     + (f" (kinds: {', '.join(kinds)})" if kinds else ""), argument="columns")
             keep += [k for k in found if k not in keep]
+        if not any(name in self.header for name in columns):
+            keep.sort()  # kinds only: each measure's columns stay together, in the table's order
         key = groups.index("system") if "system" in groups else None
         if key is not None and key not in keep:
             keep.insert(0, key)
@@ -421,7 +459,7 @@ class Table:
     def latex(self, *, caption: str | None = None, label: str | None = None, wide: bool | None = None,
               legend: bool = True, rows_per_float: int | None = None) -> str:
         """A paper-ready float: ``table`` (``table*`` when ``wide``; by default when the table
-        has more than 7 columns) with the caption and a label above a booktabs ``tabular`` with
+        does not fit a 3.33 in column at 8 pt) with the caption and a label above a booktabs ``tabular`` with
         right-aligned numbers, scaled down only if it is wider than the column (adjustbox's
         ``max width``). Needs booktabs and adjustbox. The caption is the title as a sentence and
         the legend as another; ``caption`` replaces the title and keeps the legend (``legend=False``
@@ -434,6 +472,37 @@ class Table:
         return LATEX_NEEDS + "".join(latex_float(self, rows, k, len(parts), caption=caption, label=label, wide=wide,
                                                  legend=legend)
                                      for k, rows in enumerate(parts, start=1))
+
+    def latex_fitted(self, width: str = "page", *, caption: str | None = None, label: str | None = None,
+                     legend: bool = True) -> str:
+        """The table as floats that fit ``width`` (``page``: 7 in, ``table*``; ``column``: 3.33 in,
+        ``table``) at the float's own text size, never shrunk: the columns after the system's are
+        split into as many floats as the width needs (the system column repeated in each), and the
+        rows into floats of :data:`LATEX_ROWS`; the floats are labelled ``LABEL``, ``LABEL-2`` …"""
+        budget = FITTED_CHARACTERS[width]
+        groups = self._groups()
+        key = [groups.index("system")] if "system" in groups else [0]
+
+        def chars(k: int) -> int:  # the widest text of a column, and the space between columns
+            return estimated_characters([self.header[k]], [(r[k],) for r in self.rows])
+
+        parts: list[list[int]] = [[]]
+        used = sum(chars(k) for k in key)
+        for k in range(len(self.header)):
+            if k in key:
+                continue
+            if parts[-1] and used + chars(k) > budget:
+                parts.append([])
+                used = sum(chars(k) for k in key)
+            parts[-1].append(k)
+            used += chars(k)
+        floats = []
+        for part in parts:
+            table = self._keep(key + part)
+            floats += [(table, table.rows[r:r + LATEX_ROWS]) for r in range(0, max(len(table.rows), 1), LATEX_ROWS)]
+        return LATEX_NEEDS + "".join(latex_float(table, rows, n, len(floats), caption=caption, label=label,
+                                                 wide=width == "page", legend=legend)
+                                     for n, (table, rows) in enumerate(floats, start=1))
 
     def html(self) -> str:
         """For notebooks: the title, the table as HTML (numbers right-aligned, best in bold),
@@ -569,6 +638,13 @@ def read_names(path: str) -> dict[str, str]:
 
 #: Most rows of one LaTeX float: longer tables are split so that each part fits a page.
 LATEX_ROWS = 40
+
+#: The characters of \\small text (9 pt, about 4.5 pt a character) that fit a page (7 in) and a
+#: column (3.33 in), and what the space between two columns costs (2 × \\tabcolsep).
+FITTED_CHARACTERS = {"page": 104, "column": 48}
+COLUMN_GAP_CHARACTERS = 3
+#: The characters that fit a column at \\footnotesize (8 pt) with 4 pt between columns.
+COLUMN_AT_8PT = 60
 
 #: Display names of the column and method names irstats writes in snake case.
 DISPLAY_NAMES = {

@@ -21,12 +21,15 @@ Examples:
   irstats report --qrels qrels.txt --runs runs/ --reference original.txt --quick -o study
   irstats report --qrels qrels.txt --runs runs/ --repro-orig bm25.run --repro-orig rm3.run \
       --repro-run my-bm25.run --repro-run my-rm3.run -o study        # with a reproduction section
+  irstats report --qrels qrels.txt --runs runs/ -m nDCG@10 -m AP --baseline bm25 -o study   # tests against bm25
 
 \b
 Writes OUT/index.html (self-contained: open it in any browser, no network needed),
 OUT/report.md with OUT/figures/*.png (each figure also as PDF, its data as CSV beside it;
 none with --quick), every table as OUT/tables/*.tsv, and the standardization factors as
-OUT/factors.tsv.
+OUT/factors.tsv. OUT/tables/leaderboard.tex is the main table as page-wide floats that fit
+7 in without shrinking the text (mean ± half-width of the 95% interval), and
+OUT/tables/leaderboard-column.tex the means alone with their markers, for one column.
 """
 
 
@@ -64,15 +67,19 @@ class _KeepsArguments(click.Command):
               help="Draw the figures, or not, whatever --quick says (default: the full report draws them, --quick "
                    "does not).")
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed of every random procedure.")
+@click.option("--baseline", "baselines", multiple=True, metavar="NAME",
+              help="Test every system against this run (repeatable), with wins/ties/losses and a risk section; "
+                   "default: against each measure's best system.")
 @click.option("-o", "--out", "out_dir", required=True, type=OutputFolder(),
               help="Output folder: new, empty, or an earlier report (only the files irstats wrote are replaced).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def report_command(qrels, runs, measures, reference, pool_depth, qrels_b, gold_topics, repro_orig, repro_run, options,
-                   quick, figures, seed, out_dir, quiet):
+                   quick, figures, seed, baselines, out_dir, quiet):
     """Write a complete evaluation study of RUNS against QRELS: HTML and Markdown.
 
     Sections: the leaderboard and findings, the collection (judged shares), systems (means,
-    95% intervals, tests against the best), agreement with --qrels-b (if given), the
+    95% intervals, tests against --baseline or the best, wins/ties/losses), risk against
+    --baseline (if given), agreement with --qrels-b (if given), the
     reproduction of --repro-orig by --repro-run (if given),
     aggregation (and its split-half consistency), standardization, predictive power between
     measures, robustness to the scale, volatility over evaluation depth, and how it was made.
@@ -85,7 +92,7 @@ def report_command(qrels, runs, measures, reference, pool_depth, qrels_b, gold_t
                           quick=quick, figures=figures, seed=seed, pool_depth=pool_depth, qrels_b=qrels_b,
                           gold_topics=read_names(gold_topics, "topic") if gold_topics else None,
                           repro_orig=list(repro_orig) or None, repro_run=list(repro_run) or None,
-                          progress=False if quiet else None,
+                          progress=False if quiet else None, baseline=list(baselines) or None,
                           command=exact_command(click.get_current_context().meta.get("irstats.report.args", [])),
                           **options.as_dict())
     click.echo(f"Report written in {result.seconds:.1f} s: {result.html} (and {result.markdown})")

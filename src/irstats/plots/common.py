@@ -209,8 +209,9 @@ def finish(drawn) -> None:
         if text.get_fontsize() < MIN_FONT_SIZE:
             text.set_fontsize(MIN_FONT_SIZE)
     for ax in fig.axes:
-        for title in (ax.title, ax._left_title, ax._right_title):
-            title.set_wrap(True)  # a long title breaks into lines within the figure instead of leaving it
+        labels = (ax.xaxis.label, ax.yaxis.label) if ax.get_label() != "<colorbar>" else ()
+        for title in (ax.title, ax._left_title, ax._right_title, *labels):
+            title.set_wrap(True)  # a long title or axis label breaks into lines within the figure instead of leaving it
         for axis, name in ((ax.xaxis, "x"), (ax.yaxis, "y")):
             for which, labels in (("major", axis.get_majorticklabels()), ("minor", axis.get_minorticklabels())):
                 if labels:
@@ -220,6 +221,11 @@ def finish(drawn) -> None:
 
                     size = FontProperties(size=matplotlib.rcParams[f"{name}tick.labelsize"]).get_size_in_points()
                 ax.tick_params(axis=name, which=which, labelsize=max(MIN_FONT_SIZE, size))
+    if fig.get_layout_engine() is not None and any(a.get_label() == "<colorbar>" for a in fig.axes):
+        # a colorbar's tick labels take their final text only once drawn; the constrained layout of
+        # the first drawing places its label from the text before, one tick label's width too far
+        # right (off the canvas of a column-wide figure). One layout pass now settles them.
+        fig.draw_without_rendering()
 
 
 def legend_outside(ax, handles=None, labels=None, *, title: str | None = None, ncols: int | None = None,
@@ -287,19 +293,51 @@ def _text_measure():
     return _TEXT
 
 
-def index_ticks(ax, axis: str, labels, *, rotation: float = 0.0, spacing: float = 1.3):
+def index_ticks(ax, axis: str, labels, *, rotation: float = 0.0, spacing: float = 1.3, every: bool = False):
     """Label positions 0, 1, … of ``axis`` ("x" or "y") with ``labels``, as many as fit:
     every k-th, k chosen when the figure is drawn so that neighbouring labels keep
-    ``spacing`` × their font size apart at the Axes' drawn length (none overlap, at any size)."""
-    from matplotlib.ticker import FuncFormatter
+    ``spacing`` × their font size apart at the Axes' drawn length (none overlap, at any size).
+    ``every``: each position labelled (system names: the figure was made tall enough for them,
+    :func:`rows_height`)."""
+    from matplotlib.ticker import FixedLocator, FuncFormatter
 
     labels = [str(label) for label in labels]
     target = ax.xaxis if axis == "x" else ax.yaxis
-    target.set_major_locator(_ThinnedIndexLocator(len(labels), spacing))
+    target.set_major_locator(FixedLocator(range(len(labels))) if every else _ThinnedIndexLocator(len(labels), spacing))
     target.set_major_formatter(FuncFormatter(lambda value, _: _label_at(labels, value)))
     ax.tick_params(axis=axis, which="minor", bottom=False, left=False)
     if rotation:
         ax.tick_params(axis=axis, labelrotation=rotation)
+
+
+#: The room a row of text takes, as a multiple of its font size (a label and the gap to the next).
+ROW_SPACING = 1.3
+
+
+def rows_height(n: int, extra: float = 1.2, fontsize: float = MIN_FONT_SIZE) -> float:
+    """The height (inches) of a figure whose y axis names ``n`` rows, one label each at
+    ``fontsize`` with :data:`ROW_SPACING`, plus ``extra`` inches for the axis label, ticks and
+    title; capped at :data:`MAX_HEIGHT`."""
+    return min(MAX_HEIGHT, n * ROW_SPACING * fontsize / 72.0 + extra)
+
+
+def rows_fit(n: int, extra: float = 1.2, fontsize: float = MIN_FONT_SIZE) -> bool:
+    """Whether ``n`` row labels fit a figure of at most :data:`MAX_HEIGHT` (else they are thinned)."""
+    return n * ROW_SPACING * fontsize / 72.0 + extra <= MAX_HEIGHT
+
+
+def short_label(label: str, limit: int) -> str:
+    """``label`` cut to ``limit`` characters with an ellipsis (the full name is in the figure's CSV).
+
+    >>> short_label("a_very_long_run_name_from_a_track", 16)
+    'a_very_long_run…'
+    """
+    label = str(label)
+    return label if len(label) <= limit else label[:max(1, limit - 1)] + "…"
+
+
+#: The longest tick label, in characters, at each width; longer names are shortened (full in the CSV).
+LABEL_CHARACTERS = {"column": 24, "page": 40}
 
 
 @functools.cache

@@ -32,8 +32,9 @@ import numpy as np
 import polars as pl
 
 from irstats.errors import ArgumentError
-from irstats.plots.common import (MAX_HEIGHT, MIN_FONT_SIZE, PALETTE, figure_function, figure_height, figure_width,
-                                  index_ticks, legend_outside, line_width, marker_size, new_axes)
+from irstats.plots.common import (LABEL_CHARACTERS, MAX_HEIGHT, MIN_FONT_SIZE, PALETTE, figure_function, figure_height,
+                                  figure_width, index_ticks, legend_outside, line_width, marker_size, new_axes,
+                                  rows_fit, rows_height, short_label)
 from irstats.scores import ScoreMatrix
 
 #: How aggregation methods are written in figures (*Score Aggregation* notation).
@@ -360,9 +361,9 @@ def plot_score_heatmap(matrix: ScoreMatrix, ax=None):
 
     systems, topics = bytewise_sorted(matrix.systems), bytewise_sorted(matrix.topics)
     m = matrix.subset(systems, topics)
-    # at page width every system gets a row its name fits (up to MAX_HEIGHT); in a column, every k-th is named
-    rows = 1.35 * MIN_FONT_SIZE / 72.0 * len(systems) + 1.6 if figure_width() >= 6 else 0.0
-    ax = new_axes(ax, height=min(MAX_HEIGHT, max(figure_height(max(4.0, 0.08 * len(systems) + 1.5)), rows)))
+    # every system gets a row its name fits (up to MAX_HEIGHT, beyond which every k-th is named)
+    every = rows_fit(len(systems), extra=1.8)
+    ax = new_axes(ax, height=max(figure_height(max(4.0, 0.08 * len(systems) + 1.5)), rows_height(len(systems), 1.8)))
     import matplotlib
 
     cmap = matplotlib.colormaps["gray"].with_extremes(bad=PALETTE[3])  # not evaluated: red
@@ -373,7 +374,8 @@ def plot_score_heatmap(matrix: ScoreMatrix, ax=None):
     ax.set_xlabel(f"topics (id order, {len(topics)})")
     ax.set_ylabel(f"systems (name order, {len(systems)})")
     index_ticks(ax, "x", topics, rotation=90)  # as many as fit without overlapping, at any size
-    index_ticks(ax, "y", systems)
+    limit = LABEL_CHARACTERS["column" if figure_width() < 6 else "page"]
+    index_ticks(ax, "y", [short_label(s, limit) for s in systems], every=every)
     ax.tick_params(labelsize=MIN_FONT_SIZE)
     ax.figure.colorbar(image, ax=ax, label=m.measure)
     return _attach(ax, score_heatmap_data(m))
@@ -397,19 +399,26 @@ def system_means_data(matrix: ScoreMatrix, confidence: float = 0.95) -> pl.DataF
 
 @figure_function
 def plot_system_means(matrix: ScoreMatrix, confidence: float = 0.95, ax=None):
-    """F11: each system's mean score with its t confidence interval, systems sorted by mean."""
+    """F11: each system's mean score with its t confidence interval, systems sorted by mean, the
+    best at the top. One row per system, each named (the figure grows in height up to
+    :data:`~irstats.plots.common.MAX_HEIGHT`; names longer than the width allows are shortened,
+    the full names are in the figure's CSV)."""
     data = system_means_data(matrix, confidence)
-    ax = new_axes(ax, figsize=(6.4, 4.0))
-    x = np.arange(data.height)
+    n = data.height
+    every = rows_fit(n)
+    ax = new_axes(ax, height=max(figure_height(4.0), rows_height(n)))
+    y = np.arange(n)[::-1]  # the best at the top
     mean = data.get_column("mean").to_numpy()
     err = np.vstack([mean - data.get_column("low").to_numpy(), data.get_column("high").to_numpy() - mean])
-    ax.errorbar(x, mean, yerr=err, fmt="o", markersize=marker_size(0.6), color=PALETTE[0], ecolor=PALETTE[0],
+    ax.errorbar(mean, y, xerr=err, fmt="o", markersize=marker_size(0.6), color=PALETTE[0], ecolor=PALETTE[0],
                 elinewidth=line_width(0.7))
-    index_ticks(ax, "x", data.get_column("system").to_list(), rotation=90)  # every k-th when they do not fit
-    ax.tick_params(axis="x", labelsize=MIN_FONT_SIZE)
-    ax.set_xlim(-0.7, data.height - 0.3)
-    ax.set_xlabel("systems, by mean")
-    ax.set_ylabel(f"mean {matrix.measure} with {confidence:.0%} t-interval")
+    limit = LABEL_CHARACTERS["column" if figure_width() < 6 else "page"]
+    names = [short_label(s, limit) for s in data.get_column("system").to_list()]
+    index_ticks(ax, "y", names[::-1], every=every)
+    ax.tick_params(axis="y", labelsize=MIN_FONT_SIZE)
+    ax.set_ylim(-0.7, n - 0.3)
+    ax.set_ylabel("systems, by mean")
+    ax.set_xlabel(f"mean {matrix.measure}, {confidence:.0%} t-interval")
     return _attach(ax, data)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import base64
 import html
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import polars as pl
@@ -68,6 +68,10 @@ class Table:
     counts: tuple[str, ...] = ()
     columns: dict | None = None
     blank_nan: bool = False
+    paper: pl.DataFrame | None = None  # the page-wide LaTeX's cells, when they differ from ``display``
+    paper_caption: str | None = None
+    column: pl.DataFrame | None = None  # a one-column version, written as ``<name>-column.tex``
+    column_caption: str | None = None
 
     @property
     def shown(self) -> pl.DataFrame:
@@ -131,6 +135,9 @@ def write_tables(sections: list[Section], out_dir: Path) -> None:
                 write_text(out_dir / "tables" / f"{block.name}.tsv", block.frame.write_csv(separator="\t"),
                            fsync=False)
                 write_text(out_dir / "tables" / f"{block.name}.tex", latex_table(block), fsync=False)
+                if block.column is not None:
+                    write_text(out_dir / "tables" / f"{block.name}-column.tex", latex_column_table(block),
+                               fsync=False)
 
 
 def whole_columns(frame: pl.DataFrame) -> set[str]:
@@ -164,7 +171,8 @@ def display(table: Table):
     (``value^m``) as superscripts, snake_case headers with spaces (LaTeX: display names)."""
     import math
 
-    from irstats.render import Cell, Table as DisplayTable, latex_escape, latex_header, number_cell, p_cell
+    from irstats.render import (MARKER_LATEX, Cell, Table as DisplayTable, latex_escape, latex_header, marker_latex,
+                                number_cell, p_cell)
 
     frame = table.shown
     styles = dict(table.columns or {})
@@ -190,20 +198,34 @@ def display(table: Table):
             elif isinstance(value, float):
                 cells.append(number_cell(value, table.digits))
             elif table.markers and isinstance(value, str) and "^" in value:
-                body, mark = value.rsplit("^", 1)
-                cells.append(Cell(value, f"{latex_escape(body)}$^{{{latex_escape(mark).strip('$')}}}$"))
+                body, _, tail = value.partition("^")
+                mark = tail[:1] if tail[:1] in MARKER_LATEX else ""
+                rest = tail[len(mark):]
+                cells.append(Cell(value, latex_escape(body) + (marker_latex(mark) if mark else latex_escape("^"))
+                                  + latex_escape(rest)))
             else:
                 cells.append(Cell("" if value is None else str(value)))
         rows.append(cells)
     header = [styles[c][0] if c in styles else c.replace("_", " ") for c in frame.columns]
-    return DisplayTable.of(header, rows, [d.is_numeric() for d in frame.dtypes], title=table.caption,
+    right = [d.is_numeric() or (table.markers and k > 0 and d == pl.String) for k, d in enumerate(frame.dtypes)]
+    return DisplayTable.of(header, rows, right, title=table.caption,
                            header_latex=[latex_header(c) for c in frame.columns],
                            label=f"tab:{table.name.replace('_', '-')}")
 
 
 def latex_table(table: Table) -> str:
-    """The table as paper-ready LaTeX (:meth:`irstats.render.Table.latex`)."""
+    """The table as paper-ready LaTeX (:meth:`irstats.render.Table.latex`); a table with a
+    ``paper`` form: page-wide floats that fit 7 in unshrunk (:meth:`irstats.render.Table.latex_fitted`)."""
+    if table.paper is not None:
+        paper = replace(table, display=table.paper, caption=table.paper_caption or table.caption)
+        return display(paper).latex_fitted("page")
     return display(table).latex()
+
+
+def latex_column_table(table: Table) -> str:
+    """The ``column`` form of a table as floats that fit a 3.33 in column unshrunk."""
+    column = replace(table, display=table.column, caption=table.column_caption or table.caption)
+    return display(column).latex_fitted("column", label=f"tab:{table.name.replace('_', '-')}-column")
 
 
 def render_markdown(title: str, sections: list[Section], out_dir: Path) -> str:

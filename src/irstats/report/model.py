@@ -75,6 +75,7 @@ class StudySettings:
     seed: int = 0
     test: str = "paired_t"
     alpha: float = 0.05
+    baselines: tuple[str, ...] = ()  # the systems every other is tested against (none: each measure's best)
     epsilon: float = 0.01
     pool_depth: int | None = None
     qrels_b: str | None = None  # a second qrels (e.g. LLM labels): the agreement section

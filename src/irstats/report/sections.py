@@ -97,41 +97,67 @@ def listing(names, limit: int = NAMES_SHOWN, sep: str = ", ") -> str:
     return sep.join(names[:-1]) + last + names[-1]
 
 
+def check_baselines(baselines, systems) -> None:
+    """Every ``--baseline`` is one of the runs (checked once the runs are read, before any section)."""
+    from irstats.render import did_you_mean
+
+    for name in baselines:
+        if name not in systems:
+            raise InputError(f"unknown baseline {name!r}{did_you_mean(name, systems)}: no run has that name "
+                             f"(runs: {some(systems, limit=8, quote=False)})")
+
+
 def systems(study: Study) -> Section:
-    """2. Means with 95% CIs, significance against the best system (Holm), heatmap."""
+    """2. Means with 95% CIs, significance against the baseline(s) or, by default, each measure's
+    best system (Holm), wins/ties/losses, heatmap."""
     rows = []
+    baselines = study.settings.baselines
     for measure in study.measures:
         matrix = study.scores[measure]
-        with taking(lambda w: "s_d = 0" in str(w.message)):  # named in full by constant_pairs_note below
-            result = compare({measure: matrix}, test=study.settings.test, correction="holm",
-                             alpha=study.settings.alpha)
-        frame = result.frame
         residual_measure = parse_measure(measure).residual
         residual = study.scores.get(str(residual_measure)) if residual_measure is not None else None
-        for row in frame.iter_rows(named=True):
-            values = matrix.system(row["system"])
-            interval = t_interval(values[~np.isnan(values)])
-            rows.append({
-                "measure": measure, "system": row["system"], "mean": row["mean"], "ci_low": interval.low,
-                "ci_high": interval.high, "delta_to_best": row["delta"],
-                "p_holm_vs_best": None if row["is_baseline"] else row["p_adjusted"],
-                "significant": "" if row["is_baseline"] else ("yes" if row["significant"] else "no"),
-                "residual": float(residual.means()[residual.systems.index(row["system"])]) if residual else None,
-                "effect_size_vs_best": None if row["is_baseline"] else row["effect_size"],
-            })
-    table = pl.DataFrame(rows, schema={"measure": pl.String, "system": pl.String, "mean": pl.Float64,
-                                       "ci_low": pl.Float64, "ci_high": pl.Float64, "delta_to_best": pl.Float64,
-                                       "p_holm_vs_best": pl.Float64, "significant": pl.String,
-                                       "residual": pl.Float64, "effect_size_vs_best": pl.Float64})
+        for baseline in baselines or (None,):
+            with taking(lambda w: "s_d = 0" in str(w.message)):  # named in full by constant_pairs_note below
+                result = compare({measure: matrix}, baseline=baseline, test=study.settings.test, correction="holm",
+                                 alpha=study.settings.alpha)
+            for row in result.frame.iter_rows(named=True):
+                values = matrix.system(row["system"])
+                interval = t_interval(values[~np.isnan(values)])
+                record = {"measure": measure, "system": row["system"], "mean": row["mean"], "ci_low": interval.low,
+                          "ci_high": interval.high}
+                tested = not row["is_baseline"]
+                against = {"delta": row["delta"], "p_holm": row["p_adjusted"] if tested else None,
+                           "significant": ("yes" if row["significant"] else "no") if tested else "",
+                           "residual": float(residual.means()[residual.systems.index(row["system"])]) if residual
+                           else None, "effect_size": row["effect_size"] if tested else None}
+                if baseline is None:  # the columns of a report against each measure's best system
+                    record.update({"delta_to_best": against["delta"], "p_holm_vs_best": against["p_holm"],
+                                   "significant": against["significant"], "residual": against["residual"],
+                                   "effect_size_vs_best": against["effect_size"]})
+                else:
+                    record.update({"baseline": baseline, **against})
+                record.update({k: row[k] if tested else None for k in ("wins", "ties", "losses")})
+                rows.append(record)
+    vs = "vs_best" if not baselines else ""
+    schema = {"measure": pl.String, "system": pl.String, "mean": pl.Float64, "ci_low": pl.Float64,
+              "ci_high": pl.Float64}
+    schema.update({"delta_to_best": pl.Float64, "p_holm_vs_best": pl.Float64} if not baselines else
+                  {"baseline": pl.String, "delta": pl.Float64, "p_holm": pl.Float64})
+    schema.update({"significant": pl.String, "residual": pl.Float64, f"effect_size{'_' + vs if vs else ''}": pl.Float64,
+                   "wins": pl.Int64, "ties": pl.Int64, "losses": pl.Int64})
+    table = pl.DataFrame(rows, schema=schema)
     first = study.scores[study.measures[0]]
+    against_whom = (f"the baseline {listing(baselines, limit=len(baselines), sep=', ')}" if baselines
+                    else "the measure's best system")
     section = Section("Systems", "systems")
     section.add(Text(f"Per measure, systems sorted by mean with a 95% t-interval over topics. Each system is "
-                     f"compared with the measure's best system by a two-sided {study.settings.test.replace('_', ' ')}"
+                     f"compared with {against_whom} by a two-sided {study.settings.test.replace('_', ' ')}"
                      f" test; p-values are Holm-adjusted over those comparisons (α = {study.settings.alpha:g}). "
-                     "For RBP the residual is the most the score could rise if unjudged documents were relevant. "
-                     "The effect size is d_z, the mean difference to the best system in standard deviations of "
-                     "the per-topic differences."),
-                Table("system_means", table, "Means, 95% intervals and tests against the best system"),
+                     "Wins, ties and losses count the topics where the system scores above, the same as, or below "
+                     "it. For RBP the residual is the most the score could rise if unjudged documents were "
+                     "relevant. The effect size is d_z, the mean difference in standard deviations of the "
+                     "per-topic differences."),
+                Table("system_means", table, f"Means, 95% intervals and tests against {against_whom}"),
                 study.figure("system_means", f"{first.measure}: system means with 95% t-intervals",
                              lambda: _with_data(_meta_plots().plot_system_means(first))),
                 study.figure("system_topic_heatmap",
@@ -140,6 +166,27 @@ def systems(study: Study) -> Section:
     note = constant_pairs_note({m: study.scores[m] for m in study.measures})
     if note is not None:
         section.add(note)
+    return section
+
+
+def risk(study: Study) -> Section | None:
+    """Risk against each ``--baseline`` (URisk, TRisk; ZRisk and GeoRisk within the set): only
+    when the report has a baseline."""
+    from irstats.stats.risk import risk as risk_of
+
+    if not study.settings.baselines:
+        return None
+    frames = [risk_of(study.scores[m], b).to_frame() for b in study.settings.baselines for m in study.measures]
+    table = pl.concat(frames).filter(pl.col("system") != pl.col("baseline")).sort(
+        ["baseline", "measure", "urisk"], descending=[False, False, True], maintain_order=True)
+    table = table.select("measure", "baseline", "system", "urisk", "trisk", "zrisk", "georisk")
+    section = Section("Risk against the baseline", "risk")
+    section.add(Text("URisk is the mean per-topic difference to the baseline with each loss counted twice (α = 1); "
+                     "TRisk is URisk in standard errors: below −2 a system is significantly riskier than the "
+                     "baseline, above 2 significantly safer (|TRisk| > 2, about p < 0.05, two-sided). ZRisk and "
+                     "GeoRisk measure risk within the set of all systems (Dinçer, Macdonald & Ounis, SIGIR 2014 "
+                     "and 2016)."),
+                Table("risk", table, "Risk against the baseline (α = 1); |TRisk| > 2 is significant", fold=False))
     return section
 
 
@@ -615,36 +662,77 @@ WORSE_THAN_BEST = "†"
 
 
 def leaderboard(study: Study, built: list[Section]) -> Section:
-    """The opening section: what the study found, systems × measures (mean, 95% interval, †
-    when significantly below the best) and every warning, read from the tables and notes the
-    other sections made — it computes nothing of its own, so it cannot disagree with them."""
+    """The opening section: what the study found, systems × measures (mean, 95% interval, and a
+    marker when significantly different from the baseline — by default, † when significantly below
+    the measure's best system) and every warning, read from the tables and notes the other sections
+    made — it computes nothing of its own, so it cannot disagree with them.
+
+    Its LaTeX comes in two forms: ``leaderboard.tex``, page-wide floats (mean ± the interval's
+    half-width per measure, split into several floats where the measures or the rows would not
+    fit at 7 in without shrinking the text), and ``leaderboard-column.tex``, the means alone with
+    their markers, for a 3.33 in column."""
+    from irstats.stats.compare import marker
+
     tables = {b.name: b.frame for section in built for b in section.blocks if isinstance(b, Table)}
     means = tables["system_means"]
     first = study.measures[0]
-    order = means.filter(pl.col("measure") == first).sort("mean", descending=True)["system"].to_list()
+    settings = study.settings
+    baseline = settings.baselines[0] if settings.baselines else None
+    if baseline is not None:
+        means = means.filter(pl.col("baseline") == baseline)
+    order = means.filter(pl.col("measure") == first).sort("mean", descending=True, maintain_order=True)["system"]
+    order = order.to_list()
     data: dict[str, list] = {"system": order}
     shown: dict[str, list] = {"system": order}
+    paper: dict[str, list] = {"system": order}
+    column: dict[str, list] = {"system": order}
+
+    def mark(row) -> str:
+        if baseline is None:
+            return WORSE_THAN_BEST if row["significant"] == "yes" else ""
+        return marker(row["p_holm"], settings.alpha) if row["p_holm"] is not None else ""
+
     for measure in study.measures:
         rows = {r["system"]: r for r in means.filter(pl.col("measure") == measure).iter_rows(named=True)}
         data[measure] = [rows[s]["mean"] for s in order]
         data[f"{measure} ci_low"] = [rows[s]["ci_low"] for s in order]
         data[f"{measure} ci_high"] = [rows[s]["ci_high"] for s in order]
-        data[f"{measure} vs best"] = [_versus_best(rows[s]) for s in order]
+        if baseline is None:
+            data[f"{measure} vs best"] = [_versus_best(rows[s]) for s in order]
+        else:
+            data[f"{measure} vs {baseline}"] = [_versus_baseline(rows[s]) for s in order]
+        marks = [mark(rows[s]) for s in order]
         shown[measure] = [f"{rows[s]['mean']:.3f} [{rows[s]['ci_low']:.3f}, {rows[s]['ci_high']:.3f}]"
-                          + (f"^{WORSE_THAN_BEST}" if rows[s]["significant"] == "yes" else "") for s in order]
+                          + (f"^{m}" if m else "") for s, m in zip(order, marks)]
+        paper[measure] = [f"{rows[s]['mean']:.3f}" + (f"^{m}" if m else "")
+                          + _half_width(rows[s]) for s, m in zip(order, marks)]
+        column[measure] = [f"{rows[s]['mean']:.3f}" + (f"^{m}" if m else "") for s, m in zip(order, marks)]
     section = Section("Leaderboard and findings", "leaderboard")
-    trades = traded(study.settings.effort, agreement=study.settings.qrels_b is not None)
+    trades = traded(settings.effort, agreement=settings.qrels_b is not None)
     if trades:  # said first: every number below is read with it
-        what = "Quick report (`--quick`)" if study.settings.quick else "Traded for time"
+        what = "Quick report (`--quick`)" if settings.quick else "Traded for time"
         section.add(Text(f"{what}: {listing(trades, limit=len(trades), sep='; ')}. Every other number is the full "
-                         "report's" + (" (run without `--quick` for it)." if study.settings.quick else ".")))
-    section.add(Text(f"What the study found (each measure's best system is tested against every other by a "
-                     f"two-sided {study.settings.test.replace('_', ' ')} test, Holm-adjusted, "
-                     f"α = {study.settings.alpha:g}):"),
-                Items(findings(study, tables)))
-    section.add(Table("leaderboard", pl.DataFrame(data), f"Systems by {first}: mean [95% t-interval] per measure; "
-                      f"{WORSE_THAN_BEST} significantly below the measure's best system ({study.settings.test}, "
-                      f"Holm, α = {study.settings.alpha:g})", display=pl.DataFrame(shown), markers=True, fold=False))
+                         "report's" + (" (run without `--quick` for it)." if settings.quick else ".")))
+    from irstats.stats.pairwise import TESTS
+
+    test = TESTS[settings.test].label
+    if baseline is None:
+        section.add(Text(f"What the study found (each measure's best system is tested against every other by a "
+                         f"two-sided {test}, Holm-adjusted, α = {settings.alpha:g}):"))
+        caption = (f"Systems by {first}: mean [95% t-interval] per measure; {WORSE_THAN_BEST} significantly below "
+                   f"the measure's best system ({test}, Holm, α = {settings.alpha:g})")
+    else:
+        section.add(Text(f"What the study found (every system is tested against the baseline {baseline} by a "
+                         f"two-sided {test}, Holm-adjusted, α = {settings.alpha:g}):"))
+        caption = (f"Systems by {first}: mean [95% t-interval] per measure; * significantly different from the "
+                   f"baseline {baseline} ({test}, Holm, p < {settings.alpha:g}), † p < {settings.alpha / 5:g}")
+    section.add(Items(findings(study, tables)))
+    section.add(Table("leaderboard", pl.DataFrame(data), caption, display=pl.DataFrame(shown), markers=True,
+                      fold=False, paper=pl.DataFrame(paper),
+                      paper_caption=caption.replace("mean [95% t-interval]", "mean ± half-width of the 95% "
+                                                                              "t-interval"),
+                      column=pl.DataFrame(column),
+                      column_caption=caption.replace("mean [95% t-interval]", "mean")))
     notes = [(b.text, s) for s in built for b in s.blocks if isinstance(b, Note)]  # each once (see drop_repeated_notes)
     if notes:
         section.add(Text(f"{len(notes)} warning(s), each also in the section it concerns:"),
@@ -654,10 +742,24 @@ def leaderboard(study: Study, built: list[Section]) -> Section:
     return section
 
 
+def _half_width(row: dict) -> str:
+    """`` ± h``: half the width of the (symmetric) t-interval, or nothing where it is undefined."""
+    half = (row["ci_high"] - row["ci_low"]) / 2
+    return f" ± {half:.3f}" if math.isfinite(half) else ""
+
+
 def _versus_best(row: dict) -> str:
     if row["significant"] == "":
         return "best"
     return "worse" if row["significant"] == "yes" else "not significantly different"
+
+
+def _versus_baseline(row: dict) -> str:
+    if row["significant"] == "":
+        return "baseline"
+    if row["significant"] != "yes":
+        return "not significantly different"
+    return "better" if row["delta"] > 0 else "worse"
 
 
 def findings(study: Study, tables: dict[str, pl.DataFrame]) -> list[str]:
@@ -673,7 +775,17 @@ def findings(study: Study, tables: dict[str, pl.DataFrame]) -> list[str]:
                    f"{q['judged documents']} judged documents are relevant (grade ≥ {s.options['rel_level']}), "
                    f"{q['relevant per topic (median)']} per topic at the median.")
     means = tables["system_means"]
-    for measure in study.measures:
+    for baseline in s.baselines:
+        for measure in study.measures:
+            rows = means.filter((pl.col("measure") == measure) & (pl.col("baseline") == baseline))
+            base = rows.filter(pl.col("system") == baseline).row(0, named=True)
+            tested = rows.filter(pl.col("significant") != "")
+            better = tested.filter((pl.col("significant") == "yes") & (pl.col("delta") > 0)).height
+            worse = tested.filter((pl.col("significant") == "yes") & (pl.col("delta") < 0)).height
+            out.append(f"{measure}: against the baseline {baseline} ({base['mean']:.3f}), {better} of the "
+                       f"{tested.height} other systems are significantly better and {worse} significantly worse; "
+                       f"{tested.height - better - worse} are not significantly different from it.")
+    for measure in study.measures if not s.baselines else ():
         rows = means.filter(pl.col("measure") == measure)
         best = rows.filter(pl.col("significant") == "")
         if not best.height:
@@ -768,6 +880,7 @@ COMPUTED_FIRST = ("volatility",)
 STAGES = [
     ("collection", collection),
     ("systems", systems),
+    ("risk", risk),
     ("agreement", agreement),
     ("prediction-powered means", prediction_powered),
     ("reproduction", reproduction),

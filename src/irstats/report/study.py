@@ -36,7 +36,8 @@ from irstats.report.model import (DEFAULT_REPORT_MEASURES, FIGURE_SIZE, SUPPORT_
 def build_report(qrels, runs, out_dir, measures: Sequence[str] | None = None, reference: Sequence[str] | None = None,
                  quick: bool = False, seed: int = 0, pool_depth: int | None = None, progress: Progress = None,
                  command: Sequence[str] | None = None, qrels_b=None, repro_orig=None, repro_run=None,
-                 gold_topics: Sequence[str] | None = None, figures: bool | None = None, **options) -> ReportResult:
+                 gold_topics: Sequence[str] | None = None, figures: bool | None = None,
+                 baseline: str | Sequence[str] | None = None, **options) -> ReportResult:
     """Evaluate ``runs`` against ``qrels`` and write the study report to ``out_dir``.
 
     Writes ``index.html`` (self-contained), ``report.md`` with ``figures/*.png`` (each with
@@ -53,26 +54,32 @@ def build_report(qrels, runs, out_dir, measures: Sequence[str] | None = None, re
     reproduction reproduced (:func:`irstats.reproducibility`). ``gold_topics`` with ``qrels_b``:
     the topics whose ``qrels`` labels people made, the others' labels being ``qrels_b``'s only,
     adds prediction-powered means (:func:`irstats.ppi`). ``options`` go to
-    :func:`irstats.evaluate`. ``command``, the command line that made the report (text, or
+    :func:`irstats.evaluate`. ``baseline``, a system name or several: the leaderboard and the
+    systems section test every other system against it (by default against each measure's best
+    system), with wins/ties/losses, and a section gives the risk (URisk, TRisk) of each system
+    against it. ``command``, the command line that made the report (text, or
     the arguments after ``irstats``), is printed in its provenance; without it, this call is.
     """
     started = time.perf_counter()
     given = dict(measures=measures, reference=reference, quick=quick or None, seed=None if seed == 0 else seed,
                  pool_depth=pool_depth, qrels_b=qrels_b, repro_orig=repro_orig, repro_run=repro_run,
-                 gold_topics=gold_topics, figures=figures)
+                 gold_topics=gold_topics, figures=figures, baseline=baseline)
     call = api_call("irstats.report.build_report", [qrels, runs, out_dir],
                     {**{k: v for k, v in given.items() if v is not None}, **options})
     check_seed(seed)  # before anything is evaluated or written
     if figures not in (None, True, False):
         raise ArgumentError(f"figures: expected True, False or None, got {figures!r}", argument="figures")
     measures = None if measures is None else names(measures, "measures", what="measure names")
+    baselines = () if baseline is None else tuple(dict.fromkeys(names([baseline] if isinstance(baseline, str)
+                                                                      else baseline, "baseline",
+                                                                      what="system names")))
     chosen = tuple(dict.fromkeys(canonical_name(m) for m in (measures or DEFAULT_REPORT_MEASURES)))
     repro = sections.repro_pairing(repro_orig, repro_run)  # checked before anything is computed
     settings = StudySettings(measures=chosen, reference=tuple(reference) if reference else None, quick=quick,
                              seed=seed, pool_depth=pool_depth, options=EvalOptions(**options).as_dict(),
                              qrels_b=None if qrels_b is None else str(qrels_b), repro=repro,
                              gold_topics=sections.gold_topic_list(gold_topics, qrels_b),
-                             figures=None if figures is None else bool(figures))
+                             figures=None if figures is None else bool(figures), baselines=baselines)
     if pool_depth is not None:  # checked before anything is computed or written
         from irstats.depth.pooling import check_pool_depth
 
@@ -89,6 +96,7 @@ def build_report(qrels, runs, out_dir, measures: Sequence[str] | None = None, re
         run_files = run_set.sources
         judgments = evaluator.judgments(run_set)
         scores = evaluator.score_judgments(judgments, wanted)
+        sections.check_baselines(baselines, scores[chosen[0]].systems)
         pdfs = BackgroundPdfs()
         study = Study(str(qrels), evaluator.collection, scores, settings, scratch, list(run_list), judgments, pdfs,
                       run_files, call)

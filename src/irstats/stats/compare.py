@@ -83,9 +83,9 @@ class Comparison(Result):
             corr = (f"p-values {CORRECTION_NAMES[self.correction]}-adjusted over the {family} comparisons with the "
                     "baseline per measure")
         which = "adjusted p" if not spec.familywise and self.correction != "none" else "p"
-        ties = "the same" if self.tie_tolerance == 0 else f"within {self.tie_tolerance:g} of"
+        ties = "the same as" if self.tie_tolerance == 0 else f"within {self.tie_tolerance:g} of"
         return [(f"Δ = system mean − mean of the baseline {self.baseline}{how}", "delta"),
-                (f"+/=/− = topics where the system scores above, {ties}, below the baseline", "wins"),
+                (f"+/=/− = topics where the system scores above, {ties}, or below the baseline", "wins"),
                 (f"{test}, two-sided, against the baseline {self.baseline}{how}; {corr}", None),
                 (f"* {which} < {self.alpha:g}, † {which} < {self.strong_alpha:g}", None)]
 
