@@ -32,8 +32,9 @@ SOURCES = str(ROOT / "src")
 CLI_PAGE = "reference/cli.md"
 API_PAGE = "reference/api.md"
 API_FOLDER = "reference/api"
-#: The help's width in the CLI reference (click wraps at the terminal's width otherwise).
-HELP_WIDTH = 100
+#: The help's width in the CLI reference (click wraps at the terminal's width otherwise): what
+#: the page's column shows without scrolling.
+HELP_WIDTH = 80
 
 
 def public_modules() -> list[str]:
@@ -52,20 +53,21 @@ def _help(command, name: str, parent) -> str:
         return command.get_help(ctx)
 
 
-def _commands(group, parent) -> list[tuple[str, str]]:
-    """(full command name, help text) of every command under ``group``, in its listed order."""
+def _commands(group, parent) -> list[tuple[str, str, str]]:
+    """(full command name, one-line help, full help) of every command under ``group``, in its
+    listed order."""
     import click
 
     found = []
     for name in group.list_commands(parent):
         command = group.get_command(parent, name)
-        full = f"{parent.command_path} {name}"
+        full, short = f"{parent.command_path} {name}", command.get_short_help_str(limit=200)
         if name == "trec_eval":  # parsed without click: its own usage text is its help
             from irstats.trec_eval.command import USAGE
 
-            found.append((full, USAGE))
+            found.append((full, short, USAGE))
             continue
-        found.append((full, _help(command, name, parent)))
+        found.append((full, short, _help(command, name, parent)))
         if isinstance(command, click.Group):
             with click.Context(command, info_name=name, parent=parent) as ctx:
                 found += _commands(command, ctx)
@@ -73,7 +75,7 @@ def _commands(group, parent) -> list[tuple[str, str]]:
 
 
 def cli_page() -> str:
-    """The CLI reference: the group's help, then each command's."""
+    """The CLI reference: the group's help, a table of the commands, then each command's help."""
     import click
 
     from irstats.cli.group import cli, load_commands
@@ -86,9 +88,9 @@ def cli_page() -> str:
                  "each build of this site; `irstats COMMAND --help` prints the same).", "",
                  "```text", cli.get_help(root), "```", ""]
     lines += ["| command | what it does |", "|---|---|"]
-    lines += [f"| [`{name}`](#{_anchor(name)}) | {_first_line(text, name)} |" for name, text in commands]
+    lines += [f"| [`{name}`](#{_anchor(name)}) | {short.replace('|', chr(92) + '|')} |" for name, short, _ in commands]
     lines.append("")
-    for name, text in commands:
+    for name, _, text in commands:
         lines += [f"## {name}", "", "```text", text.rstrip(), "```", ""]
     return "\n".join(lines)
 
@@ -96,15 +98,6 @@ def cli_page() -> str:
 def _anchor(name: str) -> str:
     """The id Python-Markdown's toc gives the heading ``name`` (spaces → dashes, lower case)."""
     return "-".join(name.lower().split()).replace(".", "")
-
-
-def _first_line(help_text: str, name: str) -> str:
-    """The first sentence line of a command's help (after its usage line)."""
-    for line in help_text.splitlines():
-        stripped = line.strip()
-        if stripped and not stripped.startswith("Usage:") and not stripped.startswith("["):
-            return stripped.replace("|", "\\|")
-    return name
 
 
 def api_index(modules: list[str]) -> str:
@@ -119,15 +112,15 @@ def api_index(modules: list[str]) -> str:
              "until a name is used; every name below is importable from `irstats` itself.", "",
              f"`irstats.__version__`: `{irstats.__version__}`.", "",
              "## The names of `irstats`", "",
-             "| name | defined in | what it is |", "|---|---|---|"]
+             "| name | what it is |", "|---|---|"]
     for name in irstats.__all__:
         module = irstats._LAZY.get(name)
         if module is None:  # __version__, written above
             continue
         value = getattr(irstats, name)
-        doc = inspect.getdoc(value) if callable(value) else None
+        doc = inspect.getdoc(value) if callable(value) else f"`{value!r}`"
         summary = plain_roles((doc or "").strip().split("\n\n")[0].replace("\n", " ").replace("|", "\\|"))
-        lines.append(f"| [`{name}`](api/{module}.md#{module}.{name}) | `{module}` | {summary} |")
+        lines.append(f"| [`{name}`](api/{module}.md#{module}.{name}) | {summary} (`{module}`) |")
     lines += ["", "## Modules", ""]
     lines += [f"- [`{module}`](api/{module}.md)" for module in modules]
     return "\n".join(lines) + "\n"
