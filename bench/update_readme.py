@@ -1,4 +1,5 @@
-"""Write the benchmark tables into README.md and bench/README.md from bench_eval.py's JSON.
+"""Write the benchmark tables into the documentation (docs/performance.md, …) and bench/README.md
+from the benchmarks' JSON.
 
     python bench/bench_eval.py --workload wide --repeat 5 --markdown --json bench/results/wide.json
     python bench/bench_eval.py --workload tall --repeat 3 --markdown --json bench/results/tall.json
@@ -20,12 +21,13 @@ Tables are regenerated between ``<!-- bench:start -->`` and ``<!-- bench:end -->
 ``<!-- startup:end -->``, the topics-scaling tables between ``<!-- topics:start -->`` and
 ``<!-- topics:end -->``, the ir_measures table and paragraph between ``<!-- ir_measures:start -->``
 and ``<!-- ir_measures:end -->``, the report's timing between ``<!-- report:start -->`` and
-``<!-- report:end -->``, each in whichever of the two READMEs has them; docs/scale.md's table
-between ``<!-- scale:start -->`` and ``<!-- scale:end -->`` from bench_scale.py's JSON), never edited by
-hand; each says the date and commit it was measured at. Any mix of the JSON files may be given; only the tables whose results are given
-are rewritten. README.md's summary table (``<!-- summary:start -->`` … ``<!-- summary:end -->``:
-each workload of issue 25 beside its anchor) is rewritten every time, from every JSON found in
-bench/results/ (:data:`SUMMARY_SOURCES`).
+``<!-- report:end -->``, each in whichever of bench/README.md and the documentation pages
+(:data:`PAGES`) has them; docs/scale.md's table between ``<!-- scale:start -->`` and
+``<!-- scale:end -->`` from bench_scale.py's JSON), never edited by hand; each says the date and
+commit it was measured at. Any mix of the JSON files may be given; only the tables whose results
+are given are rewritten. docs/performance.md's summary table (``<!-- summary:start -->`` …
+``<!-- summary:end -->``: each workload of issue 25 beside its anchor) is rewritten every time, from
+every JSON found in bench/results/ (:data:`SUMMARY_SOURCES`).
 """
 
 from __future__ import annotations
@@ -40,6 +42,11 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
+#: The documentation pages that hold benchmark results between markers (the site's performance
+#: page: the summary, the `wide` tables, start-up and topics scaling; the evaluation guide: the
+#: ir_measures paragraph; the report guide: the report's time). Each marker pair is written in
+#: whichever of them has it; the full tables are bench/README.md's.
+PAGES = (ROOT / "docs" / "performance.md", ROOT / "docs" / "guide" / "evaluate.md", ROOT / "docs" / "guide" / "report.md")
 sys.path.insert(0, str(HERE))
 
 from bench_eval import print_table  # noqa: E402
@@ -84,7 +91,7 @@ def startup_table(result: dict) -> str:
 
 
 def startup_summary(result: dict) -> str:
-    """README.md's start-up paragraph from bench_startup.py's JSON."""
+    """docs/performance.md's start-up paragraph from bench_startup.py's JSON."""
     rows = {row["name"]: row for row in result["results"]}
 
     def find(prefix: str) -> dict | None:
@@ -111,7 +118,7 @@ def startup_summary(result: dict) -> str:
 
 
 def topics_table(result: dict) -> str:
-    """The topics-scaling table from bench_topics.py's JSON (README.md and bench/README.md)."""
+    """The topics-scaling table from bench_topics.py's JSON (docs/performance.md and bench/README.md)."""
     tools = list(dict.fromkeys(row["tool"] for row in result["results"]))
     points = sorted({row["topics"] for row in result["results"]})
     cell = {(row["tool"], row["topics"]): row for row in result["results"]}
@@ -156,7 +163,7 @@ def ir_measures_table(result: dict) -> str:
 
 
 def ir_measures_summary(result: dict) -> str:
-    """README.md's ir_measures paragraph from bench_ir_measures.py's JSON."""
+    """docs/guide/evaluate.md's ir_measures paragraph from bench_ir_measures.py's JSON."""
     rows = {(r["name"], r["shape"]): r for r in result["results"]}
 
     def ratio(name: str, shape: str) -> str:
@@ -192,7 +199,7 @@ def report_table(result: dict) -> str:
 
 
 def report_summary(result: dict) -> str:
-    """README.md's sentence on the report's time from bench_report.py's JSON."""
+    """docs/guide/report.md's sentence on the report's time from bench_report.py's JSON."""
     rows = {row["name"]: row for row in result["results"]}
     full, quick = rows["full report"], rows["--quick"]
     return (f"On the DL 2019 runs (37 runs, 43 topics) the full report takes {full['median_s']:.1f} s and `--quick` "
@@ -226,12 +233,12 @@ def scale_table(result: dict) -> str:
     return "\n".join(lines)
 
 
-#: The JSON files of bench/results/ the README's summary table is written from (each optional).
+#: The JSON files of bench/results/ the performance page's summary table is written from (each optional).
 SUMMARY_SOURCES = ("startup", "ir_measures", "topics", "scale", "bigrun", "report", "wide")
 
 
 def summary_table(folder: Path = HERE / "results") -> str | None:
-    """README.md's summary: each workload of issue 25's table beside its anchor, from whichever
+    """docs/performance.md's summary: each workload of issue 25's table beside its anchor, from whichever
     of :data:`SUMMARY_SOURCES` are in ``folder`` (each row names the date and commit it was
     measured at). None when none is there."""
     found = {name: json.loads((folder / f"{name}.json").read_text())
@@ -338,12 +345,16 @@ def _replace_marked(path: Path, text: str, start: str, end: str) -> bool:
     return True
 
 
+def _replace_in_pages(text: str, start: str, end: str) -> list[str]:
+    """``text`` between the markers in each of :data:`PAGES` that has them; the names of those."""
+    return [str(path.relative_to(ROOT)) for path in PAGES if _replace_marked(path, text, start, end)]
+
+
 def _write_table_and_summary(what: str, table: str, summary: str, start: str, end: str) -> None:
-    """``table`` into bench/README.md and ``summary`` into README.md between the markers, where
-    each file has them; says which it wrote."""
-    written = [name for name, path, text in (("bench/README.md", HERE / "README.md", table),
-                                             ("README.md", ROOT / "README.md", summary))
-               if _replace_marked(path, text, start, end)]
+    """``table`` into bench/README.md and ``summary`` into the documentation pages between the
+    markers, where each file has them; says which it wrote."""
+    written = (["bench/README.md"] if _replace_marked(HERE / "README.md", table, start, end) else [])
+    written += _replace_in_pages(summary, start, end)
     print(f"{what} updated in {' and '.join(written) or 'no file (no markers found)'}")
 
 
@@ -354,20 +365,19 @@ def _by_tool(result: dict) -> dict:
 def main(paths: list[str]) -> None:
     loaded = [json.loads(Path(p).read_text()) for p in paths]
     summary = summary_table()
-    if summary and _replace_marked(ROOT / "README.md", summary, SUMMARY_START, SUMMARY_END):
-        print("README.md summary table updated (from every JSON in bench/results/)")
+    if summary:
+        for name in _replace_in_pages(summary, SUMMARY_START, SUMMARY_END):
+            print(f"{name} summary table updated (from every JSON in bench/results/)")
     for result in loaded:
         if result.get("benchmark") == "scale":
             if _replace_marked(ROOT / "docs" / "scale.md", scale_table(result), SCALE_START, SCALE_END):
                 print("docs/scale.md table updated")
         if result.get("benchmark") == "startup":
-            _replace(HERE / "README.md", startup_table(result), STARTUP_START, STARTUP_END)
-            _replace(ROOT / "README.md", startup_summary(result), STARTUP_START, STARTUP_END)
-            print("README.md and bench/README.md start-up sections updated")
+            _write_table_and_summary("start-up section", startup_table(result), startup_summary(result),
+                                     STARTUP_START, STARTUP_END)
         if result.get("benchmark") == "topics":
-            for path in (ROOT / "README.md", HERE / "README.md"):
-                _replace(path, topics_table(result), TOPICS_START, TOPICS_END)
-            print("README.md and bench/README.md topics-scaling tables updated")
+            table = topics_table(result)
+            _write_table_and_summary("topics-scaling table", table, table, TOPICS_START, TOPICS_END)
         if result.get("benchmark") == "ir_measures":
             _write_table_and_summary("ir_measures section", ir_measures_table(result), ir_measures_summary(result),
                                      IR_MEASURES_START, IR_MEASURES_END)
@@ -417,7 +427,7 @@ def main(paths: list[str]) -> None:
                               + (f" ({t[tool]['eval_s'] / base['eval_s']:.1f}×)" if base and tool != "irstats" else "")
                               for tool in ("irstats", "pytrec_eval", "trec_eval", "ir_measures", "ranx") if tool in t)
             lines += ["", f"`{name}` ({what or str(results[name]['runs']) + ' runs'}): {parts}."]
-    _replace(ROOT / "README.md", "\n".join(lines))
+    _replace_in_pages("\n".join(lines), START, END)
 
     blocks = [f"Measured on {when} at commit {commit}, one workload after the other, with "
               "`python bench/bench_eval.py --workload W --repeat R --markdown --json FILE` and written here by "
@@ -426,7 +436,7 @@ def main(paths: list[str]) -> None:
         table = _printed(print_table, result["summary"], True, "load-polars")
         blocks.append(f"### {name}: {result['runs']} runs, median of {result['repeat']}\n\n{table}")
     _replace(HERE / "README.md", "\n\n".join(blocks))
-    print("README.md and bench/README.md updated")
+    print("docs/performance.md and bench/README.md updated")
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ pool depth d? For every measure and form of a :class:`~irstats.depth.sweep.Depth
 2. τ_b between consecutive depths of the grid;
 3. swaps: system pairs strictly ordered at two consecutive depths but in reversed order
    (number, and fraction of all s(s−1)/2 pairs);
-4. crossings per pair: sign changes of S[k][a] − S[k][b] along the grid, zeros skipped;
+4. crossings per pair: sign changes of `S[k][a] − S[k][b]` along the grid, zeros skipped;
 5. per system: total variation Σ|ΔS| and the number of direction changes;
 6. the share of unjudged documents in each system's top k (from the sweep);
 7. the discrimination ratio at each k (share of pairs with p < α, paired t by default)
