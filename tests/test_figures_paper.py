@@ -356,3 +356,21 @@ def test_cli_plot_size(size, shared_data, tmp_path, capsys):
     assert _media_box(figure)[0] == pytest.approx(SIZES[size] * 72, abs=0.5)
     code, _, err = run_cli(["splithalf", scores, "--plot", tmp_path / "x.pdf", "--plot-size", "poster"], capsys)
     assert code == 2 and "poster" in err
+
+
+@pytest.mark.parametrize("size", ["column", "page"])
+def test_figures_of_systems_name_every_system(results, size):
+    """Issue 33: the figures whose axis names the systems draw every name at both widths (the
+    figure grows in height instead of thinning the labels), each inside the canvas."""
+    from irstats.plots import meta as fm
+    from irstats.plots.common import LABEL_CHARACTERS, short_label
+
+    systems = results["ap"].systems
+    assert len(systems) == 37
+    for name, ax in (("system means", fm.plot_system_means(results["ap"], size=size)),
+                     ("heatmap", fm.plot_score_heatmap(results["ap"], size=size))):
+        fig = ax.figure
+        check_figure(fig, name, SIZES[size])
+        drawn = {t.get_text() for t in drawn_texts(fig)}
+        missing = [s for s in systems if short_label(s, LABEL_CHARACTERS[size]) not in drawn]
+        assert not missing, f"{name} at {size}: {len(missing)} system names not drawn ({missing[:3]})"
