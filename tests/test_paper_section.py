@@ -31,6 +31,8 @@ from irstats.report import build_report
 from tests.conftest import run_cli
 
 MEASURES = ["nDCG@10", "AP", "RR", "R@1000"]
+#: All 37 runs' per-topic scores of MEASURES (trec_eval 10's -q output, -l 1; see tests/data/README.md).
+SCORES = Path(__file__).parent / "data" / "trec-dl-2019-passage" / "all-runs-4-measures.tsv"
 BASELINE = "bm25base_p"
 
 #: A SIGIR-style two-column article (ACM's 7 in text block, 3.33 in columns).
@@ -76,13 +78,14 @@ def section(shared_data, tmp_path_factory):
     folder = tmp_path_factory.mktemp("paper")
     runs = sorted((base / "runs").glob("*.run.gz"))
     qrels = base / "qrels.dl19-passage.txt"
-    scores = irstats.evaluate(qrels, runs, MEASURES)
-    score_file = folder / "scores.tsv"
-    irstats.write_scores(scores, score_file, "tsv")
+    # the per-topic scores of all 37 runs, as trec_eval 10 printed them (tests/data's README)
+    score_file = SCORES
+    scores = irstats.read_scores(score_file)
     names = folder / "names.tsv"
     names.write_text("bm25base_p\tBM25\nidst_bert_p1\tBERT (p1)\np_exp_rm3_bert\tRM3 + BERT\n")
     commands = {
-        "main": ["compare", score_file, "--baseline", BASELINE, "--columns", "means", "--markers", "mean",
+        "main": ["compare", score_file, *(a for m in MEASURES for a in ("-m", m)), "--baseline", BASELINE,
+                 "--columns", "means", "--markers", "mean",
                  "--caption", "Effectiveness of the 37 runs on TREC DL 2019.", "--label", "tab:main",
                  "--format", "latex", "-o", folder / "main.tex"],
         "wtl": ["compare", score_file, "-m", "nDCG@10", "-m", "AP", "--baseline", BASELINE, "--columns",
@@ -96,6 +99,7 @@ def section(shared_data, tmp_path_factory):
         code, out, err = run_cli(args, _Capture())
         assert code == 0, f"{name}: {err}"
         outputs[name] = (folder / f"{name}.tex").read_text()
+    # the report evaluates the runs the repository holds (the baseline among them)
     report = build_report(qrels, runs, folder / "study", measures=MEASURES, baseline=BASELINE, quick=True,
                           figures=False, progress=False)
     for name in ("leaderboard", "leaderboard-column"):
@@ -103,7 +107,9 @@ def section(shared_data, tmp_path_factory):
     from irstats.plots import meta, save
 
     save(meta.plot_system_means(scores["nDCG@10"], size="column"), folder / "means.pdf")
-    return folder, scores, outputs, report
+    from types import SimpleNamespace
+
+    return folder, scores, outputs, SimpleNamespace(result=report, qrels=qrels, runs=runs)
 
 
 class _Capture:
@@ -243,7 +249,9 @@ def test_report_with_a_baseline_tests_against_it(section):
     from scipy import stats as sps
     from statsmodels.stats.multitest import multipletests
 
-    _, scores, _, report = section
+    _, _, _, made = section
+    report = made.result
+    scores = irstats.evaluate(made.qrels, made.runs, MEASURES)  # the runs the report evaluated
     means = pl.read_csv(report.out_dir / "tables" / "system_means.tsv", separator="\t")
     assert set(means["baseline"].unique()) == {BASELINE}
     matrix = scores["AP"]
@@ -271,7 +279,7 @@ def test_report_with_a_baseline_tests_against_it(section):
 def test_bad_table_options_exit_2_and_write_nothing(section, tmp_path, capsys, args, message):
     folder, _, _, _ = section
     target = tmp_path / "t.tex"
-    code, out, err = run_cli(["compare", folder / "scores.tsv", "-m", "AP", "--baseline", BASELINE, *args,
+    code, out, err = run_cli(["compare", SCORES, "-m", "AP", "--baseline", BASELINE, *args,
                               "--format", "latex", "-o", target], capsys)
     assert code == 2 and message in err
     errors = [line for line in err.splitlines() if line.startswith("irstats: error:")]
@@ -282,10 +290,10 @@ def test_an_unknown_name_in_the_names_file_exits_2(section, tmp_path, capsys):
     folder, _, _, _ = section
     names = tmp_path / "names.tsv"
     names.write_text("bm25base_p\tBM25\nbm25_typo\tX\n")
-    code, _, err = run_cli(["compare", folder / "scores.tsv", "-m", "AP", "--names", names, "--format", "latex"],
+    code, _, err = run_cli(["compare", SCORES, "-m", "AP", "--names", names, "--format", "latex"],
                            capsys)
     assert code == 2 and "bm25_typo" in err
     names.write_text("bm25base_p BM25\n")
-    code, _, err = run_cli(["compare", folder / "scores.tsv", "-m", "AP", "--names", names, "--format", "latex"],
+    code, _, err = run_cli(["compare", SCORES, "-m", "AP", "--names", names, "--format", "latex"],
                            capsys)
     assert code == 2 and "names.tsv:1" in err
