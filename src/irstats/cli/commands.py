@@ -30,6 +30,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
                     "Standardize per-topic scores: z = (x − mean_t)/sd_t over reference systems, then Φ(z)."),
     "compare": ("irstats.cli.compare_cmd:compare_command",
                 "Compare every system with a baseline: means, differences and significance per measure."),
+    "bayes": ("irstats.cli.bayes_cmd:bayes_command",
+              "Bayesian comparison with a baseline: P(worse), P(practically equivalent), P(better) per measure."),
     "anova": ("irstats.cli.anova_cmd:anova_command",
               "ANOVA of the systems of per-topic SCORES: variation, df, variance, F, p, ω², Tukey HSD."),
     "transforms": ("irstats.cli.transforms_cmd:transforms_command",

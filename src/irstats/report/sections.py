@@ -760,6 +760,48 @@ def prediction_powered(study: Study) -> Section | None:
     return section
 
 
+def bayes_rope(rope, bayes) -> float | None:
+    """The report's ROPE (``--rope``), checked before anything is computed: a number >= 0, and
+    only with the Bayesian section."""
+    if rope is None:
+        return None
+    from irstats.checks import real
+
+    if not bayes:
+        raise InputError("--rope (rope=) is the Bayesian section's: give --bayes (bayes=True) too")
+    return real(rope, "rope", low=0.0)
+
+
+def bayesian(study: Study) -> Section | None:
+    """Bayesian comparison of every system with each measure's best (``--bayes``): the
+    posterior probabilities that the best is better, that the two are practically equivalent
+    (within ±ROPE) or that the system is better (:func:`irstats.stats.bayes.bayes`)."""
+    if not study.settings.bayes:
+        return None
+    from irstats.stats.bayes import DEFAULT_SAMPLES, bayes
+
+    results = {m: bayes(study.scores[m], rope=study.settings.rope, seed=study.settings.seed)
+               for m in study.measures}
+    frame = pl.concat([r.frame for r in results.values()])
+    first = results[study.measures[0]]
+    ropes = ", ".join(f"{m} ±{r.ropes[m]:g}" for m, r in results.items())
+    section = Section("Bayesian comparison with the best system", "bayes")
+    section.add(Text(f"Per measure, every system against the system with the best mean, by the Bayesian signed-rank "
+                     f"test (Benavoli et al., ICML 2014; {DEFAULT_SAMPLES:,} Monte-Carlo samples, seed "
+                     f"{study.settings.seed}): p_baseline_better is the probability that the best system is better by "
+                     "more than the region of practical equivalence (ROPE), p_rope that the two are practically "
+                     "equivalent, p_system_better that the system is better; the interval is the 95% posterior "
+                     f"interval of the mean difference system − best. ROPE: {ropes}."),
+                Table("bayes", frame, "Posterior probabilities against the best system"))
+    if first.frame.height:
+        section.add(study.figure("bayes_simplex", f"{study.measures[0]}: each system's three probabilities in the "
+                                 "simplex (corners: best better, ROPE, system better)",
+                                 lambda: _with_own_data(first.plot_simplex())),
+                    study.figure("bayes_posterior", f"{study.measures[0]}: posterior of the mean difference of the "
+                                 "runner-up to the best, ROPE shaded", lambda: _with_own_data(first.plot_posterior())))
+    return section
+
+
 #: Stages computed before the others, though the page shows them later: the volatility
 #: section's figures take longest to write as PDF, so they are drawn first, while the other
 #: sections compute, rather than last, when the report would wait for them.
@@ -771,6 +813,7 @@ STAGES = [
     ("agreement", agreement),
     ("prediction-powered means", prediction_powered),
     ("reproduction", reproduction),
+    ("bayesian comparison", bayesian),
     ("aggregation", aggregation),
     ("standardization", standardization),
     ("predictive power", predictive),
