@@ -32,6 +32,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
                 "Compare every system with a baseline: means, differences and significance per measure."),
     "bayes": ("irstats.cli.bayes_cmd:bayes_command",
               "Bayesian comparison with a baseline: P(worse), P(practically equivalent), P(better) per measure."),
+    "meta-analysis": ("irstats.cli.meta_analysis_cmd:meta_analysis_command",
+                      "Pool a system's improvement over a baseline across test collections (fixed and random effects)."),
     "anova": ("irstats.cli.anova_cmd:anova_command",
               "ANOVA of the systems of per-topic SCORES: variation, df, variance, F, p, ω², Tukey HSD."),
     "transforms": ("irstats.cli.transforms_cmd:transforms_command",
