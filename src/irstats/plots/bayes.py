@@ -11,8 +11,10 @@ import polars as pl
 from irstats.errors import NotFoundError, some
 from irstats.plots.common import MIN_FONT_SIZE, PALETTE, figure_function, line_width, marker_size, new_axes
 
-#: Pairs named beside their point in the simplex, at most (the most decided ones).
+#: Pairs named beside their point in the simplex, at most (the least decided ones, apart).
 LABELLED = 8
+#: The least distance (in the simplex's units: its side is 1) between two named points.
+LABEL_GAP = 0.08
 _ROPE_COLOUR = "#b0b0b0"
 
 
@@ -73,8 +75,8 @@ def _project(p_baseline: np.ndarray, p_rope: np.ndarray, p_system: np.ndarray) -
 def plot_simplex(result, measure: str | None = None, ax=None, labelled: int = LABELLED):
     """Every compared pair of one measure (default: the first) as a point of the probability
     simplex: the corner where the baseline is better (left), where the system is (right) and
-    the ROPE (top); the closer a point to a corner, the surer the posterior. The ``labelled``
-    pairs nearest a corner are named. The data (the frame's rows) is attached to the Axes for
+    the ROPE (top); the closer a point to a corner, the surer the posterior. Up to ``labelled``
+    of the least decided pairs are named (none beside another named one). The data (the frame's rows) is attached to the Axes for
     :func:`irstats.plots.save`. Returns the Axes."""
     measure = measure if measure is not None else result.measures[0]
     data = result.frame.filter(pl.col("measure") == measure)
@@ -93,10 +95,15 @@ def plot_simplex(result, measure: str | None = None, ax=None, labelled: int = LA
                       data["p_system_better"].to_numpy())
     ax.plot(px, py, linestyle="none", marker="o", ms=marker_size(0.8), color=PALETTE[0], alpha=0.7)
     decided = np.max(data.select("p_baseline_better", "p_rope", "p_system_better").to_numpy(), axis=1)
-    for i in np.argsort(-decided, kind="stable")[:labelled]:
-        row = data.row(int(i), named=True)
-        ax.annotate(f"{row['system']}–{row['baseline']}", (px[i], py[i]), xytext=(4, 3), textcoords="offset points",
-                    fontsize=MIN_FONT_SIZE)
+    named: list[int] = []
+    for i in np.argsort(decided, kind="stable"):  # the least decided first; none beside one named already
+        if len(named) == labelled:
+            break
+        if all(np.hypot(px[i] - px[j], py[i] - py[j]) > LABEL_GAP for j in named):
+            named.append(int(i))
+            row = data.row(int(i), named=True)
+            ax.annotate(f"{row['system']}–{row['baseline']}", (px[i], py[i]), xytext=(4, 3),
+                        textcoords="offset points", fontsize=MIN_FONT_SIZE)
     baseline = result.baseline if result.baseline is not None else "baseline"
     ax.annotate(f"{baseline} better", (0, 0), xytext=(0, -10), textcoords="offset points", ha="center", va="top")
     ax.annotate("system better", (1, 0), xytext=(0, -10), textcoords="offset points", ha="center", va="top")
