@@ -217,7 +217,7 @@ def test_default_rope_follows_the_measure(score_file):
 
 
 @pytest.mark.parametrize("args, expected", [
-    (["--rope", "-0.1"], "rope must be a number of at least 0"),
+    (["--rope", "-0.1"], "rope -0.1 is negative; the ROPE is [−r, r]: give --rope (rope=) as r >= 0"),
     (["--rope", "1.5"], "larger than the range of AP"),
     (["--baseline", "nope"], "unknown baseline 'nope'"),
     (["--level", "1.5"], "level must be a number strictly between 0 and 1"),

@@ -250,3 +250,24 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, case, expected):
     code, out, err = run_cli(args, capsys)
     assert code == 2 and out == "", err
     assert expected in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_collections_from_qrels_and_runs(shared_data, tmp_path, capsys):
+    """NAME=QRELS:RUNS evaluates the runs: here DL 2019's topics split in two "collections"."""
+    import irstats
+
+    base = shared_data / "trec-dl-2019-passage"
+    runs = sorted((base / "runs").glob("*.run.gz"))[:3]
+    lines = (base / "qrels.dl19-passage.txt").read_text().splitlines()
+    topics = sorted({line.split()[0] for line in lines})
+    halves = {}
+    for name, part in (("first", topics[::2]), ("second", topics[1::2])):
+        halves[name] = tmp_path / f"{name}.qrels"
+        halves[name].write_text("".join(line + "\n" for line in lines if line.split()[0] in set(part)))
+    names = [p.name.removesuffix(".run.gz") for p in runs]
+    args = ["meta-analysis", *(x for n, q in halves.items() for x in ("--collection", f"{n}={q}:{runs[0]},{runs[1]}")),
+            "-m", "nDCG@10", "--system", names[1], "--baseline", names[0], "--format", "tsv"]
+    code, out, err = run_cli(args, capsys)
+    assert code == 0, err
+    scores = {n: irstats.evaluate(q, runs[:2], ["nDCG@10"]) for n, q in halves.items()}
+    assert out == meta_analysis(scores, names[1], names[0], ["nDCG@10"]).to_tsv()

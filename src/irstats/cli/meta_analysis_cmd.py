@@ -18,10 +18,14 @@ Examples:
       --baseline r04=JuruDes --baseline r05=ASUBE --baseline web=utw2012c1 --per-collection --format tsv
   irstats meta-analysis --collection a=a.tsv --collection b=b.tsv -m nDCG@10 --system x --baseline y \\
       --effect dz --hartung-knapp --plot forest.pdf --plot-size column
+  irstats meta-analysis --collection dl19=qrels19.txt:runs19/ --collection dl20=qrels20.txt:runs20/ \\
+      -m nDCG@10 --system bm25_rm3 --baseline bm25
 
 \b
 --collection NAME=SCORES, once per collection: SCORES is a per-topic score file (irstats eval
--q --format tsv) or trec_eval -q output (a file or a folder of them). --system and --baseline
+-q --format tsv) or trec_eval -q output (a file or a folder of them); or NAME=QRELS:RUNS, the
+runs (files, folders or globs, comma-separated) evaluated against QRELS with trec_eval's
+defaults for the -m measures (AP if none). --system and --baseline
 take a run name for every collection, or NAME=RUN for one collection (NAME one of the
 --collection names; repeat for each). Per collection the effect of the system over the
 baseline on the topics both have: --effect md, the mean difference (variance s_d²/n), or dz,
@@ -59,9 +63,25 @@ def _named(values: tuple[str, ...], option: str, collections: tuple[str, ...]) -
     return per
 
 
+def _collection_scores(value: str, measures: tuple[str, ...]):
+    """A collection's scores: a score file or folder (SCORES), else QRELS:RUNS — the runs (files,
+    folders or globs, comma-separated) evaluated against the qrels for ``measures`` (AP if none)."""
+    from pathlib import Path
+
+    from irstats.cli.common import load_scores
+
+    qrels, sep, runs = value.partition(":")
+    if Path(value).exists() or not sep:
+        return load_scores(value, None, (), measures)
+    if not (qrels and runs):
+        raise InputError(f"--collection NAME=QRELS:RUNS needs both, e.g. dl19=qrels.txt:runs/; got {value!r}")
+    return load_scores(None, qrels, [r for r in runs.split(",") if r], measures)
+
+
 @cli.command("meta-analysis", epilog=META_EPILOG)
-@click.option("--collection", "collections", multiple=True, metavar="NAME=SCORES", required=True,
-              help="A collection's per-topic scores, named; repeat for each collection.")
+@click.option("--collection", "collections", multiple=True, metavar="NAME=SCORES|NAME=QRELS:RUNS", required=True,
+              help="A collection's per-topic scores (or its qrels and runs, evaluated), named; repeat for each "
+                   "collection.")
 @click.option("-m", "--measure", "measures", multiple=True, metavar="NAME",
               help="Measure(s) to pool (default: every measure all collections have).")
 @click.option("--system", "systems", multiple=True, metavar="RUN|NAME=RUN",
@@ -89,10 +109,11 @@ def meta_analysis_command(collections, measures, systems, baselines, effect, har
     for value in collections:
         name, sep, path = value.partition("=")
         if not (sep and name and path):
-            raise InputError(f"--collection takes NAME=SCORES (e.g. robust04=robust04.tsv); got {value!r}")
+            raise InputError(f"--collection takes NAME=SCORES or NAME=QRELS:RUNS (e.g. robust04=robust04.tsv); "
+                             f"got {value!r}")
         if name in scores:
             raise InputError(f"--collection {name!r} is given twice; name each collection once")
-        scores[name] = load_scores(path, None, (), measures)
+        scores[name] = _collection_scores(path, measures)
     names = tuple(scores)
     result = meta_analysis(scores, _named(systems, "--system", names), _named(baselines, "--baseline", names),
                            list(measures) or None, effect=effect, confidence=confidence, hartung_knapp=hartung_knapp,

@@ -765,11 +765,11 @@ def bayes_rope(rope, bayes) -> float | None:
     only with the Bayesian section."""
     if rope is None:
         return None
-    from irstats.checks import real
+    from irstats.stats.bayes import check_rope
 
     if not bayes:
         raise InputError("--rope (rope=) is the Bayesian section's: give --bayes (bayes=True) too")
-    return real(rope, "rope", low=0.0)
+    return check_rope(rope)
 
 
 def bayesian(study: Study) -> Section | None:

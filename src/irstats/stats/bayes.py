@@ -295,10 +295,10 @@ def _bounded(measure: str) -> bool:
         return False
 
 
-def _check_rope(value, matrix: ScoreMatrix) -> float:
+def _rope_for(value, matrix: ScoreMatrix) -> float:
     """A ROPE half-width for ``matrix``'s measure: a number >= 0, at most the measure's range
     (1 for a measure in [0, 1]: an error past it; a warning past the observed range otherwise)."""
-    rope = real(value, "rope", low=0.0)
+    rope = check_rope(value)
     if _bounded(matrix.measure):
         if rope > 1.0:
             raise ArgumentError(f"rope {rope:g} is larger than the range of {matrix.measure} (values in [0, 1]); "
@@ -310,6 +310,15 @@ def _check_rope(value, matrix: ScoreMatrix) -> float:
     if rope > span:
         warn(f"rope {rope:g} is larger than the range of the {matrix.measure} scores ({span:g}): every difference "
              f"is practically equivalent; give --rope (rope=) in {matrix.measure}'s units")
+    return rope
+
+
+def check_rope(value) -> float:
+    """A ROPE half-width: a finite number >= 0 (the region is [−r, r])."""
+    rope = real(value, "rope")
+    if rope < 0:
+        raise ArgumentError(f"rope {rope:g} is negative; the ROPE is [−r, r]: give --rope (rope=) as r >= 0 in the "
+                            f"measure's units, e.g. {DEFAULT_ROPE} (0: no region, two probabilities)", argument="rope")
     return rope
 
 
@@ -332,7 +341,7 @@ def _ropes(rope, matrices: Mapping[str, ScoreMatrix]) -> tuple[dict[str, float],
             out[name] = default_rope(matrix)
             defaults.append(name)
         else:
-            out[name] = _check_rope(given[name], matrix)
+            out[name] = _rope_for(given[name], matrix)
     return out, tuple(defaults)
 
 
@@ -459,7 +468,7 @@ def bayes_pair(system: np.ndarray, baseline: np.ndarray, *, test: str = "signed_
     d = d[~np.isnan(d)]
     if d.size < 2:
         raise ArgumentError("a Bayesian comparison needs at least two topics with both scores", argument="system")
-    rope = real(rope, "rope", low=0.0)
+    rope = check_rope(rope)
     share(level, "level")
     check_seed(seed)
     result = BAYES_TESTS[test].compute([d], np.array([rope]), level, resample_count(n_samples, "n_samples"),
@@ -468,4 +477,4 @@ def bayes_pair(system: np.ndarray, baseline: np.ndarray, *, test: str = "signed_
 
 
 __all__ = ["BAYES_TESTS", "DEFAULT_PRIOR", "DEFAULT_ROPE", "DEFAULT_SAMPLES", "BayesComparison", "BayesTest",
-           "Posteriors", "bayes", "bayes_pair", "default_rope", "t_posterior_rows"]
+           "Posteriors", "bayes", "bayes_pair", "check_rope", "default_rope", "t_posterior_rows"]
