@@ -285,3 +285,23 @@ def test_report_section(shared_data, tmp_path, capsys):
     code, _, err = run_cli(["report", "--qrels", qrels, "--runs", runs[0], "--rope", "0.02", "-o", tmp_path / "s"],
                            capsys)
     assert code == 2 and "give --bayes" in err
+
+
+@pytest.mark.parametrize("size", ["column", "page"])
+def test_figures_are_paper_ready(score_file, tmp_path, size):
+    """The two figures (and the meta-analysis' forest plot) pass the paper checks of every
+    figure: width, height, text >= 7 pt, legends outside the data, TrueType fonts only."""
+    import irstats
+    from irstats import plots
+    from irstats.plots.common import SIZES
+    from irstats.stats.meta_analysis import meta_analysis
+    from tests.test_figures_paper import assert_true_type_only, check_figure
+
+    scores = irstats.read_scores(score_file)
+    result = bayes(scores, "s0", n_samples=2000)
+    meta = meta_analysis({"a": scores, "b": scores}, "s3", "s0", ["AP"], hartung_knapp=True)
+    drawn = {"posterior": result.plot_posterior(size=size), "simplex": result.plot_simplex(size=size),
+             "forest": meta.plot(size=size)}
+    for name, ax in drawn.items():
+        check_figure(ax.figure, name, SIZES[size])
+        assert_true_type_only(plots.save(ax, tmp_path / f"{name}.pdf"))

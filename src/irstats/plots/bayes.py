@@ -9,7 +9,8 @@ import numpy as np
 import polars as pl
 
 from irstats.errors import NotFoundError, some
-from irstats.plots.common import MIN_FONT_SIZE, PALETTE, figure_function, line_width, marker_size, new_axes
+from irstats.plots.common import (MIN_FONT_SIZE, PALETTE, figure_function, legend_outside, line_width, marker_size,
+                                  new_axes)
 
 #: Pairs named beside their point in the simplex, at most (the least decided ones, apart).
 LABELLED = 8
@@ -60,7 +61,7 @@ def plot_posterior(result, measure: str | None = None, system: str | None = None
     ax.set_ylabel("posterior density")
     ax.set_title(f"P({row['baseline']} better) = {row['p_baseline_better']:.3f}, P(ROPE) = {row['p_rope']:.3f}, "
                  f"P({row['system']} better) = {row['p_system_better']:.3f}")
-    ax.legend(loc="upper left", frameon=False)
+    legend_outside(ax)
     ax.irstats_data = data.select("difference", "density")
     return ax
 
