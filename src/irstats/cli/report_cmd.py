@@ -59,6 +59,12 @@ class _KeepsArguments(click.Command):
               help="An original run (baseline, then advanced; repeat): with --repro-run, adds a reproduction section.")
 @click.option("--repro-run", multiple=True, type=click.Path(dir_okay=False), metavar="RUN",
               help="Its reproduction, in the same order as --repro-orig.")
+@click.option("--bayes", is_flag=True,
+              help="Add a Bayesian comparison of every system with the best: P(worse), P(practically equivalent), "
+                   "P(better) by the Bayesian signed-rank test.")
+@click.option("--rope", type=float, default=None, metavar="R",
+              help="With --bayes: the region of practical equivalence ±R in the measures' units (default: 0.01 for "
+                   "measures in [0, 1], else 1% of the scores' range).")
 @eval_options
 @click.option("--quick", is_flag=True,
               help=f"A first look in under half the time, trading {'; '.join(traded(QUICK_EFFORT))}. The report "
@@ -73,14 +79,14 @@ class _KeepsArguments(click.Command):
 @click.option("-o", "--out", "out_dir", required=True, type=OutputFolder(),
               help="Output folder: new, empty, or an earlier report (only the files irstats wrote are replaced).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-def report_command(qrels, runs, measures, reference, pool_depth, qrels_b, gold_topics, repro_orig, repro_run, options,
-                   quick, figures, seed, baselines, out_dir, quiet):
+def report_command(qrels, runs, measures, reference, pool_depth, qrels_b, gold_topics, repro_orig, repro_run, bayes,
+                   rope, options, quick, figures, seed, baselines, out_dir, quiet):
     """Write a complete evaluation study of RUNS against QRELS: HTML and Markdown.
 
     Sections: the leaderboard and findings, the collection (judged shares), systems (means,
     95% intervals, tests against --baseline or the best, wins/ties/losses), risk against
     --baseline (if given), agreement with --qrels-b (if given), the
-    reproduction of --repro-orig by --repro-run (if given),
+    reproduction of --repro-orig by --repro-run (if given), the Bayesian comparison (--bayes),
     aggregation (and its split-half consistency), standardization, predictive power between
     measures, robustness to the scale, volatility over evaluation depth, and how it was made.
     """
@@ -91,7 +97,7 @@ def report_command(qrels, runs, measures, reference, pool_depth, qrels_b, gold_t
     result = build_report(qrels, list(runs), out_dir, measures=list(measures) or None, reference=names,
                           quick=quick, figures=figures, seed=seed, pool_depth=pool_depth, qrels_b=qrels_b,
                           gold_topics=read_names(gold_topics, "topic") if gold_topics else None,
-                          repro_orig=list(repro_orig) or None, repro_run=list(repro_run) or None,
+                          repro_orig=list(repro_orig) or None, repro_run=list(repro_run) or None, bayes=bayes, rope=rope,
                           progress=False if quiet else None, baseline=list(baselines) or None,
                           command=exact_command(click.get_current_context().meta.get("irstats.report.args", [])),
                           **options.as_dict())

@@ -83,6 +83,8 @@ class StudySettings:
     repro: tuple[tuple[str, ...], tuple[str, ...]] | None = None  # original and reproduced runs: the reproduction section
     options: dict = field(default_factory=dict)
     figures: bool | None = None  # None: as the effort decides (the full report draws them, --quick does not)
+    bayes: bool = False  # the Bayesian comparison section (irstats.stats.bayes)
+    rope: float | None = None  # its ROPE, in the measures' units (None: each measure's default)
 
     @property
     def effort(self) -> Effort:

@@ -872,6 +872,54 @@ def prediction_powered(study: Study) -> Section | None:
     return section
 
 
+def bayes_rope(rope, bayes) -> float | None:
+    """The report's ROPE (``--rope``), checked before anything is computed: a number >= 0, and
+    only with the Bayesian section."""
+    if rope is None:
+        return None
+    from irstats.stats.bayes import check_rope
+
+    if not bayes:
+        raise InputError("--rope (rope=) is the Bayesian section's: give --bayes (bayes=True) too")
+    return check_rope(rope)
+
+
+def bayesian(study: Study) -> Section | None:
+    """Bayesian comparison of every system with the baseline (``--baseline``) or else each
+    measure's best (``--bayes``): the posterior probabilities that the baseline is better, that
+    the two are practically equivalent (within ±ROPE) or that the system is better
+    (:func:`irstats.stats.bayes.bayes`)."""
+    if not study.settings.bayes:
+        return None
+    from irstats.stats.bayes import DEFAULT_SAMPLES, bayes
+
+    baseline = study.settings.baselines[0] if study.settings.baselines else None
+    whom = f"the baseline {baseline}" if baseline is not None else "the best system"
+    results = {m: bayes(study.scores[m], baseline=baseline, rope=study.settings.rope, seed=study.settings.seed)
+               for m in study.measures}
+    frame = pl.concat([r.frame for r in results.values()])
+    first = results[study.measures[0]]
+    ropes = ", ".join(f"{m} ±{r.ropes[m]:g}" for m, r in results.items())
+    section = Section(f"Bayesian comparison with {whom}", "bayes")
+    against = f"the baseline {baseline}" if baseline is not None else "the system with the best mean"
+    section.add(Text(f"Per measure, every system against {against}, by the Bayesian signed-rank "
+                     f"test (Benavoli et al., ICML 2014; {DEFAULT_SAMPLES:,} Monte-Carlo samples, seed "
+                     f"{study.settings.seed}): p_baseline_better is the probability that {whom} is better by "
+                     "more than the region of practical equivalence (ROPE), p_rope that the two are practically "
+                     "equivalent, p_system_better that the system is better; the interval is the 95% posterior "
+                     f"interval of the mean difference system − {'baseline' if baseline else 'best'}. ROPE: {ropes}."),
+                Table("bayes", frame, f"Posterior probabilities against {whom}"))
+    if first.frame.height:
+        corner = "baseline" if baseline is not None else "best"
+        section.add(study.figure("bayes_simplex", f"{study.measures[0]}: each system's three probabilities in the "
+                                 f"simplex (corners: {corner} better, ROPE, system better)",
+                                 lambda: _with_own_data(first.plot_simplex())),
+                    study.figure("bayes_posterior", f"{study.measures[0]}: posterior of the mean difference of the "
+                                 f"closest system to the {corner}, ROPE shaded",
+                                 lambda: _with_own_data(first.plot_posterior())))
+    return section
+
+
 #: Stages computed before the others, though the page shows them later: the volatility
 #: section's figures take longest to write as PDF, so they are drawn first, while the other
 #: sections compute, rather than last, when the report would wait for them.
@@ -884,6 +932,7 @@ STAGES = [
     ("agreement", agreement),
     ("prediction-powered means", prediction_powered),
     ("reproduction", reproduction),
+    ("bayesian comparison", bayesian),
     ("aggregation", aggregation),
     ("standardization", standardization),
     ("predictive power", predictive),

@@ -36,8 +36,8 @@ from irstats.report.model import (DEFAULT_REPORT_MEASURES, FIGURE_SIZE, SUPPORT_
 def build_report(qrels, runs, out_dir, measures: Sequence[str] | None = None, reference: Sequence[str] | None = None,
                  quick: bool = False, seed: int = 0, pool_depth: int | None = None, progress: Progress = None,
                  command: Sequence[str] | None = None, qrels_b=None, repro_orig=None, repro_run=None,
-                 gold_topics: Sequence[str] | None = None, figures: bool | None = None,
-                 baseline: str | Sequence[str] | None = None, **options) -> ReportResult:
+                 gold_topics: Sequence[str] | None = None, figures: bool | None = None, bayes: bool = False,
+                 rope: float | None = None, baseline: str | Sequence[str] | None = None, **options) -> ReportResult:
     """Evaluate ``runs`` against ``qrels`` and write the study report to ``out_dir``.
 
     Writes ``index.html`` (self-contained), ``report.md`` with ``figures/*.png`` (each with
@@ -53,7 +53,9 @@ def build_report(qrels, runs, out_dir, measures: Sequence[str] | None = None, re
     baseline [and advanced] run and their reproductions, add a section on how far the
     reproduction reproduced (:func:`irstats.reproducibility`). ``gold_topics`` with ``qrels_b``:
     the topics whose ``qrels`` labels people made, the others' labels being ``qrels_b``'s only,
-    adds prediction-powered means (:func:`irstats.ppi`). ``options`` go to
+    adds prediction-powered means (:func:`irstats.ppi`). ``bayes`` adds a Bayesian comparison of
+    every system with the baseline, or else the best (:func:`irstats.stats.bayes.bayes`, ROPE ``rope``
+    in the measures' units, default per measure). ``options`` go to
     :func:`irstats.evaluate`. ``baseline``, a system name or several: the leaderboard and the
     systems section test every other system against it (by default against each measure's best
     system), with wins/ties/losses, and a section gives the risk (URisk, TRisk) of each system
@@ -63,7 +65,7 @@ def build_report(qrels, runs, out_dir, measures: Sequence[str] | None = None, re
     started = time.perf_counter()
     given = dict(measures=measures, reference=reference, quick=quick or None, seed=None if seed == 0 else seed,
                  pool_depth=pool_depth, qrels_b=qrels_b, repro_orig=repro_orig, repro_run=repro_run,
-                 gold_topics=gold_topics, figures=figures, baseline=baseline)
+                 gold_topics=gold_topics, figures=figures, bayes=bayes or None, rope=rope, baseline=baseline)
     call = api_call("irstats.report.build_report", [qrels, runs, out_dir],
                     {**{k: v for k, v in given.items() if v is not None}, **options})
     check_seed(seed)  # before anything is evaluated or written
@@ -79,7 +81,8 @@ def build_report(qrels, runs, out_dir, measures: Sequence[str] | None = None, re
                              seed=seed, pool_depth=pool_depth, options=EvalOptions(**options).as_dict(),
                              qrels_b=None if qrels_b is None else str(qrels_b), repro=repro,
                              gold_topics=sections.gold_topic_list(gold_topics, qrels_b),
-                             figures=None if figures is None else bool(figures), baselines=baselines)
+                             figures=None if figures is None else bool(figures), bayes=bool(bayes),
+                             rope=sections.bayes_rope(rope, bayes), baselines=baselines)
     if pool_depth is not None:  # checked before anything is computed or written
         from irstats.depth.pooling import check_pool_depth
 
