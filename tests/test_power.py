@@ -215,7 +215,7 @@ def test_result_prints_itself():
     assert "39 topics for power 0.8" in text and "Cohen's f" in text
     assert "| AP | two_way_anova |" in result.to_markdown()
     latex = result.to_latex()
-    assert "\\begin{table}" in latex and "\\label{tab:power}" in latex and "\\toprule" in latex
+    assert "\\begin{table" in latex and "\\label{tab:power-" in latex and "\\toprule" in latex
     frame = pl.read_csv(result.to_tsv().encode(), separator="\t")
     assert frame["sample_size"][0] == 39 and frame["power"][0] == pytest.approx(result.power, rel=1e-15)
     assert result.format("json").lstrip().startswith("[")

@@ -550,7 +550,7 @@ def test_result_prints_itself(ours):
     assert frame.filter(pl.col("statistic") == "ktu").height == 2 * (N_TOPICS - 1) + 2
     text = str(ours)
     assert text.startswith("Reproduction of") and "KTU" in text and "ΔRI" in text
-    assert "\\begin{table}" in ours.to_latex() and "\\label{tab:reproducibility}" in ours.to_latex()
+    assert "\\begin{table" in ours.to_latex() and "\\label{tab:reproducibility-" in ours.to_latex()
     assert ours.to_markdown().startswith("**Reproduction")
     assert ours.to_tsv().splitlines()[0] == "measure\tstatistic\trun\ttopic\tvalue"
     assert ours.summary().columns == ["measure", "statistic", "baseline", "advanced"]

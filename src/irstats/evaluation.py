@@ -108,6 +108,11 @@ class Evaluation(dict, Result):
         return Table.of(["system", *self], rows, [False] + [True] * len(self), title=self.title,
                         header_latex=["System", *(latex_escape(m) for m in self)], label="tab:means")
 
+    def latex_label(self, table) -> str:
+        from irstats.render import label_slug
+
+        return f"{table.label}-{label_slug(*self)}".rstrip("-")
+
     def compare(self, baseline: str | None = None, measures=None, **options):
         """Every system against ``baseline`` per measure (:func:`irstats.stats.compare`:
         ``test=``, ``correction=``, ``alpha=``, ``n_resamples=``, ``seed=`` …)."""
@@ -220,7 +225,10 @@ class PerTopicScores(Result):
 
     def format_chunks(self, fmt: str, digits: int | None = None) -> Iterator[str]:
         """:meth:`format` in pieces: the formats for people a block of rows at a time."""
-        if fmt in DISPLAY_FORMATS:
+        if fmt == "latex":
+            table = self.streamed_table(self.DIGITS if digits is None else digits)
+            yield from table.latex(label=self.latex_label(table))
+        elif fmt in DISPLAY_FORMATS:
             yield from self.streamed_table(self.DIGITS if digits is None else digits).format(fmt)
         else:
             yield self.format(fmt, digits)
@@ -246,7 +254,13 @@ class PerTopicScores(Result):
 
             check_label(label)
         table = self.streamed_table(self.DIGITS if digits is None else digits)
-        return "".join(table.latex(caption=caption, label=label, wide=wide))
+        return "".join(table.latex(caption=caption, label=label if label is not None else self.latex_label(table),
+                                   wide=wide))
+
+    def latex_label(self, table) -> str:
+        from irstats.render import label_slug
+
+        return f"{table.label}-{label_slug(*self.evaluation)}".rstrip("-")
 
 
 def read_scores(path, fmt: str | None = None) -> Evaluation:

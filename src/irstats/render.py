@@ -184,8 +184,8 @@ MARKER_LATEX = {"*": r"$^{*}$", "†": r"$^{\dagger}$", "‡": r"$^{\ddagger}$"}
 def marker_latex(marker: str) -> str:
     """A significance marker (``*``, ``†``, ``‡`` or several) as one LaTeX superscript each, never nested.
 
-    >>> marker_latex("†")
-    '$^{\\dagger}$'
+    >>> print(marker_latex("†"))
+    $^{\\dagger}$
     """
     return "".join(MARKER_LATEX.get(ch, latex_escape(ch)) for ch in marker)
 
