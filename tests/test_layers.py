@@ -1,0 +1,84 @@
+"""The layers of docs/design.md, held (issue 37): an import only ever points down.
+
+Each module of irstats belongs to one layer (:data:`LAYERS`, lowest first, as docs/design.md
+draws them); a module may import its own layer and the layers below, never one above — at its
+top or inside a function alike (a deferred import still ties the two together), not counting
+the names imported for type checkers only. The imports that point up today are listed in
+:data:`KNOWN_UPWARD` with what keeps them: the test fails on any other upward import, and on
+an entry that no longer occurs, so the list only shrinks."""
+
+from __future__ import annotations
+
+from tests.test_structure import SRC, _imports, _modules
+
+#: Layers, lowest first: the first name that a module's dotted name starts with decides.
+LAYERS: list[tuple[str, ...]] = [
+    ("irstats.errors", "irstats.ids", "irstats.random", "irstats.checks", "irstats.result", "irstats.render",
+     "irstats.render_stream", "irstats._interrupts", "irstats.progress"),
+    ("irstats.io", "irstats.factors", "irstats.extension"),
+    ("irstats.collection", "irstats.judgments", "irstats.ingest", "irstats.measures", "irstats.qrels_arrays",
+     "irstats.beyond", "irstats.subtopics", "irstats.preference_judgments", "irstats.distributed"),
+    ("irstats.evaluate", "irstats.scores", "irstats.trec_eval", "irstats.integrations"),
+    ("irstats.stats",),
+    ("irstats.evaluation", "irstats.meta", "irstats.depth", "irstats.standardize", "irstats.agreement",
+     "irstats.ppi", "irstats.repro", "irstats.aggregate", "irstats.difficulty", "irstats.experiment",
+     "irstats.diversity", "irstats.preferences"),
+    ("irstats.plots",),
+    ("irstats.report",),
+    ("irstats.cli", "irstats.demo", "irstats.__main__", "irstats"),
+]
+
+#: Upward imports that remain (importer, imported) → why; each one to be removed by the work
+#: named. Anything else pointing up fails the test.
+KNOWN_UPWARD: dict[tuple[str, str], str] = {
+    ("irstats.evaluate", "irstats.evaluation"): "evaluate() returns an Evaluation, whose methods call stats; "
+                                                "the result type is to move below the engine",
+    ("irstats.factors", "irstats.measures"): "factors name their measures by canonical name; the reader is to "
+                                             "take the parser from its caller",
+    ("irstats.io.factors", "irstats.measures"): "as irstats.factors",
+    ("irstats.io.trec_eval_output", "irstats.measures.registry"): "the trec_eval -q reader is to move beside "
+                                                                  "the drop-in (trec_eval/read.py)",
+    ("irstats.io.trec_eval_output", "irstats.scores"): "as above",
+    ("irstats.agreement", "irstats.plots.agreement"): "a result's plot() method; to draw through a printer "
+                                                      "registered by plots/",
+    ("irstats.repro", "irstats.plots.repro"): "as above",
+    ("irstats.meta.transforms", "irstats.plots.common"): "as above",
+    ("irstats.stats.bayes", "irstats.plots.bayes"): "as above",
+    ("irstats.stats.meta_analysis", "irstats.plots.forest"): "as above",
+}
+
+
+def layer(module: str) -> int:
+    best, rank = -1, None
+    for k, names in enumerate(LAYERS):
+        for name in names:
+            if (module == name or module.startswith(name + ".")) and len(name) > best:
+                best, rank = len(name), k
+    assert rank is not None, f"{module} is in no layer of tests/test_layers.py: place it in docs/design.md's order"
+    return rank
+
+
+def upward_imports() -> set[tuple[str, str]]:
+    modules = _modules()
+    found = set()
+    for name, path in modules.items():
+        for imported in _imports(path, set(modules)):
+            if imported == name or name.startswith(imported + ".") or imported.startswith(name + "."):
+                continue  # a package and its own modules
+            if layer(imported) > layer(name):
+                found.add((name, imported))
+    return found
+
+
+def test_every_module_has_a_layer():
+    for name in _modules():
+        layer(name)
+
+
+def test_imports_only_point_down():
+    found = upward_imports()
+    new = sorted(found - set(KNOWN_UPWARD))
+    gone = sorted(set(KNOWN_UPWARD) - found)
+    assert not new, "imports pointing up a layer (docs/design.md): " + "; ".join(f"{a} -> {b}" for a, b in new)
+    assert not gone, "no longer imported: remove from KNOWN_UPWARD: " + "; ".join(f"{a} -> {b}" for a, b in gone)
+    assert SRC.is_dir()
