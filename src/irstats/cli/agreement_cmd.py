@@ -7,8 +7,8 @@ import click
 import polars as pl
 
 from irstats.cli.group import cli
-from irstats.cli.output import OutputFile, emit_result, plot_size_option, table_options
-from irstats.result import FORMATS, FrameResult, Results
+from irstats.cli.output import OutputFile, emit_result, output_options, plot_size_option
+from irstats.result import FrameResult, Results
 
 AGREEMENT_EPILOG = """
 \b
@@ -50,16 +50,13 @@ bootstrap over topics (--resamples, --seed).
 @click.option("--qrels-duplicate", type=click.Choice(["error", "max", "last"]), default="error", show_default=True,
               help="A (topic, document) judged twice in one qrels: stop, keep the highest grade, or the last.")
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed of the bootstrap.")
-@click.option("--format", "fmt", default="table", show_default=True, type=click.Choice(FORMATS),
-              help="table (aligned text), markdown, latex, tsv, csv or json.")
-@click.option("-o", "--output", type=OutputFile(), help="Write to FILE, not stdout.")
+@output_options
 @click.option("--plot", "plot_path", type=OutputFile(figure=True), metavar="FILE",
               help="Conclusions: draw which systems gain or lose rank under B (first measure) to FILE.")
 @plot_size_option
 @click.option("--gains", "gains_path", type=OutputFile(), metavar="FILE",
               help="Conclusions: write every system's mean and rank under A and B (measure system mean_a "
                    "mean_b rank_a rank_b rank_gain) to FILE (TSV).")
-@table_options
 def agreement_command(qrels, scores, runs, measures, all_topics, alpha, per_topic, confusion, n_resamples,
                       confidence, qrels_duplicate, seed, fmt, output, plot_path, plot_size, gains_path):
     """Agreement of two qrels (Cohen's κ, Krippendorff's α) and of the conclusions they lead to."""

@@ -6,8 +6,8 @@ import click
 
 from irstats.cli.common import load_scores, scores_input
 from irstats.cli.group import cli
-from irstats.cli.output import OutputFile, emit_result, table_options
-from irstats.result import FORMATS, Results
+from irstats.cli.output import emit_result, output_options
+from irstats.result import Results
 from irstats.errors import InputError
 
 ANOVA_EPILOG = """
@@ -39,10 +39,7 @@ two-way ANOVA with replication, whose sources are systems, topics, interaction, 
               help="Print the classic Tukey HSD of every pair, with simultaneous intervals, instead of the table.")
 @click.option("--means", is_flag=True, help="Print each system's mean with its ANOVA-based interval instead.")
 @click.option("--confidence", default=0.95, show_default=True, type=float, help="Level of the intervals.")
-@click.option("--format", "fmt", default="table", show_default=True, type=click.Choice(FORMATS),
-              help="table (aligned text), markdown, latex, tsv, csv or json.")
-@click.option("-o", "--output", type=OutputFile(), help="Write to FILE, not stdout.")
-@table_options
+@output_options
 def anova_command(scores, one_way, replicates, tukey, means, confidence, fmt, output):
     """ANOVA of the systems of per-topic SCORES: variation, df, variance, F, p, ω², Tukey HSD."""
     from irstats.stats.anova import anova, anova_with_replication

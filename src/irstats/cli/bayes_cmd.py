@@ -7,9 +7,8 @@ import click
 
 from irstats.cli.common import scores_input
 from irstats.cli.group import cli
-from irstats.cli.output import OutputFile, emit_result, plot_size_option, table_options
+from irstats.cli.output import OutputFile, emit_result, output_options, plot_size_option
 from irstats.errors import InputError
-from irstats.result import FORMATS
 
 BAYES_EPILOG = """
 \b
@@ -51,16 +50,13 @@ Student t with n − 1 degrees of freedom, centred on the mean difference, scale
 @click.option("--prior", default=0.5, show_default=True, type=float,
               help="Weight of the Dirichlet process prior's pseudo-observation at 0 (signed-rank test).")
 @click.option("--seed", default=0, show_default=True, type=int, help="Random seed: the same seed, the same probabilities.")
-@click.option("--format", "fmt", default="table", show_default=True, type=click.Choice(FORMATS),
-              help="table (aligned text), markdown, latex, tsv, csv or json.")
-@click.option("-o", "--output", type=OutputFile(), help="Write to FILE, not stdout.")
+@output_options
 @click.option("--plot", "plot_path", type=OutputFile(figure=True), metavar="FILE",
               help="Draw the simplex of every pair's probabilities (first measure) to FILE; with --posterior, "
                    "that system's posterior with the ROPE shaded.")
 @click.option("--posterior", default=None, metavar="SYSTEM",
               help="With --plot: draw the posterior of this system's difference to its baseline.")
 @plot_size_option
-@table_options
 def bayes_command(scores, baseline, all_pairs, test, rope, level, n_samples, prior, seed, fmt, output, plot_path,
                   posterior, plot_size):
     """Bayesian comparison with a baseline: P(worse), P(practically equivalent), P(better) per measure."""

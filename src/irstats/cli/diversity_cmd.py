@@ -5,8 +5,7 @@ from __future__ import annotations
 import click
 
 from irstats.cli.group import cli
-from irstats.cli.output import OutputFile, emit_result, table_options
-from irstats.result import FORMATS
+from irstats.cli.output import emit_result, output_options
 
 DIVERSITY_EPILOG = """
 \b
@@ -33,10 +32,7 @@ The same measures beside any other: irstats eval QRELS RUNS --subtopic-qrels FIL
 @click.option("--alpha", default=0.5, show_default=True, type=float, help="Redundancy intolerance α.")
 @click.option("--beta", default=0.5, show_default=True, type=float, help="Persistence β of NRBP.")
 @click.option("-q", "--per-topic", is_flag=True, help="One value per system, topic and measure.")
-@click.option("--format", "fmt", default="table", show_default=True, type=click.Choice(FORMATS),
-              help="table (aligned text), markdown, latex, tsv, csv or json.")
-@click.option("-o", "--output", type=OutputFile(), help="Write to FILE, not stdout.")
-@table_options
+@output_options
 def diversity_command(qrels, runs, measures, rel, alpha, beta, per_topic, fmt, output):
     """Diversity measures of RUN files against subtopic QRELS: α-nDCG, ERR-IA, NRBP, P-IA, StRecall."""
     from irstats.diversity import evaluate_diversity

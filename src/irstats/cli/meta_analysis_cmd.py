@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import click
 
-from irstats.cli.output import OutputFile, emit_result, plot_size_option, table_options
+from irstats.cli.output import OutputFile, emit_result, output_options, plot_size_option
 from irstats.cli.group import cli
 from irstats.errors import InputError
-from irstats.result import FORMATS
 
 META_EPILOG = """
 \b
@@ -93,17 +92,13 @@ def _collection_scores(value: str, measures: tuple[str, ...]):
 @click.option("--hartung-knapp", is_flag=True, help="Add the random-effects rows with the Hartung–Knapp interval.")
 @click.option("--per-collection", is_flag=True, help="Add each collection's own effect and interval.")
 @click.option("--confidence", default=0.95, show_default=True, type=float, help="Level of the intervals.")
-@click.option("--format", "fmt", default="table", show_default=True, type=click.Choice(FORMATS),
-              help="table (aligned text), markdown, latex, tsv, csv or json.")
-@click.option("-o", "--output", type=OutputFile(), help="Write to FILE, not stdout.")
+@output_options
 @click.option("--plot", "plot_path", type=OutputFile(figure=True), metavar="FILE",
               help="Draw the forest plot of the first measure to FILE.")
 @plot_size_option
-@table_options
 def meta_analysis_command(collections, measures, systems, baselines, effect, hartung_knapp, per_collection,
                           confidence, fmt, output, plot_path, plot_size):
     """Pool a system's improvement over a baseline across test collections (fixed and random effects)."""
-    from irstats.cli.common import load_scores
     from irstats.stats.meta_analysis import meta_analysis
 
     scores = {}

@@ -125,18 +125,20 @@ def table_options(function=None, *, systems: bool = True):
     return wrapper
 
 
-def output_options(function=None, *, formats=None, help: str | None = None):
+def output_options(function=None, *, formats=None, help: str | None = None, systems: bool = True):
     """``--format`` and ``-o/--output`` (the command receives ``fmt`` and ``output``) and, where
-    the formats include LaTeX, the table options (:func:`table_options`)."""
+    the formats include LaTeX, the table options (:func:`table_options`; ``systems=False``: without
+    ``--systems``). ``formats``: the choices, the first the default (every result's formats by
+    default); ``help``: ``--format``'s help."""
 
     def decorate(function):
         from irstats.result import FORMATS
 
         choices = tuple(formats or FORMATS)
-        wrapped = table_options(function) if "latex" in choices else function
+        wrapped = table_options(function, systems=systems) if "latex" in choices else function
         wrapped = click.option("-o", "--output", type=OutputFile(), help="Write to FILE, not stdout.")(wrapped)
         return click.option("--format", "fmt", default=choices[0], show_default=True, type=click.Choice(choices),
-                            help=help or f"Output format: {', '.join(choices)}.")(wrapped)
+                            help=help or "table (aligned text), markdown, latex, tsv, csv or json.")(wrapped)
 
     return decorate if function is None else decorate(function)
 

@@ -7,9 +7,9 @@ import click
 
 from irstats.cli.common import load_scores, scores_input
 from irstats.cli.group import cli
-from irstats.cli.output import OutputFile, emit_result, table_options
+from irstats.cli.output import emit_result, output_options
 from irstats.errors import InputError
-from irstats.result import FORMATS, Results
+from irstats.result import Results
 from irstats.stats.power import EFFECTS, T_TESTS, TESTS
 
 POWER_EPILOG = """
@@ -58,10 +58,7 @@ noncentrality alpha power beta n n2 sample_size unit.
               help="Another score file of the same systems and topics (two_way_anova_replicated); repeatable.")
 @click.option("--alpha", default=0.05, show_default=True, type=float, help="Significance level α.")
 @click.option("--beta", default=0.2, show_default=True, type=float, help="β: the power asked for is 1 − β.")
-@click.option("--format", "fmt", default="table", show_default=True, type=click.Choice(FORMATS),
-              help="table (a sentence and a row per measure), markdown, latex, tsv, csv or json.")
-@click.option("-o", "--output", type=OutputFile(), help="Write to FILE, not stdout.")
-@table_options(systems=False)
+@output_options(help="table (a sentence and a row per measure), markdown, latex, tsv, csv or json.", systems=False)
 def power_command(scores, measures, test, t_value, f_value, n, n2, n_systems, replicates, effect,
                   systems, replicates_paths, alpha, beta, fmt, output):
     """Achieved power and the topics needed, from a reported t or F or from per-topic scores."""

@@ -5,8 +5,7 @@ from __future__ import annotations
 import click
 
 from irstats.cli.group import cli
-from irstats.cli.output import OutputFile, emit_result, table_options
-from irstats.result import FORMATS
+from irstats.cli.output import emit_result, output_options
 
 PREFERENCES_EPILOG = """
 \b
@@ -36,10 +35,7 @@ measures beside any other: irstats eval QRELS RUNS --prefs FILE -m PrefsSimp (or
 @click.option("-M", "--depth", type=click.IntRange(min=1), default=None, help="Only the first N documents per topic.")
 @click.option("-c", "--complete", is_flag=True, help="Every judged topic; a topic without results scores as empty.")
 @click.option("-q", "--per-topic", is_flag=True, help="One value per system, topic and measure.")
-@click.option("--format", "fmt", default="table", show_default=True, type=click.Choice(FORMATS),
-              help="table (aligned text), markdown, latex, tsv, csv or json.")
-@click.option("-o", "--output", type=OutputFile(), help="Write to FILE, not stdout.")
-@table_options
+@output_options
 def preferences_command(prefs, runs, measures, as_qrels, depth, complete, per_topic, fmt, output):
     """Preference measures of RUN files against preference judgments PREFS (trec_eval's prefs_*)."""
     from irstats.preferences import evaluate_preferences

@@ -6,8 +6,8 @@ import click
 
 from irstats.cli.common import scores_input
 from irstats.cli.group import cli
-from irstats.cli.output import OutputFile, emit_result, table_options
-from irstats.result import FORMATS, Results
+from irstats.cli.output import emit_result, output_options
+from irstats.result import Results
 from irstats.errors import InputError
 
 RISK_EPILOG = """
@@ -33,10 +33,7 @@ Only topics scored for every system are used.
 @click.option("--baseline", required=True, metavar="NAME", help="The system whose per-topic scores are the reference.")
 @click.option("--alpha", default=1.0, show_default=True, type=float,
               help="Extra weight of a loss: a topic where the system does worse counts 1 + alpha times.")
-@click.option("--format", "fmt", default="table", show_default=True, type=click.Choice(FORMATS),
-              help="table (aligned text), markdown, latex, tsv, csv or json.")
-@click.option("-o", "--output", type=OutputFile(), help="Write to FILE, not stdout.")
-@table_options
+@output_options
 def risk_command(scores, baseline, alpha, fmt, output):
     """Risk of every system against a baseline: URisk, TRisk, ZRisk and GeoRisk per measure."""
     from irstats.stats.risk import risk

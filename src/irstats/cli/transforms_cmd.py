@@ -6,8 +6,8 @@ import click
 
 from irstats.cli.common import scores_input
 from irstats.cli.group import cli
-from irstats.cli.output import OutputFile, emit_result, plot_size_option, table_options
-from irstats.result import FORMATS, FrameResult, Results
+from irstats.cli.output import OutputFile, emit_result, output_options, plot_size_option
+from irstats.result import FrameResult, Results
 from irstats.errors import InputError
 from irstats.meta.transforms import DEFAULT_EPSILON, TRANSFORMS
 
@@ -39,10 +39,7 @@ with --pairs: measure system_a system_b transform delta t p conclusion changed r
 @click.option("--pairs", is_flag=True, help="Print every pair's conclusion under every transformation instead.")
 @click.option("--plot", type=OutputFile(), help="Write a bar chart of the change rates (PNG, SVG or PDF).")
 @plot_size_option
-@click.option("--format", "fmt", default="table", show_default=True, type=click.Choice(FORMATS),
-              help="table (aligned text), markdown, latex, tsv, csv or json.")
-@click.option("-o", "--output", type=OutputFile(), help="Write to FILE, not stdout.")
-@table_options
+@output_options
 def transforms_command(scores, transforms, alpha, epsilon, pairs, plot, plot_size, fmt, output):
     """Which system comparisons change direction or significance when the scores are transformed."""
     from irstats.meta.transforms import transform_robustness

@@ -32,7 +32,7 @@ import numpy as np
 import polars as pl
 
 from irstats.errors import ArgumentError
-from irstats.plots.common import (LABEL_CHARACTERS, MAX_HEIGHT, MIN_FONT_SIZE, PALETTE, figure_function, figure_height,
+from irstats.plots.common import (LABEL_CHARACTERS, MIN_FONT_SIZE, PALETTE, figure_function, figure_height,
                                   figure_width, index_ticks, legend_outside, line_width, marker_size, new_axes,
                                   rows_fit, rows_height, short_label)
 from irstats.scores import ScoreMatrix
