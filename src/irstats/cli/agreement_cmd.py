@@ -7,7 +7,7 @@ import click
 import polars as pl
 
 from irstats.cli.group import cli
-from irstats.cli.output import OutputFile, emit_result, output_options, plot_size_option
+from irstats.cli.output import OutputFile, emit_result, output_options, plot_size_option, seed_option
 from irstats.result import FrameResult, Results
 
 AGREEMENT_EPILOG = """
@@ -49,7 +49,7 @@ bootstrap over topics (--resamples, --seed).
 @click.option("--confidence", default=0.95, show_default=True, type=float, help="Level of the intervals.")
 @click.option("--qrels-duplicate", type=click.Choice(["error", "max", "last"]), default="error", show_default=True,
               help="A (topic, document) judged twice in one qrels: stop, keep the highest grade, or the last.")
-@click.option("--seed", default=0, show_default=True, type=int, help="Seed of the bootstrap.")
+@seed_option("bootstrap intervals")
 @output_options
 @click.option("--plot", "plot_path", type=OutputFile(figure=True), metavar="FILE",
               help="Conclusions: draw which systems gain or lose rank under B (first measure) to FILE.")

@@ -7,7 +7,7 @@ import click
 
 from irstats.cli.common import scores_input
 from irstats.cli.group import cli
-from irstats.cli.output import OutputFile, emit_result, output_options, plot_size_option
+from irstats.cli.output import OutputFile, emit_result, output_options, plot_size_option, seed_option
 from irstats.errors import InputError
 
 BAYES_EPILOG = """
@@ -49,7 +49,7 @@ Student t with n − 1 degrees of freedom, centred on the mean difference, scale
               help="Monte-Carlo samples of the signed-rank test's posterior.")
 @click.option("--prior", default=0.5, show_default=True, type=float,
               help="Weight of the Dirichlet process prior's pseudo-observation at 0 (signed-rank test).")
-@click.option("--seed", default=0, show_default=True, type=int, help="Random seed: the same seed, the same probabilities.")
+@seed_option("probabilities")
 @output_options
 @click.option("--plot", "plot_path", type=OutputFile(figure=True), metavar="FILE",
               help="Draw the simplex of every pair's probabilities (first measure) to FILE; with --posterior, "

@@ -9,7 +9,7 @@ import click
 
 from irstats.cli.common import eval_options, load_scores
 from irstats.cli.group import cli
-from irstats.cli.output import OutputFile, emit_result, plot_size_option, table_options
+from irstats.cli.output import OutputFile, emit_result, plot_size_option, seed_option, table_options
 from irstats.errors import InputError
 from irstats.io.trec import read_names
 from irstats.measures import FAMILIES
@@ -112,7 +112,7 @@ def _select(scores: dict[str, ScoreMatrix], measures, source: str) -> list[Score
               help="Random 50/50 partitions for the dRMSE distribution.")
 @click.option("--fp-partitions", "n_fp_partitions", default=2000, show_default=True, type=int,
               help="Random 50/50 partitions for the false-positive rates.")
-@click.option("--seed", default=0, show_default=True, type=int, help="Random seed: the same seed, the same numbers.")
+@seed_option("numbers")
 @click.option("--alpha", default=0.05, show_default=True, type=float, help="Level of the two-tailed tests.")
 @click.option("--equal-var", is_flag=True, help="Pooled two-sample t-test instead of Welch's.")
 @click.option("--plot", "plot_path", type=OutputFile(figure=True), metavar="FILE",

@@ -6,7 +6,7 @@ import click
 
 from irstats.cli.common import cluster_options, scores_input
 from irstats.cli.group import cli
-from irstats.cli.output import OutputFile, emit_result, table_options
+from irstats.cli.output import OutputFile, emit_result, seed_option, table_options
 from irstats.errors import InputError
 from irstats.result import FORMATS
 from irstats.stats.compare import compare
@@ -62,7 +62,7 @@ adjustbox).
 @click.option("--alpha", default=0.05, show_default=True, type=float, help="Significance level.")
 @click.option("-n", "--resamples", "n_resamples", default=10000, show_default=True, type=int,
               help="Resamples B for the bootstrap, randomization and tukey tests.")
-@click.option("--seed", default=0, show_default=True, type=int, help="Random seed: the same seed, the same p-values.")
+@seed_option("p-values")
 @click.option("--format", "fmt", default="table", show_default=True, metavar="FORMAT",
               help=f"Output format: {'|'.join(FORMATS)}.")
 @click.option("--interval", default="t", show_default=True, type=click.Choice(["t", "percentile", "bca"]),

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from irstats.cli.group import cli
-from irstats.cli.output import OutputFolder
+from irstats.cli.output import OutputFolder, seed_option
 from irstats.demo import make_demo_collection
 
 DEMO_MEASURES = ("AP", "nDCG@10", "P@10", "RR", "RBP(p=0.8)", "RBPresid(p=0.8)", "Judged@10")
@@ -16,7 +16,7 @@ DEMO_MEASURES = ("AP", "nDCG@10", "P@10", "RR", "RBP(p=0.8)", "RBPresid(p=0.8)",
 @cli.command("demo")
 @click.option("--out", "out_dir", default="irstats-demo", show_default=True, type=OutputFolder(),
               help="Folder for the generated collection and results: new, empty, or an earlier demo's.")
-@click.option("--seed", default=0, show_default=True, type=int, help="Random seed: the same seed, the same files.")
+@seed_option("files")
 @click.option("--no-report", is_flag=True, help="Evaluate only; skip the study report.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def demo_command(out_dir, seed, no_report, quiet):

@@ -201,3 +201,10 @@ def emit_data(frame: pl.DataFrame, fmt: str, output: str | None) -> None:
     text = write_frame(frame, output, fmt)
     if text is not None:
         sys.stdout.write(text)
+
+
+def seed_option(what: str = "numbers"):
+    """``--seed`` (a whole number, default 0) of a command that draws at random: the same seed,
+    the same ``what``. The command receives ``seed``."""
+    return click.option("--seed", default=0, show_default=True, type=int,
+                        help=f"Random seed (PCG64): the same seed, the same {what}.")

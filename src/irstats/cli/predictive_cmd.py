@@ -7,7 +7,7 @@ import click
 
 from irstats.cli.common import cluster_options, halving_options, parse_epsilon, scores_input
 from irstats.cli.group import cli
-from irstats.cli.output import OutputFile, emit_result, plot_size_option, table_options
+from irstats.cli.output import OutputFile, emit_result, plot_size_option, seed_option, table_options
 from irstats.errors import InputError
 from irstats.meta.predictive import (
     DEFAULT_SUBSET_SIZES,
@@ -74,7 +74,7 @@ def _sizes(text: str) -> list[int]:
 @click.option("--all-systems", is_flag=True, help="Keep every system (same as --top 1).")
 @click.option("-n", "--splits", "n_splits", type=int, default=2000, show_default=True,
               help="Number of random halvings (or draws per subset size with --curve).")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the halvings (PCG64).")
+@seed_option("halvings")
 @click.option("--curve", is_flag=True, help="φ against topics per subset instead of the φ matrix.")
 @click.option("--sizes", default=",".join(map(str, DEFAULT_SUBSET_SIZES)), show_default=True,
               help="Topics per subset for --curve.")

@@ -8,7 +8,7 @@ import click
 
 from irstats.cli.common import eval_options
 from irstats.cli.group import cli
-from irstats.cli.output import OutputFolder
+from irstats.cli.output import OutputFolder, seed_option
 from irstats.report import DEFAULT_REPORT_MEASURES, build_report
 from irstats.io.trec import read_names
 from irstats.report.model import QUICK_EFFORT, exact_command, traded
@@ -72,7 +72,7 @@ class _KeepsArguments(click.Command):
 @click.option("--figures/--no-figures", default=None,
               help="Draw the figures, or not, whatever --quick says (default: the full report draws them, --quick "
                    "does not).")
-@click.option("--seed", default=0, show_default=True, type=int, help="Seed of every random procedure.")
+@seed_option("report")
 @click.option("--baseline", "baselines", multiple=True, metavar="NAME",
               help="Test every system against this run (repeatable), with wins/ties/losses and a risk section; "
                    "default: against each measure's best system.")

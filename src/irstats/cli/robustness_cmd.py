@@ -7,7 +7,7 @@ import click
 from irstats.cli.common import cluster_options, scores_input
 from irstats.cli.experiment_common import parse_int_list
 from irstats.cli.group import cli
-from irstats.cli.output import OutputFile, emit_result, plot_size_option, table_options
+from irstats.cli.output import OutputFile, emit_result, plot_size_option, seed_option, table_options
 from irstats.errors import InputError, some
 from irstats.io.trec import read_names
 from irstats.measures import FAMILIES
@@ -71,7 +71,7 @@ def _parse_lines(values) -> dict[str, float]:
 @click.option("-n", "--samples", "n_samples", default=2000, show_default=True, type=int,
               help="Random samples per sample size.")
 @click.option("--sizes", metavar="LIST", help="Sample sizes, e.g. 2,3,5,10 or 2-20,30-78:8 (default: 2..pool size).")
-@click.option("--seed", default=0, show_default=True, type=int, help="Random seed: the same seed, the same numbers.")
+@seed_option("numbers")
 @click.option("--ddof", default=1, show_default=True, type=int, help="Delta degrees of freedom of the sds.")
 @click.option("--zero-sd", type=click.Choice(list(ZERO_SD)), default="trec_eval", show_default=True,
               help="Topics whose sampled scores all agree (sd = 0).")

@@ -7,7 +7,7 @@ import click
 from irstats.aggregate import METHODS
 from irstats.cli.common import cluster_options, halving_options, parse_epsilon, scores_input
 from irstats.cli.group import cli
-from irstats.cli.output import OutputFile, emit_result, plot_size_option, table_options
+from irstats.cli.output import OutputFile, emit_result, plot_size_option, seed_option, table_options
 from irstats.errors import InputError
 from irstats.meta.splithalf import DEFAULT_METHODS, SWEEP_EPSILONS, split_half
 from irstats.meta.splithalf import epsilon_sweep as run_epsilon_sweep
@@ -51,7 +51,7 @@ Methods: """ + ", ".join(METHODS) + """.
               help="ε of every ε method (egm, ehm, al, logit; default 0.01); not gm_trec_eval's floor.")
 @click.option("-n", "--splits", "n_splits", type=int, default=10_000, show_default=True,
               help="Number of random halvings.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the halvings (PCG64).")
+@seed_option("halvings")
 @click.option("--correlation", type=click.Choice(["kendall", "pearson"]), default="kendall", show_default=True,
               help="Kendall's τ-b, or Pearson's r (the Pearson variant).")
 @click.option("--epsilon-sweep", is_flag=True,

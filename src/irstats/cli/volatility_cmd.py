@@ -9,7 +9,7 @@ import click
 
 from irstats.cli.common import cluster_options, eval_options
 from irstats.cli.group import cli
-from irstats.cli.output import OutputFile, emit_result, plot_size_option, table_options
+from irstats.cli.output import OutputFile, emit_result, plot_size_option, seed_option, table_options
 from irstats.depth.pooling import given_pool, simulate_pool
 from irstats.depth.sweep import DEFAULT_SWEEP_MEASURES, UNJUDGED_FORMS, sweep
 from irstats.depth.volatility import volatility
@@ -98,7 +98,7 @@ def _format_for(path: str) -> str:
 @click.option("--alpha", default=0.05, show_default=True, type=float, help="Significance level.")
 @click.option("-n", "--resamples", "n_resamples", default=10000, show_default=True, type=int,
               help="Resamples for the bootstrap, randomization and tukey tests.")
-@click.option("--seed", default=0, show_default=True, type=int, help="Random seed of the resampling tests.")
+@seed_option("p-values")
 @eval_options
 @click.option("--plot", "plot_path", type=OutputFile(figure=True), metavar="FILE",
               help="Draw the trajectories (F12: measures × forms) to FILE (PNG/SVG/PDF), data as CSV beside it.")
