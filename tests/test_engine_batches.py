@@ -20,8 +20,8 @@ MEASURES = ["AP", "nDCG@10", "P@10", "RR", "RBP(p=0.8)", "RBPresid(p=0.8)", "Bpr
 
 
 @pytest.fixture(scope="module")
-def dl19(shared_data):
-    base = shared_data / "trec-dl-2019-passage"
+def dl19(reference_data):
+    base = reference_data / "trec-dl-2019-passage"
     return base / "qrels.dl19-passage.txt", sorted((base / "runs").glob("*.run.gz"))
 
 

@@ -24,9 +24,9 @@ TOL = 1e-10
 
 
 @pytest.fixture(scope="module")
-def dl19(shared_data):
+def dl19(reference_data):
     """Per-topic AP and nDCG@10 of the 37 official DL 2019 passage runs (43 topics)."""
-    base = shared_data / "trec-dl-2019-passage"
+    base = reference_data / "trec-dl-2019-passage"
     scores = irstats.evaluate(base / "qrels.dl19-passage.txt", sorted((base / "runs").glob("*.run.gz")),
                               ["AP", "nDCG@10"])
     assert scores["AP"].shape == (37, 43)

@@ -17,10 +17,10 @@ from tests.conftest import run_cli
 
 
 @pytest.fixture(scope="module")
-def dl19_ap(shared_data):
+def dl19_ap(reference_data):
     import irstats
 
-    d = shared_data / "trec-dl-2019-passage"
+    d = reference_data / "trec-dl-2019-passage"
     return irstats.evaluate(d / "qrels.dl19-passage.txt", d / "runs", ["AP"])["AP"]
 
 
