@@ -27,7 +27,7 @@ def dl19(reference_data):
 
 @pytest.fixture(scope="module")
 def one_tensor(dl19):
-    """The scores of the 37 runs from one judgments tensor, no batching: what every batch size must give."""
+    """The scores of the DL 2019 runs from one judgments tensor, no batching: what every batch size must give."""
     qrels, runs = dl19
     return score_judgments(build_judgments(Collection.load(qrels), RunSet.load(runs), EvalOptions()), MEASURES)
 

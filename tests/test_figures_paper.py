@@ -88,7 +88,7 @@ def results(dl19):
             "phi": predictive_power({m: scores[m] for m in MEASURES}, MEASURES, n_splits=20, seed=0),
             "curve": predictive_curve({m: scores[m] for m in ("nDCG@10", "P@10")}, sizes=(5, 10, 20), n_splits=20,
                                       by="nDCG@10"),
-            "robust": standardization_robustness(ap, names[::2], names[1::2], sizes=[2, 4, 8], n_samples=20, seed=0),
+            "robust": standardization_robustness(ap, names[::2], names[1::2], sizes=[2, 4, 6], n_samples=20, seed=0),
             "baseline": randomized_baseline({metric_group(n): metric_forms(scores[n], num_rel=scores["NumRel"])
                                              for n in ("AP", "P@10")}, n_partitions=20, n_fp_partitions=20, seed=0,
                                             discriminative=False),

@@ -160,7 +160,7 @@ from irstats.errors import InputError  # noqa: E402
 from irstats.evaluate import Evaluator  # noqa: E402
 from irstats.integrations.columns import RunLines, qrels_collection, run_judgments  # noqa: E402
 from irstats.judgments import PADDING  # noqa: E402
-from tests.conftest import examples, spread  # noqa: E402
+from tests.conftest import DL19_RUNS, examples, spread  # noqa: E402
 
 #: the options the provider evaluates with (every qrels topic scored), and variations of them
 OPTION_SETS = [dict(depth=None), dict(depth=None, score_dtype="float32"), dict(depth=100, judged_only=True),
@@ -196,7 +196,7 @@ def _direct_tensor(qrels_rows, run_rows, options: EvalOptions):
 
 def test_direct_path_judges_every_dl19_run_as_the_general_path(reference_data):
     """The DL 2019 runs (ties in float64 and float32, re-rankings of 5 to 1,000 documents,
-    passages several topics retrieve; all 37 in the full test budget), as ir_measures reads
+    passages several topics retrieve; all 14 in the full test budget), as ir_measures reads
     them: the direct path takes every one and gives the general path's tensor under each
     option set."""
     folder = reference_data / "trec-dl-2019-passage"
@@ -205,7 +205,7 @@ def test_direct_path_judges_every_dl19_run_as_the_general_path(reference_data):
     collection = qrels_collection(*zip(*qrels))
     general_collection = Collection.load(pd.DataFrame(qrels, columns=["query_id", "doc_id", "relevance"]))
     paths = sorted((folder / "runs").glob("*.run.gz"))
-    assert len(paths) == 37
+    assert len(paths) == len(DL19_RUNS)
     for path in spread(paths, 12):
         run = list(ir_measures.read_trec_run(str(path)))
         lines = RunLines.of_lines([r.query_id for r in run], [r.doc_id for r in run], np.array([r.score for r in run]))
@@ -298,14 +298,14 @@ def _compiled_tensor(qrels_rows, run, options: EvalOptions):
 
 
 def test_compiled_ranker_ranks_every_dl19_run_as_the_general_path(reference_data):
-    """Every DL 2019 run (all 37 in the full test budget) in each of ir_measures' three shapes:
+    """Every DL 2019 run (all 14 in the full test budget) in each of ir_measures' three shapes:
     the compiled ranker takes it and gives the general path's tensor under each option set."""
     folder = reference_data / "trec-dl-2019-passage"
     qrels = [(q.query_id, q.doc_id, q.relevance)
              for q in ir_measures.read_trec_qrels(str(folder / "qrels.dl19-passage.txt"))]
     general_collection = Collection.load(pd.DataFrame(qrels, columns=["query_id", "doc_id", "relevance"]))
     paths = sorted((folder / "runs").glob("*.run.gz"))
-    assert len(paths) == 37
+    assert len(paths) == len(DL19_RUNS)
     for path in spread(paths, 8):
         rows = [tuple(r) for r in ir_measures.read_trec_run(str(path))]
         frame = pd.DataFrame(rows, columns=["query_id", "doc_id", "score"])

@@ -967,7 +967,8 @@ def test_a_quick_report_says_what_it_trades_and_draws_no_figure(dl19_report):
     assert first.startswith("Quick report (`--quick`): ")
     assert all(trade in first for trade in QUICK_TRADES) and "bootstrap" not in first  # no second qrels here
     assert first.endswith("Every other number is the full report's (run without `--quick` for it).")
-    assert read_table(report, "split_half")["n"].unique().to_list() == [200]
+    # 200 halvings; n counts those with a defined τ, fewer where a half ties every system (RR's median)
+    assert read_table(report, "split_half")["n"].max() == 200
     settings = dict(read_table(report, "provenance").iter_rows())
     assert (settings["quick"], settings["split-half halvings"], settings["predictive-power halvings"],
             settings["figures"]) == ("True", "200", "200", "none")
