@@ -4,8 +4,9 @@
     python bench/bench_ir_measures.py                    # ~3 min -> bench/results/ir_measures.json
     python bench/bench_ir_measures.py --repeat 15 --runs 10 --first-repeat 9
 
-Workload: the first ``--runs`` (default 10) DL 2019 passage runs in name order
-(``../shared/data/trec-dl-2019-passage``, 860 to 43,000 lines each, 296,909 in all) with
+Workload: the first ``--runs`` (default 10) DL 2019 passage runs of ``--dl19`` in name order
+(by default the 14 runs of ``tests/data/trec-dl-2019-passage``; the recorded numbers used the
+first 10 of all 37 official runs, 860 to 43,000 lines each, 296,909 in all) with
 the official qrels (9,260 lines), measures AP, nDCG@10, P@10, R@100 and RR, read once by
 ir_measures' own readers and handed over in each of ir_measures' three shapes: lists of
 namedtuples (``read_trec_run``, what the issue measured), dicts of dicts (pytrec_eval's
@@ -57,7 +58,9 @@ from bench_startup import child_env  # the children's environment: src/ first, b
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-DL19 = ROOT / ".." / "shared" / "data" / "trec-dl-2019-passage"
+#: The DL 2019 folder read by default: the 14 runs tests/data keeps (``--dl19 DIR`` for another, such
+#: as all 37 official runs; tests/data/trec-dl-2019-passage/README.md says where they come from).
+DEFAULT_DL19 = ROOT / "tests" / "data" / "trec-dl-2019-passage"
 MEASURES = ("AP", "nDCG@10", "P@10", "R@100", "RR")
 SHAPES = ("namedtuples", "dicts", "dataframes")
 ANCHOR = "pytrec_eval"
@@ -89,12 +92,12 @@ print(json.dumps({{"import_s": imported - start, "read_s": read - imported, "fir
 # ----------------------------------------------------------------------------- workload
 
 
-def load_workload(n_runs: int) -> tuple[list, dict[str, list], list[str]]:
-    """The qrels and the first ``n_runs`` runs as ir_measures reads them (lists of namedtuples)."""
+def load_workload(dl19: Path, n_runs: int) -> tuple[list, dict[str, list], list[str]]:
+    """The qrels and the first ``n_runs`` runs of ``dl19`` as ir_measures reads them (lists of namedtuples)."""
     import ir_measures
 
-    qrels = list(ir_measures.read_trec_qrels(str(DL19 / "qrels.dl19-passage.txt")))
-    paths = sorted((DL19 / "runs").glob("*.run.gz"))[:n_runs]
+    qrels = list(ir_measures.read_trec_qrels(str(dl19 / "qrels.dl19-passage.txt")))
+    paths = sorted((dl19 / "runs").glob("*.run.gz"))[:n_runs]
     runs = {p.name.removesuffix(".run.gz"): list(ir_measures.read_trec_run(str(p))) for p in paths}
     return qrels, runs, list(runs)
 
@@ -266,13 +269,13 @@ def pyterrier_row(qrels_rows: list, runs: dict[str, list], repeat: int) -> dict 
     return result
 
 
-def first_call_rows(repeat: int, run_name: str) -> list[dict]:
+def first_call_rows(dl19: Path, repeat: int, run_name: str) -> list[dict]:
     """Each provider's first call in fresh processes, interleaved."""
     env = child_env(ROOT / "src")
-    run = DL19 / "runs" / f"{run_name}.run.gz"
+    run = dl19 / "runs" / f"{run_name}.run.gz"
     if not run.exists():
         raise SystemExit(f"--first-run: no run {run_name!r} in {run.parent.resolve()}")
-    argv = {name: [sys.executable, __file__, "--_first-call", name, str(DL19 / "qrels.dl19-passage.txt"), str(run)]
+    argv = {name: [sys.executable, __file__, "--_first-call", name, str(dl19 / "qrels.dl19-passage.txt"), str(run)]
             for name in (ANCHOR, "irstats")}
     for command in argv.values():  # warm-up: OS file cache and bytecode
         subprocess.run(command, env=env, cwd=ROOT, check=True, capture_output=True)
@@ -333,6 +336,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--first-run", default="bm25base_p", help="the run of the first-call children (default bm25base_p)")
     ap.add_argument("--no-pyterrier", action="store_true", help="leave out pt.Experiment")
     ap.add_argument("--json", type=Path, default=HERE / "results" / "ir_measures.json", metavar="FILE")
+    ap.add_argument("--dl19", type=Path, default=DEFAULT_DL19, metavar="DIR",
+                    help="qrels.dl19-passage.txt and runs/*.run.gz (default tests/data's 14 runs; the recorded "
+                         "numbers used all 37 official runs)")
     ap.add_argument("--_first-call", dest="first_call", nargs=3, metavar=("PROVIDER", "QRELS", "RUN"),
                     help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -340,18 +346,18 @@ def main(argv: list[str] | None = None) -> int:
         sys.argv = [sys.argv[0], *args.first_call]
         exec(FIRST_CALL.format(measures=list(MEASURES)), {"__name__": "__first_call__"})
         return 0
-    if not (DL19 / "qrels.dl19-passage.txt").exists():
-        raise SystemExit(f"DL 2019 data not found in {DL19.resolve()}")
+    if not (args.dl19 / "qrels.dl19-passage.txt").exists():
+        raise SystemExit(f"DL 2019 data not found in {args.dl19.resolve()}")
     sys.path.insert(0, str(ROOT / "src"))
 
-    qrels, runs, names = load_workload(args.runs)
+    qrels, runs, names = load_workload(args.dl19, args.runs)
     results = warm_rows(qrels, runs, args.repeat, args.shapes)
     if not args.no_pyterrier:
         experiment = pyterrier_row(qrels, runs, args.repeat)
         if experiment:
             results.append(experiment)
     if args.first_repeat:
-        results += first_call_rows(args.first_repeat, args.first_run)
+        results += first_call_rows(args.dl19, args.first_repeat, args.first_run)
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
                             cwd=ROOT).stdout.strip()
     result = {"benchmark": "ir_measures", "date": str(date.today()), "commit": commit or None,

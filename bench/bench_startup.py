@@ -24,13 +24,14 @@ checkout's ``src/``, first on ``PYTHONPATH``; ``python -m irstats trec_eval`` is
   none) on the test files below;
 * ``irstats --help``;
 * ``irstats eval`` and ``irstats trec_eval`` on trec_eval's own test files (``qrels.test``,
-  ``results.test``: 3 topics, one run) from ``../shared/data/conformance/trec_eval-test``;
+  ``results.test``: 3 topics, one run) from ``tests/data/conformance/trec_eval-test``;
 * ``irstats splithalf`` on a 100 systems × 50 topics AP score file (the seeded workload of
   ``bench_splithalf.py``, written to ``bench/workloads/startup/``), methods am, egm,
   gm_trec_eval and median, 10,000 halvings, ``-q``;
 * the drop-in as a shell script uses it: ``irstats trec_eval`` once per run file, in a ``sh``
-  loop over the 37 TREC DL 2019 runs (``../shared/data/trec-dl-2019-passage``, decompressed
-  once into ``bench/workloads/startup/dl19/``), and the same loop with the trec_eval binary;
+  loop over the TREC DL 2019 runs of ``--dl19`` (by default the 14 of
+  ``tests/data/trec-dl-2019-passage``; the recorded numbers used all 37 official runs), decompressed
+  once into ``bench/workloads/startup/dl19/``, and the same loop with the trec_eval binary;
 * for reference, the split-half *kernel* alone: ``split_half`` on the same matrix, timed
   inside a child after its imports and a warm-up (what ``bench_splithalf.py`` measures), so
   that "splithalf end to end − kernel" is the start-up and I/O overhead.
@@ -59,9 +60,10 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-SHARED = ROOT / ".." / "shared" / "data" / "conformance" / "trec_eval-test"
-DL19 = ROOT / ".." / "shared" / "data" / "trec-dl-2019-passage"
-LOOP = "a shell loop over the 37 DL 2019 runs"
+TREC_EVAL_TESTS = ROOT / "tests" / "data" / "conformance" / "trec_eval-test"
+#: The DL 2019 folder the shell loops read by default: the 14 runs tests/data keeps (``--dl19 DIR`` for
+#: another, such as all 37 official runs; tests/data/trec-dl-2019-passage/README.md says where they come from).
+DEFAULT_DL19 = ROOT / "tests" / "data" / "trec-dl-2019-passage"
 METHODS = ("am", "egm", "gm_trec_eval", "median")
 BASELINE = "import numpy"
 FLOOR = "python -c pass"
@@ -100,15 +102,15 @@ def score_file(splits_dir: Path, env: dict) -> Path:
     return path
 
 
-def dl19_runs(folder: Path) -> tuple[Path, list[Path]]:
-    """The DL 2019 qrels and its 37 runs as plain text (trec_eval reads no gzip), decompressed
+def dl19_runs(dl19: Path, folder: Path) -> tuple[Path, list[Path]]:
+    """The DL 2019 qrels of ``dl19`` and its runs as plain text (trec_eval reads no gzip), decompressed
     once into ``folder``."""
     import gzip
     import shutil
 
-    sources = sorted((DL19 / "runs").glob("*.gz"))
+    sources = sorted((dl19 / "runs").glob("*.gz"))
     if not sources:
-        raise SystemExit(f"bench_startup: the DL 2019 runs were not found in {(DL19 / 'runs').resolve()}")
+        raise SystemExit(f"bench_startup: the DL 2019 runs were not found in {(dl19 / 'runs').resolve()}")
     folder.mkdir(parents=True, exist_ok=True)
     runs = []
     for source in sources:
@@ -118,7 +120,7 @@ def dl19_runs(folder: Path) -> tuple[Path, list[Path]]:
                 shutil.copyfileobj(fin, fout)
             plain.with_suffix(".partial").rename(plain)
         runs.append(plain)
-    return DL19 / "qrels.dl19-passage.txt", runs
+    return dl19 / "qrels.dl19-passage.txt", runs
 
 
 def shell_loop(program: list[str], qrels: Path, runs: list[Path]) -> list[str]:
@@ -151,25 +153,26 @@ def commands(scores: Path, splits: int, trec_eval: str | None = None,
     py = sys.executable
     irstats = [py, "-c", CONSOLE_SCRIPT]
     method_args = [a for m in METHODS for a in ("--method", m)]
-    binary = {"trec_eval binary (trec_eval test files)": [trec_eval, str(SHARED / "qrels.test"),
-                                                           str(SHARED / "results.test")]} if trec_eval else {}
+    binary = {"trec_eval binary (trec_eval test files)": [trec_eval, str(TREC_EVAL_TESTS / "qrels.test"),
+                                                           str(TREC_EVAL_TESTS / "results.test")]} if trec_eval else {}
     loops = {}
     if dl19 is not None:
-        loops[f"irstats trec_eval, {LOOP}"] = shell_loop([*irstats, "trec_eval"], *dl19)
+        loop = f"a shell loop over the {len(dl19[1])} DL 2019 runs"
+        loops[f"irstats trec_eval, {loop}"] = shell_loop([*irstats, "trec_eval"], *dl19)
         if trec_eval:
-            loops[f"trec_eval binary, {LOOP}"] = shell_loop([trec_eval], *dl19)
+            loops[f"trec_eval binary, {loop}"] = shell_loop([trec_eval], *dl19)
     return {
         FLOOR: [py, "-c", "pass"],
         BASELINE: [py, "-c", "import numpy"],
         "import numpy, polars": [py, "-c", "import numpy, polars"],
         **binary,
         "irstats --help": [*irstats, "--help"],
-        "irstats eval (trec_eval test files)": [*irstats, "eval", str(SHARED / "qrels.test"),
-                                                str(SHARED / "results.test")],
-        "irstats trec_eval (trec_eval test files)": [*irstats, "trec_eval", str(SHARED / "qrels.test"),
-                                                     str(SHARED / "results.test")],
+        "irstats eval (trec_eval test files)": [*irstats, "eval", str(TREC_EVAL_TESTS / "qrels.test"),
+                                                str(TREC_EVAL_TESTS / "results.test")],
+        "irstats trec_eval (trec_eval test files)": [*irstats, "trec_eval", str(TREC_EVAL_TESTS / "qrels.test"),
+                                                     str(TREC_EVAL_TESTS / "results.test")],
         "python -m irstats trec_eval (trec_eval test files)": [py, "-m", "irstats", "trec_eval",
-                                                               str(SHARED / "qrels.test"), str(SHARED / "results.test")],
+                                                               str(TREC_EVAL_TESTS / "qrels.test"), str(TREC_EVAL_TESTS / "results.test")],
         f"irstats splithalf ({splits:,} × 4 methods, 100 × 50)": [*irstats, "splithalf", str(scores),
                                                                   "-m", "AP", *method_args, "-n", str(splits), "-q"],
         **loops,
@@ -222,19 +225,22 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--splits", type=int, default=10_000, help="halvings of the splithalf command (default 10,000)")
     ap.add_argument("--src", type=Path, default=ROOT / "src", help="the irstats source tree to time (default ./src)")
     ap.add_argument("--no-kernel", action="store_true", help="skip the in-process split-half kernel reference")
-    ap.add_argument("--no-loop", action="store_true", help="skip the shell loops over the 37 DL 2019 runs")
+    ap.add_argument("--no-loop", action="store_true", help="skip the shell loops over the DL 2019 runs")
+    ap.add_argument("--dl19", type=Path, default=DEFAULT_DL19, metavar="DIR",
+                    help="the shell loops' qrels.dl19-passage.txt and runs/*.run.gz (default tests/data's 14 runs; "
+                         "the recorded numbers used all 37 official runs)")
     ap.add_argument("--json", type=Path, default=HERE / "results" / "startup.json", metavar="FILE")
     ap.add_argument("--markdown", action="store_true", help="print the results as a Markdown table")
     ap.add_argument("--trec-eval", metavar="PATH", help="the trec_eval binary (default $TREC_EVAL or trec_eval on PATH)")
     args = ap.parse_args(argv)
-    if not (SHARED / "qrels.test").exists():
-        raise SystemExit(f"trec_eval's test files not found in {SHARED.resolve()}")
+    if not (TREC_EVAL_TESTS / "qrels.test").exists():
+        raise SystemExit(f"trec_eval's test files not found in {TREC_EVAL_TESTS.resolve()}")
 
     env = child_env(args.src.resolve())
     trec_eval = find_trec_eval(args.trec_eval)
     if trec_eval is None:
         print("no trec_eval binary (--trec-eval PATH or $TREC_EVAL): its row is left out", file=sys.stderr)
-    dl19 = None if args.no_loop else dl19_runs(HERE / "workloads" / "startup" / "dl19")
+    dl19 = None if args.no_loop else dl19_runs(args.dl19, HERE / "workloads" / "startup" / "dl19")
     cmds = commands(score_file(HERE / "workloads" / "startup", env), args.splits, trec_eval, dl19)
     for argv_ in cmds.values():  # warm-up: OS file cache and bytecode
         run_once(argv_, env)

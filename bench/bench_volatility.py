@@ -2,16 +2,17 @@
 """Benchmark the depth sweep: every depth k = 1 … 1,000 from one tensor, against
 evaluating each depth separately.
 
-Workload: the 37 TREC DL 2019 passage runs (43 topics, up to 1,000 documents per topic),
+Workload: the TREC DL 2019 passage runs of ``--dl19`` (43 topics, up to 1,000 documents per
+topic; by default the 14 runs tests/data keeps, the recorded numbers used all 37 official runs),
 the pool simulated at d = 10 with every run contributing (METHODS.md §5.5).
 
 Timed, each as the median of ``--repeat`` runs in this process:
 
 ``irstats sweep``
-    :func:`irstats.depth.simulate_pool` (reading the 37 files, building the tensor, the
+    :func:`irstats.depth.simulate_pool` (reading the run files, building the tensor, the
     simulated qrels) + :func:`irstats.depth.sweep` of all eight swept measures (AP,
     AP_min, AP_pool, nDCG, Q(beta=1,norm=min), RBP(p=0.8), RBPresid(p=0.8), ERR) at
-    k = 1 … 1,000 in both forms, keeping the per-topic values (37 × 43 × 1,000 per
+    k = 1 … 1,000 in both forms, keeping the per-topic values (runs × 43 × 1,000 per
     measure and form). The volatility statistics (paired t at every depth) are timed
     separately.
 ``pytrec_eval, per depth``
@@ -51,7 +52,9 @@ import numpy as np
 BENCH_DIR = Path(__file__).resolve().parent
 REPO = BENCH_DIR.parent
 sys.path.insert(0, str(REPO / "src"))
-SHARED_DL19 = REPO.parent / "shared" / "data" / "trec-dl-2019-passage"
+#: The DL 2019 folder read by default: the 14 runs tests/data keeps (``--dl19 DIR`` for another,
+#: such as all 37 official runs; tests/data/trec-dl-2019-passage/README.md says where they come from).
+DEFAULT_DL19 = REPO / "tests" / "data" / "trec-dl-2019-passage"
 PLAIN_RUNS = BENCH_DIR / "workloads" / "dl19" / "runs"
 POOL_DEPTH = 10
 MAX_DEPTH = 1000
@@ -61,14 +64,14 @@ from irstats.depth import DEFAULT_SWEEP_MEASURES, condense, simulate_pool, sweep
 from irstats.evaluate import score_judgments  # noqa: E402
 
 
-def run_files() -> list[Path]:
-    """The 37 runs: plain text from bench/workloads/dl19 if there, else the shared .gz files."""
-    if PLAIN_RUNS.is_dir() and len(list(PLAIN_RUNS.glob("*.run"))) == 37:
-        return sorted(PLAIN_RUNS.glob("*.run"))
-    runs = sorted((SHARED_DL19 / "runs").glob("*.run.gz"))
-    if len(runs) != 37:
-        sys.exit(f"expected 37 DL 2019 runs in {SHARED_DL19 / 'runs'}, found {len(runs)}")
-    return runs
+def run_files(dl19: Path) -> list[Path]:
+    """The runs of ``dl19``: plain text from bench/workloads/dl19 where bench_eval.py decompressed every
+    one of them there, else the .gz files."""
+    runs = sorted((dl19 / "runs").glob("*.run.gz"))
+    if not runs:
+        sys.exit(f"no DL 2019 runs (*.run.gz) in {dl19 / 'runs'}")
+    plain = [PLAIN_RUNS / path.name.removesuffix(".gz") for path in runs]
+    return plain if all(path.is_file() for path in plain) else runs
 
 
 def timed(fn):
@@ -100,12 +103,15 @@ def main(argv=None) -> None:
     parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
     parser.add_argument("--output", type=Path, help="also write the report to this file")
     parser.add_argument("--skip-one-call", action="store_true", help="skip the pytrec_eval multi-cut-off variant")
+    parser.add_argument("--dl19", type=Path, default=DEFAULT_DL19, metavar="DIR",
+                        help="qrels.dl19-passage.txt and runs/*.run.gz (default tests/data's 14 runs; the recorded "
+                             "numbers used all 37 official runs)")
     args = parser.parse_args(argv)
 
     import pytrec_eval
 
-    qrels_path = SHARED_DL19 / "qrels.dl19-passage.txt"
-    runs = run_files()
+    qrels_path = args.dl19 / "qrels.dl19-passage.txt"
+    runs = run_files(args.dl19)
     depths = sample_depths(args.sample)
     rows: dict[str, list[float]] = {k: [] for k in ("pool", "sweep", "stats", "pytrec", "engine", "pytrec_one")}
 
@@ -168,13 +174,13 @@ def main(argv=None) -> None:
         "",
         "| route | measures | what is timed | seconds | ÷ irstats sweep |",
         "|---|---|---|---:|---:|",
-        f"| irstats sweep (simulate_pool + sweep) | 8 | read 37 runs, tensor, pool, all 1,000 depths × 2 forms, "
+        f"| irstats sweep (simulate_pool + sweep) | 8 | read {len(runs)} runs, tensor, pool, all 1,000 depths × 2 forms, "
         f"per-topic kept | {ours:.2f} | 1.0 |",
         f"| — of which simulate_pool | | read, tensor, simulated qrels | {med['pool']:.2f} | |",
         f"| — of which sweep | | cumulative kernels, 16 series × 1,000 depths | {med['sweep']:.2f} | |",
         f"| irstats volatility statistics | 8 | τ, swaps, crossings, paired t at every depth | {med['stats']:.2f} | |",
         f"| pytrec_eval, one evaluation per depth (**extrapolated** from {len(depths)} depths) | 2 (AP@k, nDCG@k) | "
-        f"evaluator + 37 runs, 2 forms, per depth × 1,000; parsing excluded | {med['pytrec']:.1f} | "
+        f"evaluator + {len(runs)} runs, 2 forms, per depth × 1,000; parsing excluded | {med['pytrec']:.1f} | "
         f"{med['pytrec'] / ours:.0f}× |",
         f"| irstats engine, one evaluation per depth (**extrapolated** from {len(depths)} depths) | 7 | "
         f"score_judgments at k on prebuilt tensors, 2 forms, × 1,000 | {med['engine']:.1f} | "

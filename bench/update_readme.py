@@ -202,7 +202,8 @@ def report_summary(result: dict) -> str:
     """docs/guide/report.md's sentence on the report's time from bench_report.py's JSON."""
     rows = {row["name"]: row for row in result["results"]}
     full, quick = rows["full report"], rows["--quick"]
-    return (f"On the DL 2019 runs (37 runs, 43 topics) the full report takes {full['median_s']:.1f} s and `--quick` "
+    workload = result["data"].removeprefix("TREC DL 2019 passage: ").removesuffix(", default measures")
+    return (f"On the DL 2019 runs ({workload}) the full report takes {full['median_s']:.1f} s and `--quick` "
             f"{quick['median_s']:.1f} s, {quick['ratio_to_full']:.2f}× the full report ({result['date']}, commit "
             f"{result['commit']}, `python bench/bench_report.py`, median of {result['repeat']} at load average "
             f"{result['load_average_before']:.1f} on the 2 shared cores).")
@@ -263,10 +264,11 @@ def summary_table(folder: Path = HERE / "results") -> str | None:
             if name in by and numpy:
                 rows.append((label, f"{by[name]['median_s']:.3f} s", f"`python -c \"import numpy\"` "
                              f"{numpy['median_s']:.3f} s", f"{by[name]['ratio_to_numpy']:.2f}×", source("startup")))
-        loop = next((row for name, row in by.items() if name.startswith("irstats trec_eval, a shell loop")), None)
+        loop = next((name for name in by if name.startswith("irstats trec_eval, a shell loop")), None)
         binary = next((row for name, row in by.items() if name.startswith("trec_eval binary, a shell loop")), None)
-        if loop:
-            rows.append(("the drop-in in a shell loop over the 37 DL 2019 runs", f"{loop['median_s']:.2f} s",
+        if loop:  # the row's name says how many runs the loop went over
+            loop_label, loop = f"the drop-in in {loop.split(', ', 1)[1]}", by[loop]
+            rows.append((loop_label, f"{loop['median_s']:.2f} s",
                          f"trec_eval {binary['median_s']:.2f} s" if binary else "–",
                          times(loop["median_s"], binary["median_s"]) if binary else "", source("startup")))
     if "ir_measures" in found:

@@ -1,9 +1,10 @@
 """Shared test fixtures, and the test budget.
 
-``shared_data`` is the reference-data folder ``../shared/data`` (relative to the project
-root, see shared/data/README.md). The data is never copied into this repository. When the
-folder is missing, the tests that need it FAIL with a clear message; they never skip, so a
-missing checkout cannot make the conformance suite pass vacuously.
+``reference_data`` is the reference-data folder ``tests/data`` (see tests/data/README.md: where
+each file comes from, its terms, and what was trimmed). It is part of the repository, so a fresh
+clone runs every test with nothing beside it. When a file is missing, the tests that need it FAIL
+with a clear message; they never skip, so an incomplete checkout cannot make the conformance suite
+pass vacuously.
 
 The budget: ``python3 -m pytest`` runs the quick budget, ``python3 -m pytest --full`` (or
 ``IRSTATS_FULL_TESTS=1 python3 -m pytest``) the full one. The two differ only in how many cases
@@ -36,8 +37,16 @@ from typing import TypeVar
 
 import pytest
 
-#: ``../shared/data`` relative to the project root (this file is tests/conftest.py).
-SHARED_DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
+#: The reference data the tests read: ``tests/data`` (this file is tests/conftest.py).
+REFERENCE_DATA = Path(__file__).resolve().parent / "data"
+
+
+#: The TREC DL 2019 passage runs ``tests/data/trec-dl-2019-passage/runs`` keeps, in the order ``sorted()``
+#: gives their files: 14 of the track's 37 official runs, the ones some test names and those that cover
+#: its shapes (20 and 50 lines per topic, re-rankings of 5 to 1000 lines, heavy score ties, ties that
+#: only 32-bit floats make, no ties at all); tests/data/README.md says why each is kept.
+DL19_RUNS = ("ICT-BERT2", "ICT-CKNRM_B", "ICT-CKNRM_B50", "TUA1-1", "TUW19-p1-f", "TUW19-p3-re", "UNH_bm25",
+             "bm25base_p", "bm25tuned_rm3_p", "idst_bert_p1", "p_bert", "p_exp_rm3_bert", "runid2", "test1")
 
 
 #: The environment variable that selects the full budget (``--full`` sets it, so a subprocess or
@@ -105,17 +114,17 @@ def require_path(path: Path) -> Path:
     path = Path(path)
     if not path.exists():
         pytest.fail(
-            f"reference data not found: {path.resolve()} — the conformance tests need the shared "
-            f"data folder ../shared/data next to the project root (see shared/data/README.md)",
+            f"reference data not found: {path.resolve()} — the tests read it from tests/data, which "
+            f"the repository holds (see tests/data/README.md); restore it with git checkout tests/data",
             pytrace=False,
         )
     return path
 
 
 @pytest.fixture(scope="session")
-def shared_data() -> Path:
-    """The shared reference-data folder; fails (never skips) when it is missing."""
-    return require_path(SHARED_DATA)
+def reference_data() -> Path:
+    """The reference-data folder ``tests/data``; fails (never skips) when it is missing."""
+    return require_path(REFERENCE_DATA)
 
 
 def run_cli(args, capsys):

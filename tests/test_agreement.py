@@ -15,7 +15,7 @@ from sklearn.metrics import cohen_kappa_score
 
 from irstats.agreement import label_agreement
 from irstats.errors import InputError
-from tests.conftest import examples, run_cli
+from tests.conftest import DL19_RUNS, examples, run_cli
 
 
 def _frames(topics, a, b):
@@ -58,8 +58,8 @@ def test_kappa_and_alpha_equal_the_reference_packages(seed, agree, grades):
     _check(a.tolist(), b.tolist(), label_agreement(*_frames(topics, a.tolist(), b.tolist()), n_resamples=20))
 
 
-def test_dl19_qrels_against_a_seeded_perturbation(shared_data, tmp_path):
-    qrels = shared_data / "trec-dl-2019-passage" / "qrels.dl19-passage.txt"
+def test_dl19_qrels_against_a_seeded_perturbation(reference_data, tmp_path):
+    qrels = reference_data / "trec-dl-2019-passage" / "qrels.dl19-passage.txt"
     frame = pl.read_csv(qrels, separator=" ", has_header=False, new_columns=["topic", "iter", "docno", "rel"],
                         schema_overrides={"topic": pl.String, "docno": pl.String})
     rng = np.random.default_rng(7)
@@ -119,7 +119,7 @@ def tau_ap(x, y):
     return (one(x, y) + one(y, x)) / 2
 
 
-def test_conclusion_agreement_against_scipy_and_plain_loops(shared_data):
+def test_conclusion_agreement_against_scipy_and_plain_loops(reference_data):
     """τ-b = scipy's kendalltau of the system means; τ_AP by a direct loop; top-1; and the
     share of pairs whose scipy ttest_rel significance and direction agree."""
     import math
@@ -129,7 +129,7 @@ def test_conclusion_agreement_against_scipy_and_plain_loops(shared_data):
 
     from irstats.agreement import conclusion_agreement
 
-    d = shared_data / "trec-dl-2019-passage"
+    d = reference_data / "trec-dl-2019-passage"
     runs = sorted((d / "runs").glob("*"))[:12]
     frame = pl.read_csv(d / "qrels.dl19-passage.txt", separator=" ", has_header=False,
                         new_columns=["topic", "iter", "docno", "rel"],
@@ -169,7 +169,7 @@ def test_conclusion_agreement_against_scipy_and_plain_loops(shared_data):
     assert len(ax.lines) == len(a.systems) and ax.irstats_data.height == len(a.systems)
 
 
-def test_two_collections_over_different_topics(shared_data, tmp_path, capsys):
+def test_two_collections_over_different_topics(reference_data, tmp_path, capsys):
     """SynDL's comparison (docs/agreement.md): the same runs under two qrels that judge
     different topics — here NIST's DL 2019 qrels split into two topic sets. The labels are
     left out with a note, each run's topics outside a qrels are warned of in one line for all
@@ -180,7 +180,7 @@ def test_two_collections_over_different_topics(shared_data, tmp_path, capsys):
     import pytrec_eval
     from scipy import stats as sps
 
-    d = shared_data / "trec-dl-2019-passage"
+    d = reference_data / "trec-dl-2019-passage"
     lines = (d / "qrels.dl19-passage.txt").read_text().splitlines()
     topics = sorted({line.split()[0] for line in lines})
     halves = {"a": set(topics[::2]), "b": set(topics[1::2])}
@@ -198,7 +198,7 @@ def test_two_collections_over_different_topics(shared_data, tmp_path, capsys):
     assert code == 0, err
     assert "share no judged (topic, docno) pair" in err and "labels are not compared" in err
     outside = [line for line in err.splitlines() if "not in the qrels are ignored" in line]
-    assert len(outside) == 2 and all("37 runs" in line for line in outside), outside
+    assert len(outside) == 2 and all(f"{len(DL19_RUNS)} runs" in line for line in outside), outside
     frame = pl.read_csv(out.encode(), separator="\t")
     assert frame["measure"].unique().to_list() == ["nDCG@10"]  # no label statistics
     got = dict(zip(frame["statistic"], frame["value"]))

@@ -49,10 +49,10 @@ def test_two_way_anova_matches_sakai_table_5_1():
 
 
 @pytest.fixture(scope="module")
-def dl19_ap(shared_data):
+def dl19_ap(reference_data):
     import irstats
 
-    d = shared_data / "trec-dl-2019-passage"
+    d = reference_data / "trec-dl-2019-passage"
     return irstats.evaluate(d / "qrels.dl19-passage.txt", d / "runs", ["AP"])["AP"]
 
 

@@ -15,8 +15,8 @@ from tests.conftest import run_cli
 
 
 @pytest.fixture(scope="module")
-def te(shared_data):
-    return shared_data / "conformance" / "trec_eval-test"
+def te(reference_data):
+    return reference_data / "conformance" / "trec_eval-test"
 
 
 def test_per_topic_tsv_contract(te, capsys):
@@ -127,9 +127,9 @@ def test_help_lists_examples(capsys):
     assert code == 0 and "Examples:" in out and "trec_eval" in out
 
 
-def test_qrels_mode_takes_the_relevance_level(shared_data, capsys):
+def test_qrels_mode_takes_the_relevance_level(reference_data, capsys):
     """`--qrels/--runs -l 2` evaluates at level 2, as `irstats eval -l 2` does."""
-    base = shared_data / "trec-dl-2019-passage"
+    base = reference_data / "trec-dl-2019-passage"
     runs = sorted((base / "runs").glob("*.run.gz"))[:3]
     args = ["aggregate", "--qrels", base / "qrels.dl19-passage.txt", "--runs", runs[0], "--runs", runs[1],
             "--runs", runs[2], "-m", "P@10", "--method", "am", "--format", "tsv"]

@@ -137,8 +137,8 @@ def test_help_has_examples(capsys):
 
 
 @pytest.fixture
-def dl_scores(shared_data, tmp_path_factory, capsys):
-    root = shared_data / "trec-dl-2019-passage"
+def dl_scores(reference_data, tmp_path_factory, capsys):
+    root = reference_data / "trec-dl-2019-passage"
     path = tmp_path_factory.mktemp("dl") / "scores.tsv"
     code, _, err = run_cli(["eval", root / "qrels.dl19-passage.txt", root / "runs", "-m", "AP", "-m", "nDCG@10",
                             "--per-topic", "--format", "tsv", "-o", path], capsys)

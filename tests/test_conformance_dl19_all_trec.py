@@ -1,5 +1,5 @@
-"""Every value irstats shares with trec_eval 10's `-q -m all_trec` output on the 37 TREC DL 2019
-runs, at -l 1 and -l 2 (shared/data/trec-dl-2019-passage/trec_eval10-all_trec/, made by
+"""Every value irstats shares with trec_eval 10's `-q -m all_trec` output on the TREC DL 2019
+runs of tests/data (14 of the 37 official ones), at -l 1 and -l 2 (tests/data/trec-dl-2019-passage/trec_eval10-all_trec/, made by
 trec_eval 10.0 itself: `trec_eval -q -m all_trec -l 1|2 qrels.dl19-passage.txt <run>`).
 
 Options mirror trec_eval's defaults: no depth limit, and its quirks on (trec_eval_compat).
@@ -17,6 +17,7 @@ import pytest
 
 import irstats
 from irstats.measures.registry import trec_eval_alias
+from tests.conftest import DL19_RUNS
 
 TOL = 5e-5 + 1e-9
 COUNTS = {"num_ret", "num_rel", "num_rel_ret", "num_q", "num_nonrel_judged_ret"}
@@ -24,8 +25,8 @@ NOT_SHARED_BY_DESIGN: set = set()
 
 
 @pytest.fixture(scope="module")
-def dl19(shared_data):
-    folder = shared_data / "trec-dl-2019-passage"
+def dl19(reference_data):
+    folder = reference_data / "trec-dl-2019-passage"
     assert (folder / "trec_eval10-all_trec").is_dir(), f"trec_eval 10 outputs missing in {folder}"
     return folder
 
@@ -44,7 +45,7 @@ def _expected(path):
 def test_every_shared_value_of_all_trec_on_dl19(dl19, level):
     runs = sorted((dl19 / "runs").glob("*"))
     files = {p.name.split(".")[0]: p for p in (dl19 / "trec_eval10-all_trec").glob(f"*.l{level}.gz")}
-    assert len(files) == 37 and len(runs) == 37
+    assert sorted(files) == sorted(DL19_RUNS) and len(runs) == len(DL19_RUNS)
     first = _expected(next(iter(files.values())))
     names = sorted({irstats.canonical_name(a) for a in (trec_eval_alias(m) for m, _, _ in first) if a is not None})
     scores = irstats.evaluate(dl19 / "qrels.dl19-passage.txt", runs, names, depth=None, rel_level=level,
@@ -63,6 +64,6 @@ def test_every_shared_value_of_all_trec_on_dl19(dl19, level):
             if not ok and not (math.isnan(got) and text == "nan"):
                 mismatches.append(f"{tag} {measure} {topic}: trec_eval {text}, irstats {got!r}")
     assert not mismatches, f"-l {level}: {len(mismatches)} of {compared} differ:\n" + "\n".join(mismatches[:40])
-    # The count when this test was written (77 shared measures per topic line, plus the `all`
-    # lines): it may only grow, so the test cannot pass by comparing nothing.
-    assert compared >= 123_765, compared
+    # The count when the runs were trimmed to tests/data's 14 (4,181 shared values per run, the
+    # `all` lines included): it may only grow, so the test cannot pass by comparing nothing.
+    assert compared >= 58_534, compared

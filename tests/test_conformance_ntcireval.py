@@ -1,4 +1,4 @@
-"""Conformance with NTCIREVAL (Sakai) expected outputs (shared/data/conformance/ntcireval).
+"""Conformance with NTCIREVAL (Sakai) expected outputs (tests/data/conformance/ntcireval).
 
 The NTCIR inputs are converted to TREC files in ``tmp_path``:
 
@@ -101,8 +101,8 @@ _NAME = re.compile(r"^(?P<base>[^@]+?)(?:@(?P<k>\d+))?$")
 
 
 @pytest.fixture(scope="module")
-def ntcir_dir(shared_data):
-    folder = shared_data / "conformance" / "ntcireval"
+def ntcir_dir(reference_data):
+    folder = reference_data / "conformance" / "ntcireval"
     assert folder.is_dir(), f"NTCIREVAL test data missing: {folder.resolve()}"
     return folder
 

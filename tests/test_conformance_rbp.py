@@ -1,4 +1,4 @@
-"""Conformance with rbp_eval's test vectors (shared/data/conformance/rbp_eval).
+"""Conformance with rbp_eval's test vectors (tests/data/conformance/rbp_eval).
 
 rbp_eval (Moffat & Zobel's reference RBP evaluator) reports, per query and averaged over the
 judged queries, at each depth d and persistence p, ``sum`` (RBP) and ``err`` (the residual).
@@ -75,8 +75,8 @@ MIN_COMPARED = {
 
 
 @pytest.fixture(scope="module")
-def rbp_dir(shared_data):
-    folder = shared_data / "conformance" / "rbp_eval"
+def rbp_dir(reference_data):
+    folder = reference_data / "conformance" / "rbp_eval"
     assert folder.is_dir(), f"rbp_eval test vectors missing: {folder.resolve()}"
     return folder
 

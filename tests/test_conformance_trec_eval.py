@@ -1,4 +1,4 @@
-"""Conformance with trec_eval 10.0's own test suite (shared/data/conformance/trec_eval-test).
+"""Conformance with trec_eval 10.0's own test suite (tests/data/conformance/trec_eval-test).
 
 Every expected file below was produced by the trec_eval command listed in that folder's
 ``quicktest-commands.txt``. For each expected file the test parses every
@@ -42,7 +42,7 @@ CASES = {
     "out.test.aqcM": [("qrels.test", "results.trunc", {"complete": True, "depth": 100})],
     "out.test.aql": [("qrels.rel_level", "results.test", {"rel_level": 2})],
     "out.test.meas_params": [("qrels.test", "results.test", {})],
-    "out.comment.test": [("qrels.comment.test", "results.comment.test", {})],
+    "out.comment.test": [("qrels.comment.test", "results.comment.test.gz", {})],
 }
 
 # Lower bounds on the number of values compared per expected file (the counts at the time of
@@ -112,8 +112,8 @@ def _params():
 
 
 @pytest.fixture(scope="module")
-def te_dir(shared_data):
-    folder = shared_data / "conformance" / "trec_eval-test"
+def te_dir(reference_data):
+    folder = reference_data / "conformance" / "trec_eval-test"
     assert folder.is_dir(), f"trec_eval test suite missing: {folder.resolve()}"
     return folder
 

@@ -38,8 +38,8 @@ def _scores_descend_in_file_order(path) -> bool:
     return True
 
 
-def test_equal_to_cwl_eval_on_dl19(shared_data):
-    folder = shared_data / "trec-dl-2019-passage"
+def test_equal_to_cwl_eval_on_dl19(reference_data):
+    folder = reference_data / "trec-dl-2019-passage"
     qrels_path = folder / "qrels.dl19-passage.txt"
     qrels = list(ir_measures.read_trec_qrels(str(qrels_path)))
     runs = [p for p in sorted((folder / "runs").glob("*.run.gz")) if _scores_descend_in_file_order(p)][:8]

@@ -44,8 +44,8 @@ DL19_DEPTHS = (1, 2, 5, 9, 10, 11, 20, 50, 100, 1000)
 
 
 @pytest.fixture(scope="module")
-def dl19(shared_data):
-    folder = shared_data / "trec-dl-2019-passage"
+def dl19(reference_data):
+    folder = reference_data / "trec-dl-2019-passage"
     runs = [folder / "runs" / f"{name}.run.gz" for name in DL19_RUNS]
     for run in runs:
         assert run.exists(), f"missing DL 2019 run {run}"

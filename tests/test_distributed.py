@@ -1,5 +1,5 @@
 """Past one machine on Dask (issue 26): a real scheduler and two real worker processes give
-exactly the single process's results — the 37 DL 2019 runs (also read from standard input or a
+exactly the single process's results — the DL 2019 runs of tests/data (also read from standard input or a
 pipe), split-half, predictive power, the resampling tests and bootstrap intervals, robustness of
 standardization and the volatility sweep — also when a worker dies mid-job; what cannot run on
 a cluster is refused in one line; an unreachable scheduler is one line and exit 1 within seconds."""
@@ -24,13 +24,13 @@ from irstats.meta.robustness import standardization_robustness
 from irstats.meta.splithalf import split_half
 from irstats.stats.compare import compare, compare_pairs
 from irstats.stats.effects import bootstrap_mean_intervals
-from tests.conftest import run_cli
+from tests.conftest import DL19_RUNS, run_cli
 from tests.dask_cluster import client, cluster  # noqa: F401 - the real cluster these tests run on
 
 
 @pytest.fixture(scope="module")
-def dl19(shared_data):
-    base = shared_data / "trec-dl-2019-passage"
+def dl19(reference_data):
+    base = reference_data / "trec-dl-2019-passage"
     return base / "qrels.dl19-passage.txt", base / "runs"
 
 
@@ -51,7 +51,7 @@ def test_eval_on_a_scheduler_prints_the_single_process_output(dl19, cluster, cap
     for extra in ([], ["-q", "--format", "tsv"]):
         local = run_cli(["eval", qrels, runs, *extra], capsys)
         remote = run_cli(["eval", qrels, runs, *extra, "--scheduler", cluster.scheduler_address], capsys)
-        assert local[0] == 0 and local[1].count("\n") > 37
+        assert local[0] == 0 and local[1].count("\n") > len(DL19_RUNS)
         assert remote == local  # exit code, stdout and the warnings on stderr
 
 
@@ -102,7 +102,7 @@ def test_compare_bootstrap_intervals_same_numbers(scores, client):
     a = compare(scores, interval="bca", n_resamples=3000, seed=4)
     b = compare(scores, interval="bca", n_resamples=3000, seed=4, client=client)
     assert_frame_equal(a.frame, b.frame, check_exact=True)
-    assert np.isfinite(a.frame["delta_low"].to_numpy()).sum() == 3 * 36  # every system but the baseline
+    assert np.isfinite(a.frame["delta_low"].to_numpy()).sum() == 3 * (len(DL19_RUNS) - 1)  # every system but the baseline
     a = compare_pairs(scores["nDCG@10"], interval="percentile", n_resamples=2000, seed=2)
     b = compare_pairs(scores["nDCG@10"], interval="percentile", n_resamples=2000, seed=2, client=client)
     assert_frame_equal(a.frame, b.frame, check_exact=True)
@@ -118,8 +118,8 @@ def test_compare_bootstrap_intervals_same_numbers(scores, client):
 
 def test_robustness_same_numbers(scores, client):
     matrix = scores["AP"]
-    pool = sorted(matrix.systems)[::2]
-    kwargs = dict(standardizing=pool, sizes=[2, 5, 12], n_samples=400, seed=9, batch_size=150)
+    pool = sorted(matrix.systems)[::2]  # 7 of the 14 runs
+    kwargs = dict(standardizing=pool, sizes=[2, 4, 6], n_samples=400, seed=9, batch_size=150)
     done = []
     a = standardization_robustness(matrix, **kwargs)
     b = standardization_robustness(matrix, **kwargs, client=client, progress=done.append)
@@ -208,13 +208,13 @@ def test_read_once_bytes_stand_in_only_while_a_task_reads(monkeypatch):
     assert "-" not in trec._read_once and trec._read_once["/dev/fd/63"] == b"kept"
 
 
-def test_what_cannot_run_on_a_cluster_is_refused_in_one_line(dl19, cluster, client, capsys, tmp_path, shared_data):
+def test_what_cannot_run_on_a_cluster_is_refused_in_one_line(dl19, cluster, client, capsys, tmp_path, reference_data):
     """Measures that read judgments beyond the qrels (diversity, preferences) are not computed on
     workers: refused before any run is read, in one line (exit 2)."""
     qrels, runs = dl19
     subtopics = tmp_path / "subtopics.txt"
     subtopics.write_text("19335 1 1017759 2\n")
-    conformance = shared_data / "conformance" / "trec_eval-test"
+    conformance = reference_data / "conformance" / "trec_eval-test"
     prefs = tmp_path / "prefs.txt"  # on topic 301, a topic of trec_eval's qrels.test
     prefs.write_text("301 a x CR93E-10279 2\n301 a x CR93E-10505 1\n")
     for command in (["eval", qrels, runs, "--subtopic-qrels", subtopics, "-m", "alpha_nDCG@20"],

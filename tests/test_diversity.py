@@ -1,16 +1,16 @@
 """Diversity measures against pyndeval (TREC's ndeval, through ir_measures' provider).
 
-There is no real diversity qrels file in ../shared/data, so the subtopic qrels are derived
+There is no real diversity qrels file in tests/data, so the subtopic qrels are derived
 deterministically from NIST's DL 2019 qrels: each judged passage gets 1–3 of 4 subtopics
-(seeded), keeping its grade on each with probability 0.8 (else 0). The 37 official runs are
-the real ones.
+(seeded), keeping its grade on each with probability 0.8 (else 0). The runs are real: the 14
+of the 37 official ones that tests/data keeps.
 
 irstats ranks as ndeval does (score descending, then docno descending, trec_eval's rule);
 pyndeval's Python front end sorts ties by docno *ascending*. So the runs handed to irstats
 here are written in pyndeval's order and read in file order (``order="file"``).
 
 pyndeval's values for a run are computed once per module (``pyndeval``) and shared by the tests
-that compare the same run; the quick test budget compares 9 of the 37 runs with pyndeval, the
+that compare the same run; the quick test budget compares 9 of the 14 runs with pyndeval, the
 full one (``--full``) all of them.
 """
 
@@ -26,12 +26,12 @@ from ir_measures import ERR_IA, NRBP, P_IA, StRecall, alpha_DCG, alpha_nDCG, nER
 
 from irstats.diversity import evaluate_diversity, read_subtopic_qrels
 from irstats.errors import ArgumentError, InputError, MeasureError
-from tests.conftest import examples, run_cli, spread
+from tests.conftest import DL19_RUNS, examples, run_cli, spread
 
 
 @pytest.fixture(scope="module")
-def subtopic_qrels(shared_data):
-    folder = shared_data / "trec-dl-2019-passage"
+def subtopic_qrels(reference_data):
+    folder = reference_data / "trec-dl-2019-passage"
     rows = [line.split() for line in (folder / "qrels.dl19-passage.txt").read_text().splitlines() if line.strip()]
     rng = np.random.default_rng(7)
     lines = []
@@ -95,13 +95,13 @@ MEASURES = [(alpha_nDCG@20, "alpha_nDCG@20"), (alpha_nDCG@1, "alpha_nDCG@1"), (a
 
 
 def test_equal_to_pyndeval_on_all_dl19_runs(subtopic_qrels, pyndeval, tmp_path):
-    """Every measure, per topic, equal to pyndeval's on the DL 2019 runs (all 37 in the full
+    """Every measure, per topic, equal to pyndeval's on the DL 2019 runs (all 14 in the full
     test budget, 9 spread over them in the quick one), evaluated together as one batch."""
     folder, lines = subtopic_qrels
     path = tmp_path / "subtopics.qrels"
     path.write_text("".join(f"{t} {s} {d} {g}\n" for t, s, d, g in lines))
     sources = sorted((folder / "runs").glob("*.run.gz"))
-    assert len(sources) == 37
+    assert len(sources) == len(DL19_RUNS)
     runs = [pyndeval.ordered(run) for run in spread(sources, 9)]
     ours = evaluate_diversity(path, runs, [m[1] for m in MEASURES], order="file")
     compared = 0
@@ -181,18 +181,18 @@ def _write_subtopics(lines, path):
 
 def test_evaluate_with_subtopic_qrels_equals_diversity_and_the_plain_loops(subtopic_qrels, tmp_path):
     """irstats.evaluate with NIST's DL 2019 qrels and the subtopic qrels equals evaluate_diversity
-    (to the last bit: one engine) on the 37 runs, beside AP, and the plain-loop reference on three."""
+    (to the last bit: one engine) on the DL 2019 runs, beside AP, and the plain-loop reference on three."""
     folder, lines = subtopic_qrels
     path = _write_subtopics(lines, tmp_path / "subtopics.qrels")
     runs = sorted((folder / "runs").glob("*.run.gz"))
-    assert len(runs) == 37
+    assert len(runs) == len(DL19_RUNS)
     ours = irstats.evaluate(folder / "qrels.dl19-passage.txt", runs, NAMES + ["AP"], subtopic_qrels=path, depth=None)
     shortcut = evaluate_diversity(path, runs, NAMES)
-    assert ours["AP"].values.shape == (37, 43)
+    assert ours["AP"].values.shape == (len(DL19_RUNS), 43)
     for name in NAMES:
         assert ours[name].systems == shortcut[name].systems and ours[name].topics == shortcut[name].topics
         assert np.array_equal(ours[name].values, shortcut[name].values), name
-    for k in (0, 17, 36):
+    for k in (0, len(runs) // 2, len(runs) - 1):
         reference = reference_diversity.evaluate(path, runs[k], NAMES)
         for name in NAMES:
             for topic, value in zip(ours[name].topics, ours[name].values[k]):
@@ -201,7 +201,7 @@ def test_evaluate_with_subtopic_qrels_equals_diversity_and_the_plain_loops(subto
 
 def test_cli_eval_with_subtopic_qrels_equals_diversity_and_pyndeval(subtopic_qrels, pyndeval, tmp_path, capsys):
     """`irstats eval QRELS RUNS --subtopic-qrels FILE -m …` prints what `irstats diversity` prints,
-    per topic, on the 37 DL 2019 runs; and, on the runs in pyndeval's order read in file order,
+    per topic, on the DL 2019 runs; and, on the runs in pyndeval's order read in file order,
     pyndeval's values."""
     folder, lines = subtopic_qrels
     path = _write_subtopics(lines, tmp_path / "subtopics.qrels")
@@ -213,7 +213,7 @@ def test_cli_eval_with_subtopic_qrels_equals_diversity_and_pyndeval(subtopic_qre
     code, shortcut, err = run_cli(["diversity", path, *gz_runs, *flags], capsys)
     assert code == 0, err
     read = lambda text: pl.read_csv(text.encode(), separator="\t", schema_overrides={"topic": pl.String})  # noqa: E731
-    assert read(out).equals(read(shortcut)) and read(out).height == 37 * 43 * len(NAMES)  # (eval's tsv prints 1e-07)
+    assert read(out).equals(read(shortcut)) and read(out).height == len(DL19_RUNS) * 43 * len(NAMES)  # (eval's tsv prints 1e-07)
     runs = [pyndeval.ordered(run) for run in gz_runs[::9]]
     code, out, err = run_cli(["eval", qrels, *runs, "--subtopic-qrels", path, "-M", "none", "--order", "file",
                               *flags], capsys)

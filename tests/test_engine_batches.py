@@ -20,14 +20,14 @@ MEASURES = ["AP", "nDCG@10", "P@10", "RR", "RBP(p=0.8)", "RBPresid(p=0.8)", "Bpr
 
 
 @pytest.fixture(scope="module")
-def dl19(shared_data):
-    base = shared_data / "trec-dl-2019-passage"
+def dl19(reference_data):
+    base = reference_data / "trec-dl-2019-passage"
     return base / "qrels.dl19-passage.txt", sorted((base / "runs").glob("*.run.gz"))
 
 
 @pytest.fixture(scope="module")
 def one_tensor(dl19):
-    """The scores of the 37 runs from one judgments tensor, no batching: what every batch size must give."""
+    """The scores of the DL 2019 runs from one judgments tensor, no batching: what every batch size must give."""
     qrels, runs = dl19
     return score_judgments(build_judgments(Collection.load(qrels), RunSet.load(runs), EvalOptions()), MEASURES)
 

@@ -22,14 +22,14 @@ from pathlib import Path
 
 import pytest
 
-from conftest import SHARED_DATA, run_cli
+from conftest import REFERENCE_DATA, run_cli
 from irstats.demo import make_demo_collection
 from irstats.errors import InputError, ResourceError
 from irstats.io import output
 from irstats.io.output import MARKER, OutputFolder, atomic_open, atomic_path, write_text
 
 SRC = Path(__file__).resolve().parents[1] / "src"
-TREC = SHARED_DATA / "conformance" / "trec_eval-test"
+TREC = REFERENCE_DATA / "conformance" / "trec_eval-test"
 EVAL = ["eval", TREC / "qrels.test", TREC / "results.test", "-m", "AP", "-q", "--format", "tsv"]
 
 

@@ -69,8 +69,8 @@ LAUNCHER_IDS = ["python-m" if len(cmd) > 1 else "script" for cmd in LAUNCHERS]
 
 
 @pytest.fixture(scope="module")
-def te(shared_data) -> Path:
-    return shared_data / "conformance" / "trec_eval-test"
+def te(reference_data) -> Path:
+    return reference_data / "conformance" / "trec_eval-test"
 
 
 @pytest.fixture(scope="module")
@@ -393,8 +393,8 @@ def test_help_imports_no_command():
     assert not any(m.endswith("_cmd") for m in modules)
 
 
-def test_eval_imports_only_its_command_and_no_scipy(shared_data):
-    te = shared_data / "conformance" / "trec_eval-test"
+def test_eval_imports_only_its_command_and_no_scipy(reference_data):
+    te = reference_data / "conformance" / "trec_eval-test"
     modules = _modules_after(_run_main(["eval", str(te / "qrels.test"), str(te / "results.test")]))
     assert _heavy(modules) == []
     assert sorted(m for m in modules if m.endswith("_cmd")) == ["irstats.cli.eval_cmd"]

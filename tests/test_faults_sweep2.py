@@ -54,11 +54,11 @@ def _first_topics(run: Path, keep: int, out: Path) -> Path:
     return out
 
 
-def test_partial_run_is_warned_of_once_naming_it_and_the_counts(shared_data, tmp_path):
+def test_partial_run_is_warned_of_once_naming_it_and_the_counts(reference_data, tmp_path):
     """A run answering 21 of DL 2019's 43 topics is averaged over those 21 (trec_eval's rule,
     kept) — with one warning naming the run, both counts and -c; none with complete=True."""
-    qrels = shared_data / DL19 / "qrels.dl19-passage.txt"
-    run = _first_topics(shared_data / DL19 / "runs" / "bm25base_p.run.gz", 21, tmp_path / "half.run")
+    qrels = reference_data / DL19 / "qrels.dl19-passage.txt"
+    run = _first_topics(reference_data / DL19 / "runs" / "bm25base_p.run.gz", 21, tmp_path / "half.run")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         scores = irstats.evaluate(str(qrels), str(run), ["AP"])
@@ -74,9 +74,9 @@ def test_partial_run_is_warned_of_once_naming_it_and_the_counts(shared_data, tmp
     assert complete["AP"].means()[0] == pytest.approx(scores["AP"].means()[0] * 21 / 43, rel=1e-12)
 
 
-def test_partial_run_is_warned_of_on_the_command_line(shared_data, tmp_path, capsys):
-    qrels = shared_data / DL19 / "qrels.dl19-passage.txt"
-    run = _first_topics(shared_data / DL19 / "runs" / "bm25base_p.run.gz", 5, tmp_path / "five.run")
+def test_partial_run_is_warned_of_on_the_command_line(reference_data, tmp_path, capsys):
+    qrels = reference_data / DL19 / "qrels.dl19-passage.txt"
+    run = _first_topics(reference_data / DL19 / "runs" / "bm25base_p.run.gz", 5, tmp_path / "five.run")
     code, out, err = run_cli(["eval", qrels, run, "-m", "AP"], capsys)
     assert code == 0
     assert err.count("answers 5 of the qrels' 43 topics") == 1 and "(-c)" in err
@@ -105,7 +105,7 @@ def test_outlying_top_grade_is_warned_of(tmp_path, top):
 # ----------------------------------------------------------------------------- stuck
 
 @pytest.mark.parametrize("measure", ["IPrec@0.5", "IPrecAvg"])
-def test_expected_ties_refused_up_front(shared_data, tmp_path, measure, monkeypatch):
+def test_expected_ties_refused_up_front(reference_data, tmp_path, measure, monkeypatch):
     """DL 2019's bm25base_p with every score 1.0: the exact expectation of IPrec over 1,000
     tied documents is refused before any list is computed (not discovered by running),
     naming the measure, the run and the topic."""
@@ -113,7 +113,7 @@ def test_expected_ties_refused_up_front(shared_data, tmp_path, measure, monkeypa
 
     from irstats.measures import interpolated
 
-    lines = gzip.decompress((shared_data / DL19 / "runs" / "bm25base_p.run.gz").read_bytes()).splitlines()
+    lines = gzip.decompress((reference_data / DL19 / "runs" / "bm25base_p.run.gz").read_bytes()).splitlines()
     run = tmp_path / "tied.run"
     run.write_bytes(b"".join(b" ".join(line.split()[:4] + [b"1.0", b"bm25base_p"]) + b"\n" for line in lines))
 
@@ -125,7 +125,7 @@ def test_expected_ties_refused_up_front(shared_data, tmp_path, measure, monkeypa
                                            r"'bm25base_p', topic '\d+' .* tie group of 1000 documents"):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            irstats.evaluate(str(shared_data / DL19 / "qrels.dl19-passage.txt"), str(run), [measure],
+            irstats.evaluate(str(reference_data / DL19 / "qrels.dl19-passage.txt"), str(run), [measure],
                              ties="expected", depth=None)
 
 
@@ -211,8 +211,8 @@ def test_duplicate_hint_names_the_flag_every_command_has(tmp_path, capsys):
     assert "statistic\tvalue" in out
 
 
-def test_qrels_b_without_shared_topics_names_the_qrels_b_file(shared_data, tmp_path, capsys):
-    dl = shared_data / DL19
+def test_qrels_b_without_shared_topics_names_the_qrels_b_file(reference_data, tmp_path, capsys):
+    dl = reference_data / DL19
     (tmp_path / "other.qrels").write_text("999 0 x 1\n998 0 y 0\n")
     out_dir = tmp_path / "report"
     code, _, err = run_cli(["report", "--qrels", dl / "qrels.dl19-passage.txt", "--runs",

@@ -3,7 +3,7 @@ Python readers, and hands every file it does not take as it is back to them.
 
 The reference here is the Python path (polars scan + careful line reader), which the
 conformance suites hold equal to trec_eval; these tests hold the C path equal to it on
-trec_eval's own test files, on all 37 TREC DL 2019 runs under several options, and on
+trec_eval's own test files, on the TREC DL 2019 runs of tests/data under several options, and on
 hypothesis-generated runs full of ties, foreign topics, odd whitespace and odd scores.
 """
 
@@ -22,7 +22,7 @@ from irstats import extension
 from irstats.collection import Collection, EvalOptions, RunSet
 from irstats.errors import InputError
 from irstats.evaluate import Evaluator
-from tests.conftest import examples, spread
+from tests.conftest import DL19_RUNS, examples, spread
 
 pytestmark = pytest.mark.filterwarnings("ignore::irstats.errors.IrstatsWarning")
 
@@ -78,13 +78,13 @@ OPTION_SETS = [
 
 
 @pytest.mark.parametrize("options", OPTION_SETS, ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()) or "default")
-def test_dl19_all_runs_equal_python_path(shared_data, monkeypatch, options):
-    """The compiled reader equals the Python reader on the DL 2019 runs: all 37 with the default
-    options; with the other option sets, all 37 in the full test budget, 10 spread over them in
+def test_dl19_all_runs_equal_python_path(reference_data, monkeypatch, options):
+    """The compiled reader equals the Python reader on the DL 2019 runs: all 14 with the default
+    options; with the other option sets, all 14 in the full test budget, 10 spread over them in
     the quick one (the options change what is kept of a run, not how its bytes are parsed)."""
-    folder = shared_data / "trec-dl-2019-passage"
+    folder = reference_data / "trec-dl-2019-passage"
     runs = sorted((folder / "runs").glob("*.run.gz"))
-    assert len(runs) == 37
+    assert len(runs) == len(DL19_RUNS)
     if options:
         runs = spread(runs, 10)
     used, compiled, python = both_paths(folder / "qrels.dl19-passage.txt", runs, monkeypatch, **options)
@@ -92,8 +92,8 @@ def test_dl19_all_runs_equal_python_path(shared_data, monkeypatch, options):
     assert_same(compiled, python)
 
 
-def test_trec_eval_suite_equal_python_path(shared_data, monkeypatch):
-    te = shared_data / "conformance" / "trec_eval-test"
+def test_trec_eval_suite_equal_python_path(reference_data, monkeypatch):
+    te = reference_data / "conformance" / "trec_eval-test"
     for qrels, run in [("qrels.test", "results.test"),
                        ("qrels.rel_level", "results.test"), ("qrels-302.test", "results-302.test"),
                        ("qrels.test", "results.trunc")]:
@@ -233,10 +233,10 @@ def test_qrels_table_checks_its_input():
         table([b"1"], np.array([0, 0]), b"a\nb", np.array([1]))
 
 
-def test_real_valued_labels_equal_python_path(shared_data, tmp_path, monkeypatch):
+def test_real_valued_labels_equal_python_path(reference_data, tmp_path, monkeypatch):
     """Real-valued labels (DL 2019's grades g as g/3 and a few negative ones): the compiled
     path holds the same label codes as the Python path."""
-    folder = shared_data / "trec-dl-2019-passage"
+    folder = reference_data / "trec-dl-2019-passage"
     lines = (folder / "qrels.dl19-passage.txt").read_text().splitlines()
     labels = []
     for i, line in enumerate(lines):

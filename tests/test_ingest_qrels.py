@@ -3,7 +3,7 @@ careful Python reader reads, and hands back every file it does not take as it is
 
 The reference is :func:`irstats.io.trec.read_qrels` (polars, file:line errors), which the
 conformance suites hold equal to trec_eval. Held equal here: on every file of
-``../shared/data`` (qrels or not: whatever the compiled reader takes, the careful reader reads
+``tests/data`` (qrels or not: whatever the compiled reader takes, the careful reader reads
 the same; whatever the careful reader refuses, the compiled reader declines, so the error a
 user sees is the careful reader's, naming the file and line), on hand-made edge cases, and
 on hypothesis-generated qrels full of odd whitespace, comments, odd grades, duplicates and
@@ -62,14 +62,14 @@ def check_file(path, labels: str = "real") -> bool:
     return True
 
 
-def shared_files(shared_data: Path) -> list[Path]:
-    return sorted(p for p in shared_data.rglob("*") if p.is_file() and p.stat().st_size < (4 << 20))
+def reference_files(reference_data: Path) -> list[Path]:
+    return sorted(p for p in reference_data.rglob("*") if p.is_file() and p.stat().st_size < (4 << 20))
 
 
-def test_every_shared_file(shared_data):
-    """Every file of ../shared/data: the same frame in both grade modes, or declined."""
+def test_every_reference_file(reference_data):
+    """Every file of tests/data: the same frame in both grade modes, or declined."""
     taken = []
-    for path in shared_files(shared_data):
+    for path in reference_files(reference_data):
         if check_file(path):
             taken.append(path.name)
         check_file(path, "atol")
@@ -83,10 +83,10 @@ def test_every_shared_file(shared_data):
         assert name not in taken, name
 
 
-def test_collection_equal_either_way(shared_data, monkeypatch):
+def test_collection_equal_either_way(reference_data, monkeypatch):
     """A Collection loaded through the compiled reader holds the same topics, frame, grades and
     facts as one loaded by the careful reader, and evaluates runs the same."""
-    dl19 = shared_data / "trec-dl-2019-passage"
+    dl19 = reference_data / "trec-dl-2019-passage"
     qrels = dl19 / "qrels.dl19-passage.txt"
     runs = sorted((dl19 / "runs").iterdir())[:3]
     fast = Collection.load(qrels)
@@ -220,16 +220,16 @@ FRAMES = ("polars", "pandas", "pyarrow")
 
 @pytest.mark.parametrize("command", [["eval"], ["trec_eval"], ["trec_eval", "-q", "-m", "all_trec"],
                                      ["eval", "-q", "-m", "AP", "-m", "nDCG@10"]])
-def test_command_line_imports_no_frame_library(command, shared_data):
-    te = shared_data / "conformance" / "trec_eval-test"
+def test_command_line_imports_no_frame_library(command, reference_data):
+    te = reference_data / "conformance" / "trec_eval-test"
     modules = _modules_after([*command, str(te / "qrels.test"), str(te / "results.test")])
     assert "irstats.evaluate" in modules
     assert sorted(m for m in modules if m.split(".")[0] in FRAMES) == []
 
 
-def test_frame_library_when_the_careful_reader_is_needed(shared_data, tmp_path):
+def test_frame_library_when_the_careful_reader_is_needed(reference_data, tmp_path):
     """A qrels file the compiled reader declines still evaluates (through polars)."""
-    te = shared_data / "conformance" / "trec_eval-test"
+    te = reference_data / "conformance" / "trec_eval-test"
     qrels = tmp_path / "qrels"
     qrels.write_bytes((te / "qrels.test").read_bytes().replace(b" 1\n", b" 1.0\n", 1))
     assert ingest.read_qrels_arrays(qrels) is None

@@ -20,8 +20,8 @@ ScoredDoc = namedtuple("ScoredDoc", ["query_id", "doc_id", "score"])
 
 
 @pytest.fixture(scope="module")
-def dl19(shared_data):
-    folder = shared_data / "trec-dl-2019-passage"
+def dl19(reference_data):
+    folder = reference_data / "trec-dl-2019-passage"
     runs = sorted((folder / "runs").glob("*.run.gz"))[:3]
     qrels_path = folder / "qrels.dl19-passage.txt"
     rows = [line.split() for line in qrels_path.read_text().splitlines() if line.strip()]

@@ -18,8 +18,8 @@ SHARED = [P@5, P@10, P(rel=2)@10, R@100, R@1000, AP, AP@100, AP(rel=2), nDCG, nD
 
 
 @pytest.fixture(scope="module")
-def dl19(shared_data):
-    folder = shared_data / "trec-dl-2019-passage"
+def dl19(reference_data):
+    folder = reference_data / "trec-dl-2019-passage"
     qrels = list(ir_measures.read_trec_qrels(str(folder / "qrels.dl19-passage.txt")))
     runs = {path.name: list(ir_measures.read_trec_run(str(path))) for path in sorted((folder / "runs").glob("*"))[:6]}
     return qrels, runs
@@ -90,7 +90,7 @@ def test_register_puts_irstats_first_in_the_default_pipeline(dl19):
         ir_measures.DefaultPipeline.providers[:] = saved
 
 
-def test_pyterrier_experiment_uses_irstats(dl19, shared_data):
+def test_pyterrier_experiment_uses_irstats(dl19, reference_data):
     """PyTerrier's pt.Experiment over two DL 2019 runs given as DataFrames evaluates through
     the irstats provider (pyterrier's core needs no Java for this)."""
     import pandas as pd
@@ -120,7 +120,7 @@ def test_pyterrier_experiment_uses_irstats(dl19, shared_data):
         assert getattr(row, "AP") == pytest.approx(expected[AP], abs=1e-6)
 
 
-def test_cwl_and_compat_through_the_provider_equal_their_reference_providers(dl19, irstats_provider):
+def test_cwl_and_compat_through_the_provider_equal_their_reference_providers(dl19, irstats_provider, reference_data):
     """The C/W/L measures and Compat go to irstats too, with cwl_eval's and compat's values
     (runs taken as ir_measures orders them: score, ties in file order — the DL 2019 runs
     below are written in score order)."""
@@ -130,12 +130,9 @@ def test_cwl_and_compat_through_the_provider_equal_their_reference_providers(dl1
            ir_measures.BPM(T=1.0, max_rel=3)@10, ir_measures.NERR8(max_rel=3)@10, ir_measures.NERR10(max_rel=3)]
     for measure in (*cwl, ir_measures.Compat(p=0.95), ir_measures.Compat(p=0.8, normalize=False)):
         assert provider.supports(measure), measure
-    name, run = "bm25base_rm3_p.run.gz", runs.get("bm25base_rm3_p.run.gz")
+    name, run = "bm25tuned_rm3_p.run.gz", runs.get("bm25tuned_rm3_p.run.gz")
     if run is None:  # not among the fixture's first runs: read it
-        from pathlib import Path
-
-        folder = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "trec-dl-2019-passage"
-        run = list(ir_measures.read_trec_run(str(folder / "runs" / name)))
+        run = list(ir_measures.read_trec_run(str(reference_data / "trec-dl-2019-passage" / "runs" / name)))
     mine = provider.calc_aggregate(cwl, qrels, run)
     theirs = ir_measures.cwl_eval.calc_aggregate(cwl, qrels, run)
     for measure in cwl:
@@ -163,7 +160,7 @@ from irstats.errors import InputError  # noqa: E402
 from irstats.evaluate import Evaluator  # noqa: E402
 from irstats.integrations.columns import RunLines, qrels_collection, run_judgments  # noqa: E402
 from irstats.judgments import PADDING  # noqa: E402
-from tests.conftest import examples, spread  # noqa: E402
+from tests.conftest import DL19_RUNS, examples, spread  # noqa: E402
 
 #: the options the provider evaluates with (every qrels topic scored), and variations of them
 OPTION_SETS = [dict(depth=None), dict(depth=None, score_dtype="float32"), dict(depth=100, judged_only=True),
@@ -197,18 +194,18 @@ def _direct_tensor(qrels_rows, run_rows, options: EvalOptions):
                          options)
 
 
-def test_direct_path_judges_every_dl19_run_as_the_general_path(shared_data):
+def test_direct_path_judges_every_dl19_run_as_the_general_path(reference_data):
     """The DL 2019 runs (ties in float64 and float32, re-rankings of 5 to 1,000 documents,
-    passages several topics retrieve; all 37 in the full test budget), as ir_measures reads
+    passages several topics retrieve; all 14 in the full test budget), as ir_measures reads
     them: the direct path takes every one and gives the general path's tensor under each
     option set."""
-    folder = shared_data / "trec-dl-2019-passage"
+    folder = reference_data / "trec-dl-2019-passage"
     qrels = [(q.query_id, q.doc_id, q.relevance)
              for q in ir_measures.read_trec_qrels(str(folder / "qrels.dl19-passage.txt"))]
     collection = qrels_collection(*zip(*qrels))
     general_collection = Collection.load(pd.DataFrame(qrels, columns=["query_id", "doc_id", "relevance"]))
     paths = sorted((folder / "runs").glob("*.run.gz"))
-    assert len(paths) == 37
+    assert len(paths) == len(DL19_RUNS)
     for path in spread(paths, 12):
         run = list(ir_measures.read_trec_run(str(path)))
         lines = RunLines.of_lines([r.query_id for r in run], [r.doc_id for r in run], np.array([r.score for r in run]))
@@ -300,15 +297,15 @@ def _compiled_tensor(qrels_rows, run, options: EvalOptions):
     return None if ranked is None else ranked_judgments(collection, ranked, options)
 
 
-def test_compiled_ranker_ranks_every_dl19_run_as_the_general_path(shared_data):
-    """Every DL 2019 run (all 37 in the full test budget) in each of ir_measures' three shapes:
+def test_compiled_ranker_ranks_every_dl19_run_as_the_general_path(reference_data):
+    """Every DL 2019 run (all 14 in the full test budget) in each of ir_measures' three shapes:
     the compiled ranker takes it and gives the general path's tensor under each option set."""
-    folder = shared_data / "trec-dl-2019-passage"
+    folder = reference_data / "trec-dl-2019-passage"
     qrels = [(q.query_id, q.doc_id, q.relevance)
              for q in ir_measures.read_trec_qrels(str(folder / "qrels.dl19-passage.txt"))]
     general_collection = Collection.load(pd.DataFrame(qrels, columns=["query_id", "doc_id", "relevance"]))
     paths = sorted((folder / "runs").glob("*.run.gz"))
-    assert len(paths) == 37
+    assert len(paths) == len(DL19_RUNS)
     for path in spread(paths, 8):
         rows = [tuple(r) for r in ir_measures.read_trec_run(str(path))]
         frame = pd.DataFrame(rows, columns=["query_id", "doc_id", "score"])
@@ -461,13 +458,13 @@ def test_what_the_direct_path_declines_goes_the_general_way(dl19):
         provider.calc_aggregate(measures, qrels, [run[0]._replace(score=math.nan), *run[1:]])
 
 
-def test_no_frame_library_on_the_direct_path(shared_data, tmp_path):
+def test_no_frame_library_on_the_direct_path(reference_data, tmp_path):
     """Lists and dicts reach the tensor without importing pandas or polars (a fresh process)."""
     import subprocess
     import sys
     from pathlib import Path
 
-    folder = shared_data / "trec-dl-2019-passage"
+    folder = reference_data / "trec-dl-2019-passage"
     code = (
         "import sys, ir_measures\n"
         "from irstats.integrations.ir_measures import IrstatsProvider\n"

@@ -55,8 +55,8 @@ def _check(log: str, name: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def dl19_report(shared_data, tmp_path_factory):
-    base = shared_data / "trec-dl-2019-passage"
+def dl19_report(reference_data, tmp_path_factory):
+    base = reference_data / "trec-dl-2019-passage"
     runs = sorted((base / "runs").glob("*.run.gz"))
     out = tmp_path_factory.mktemp("latex") / "report"
     return build_report(base / "qrels.dl19-passage.txt", runs, out, quick=True, progress=False).out_dir
@@ -72,8 +72,8 @@ def test_every_report_table_compiles_within_the_page(dl19_report, tmp_path):
         _check(log, table.name)
 
 
-def test_compare_table_compiles_within_a_column(shared_data, tmp_path, capsys):
-    base = shared_data / "trec-dl-2019-passage"
+def test_compare_table_compiles_within_a_column(reference_data, tmp_path, capsys):
+    base = reference_data / "trec-dl-2019-passage"
     runs = sorted((base / "runs").glob("*.run.gz"))[:5]
     scores = tmp_path / "scores.tsv"
     irstats.write_scores(irstats.evaluate(base / "qrels.dl19-passage.txt", runs, ["AP", "nDCG@10"]), scores, "tsv")

@@ -137,8 +137,8 @@ def test_every_family_has_a_description():
         assert family.description and (family.terms or family.kernel)
 
 
-def test_dataframe_inputs_equal_file_inputs(shared_data):
-    te = shared_data / "conformance" / "trec_eval-test"
+def test_dataframe_inputs_equal_file_inputs(reference_data):
+    te = reference_data / "conformance" / "trec_eval-test"
     from_files = irstats.evaluate(te / "qrels.test", te / "results.test", ["AP", "nDCG@10"], depth=None)
     qrels = pl.read_csv(te / "qrels.test", separator=" ", has_header=False,
                         new_columns=["topic", "iter", "docno", "rel"], schema_overrides={"topic": pl.String})

@@ -29,8 +29,8 @@ MEASURES = ["SP", "AP", "NumRel", "DCG", "nDCG", "P@10", "DCG@10", "nDCG@10", "R
 
 
 @pytest.fixture(scope="module")
-def dl19_paths(shared_data):
-    base = shared_data / "trec-dl-2019-passage"
+def dl19_paths(reference_data):
+    base = reference_data / "trec-dl-2019-passage"
     return base / "qrels.dl19-passage.txt", sorted((base / "runs").glob("*.run.gz"))
 
 
@@ -47,8 +47,8 @@ def dl19_ideal(dl19_paths):
 
 
 @pytest.fixture(scope="module")
-def robust04(shared_data):
-    return read_trec_eval(shared_data / "confint-score-matrices" / "robust04")
+def robust04(reference_data):
+    return read_trec_eval(reference_data / "confint-score-matrices" / "robust04")
 
 
 def adhoc_split(matrix: ScoreMatrix) -> tuple[ScoreMatrix, ScoreMatrix]:
@@ -183,9 +183,9 @@ def test_robust04_randomised_baseline_ref_s(robust04):
 
 
 @pytest.mark.parametrize("collection", ["robust05", "web2012"])
-def test_other_collections_baseline(shared_data, collection):
+def test_other_collections_baseline(reference_data, collection):
     """Robust 2005 (74 runs) and Web 2012 (48 runs): the same qualitative picture."""
-    scores = read_trec_eval(shared_data / "confint-score-matrices" / collection)
+    scores = read_trec_eval(reference_data / "confint-score-matrices" / collection)
     forms = metric_forms(scores["AP"], num_rel=scores["NumRel"])
     frame = randomized_baseline(forms, n_partitions=200, n_fp_partitions=400, seed=1, discriminative=False).to_frame()
     row = {r["form"]: r for r in frame.iter_rows(named=True)}
@@ -316,8 +316,8 @@ def test_figures_f8_f9_render_and_write_csv(robust04, tmp_path):
 
 
 
-def test_cli_one_and_two_collections(robust04, shared_data, tmp_path, capsys):
-    source = shared_data / "confint-score-matrices" / "robust04"
+def test_cli_one_and_two_collections(robust04, reference_data, tmp_path, capsys):
+    source = reference_data / "confint-score-matrices" / "robust04"
     code, out, err = run_cli(["comparability", source, "-m", "AP", "--partitions", "20", "--fp-partitions", "30",
                               "--format", "tsv", "--plot", tmp_path / "b.png"], capsys)
     assert code == 0, err
@@ -345,7 +345,7 @@ def test_cli_one_and_two_collections(robust04, shared_data, tmp_path, capsys):
     assert rows["R-normalised"]["better_second"] == comp.better[1, 0]
 
     # Robust04 and Robust05 share no runs: one line, exit 2.
-    other = shared_data / "confint-score-matrices" / "robust05"
+    other = reference_data / "confint-score-matrices" / "robust05"
     code, out, err = run_cli(["comparability", source, other, "-m", "AP", "--partitions", "5"], capsys)
     assert code == 2 and err.count("\n") == 1 and "share 0 system" in err
     code, out, err = run_cli(["comparability", source, "-m", "nosuch"], capsys)

@@ -24,8 +24,8 @@ MEASURES = ["P@10", "RR", "AP", "nDCG"]
 
 
 @pytest.fixture(scope="module")
-def robust04(shared_data: Path) -> dict[str, ScoreMatrix]:
-    scores = read_trec_eval(shared_data / "confint-score-matrices" / "robust04")
+def robust04(reference_data: Path) -> dict[str, ScoreMatrix]:
+    scores = read_trec_eval(reference_data / "confint-score-matrices" / "robust04")
     return {m: scores[m] for m in MEASURES}
 
 

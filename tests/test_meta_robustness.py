@@ -26,13 +26,13 @@ from tests.conftest import run_cli
 
 
 @pytest.fixture(scope="module")
-def robust04(shared_data):
-    return read_trec_eval(shared_data / "confint-score-matrices" / "robust04")
+def robust04(reference_data):
+    return read_trec_eval(reference_data / "confint-score-matrices" / "robust04")
 
 
 @pytest.fixture(scope="module")
-def robust05(shared_data):
-    return read_trec_eval(shared_data / "confint-score-matrices" / "robust05")
+def robust05(reference_data):
+    return read_trec_eval(reference_data / "confint-score-matrices" / "robust05")
 
 
 def split_names(matrix: ScoreMatrix) -> tuple[list[str], list[str]]:
@@ -212,12 +212,12 @@ def test_figure_f7_renders_and_writes_csv(robust04, tmp_path):
 
 
 
-def test_cli(robust04, shared_data, tmp_path, capsys):
+def test_cli(robust04, reference_data, tmp_path, capsys):
     ap = robust04["AP"]
     pool, evaluated = split_names(ap)
     (tmp_path / "pool.txt").write_text("# TREC pool\n" + "\n".join(pool) + "\n")
     (tmp_path / "eval.txt").write_text("\n".join(evaluated) + "\n")
-    source = shared_data / "confint-score-matrices" / "robust04"
+    source = reference_data / "confint-score-matrices" / "robust04"
     args = ["robustness", source, "-m", "AP", "--standardizing", tmp_path / "pool.txt", "--evaluated",
             tmp_path / "eval.txt", "-n", "15", "--sizes", "2,3,10-30:10", "--seed", "3"]
     api = standardization_robustness(ap, pool, evaluated, sizes=[2, 3, 10, 20, 30], n_samples=15, seed=3)

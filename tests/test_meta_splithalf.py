@@ -36,13 +36,13 @@ RTOL = 1e-12
 
 
 @pytest.fixture(scope="module")
-def robust04(shared_data: Path) -> dict[str, ScoreMatrix]:
-    return read_trec_eval(shared_data / "confint-score-matrices" / "robust04")
+def robust04(reference_data: Path) -> dict[str, ScoreMatrix]:
+    return read_trec_eval(reference_data / "confint-score-matrices" / "robust04")
 
 
 @pytest.fixture(scope="module")
-def dl19(shared_data: Path) -> dict[str, ScoreMatrix]:
-    folder = shared_data / "trec-dl-2019-passage"
+def dl19(reference_data: Path) -> dict[str, ScoreMatrix]:
+    folder = reference_data / "trec-dl-2019-passage"
     return irstats.evaluate(folder / "qrels.dl19-passage.txt", sorted((folder / "runs").glob("*.run.gz")),
                             ["AP", "P@10"])
 

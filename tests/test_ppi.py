@@ -149,12 +149,12 @@ MEASURES = ("nDCG@10", "AP(rel=2)")
 
 
 @pytest.fixture(scope="module")
-def dl19(shared_data, tmp_path_factory):
+def dl19(reference_data, tmp_path_factory):
     """NIST's qrels on 15 seeded gold topics, degraded labels (confusion and leniency) on all
     43, eight runs; and the per-topic scores under NIST's full qrels as the reference's y."""
     import irstats
 
-    base = shared_data / "trec-dl-2019-passage"
+    base = reference_data / "trec-dl-2019-passage"
     nist = base / "qrels.dl19-passage.txt"
     folder = tmp_path_factory.mktemp("ppi")
     auto = degrade_qrels(nist, seed=7)
@@ -366,7 +366,7 @@ def test_degrade_qrels_is_seeded_and_keeps_what_it_should():
     assert info.value.argument == "leniency"
 
 
-def test_report_section_with_gold_topics(shared_data, tmp_path):
+def test_report_section_with_gold_topics(reference_data, tmp_path):
     """``report --qrels-b AUTO --gold-topics FILE``: a prediction-powered section whose
     estimates are ppi_py's PPI++ point estimates on the per-topic scores (people's labels on
     the gold topics, the cheap labels on all)."""
@@ -374,7 +374,7 @@ def test_report_section_with_gold_topics(shared_data, tmp_path):
 
     from irstats.report import build_report
 
-    base = shared_data / "trec-dl-2019-passage"
+    base = reference_data / "trec-dl-2019-passage"
     qrels = base / "qrels.dl19-passage.txt"
     runs = sorted((base / "runs").glob("*.run.gz"))[:3]
     auto = tmp_path / "auto.qrels"

@@ -66,12 +66,12 @@ def test_equal_to_trec_eval_loops(rows, results, depth):
         assert got[name].values[0, 0] == pytest.approx(expected[trec_name], abs=1e-12), trec_name
 
 
-def test_dl19_qrels_as_preferences(shared_data):
+def test_dl19_qrels_as_preferences(reference_data):
     """-R qrels_prefs on NIST's DL 2019 qrels (43 topics, 4 grades): every measure of three runs
     on every topic equals the reference loops."""
     from irstats.io.trec import read_run_file
 
-    d = shared_data / "trec-dl-2019-passage"
+    d = reference_data / "trec-dl-2019-passage"
     qrels = d / "qrels.dl19-passage.txt"
     judged = read_prefs(qrels, from_qrels=True)
     runs = sorted((d / "runs").glob("*.gz"))[:3]
@@ -167,9 +167,9 @@ def test_judged_documents_numbering_and_pair_counts():
     assert [scores[m].values[0, 0] for m in scores] == [2.0, 0.0, 0.0]
 
 
-def test_preferences_command_matches_trec_eval_summary(shared_data, capsys):
+def test_preferences_command_matches_trec_eval_summary(reference_data, capsys):
     """`irstats preferences` prints, per measure, the 'all' value of trec_eval's out.test.prefs."""
-    te = shared_data / "conformance" / "trec_eval-test"
+    te = reference_data / "conformance" / "trec_eval-test"
     expected = {}
     for line in (te / "out.test.prefs").read_text().splitlines():
         name, topic, value = line.split()
@@ -199,12 +199,12 @@ def _trec_eval_lines(text: str) -> dict[tuple[str, str], str]:
     ("prefs.test", "prefs.results.test", []), ("prefs.test", "prefs.results.test", ["-M", "5"]),
     ("prefs.test", "prefs.results.test", ["-c"]), ("prefs.comment.test", "prefs.results.test", []),
     ("qrels.test", "results.test", []), ("qrels.test", "results.test", ["-c", "-M", "20"])])
-def test_eval_with_prefs_equals_trec_eval_prefs(shared_data, tmp_path, capsys, judgments, results, flags):
+def test_eval_with_prefs_equals_trec_eval_prefs(reference_data, tmp_path, capsys, judgments, results, flags):
     """The preference measures through `irstats eval QRELS RUNS --prefs FILE` (or --qrels-prefs)
     print what `irstats trec_eval -R prefs` (-R qrels_prefs) prints, per topic and over all, on
     trec_eval's own test files — the drop-in's output is trec_eval's byte for byte
     (test_trec_eval_cmd.py)."""
-    te = shared_data / "conformance" / "trec_eval-test"
+    te = reference_data / "conformance" / "trec_eval-test"
     as_qrels = judgments.startswith("qrels")
     code, expected, err = run_cli(["trec_eval", "-q", "-R", "qrels_prefs" if as_qrels else "prefs", "-m", "all_prefs",
                                    *flags, te / judgments, te / results], capsys)

@@ -95,8 +95,8 @@ def test_cli_prints_the_results_own_printer(score_file, capsys, command, fmt):
         assert out.count(r"\begin{table") == out.count(r"\caption{") == out.count(r"\label{") >= 1
 
 
-def test_eval_prints_the_evaluation(shared_data, capsys):
-    te = shared_data / "conformance" / "trec_eval-test"
+def test_eval_prints_the_evaluation(reference_data, capsys):
+    te = reference_data / "conformance" / "trec_eval-test"
     scores = irstats.evaluate(te / "qrels.test", te / "results.test", ["AP", "P@5", "NumRet"])
     for fmt in ("table", "markdown", "latex"):
         for per_topic in (False, True):
@@ -107,9 +107,9 @@ def test_eval_prints_the_evaluation(shared_data, capsys):
 
 
 @pytest.fixture(scope="module")
-def dl19_small(shared_data, tmp_path_factory):
+def dl19_small(reference_data, tmp_path_factory):
     """4 DL 2019 runs, their per-topic score file, and a second qrels (grades shifted)."""
-    base = shared_data / "trec-dl-2019-passage"
+    base = reference_data / "trec-dl-2019-passage"
     runs = sorted((base / "runs").glob("*.run.gz"))[:4]
     qrels = base / "qrels.dl19-passage.txt"
     folder = tmp_path_factory.mktemp("dl19small")

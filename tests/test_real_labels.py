@@ -79,10 +79,10 @@ def test_cwl_measures_use_the_real_gain(labels, t, k):
         assert ours[name].values[0, 0] == pytest.approx(plain_cwl(gains, kind, t, k), abs=1e-12), name
 
 
-def test_whole_number_labels_keep_their_values(shared_data):
+def test_whole_number_labels_keep_their_values(reference_data):
     """DL 2019's qrels plus one real-valued label on a topic of its own, which sends every
     grade through the real-label codes: every value on the 43 NIST topics is unchanged."""
-    d = shared_data / "trec-dl-2019-passage"
+    d = reference_data / "trec-dl-2019-passage"
     from irstats.io.trec import read_qrels
 
     qrels = read_qrels(d / "qrels.dl19-passage.txt")
@@ -113,14 +113,14 @@ def test_real_labels_from_a_file_and_a_real_level(tmp_path, capsys):
     assert code == 0 and out.splitlines()[1].split("\t")[-1] == "0.5"
 
 
-def test_trec_eval_reads_grades_as_trec_eval_does(shared_data, tmp_path):
+def test_trec_eval_reads_grades_as_trec_eval_does(reference_data, tmp_path):
     """trec_eval reads a grade with atol: 1.7 is 1 and 0.37 is 0. With qrels.test's grades so
     written, `irstats trec_eval` still prints trec_eval's out.test byte for byte."""
     from click.testing import CliRunner
 
     from irstats.cli.main import cli
 
-    te = shared_data / "conformance" / "trec_eval-test"
+    te = reference_data / "conformance" / "trec_eval-test"
     lines = []
     for line in (te / "qrels.test").read_text().splitlines():
         topic, it, docno, rel = line.split()
@@ -155,14 +155,14 @@ def test_tie_aware_values_with_real_labels(data, level):
             assert got == pytest.approx(expected, rel=1e-9, abs=1e-12), (name, topic)
 
 
-def test_report_on_real_valued_labels(shared_data, tmp_path):
+def test_report_on_real_valued_labels(reference_data, tmp_path):
     """The report on DL 2019 with each grade g written as the label g/3 and ℓ = 0.5 (grades
     2 and 3): its system means equal `evaluate` at `-l 2` on the integer qrels for the binary
     measures (the same relevant documents), and the collection table summarises the labels."""
     from irstats.io.trec import read_qrels
     from irstats.report import build_report
 
-    d = shared_data / "trec-dl-2019-passage"
+    d = reference_data / "trec-dl-2019-passage"
     qrels = read_qrels(d / "qrels.dl19-passage.txt")
     labels = tmp_path / "labels.qrels"
     labels.write_text("".join(f"{t} 0 {doc} {g / 3:.6f}\n" for t, doc, g in qrels.iter_rows()))
@@ -184,12 +184,12 @@ def test_report_on_real_valued_labels(shared_data, tmp_path):
 
 
 @pytest.mark.parametrize("simulate", [None, 5])
-def test_volatility_on_real_valued_labels(shared_data, tmp_path, capsys, simulate):
+def test_volatility_on_real_valued_labels(reference_data, tmp_path, capsys, simulate):
     """The depth sweep reads real labels as the engine does: with the qrels as given, the
     trajectory at depth k is `evaluate(depth=k)`; a simulated pool runs too."""
     from irstats.io.trec import read_qrels
 
-    d = shared_data / "trec-dl-2019-passage"
+    d = reference_data / "trec-dl-2019-passage"
     qrels = read_qrels(d / "qrels.dl19-passage.txt")
     labels = tmp_path / "labels.qrels"
     labels.write_text("".join(f"{t} 0 {doc} {g / 3:.6f}\n" for t, doc, g in qrels.iter_rows()))

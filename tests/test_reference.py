@@ -2,7 +2,7 @@
 
 The expected numbers come from METHODS.md §1.10 (worked example), §1.4, §2.9
 (trec_eval's bpref_bug note), §2.11 (edge cases) and from rbp_eval's own test
-vectors in shared/data/conformance/rbp_eval (1.spec and 4.spec).
+vectors in tests/data/conformance/rbp_eval (1.spec and 4.spec).
 """
 
 import sys
@@ -17,9 +17,7 @@ TOL6 = 5e-7   # values printed with 6 decimals
 TOL4 = 5e-5   # values printed with 4 decimals
 RBP_EVAL_MARGIN = 1e-4   # rbp_eval tester.c MARGIN_OF_ERROR; its 4-decimal values are rounded (0.15625 -> 0.1562)
 
-RBP_DIR = Path(__file__).resolve().parents[2] / "shared" / "data" / "conformance" / "rbp_eval"
-if not RBP_DIR.is_dir():
-    RBP_DIR = Path("/work/shared/data/conformance/rbp_eval")
+RBP_DIR = Path(__file__).resolve().parent / "data" / "conformance" / "rbp_eval"
 
 # ---------------------------------------------------------------------------
 # §1.10 worked example

@@ -45,9 +45,9 @@ def demo_report(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def dl19_report(shared_data, tmp_path_factory):
-    """The quick report of the 37 DL 2019 runs, as ``irstats report --quick`` makes it (no figures)."""
-    base = shared_data / "trec-dl-2019-passage"
+def dl19_report(reference_data, tmp_path_factory):
+    """The quick report of the DL 2019 runs, as ``irstats report --quick`` makes it (no figures)."""
+    base = reference_data / "trec-dl-2019-passage"
     qrels, runs = base / "qrels.dl19-passage.txt", sorted((base / "runs").glob("*.run.gz"))
     report = build_report(qrels, runs, tmp_path_factory.mktemp("dl19") / "report", quick=True, progress=False,
                           rel_level=2)
@@ -850,12 +850,12 @@ def test_counts_are_whole_numbers(dl19_report):
         fewest, most = retrieved[row["system"]]
         assert (row["retrieved per topic (min)"], row["retrieved per topic (max)"]) == (fewest, most)
         assert shown[row["system"]] == (str(fewest), str(most))
-    assert page.column("factors", "n")[0] == str(len(runs))  # systems per topic, not 37.0000
+    assert page.column("factors", "n")[0] == str(len(runs))  # systems per topic, not 14.0000
     summary = dict(zip(page.column("collection_summary", "quantity"), page.column("collection_summary", "value")))
     assert summary["judged documents"] == str(sum(len(d) for d in _qrels_by_hand(qrels).values()))
     markdown = report.markdown.read_text()
-    assert "1000.0000" not in markdown and "37.0000" not in markdown
-    assert "37.0000" not in (report.out_dir / "tables" / "factors.tex").read_text()
+    assert "1000.0000" not in markdown and f"{len(runs)}.0000" not in markdown
+    assert f"{len(runs)}.0000" not in (report.out_dir / "tables" / "factors.tex").read_text()
 
 
 def test_split_half_epsilon_is_what_each_method_used(dl19_report, dl19_scores):
@@ -968,7 +968,8 @@ def test_a_quick_report_says_what_it_trades_and_draws_no_figure(dl19_report):
     assert first.startswith("Quick report (`--quick`): ")
     assert all(trade in first for trade in QUICK_TRADES) and "bootstrap" not in first  # no second qrels here
     assert first.endswith("Every other number is the full report's (run without `--quick` for it).")
-    assert read_table(report, "split_half")["n"].unique().to_list() == [200]
+    # 200 halvings; n counts those with a defined τ, fewer where a half ties every system (RR's median)
+    assert read_table(report, "split_half")["n"].max() == 200
     settings = dict(read_table(report, "provenance").iter_rows())
     assert (settings["quick"], settings["split-half halvings"], settings["predictive-power halvings"],
             settings["figures"]) == ("True", "200", "200", "none")

@@ -82,8 +82,8 @@ def _jittered(run, rng: random.Random) -> dict:
 
 
 @pytest.fixture(scope="module")
-def data(shared_data, tmp_path_factory):
-    root = shared_data / "trec-dl-2019-passage"
+def data(reference_data, tmp_path_factory):
+    root = reference_data / "trec-dl-2019-passage"
     folder = tmp_path_factory.mktemp("repro")
     base, adv = (_read_run(root / "runs" / f"{name}.run.gz") for name in (BASELINE, ADVANCED))
     qrels_lines = (root / "qrels.dl19-passage.txt").read_text().splitlines()

@@ -141,7 +141,7 @@ def test_results_and_score_matrices_render_as_valid_html_in_notebooks(demo, scor
     assert scores["AP"].systems[0] in scores["AP"]._repr_html_()
 
 
-def test_evaluate_returns_an_evaluation_that_shows_itself(shared_data):
+def test_evaluate_returns_an_evaluation_that_shows_itself(reference_data):
     """irstats.evaluate returns one result: still a dict of ScoreMatrix, with labelled means
     (equal to pytrec_eval's on trec_eval's own test files), a notebook table with the best
     value in bold and no dtype row, and compare() equal to stats.compare."""
@@ -150,7 +150,7 @@ def test_evaluate_returns_an_evaluation_that_shows_itself(shared_data):
     import irstats
     from irstats import stats
 
-    te = shared_data / "conformance" / "trec_eval-test"
+    te = reference_data / "conformance" / "trec_eval-test"
     scores = irstats.evaluate(te / "qrels.test", te / "results.test", ["AP", "P@5"])
     assert isinstance(scores, irstats.Evaluation) and isinstance(scores["AP"], irstats.ScoreMatrix)
     means = scores.means()
@@ -171,12 +171,12 @@ def test_evaluate_returns_an_evaluation_that_shows_itself(shared_data):
     assert scores.per_topic().columns == ["system", "topic", "measure", "value"]
 
 
-def test_experiment_is_evaluate_and_compare_in_one_call(shared_data):
+def test_experiment_is_evaluate_and_compare_in_one_call(reference_data):
     """irstats.experiment: the labelled comparison frame of pt.Experiment in one call; its
     p-values are scipy's paired t on the per-topic scores; to_latex(columns=) drops columns."""
     from scipy import stats as sps
 
-    base = shared_data / "trec-dl-2019-passage"
+    base = reference_data / "trec-dl-2019-passage"
     runs = sorted((base / "runs").glob("*.run.gz"))[:4]
     result = irstats.experiment(base / "qrels.dl19-passage.txt", runs, ["AP", "nDCG@10"], correction="none")
     scores = irstats.evaluate(base / "qrels.dl19-passage.txt", runs, ["AP", "nDCG@10"])

@@ -17,8 +17,8 @@ from tests.conftest import require_path
 
 
 @pytest.fixture(scope="module")
-def trec_test_scores(shared_data):
-    base = shared_data / "conformance" / "trec_eval-test"
+def trec_test_scores(reference_data):
+    base = reference_data / "conformance" / "trec_eval-test"
     return irstats.evaluate(base / "qrels.test", base / "results.test", ["AP", "P@10", "nDCG@10", "NumRet"])
 
 
@@ -90,25 +90,25 @@ def test_trec_eval_output_reads_back(trec_test_scores, tmp_path):
         assert back[name].systems == ("STANDARD",)
 
 
-def test_expected_trec_eval_output_file(shared_data):
+def test_expected_trec_eval_output_file(reference_data):
     """trec_eval's own out.test.aq, read as a score file, holds the per-topic values it prints."""
-    back = read_trec_eval(shared_data / "conformance" / "trec_eval-test" / "out.test.aq")
+    back = read_trec_eval(reference_data / "conformance" / "trec_eval-test" / "out.test.aq")
     assert back["AP"].topics == ("301", "302", "303")
     np.testing.assert_allclose(back["AP"].values, [[0.0324, 0.4175, 0.0858]])
     np.testing.assert_allclose(back["IPrec@0.1"].values, [[0.2098, 0.8421, 0.1136]])  # iprec_at_recall_0.10
     assert "infAP" in back  # names irstats does not know are kept
 
 
-def test_confint_score_matrices(shared_data):
+def test_confint_score_matrices(reference_data):
     """Robust 2004: 83 runs × 100 topics; Robust 2005 means equal trec_eval's own `all` rows."""
-    robust04 = read_trec_eval(require_path(shared_data / "confint-score-matrices" / "robust04"))
+    robust04 = read_trec_eval(require_path(reference_data / "confint-score-matrices" / "robust04"))
     ap = robust04["AP"]
     assert ap.shape == (83, 100)
     assert ap.topics[0] == "351" and ap.topics[-1] == "450"
     assert {"P@10", "Rprec", "nDCG@10", "R@1000", "NumRel"} <= set(robust04)
     assert robust04["NumRel"].values.sum() / 83 == pytest.approx(9402)  # README: Σ num_rel
 
-    folder = shared_data / "confint-score-matrices" / "robust05"
+    folder = reference_data / "confint-score-matrices" / "robust05"
     robust05 = read_trec_eval(folder)
     checked = 0
     for path in sorted(folder.glob("*.eval.gz")):

@@ -23,8 +23,8 @@ DL_MEASURES = ["AP", "SP", "nDCG@10", "DCG@10"]
 
 
 @pytest.fixture(scope="module")
-def dl19(shared_data):
-    root = shared_data / "trec-dl-2019-passage"
+def dl19(reference_data):
+    root = reference_data / "trec-dl-2019-passage"
     return irstats.evaluate(root / "qrels.dl19-passage.txt", str(root / "runs" / "*.run.gz"), DL_MEASURES)
 
 
@@ -137,9 +137,9 @@ def test_ddof_changes_scale_only(dl19):
     np.testing.assert_allclose(z0.std(axis=0, ddof=0), 1.0, atol=1e-12)
 
 
-def test_trec_eval_minus_z_test(shared_data):
+def test_trec_eval_minus_z_test(reference_data):
     """trec_eval -q -m all_trec -Z zscores_file qrels.test results.test > out.test.aqZ"""
-    te = shared_data / "conformance" / "trec_eval-test"
+    te = reference_data / "conformance" / "trec_eval-test"
     factors = read_trec_eval_factors(te / "zscores_file")
     expected: dict[tuple[str, str], float] = {}
     for line in (te / "out.test.aqZ").read_text().splitlines():

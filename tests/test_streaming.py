@@ -18,7 +18,7 @@ from irstats.evaluation import Evaluation, PerTopicScores
 from irstats.render import Cell, Table, number_cell
 from irstats.render_stream import StreamedTable
 from irstats.scores import ScoreMatrix, score_chunks, scores_to_frame, write_frame
-from tests.conftest import run_cli
+from tests.conftest import DL19_RUNS, run_cli
 
 DL19 = "trec-dl-2019-passage"
 
@@ -122,7 +122,7 @@ def test_score_chunks_write_the_whole_frame(fmt, rows, per_topic):
 
 @pytest.mark.filterwarnings("ignore:run 'ICT-CKNRM_B' answers")
 @pytest.mark.parametrize("fmt", ["table", "markdown", "latex", "tsv", "csv", "json", "jsonl", "trec_eval"])
-def test_eval_prints_what_the_whole_printers_print(shared_data, capsys, monkeypatch, tmp_path, fmt):
+def test_eval_prints_what_the_whole_printers_print(reference_data, capsys, monkeypatch, tmp_path, fmt):
     """``irstats eval -q`` on DL 2019 runs (one of them missing a third of the topics), printed in
     pieces, is the text of the result's printer (or the frame's, or trec_eval's layout) whole."""
     import gzip
@@ -133,7 +133,7 @@ def test_eval_prints_what_the_whole_printers_print(shared_data, capsys, monkeypa
 
     monkeypatch.setattr(PerTopicScores, "ROWS_PER_BLOCK", 7)
     monkeypatch.setattr(eval_cmd, "TOPIC_BLOCK", 5)
-    folder = shared_data / DL19
+    folder = reference_data / DL19
     partial = tmp_path / "partial.run"
     lines = gzip.decompress((folder / "runs" / "ICT-CKNRM_B.run.gz").read_bytes()).decode().splitlines(True)
     partial.write_text("".join(line for line in lines if int(line.split()[0]) % 3))
@@ -219,15 +219,15 @@ def _assert_same(a: dict, b: dict) -> None:
 
 
 @needs_block_reader
-def test_every_dl19_run_streamed_scores_all_trec_as_read_whole(shared_data, monkeypatch, small_blocks):
-    """The 37 DL 2019 runs, each read in blocks of ~20 kB and scored ~4 topics at a time, give
+def test_every_dl19_run_streamed_scores_all_trec_as_read_whole(reference_data, monkeypatch, small_blocks):
+    """The DL 2019 runs, each read in blocks of ~20 kB and scored ~4 topics at a time, give
     every all_trec score of the run read whole, to the last bit."""
     from irstats.measures.registry import expand_measures
 
-    folder = shared_data / DL19
+    folder = reference_data / DL19
     names = expand_measures(["all_trec"])
     runs = sorted((folder / "runs").glob("*.run.gz"))
-    assert len(runs) == 37
+    assert len(runs) == len(DL19_RUNS)
     for run in runs:
         whole, whole_warnings = _whole(monkeypatch, folder / "qrels.dl19-passage.txt", [run], names)
         streamed, streamed_warnings = _streamed(folder / "qrels.dl19-passage.txt", [run], names)
@@ -252,7 +252,7 @@ def _shuffled(source, target, seed: int, outside: int = 0) -> None:
 @needs_block_reader
 @pytest.mark.parametrize("options", [{}, {"complete": True}, {"judged_only": True, "depth": 50},
                                      {"rel_level": 2, "depth": None}])
-def test_shuffled_runs_are_sorted_by_blocks_and_score_as_read_whole(shared_data, monkeypatch, tmp_path,
+def test_shuffled_runs_are_sorted_by_blocks_and_score_as_read_whole(reference_data, monkeypatch, tmp_path,
                                                                     small_blocks, options):
     """DL 2019 runs with their lines shuffled (and topics the qrels lack): the topics come back
     after others, so the run is sorted by blocks on disk; every all_trec score and warning is
@@ -260,7 +260,7 @@ def test_shuffled_runs_are_sorted_by_blocks_and_score_as_read_whole(shared_data,
     from irstats.measures.registry import expand_measures
     from tests.reference import reference_evaluate
 
-    folder = shared_data / DL19
+    folder = reference_data / DL19
     qrels = folder / "qrels.dl19-passage.txt"
     names = expand_measures(["all_trec"])
     for k, name in enumerate(["TUA1-1", "ICT-BERT2", "runid2"]):
@@ -344,14 +344,14 @@ def test_what_the_block_reader_does_not_take_is_read_whole(monkeypatch, tmp_path
 
 @needs_block_reader
 @pytest.mark.parametrize("flags", [[], ["-c"], ["-J", "-M", "100"]])
-def test_the_trec_eval_drop_in_prints_the_same_bytes_streamed(shared_data, monkeypatch, capfdbinary, small_blocks,
+def test_the_trec_eval_drop_in_prints_the_same_bytes_streamed(reference_data, monkeypatch, capfdbinary, small_blocks,
                                                               flags):
     """``irstats trec_eval -q -m all_trec`` scores through the same engine: DL 2019 runs read a
     block of topics at a time print trec_eval's layout byte for byte as when read whole."""
     from irstats import ingest
     from irstats.cli.main import main
 
-    folder = shared_data / DL19
+    folder = reference_data / DL19
 
     def output(run) -> bytes:
         try:

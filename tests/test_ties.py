@@ -4,7 +4,7 @@ Expected values (``ties="expected"``) are checked against a brute force (tests/r
 every ordering of every tie group, ``itertools.permutations``, averaged) scored by the plain
 reference (tests/reference.py) for the families it has, and by irstats' own per-ordering
 evaluation (no tie code involved: each ordering is a separate run with distinct scores) for
-the others; and against rbp_eval's tie-averaged test vectors (shared/data/conformance/rbp_eval),
+the others; and against rbp_eval's tie-averaged test vectors (tests/data/conformance/rbp_eval),
 including the inputs the plain conformance test must leave out (6.spec, default-manyties.out).
 """
 
@@ -288,8 +288,8 @@ ALL_RBP_INPUTS = [f"{i}.spec" for i in range(1, 12)] + ["default-noties.out", "d
 
 
 @pytest.fixture(scope="module")
-def rbp_dir(shared_data):
-    folder = shared_data / "conformance" / "rbp_eval"
+def rbp_dir(reference_data):
+    folder = reference_data / "conformance" / "rbp_eval"
     assert folder.is_dir(), f"rbp_eval test vectors missing: {folder.resolve()}"
     return folder
 

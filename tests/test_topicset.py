@@ -148,10 +148,10 @@ def test_residual_variance_equals_statsmodels_anova(dl19_ap):
 
 
 @pytest.fixture(scope="module")
-def dl19_ap(shared_data):
+def dl19_ap(reference_data):
     import irstats
 
-    d = shared_data / "trec-dl-2019-passage"
+    d = reference_data / "trec-dl-2019-passage"
     return irstats.evaluate(d / "qrels.dl19-passage.txt", d / "runs", ["AP"])["AP"]
 
 

@@ -1,7 +1,7 @@
 """``irstats trec_eval`` prints trec_eval 10's output byte for byte.
 
 Expected outputs are trec_eval's own: the test suite's files (quicktest-commands.txt) and
-trec_eval 10's `-q -m all_trec -l 1|2` output for the 37 DL 2019 runs. A subset of measures
+trec_eval 10's `-q -m all_trec -l 1|2` output for the DL 2019 runs of tests/data. A subset of measures
 prints exactly that subset of the lines (trec_eval prints each requested measure's lines in
 its table order), which checks parameters against the meas_params file.
 """
@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from irstats.cli.main import cli
-from tests.conftest import run_cli
+from tests.conftest import DL19_RUNS, run_cli
 
 def _run(args) -> tuple[int, str]:
     result = CliRunner().invoke(cli, ["trec_eval", *map(str, args)])
@@ -22,14 +22,14 @@ def _run(args) -> tuple[int, str]:
 
 
 @pytest.fixture(scope="module")
-def te(shared_data):
-    return shared_data / "conformance" / "trec_eval-test"
+def te(reference_data):
+    return reference_data / "conformance" / "trec_eval-test"
 
 
 @pytest.mark.parametrize("options, qrels, run, expected", [
     ([], "qrels.test", "results.test", "out.test"),
     ([], "qrels.test.with-comments", "results.test", "out.test"),
-    ([], "qrels.comment.test", "results.comment.test", "out.comment.test"),
+    ([], "qrels.comment.test", "results.comment.test.gz", "out.comment.test"),
     (["-m", "all_trec"], "qrels.test", "results.test", "out.test.a"),
     (["-m", "all_trec", "-q"], "qrels.test", "results.test", "out.test.aq"),
     (["-m", "all_trec", "-q", "-c"], "qrels.test", "results.trunc", "out.test.aqc"),
@@ -52,11 +52,11 @@ def test_quicktest_commands_byte_for_byte(te, options, qrels, run, expected):
 
 
 @pytest.mark.parametrize("level", [1, 2])
-def test_dl19_all_trec_byte_for_byte(shared_data, tmp_path, level):
-    """`irstats trec_eval -q -m all_trec -l L` = trec_eval 10's output for all 37 DL 2019 runs."""
-    d = shared_data / "trec-dl-2019-passage"
+def test_dl19_all_trec_byte_for_byte(reference_data, tmp_path, level):
+    """`irstats trec_eval -q -m all_trec -l L` = trec_eval 10's output for every DL 2019 run of tests/data."""
+    d = reference_data / "trec-dl-2019-passage"
     runs = sorted((d / "runs").glob("*.gz"))
-    assert len(runs) == 37
+    assert len(runs) == len(DL19_RUNS)
     for path in runs:
         tag = path.name.split(".")[0]
         with gzip.open(path, "rb") as f:

@@ -42,7 +42,7 @@ from irstats.plots.volatility import (
 )
 from irstats.stats import pairwise
 from irstats.scores import ScoreMatrix
-from tests.conftest import run_cli
+from tests.conftest import DL19_RUNS, run_cli
 
 TOL = 1e-12
 
@@ -267,13 +267,13 @@ def test_cli_contract(demo_sweep, capsys, tmp_path):
     assert code == 0 and "Examples:" in out and "system  measure  form  depth  value" in out
 
 
-def test_defaults_use_the_qrels_as_given(shared_data, capsys, tmp_path):
+def test_defaults_use_the_qrels_as_given(reference_data, capsys, tmp_path):
     """Issue 16: by default nothing is simulated, so depth k is exactly ``irstats eval -M k``
     (the swept nDCG at k is the engine's nDCG@k, trec_eval's ndcg_cut_k); d is the runs'
     judged depth (DL 2019 was pooled to depth 10, TREC DL 2019 overview)."""
     import irstats
 
-    folder = shared_data / "trec-dl-2019-passage"
+    folder = reference_data / "trec-dl-2019-passage"
     qrels, runs = folder / "qrels.dl19-passage.txt", folder / "runs"
     traj = tmp_path / "traj.tsv"
     code, out, err = run_cli(["volatility", qrels, runs, "-m", "AP", "-m", "nDCG", "-m", "RBP", "--condensed", "no",
@@ -287,6 +287,6 @@ def test_defaults_use_the_qrels_as_given(shared_data, capsys, tmp_path):
         for measure, name in names.items():
             engine = dict(zip(scores[name].systems, scores[name].means()))
             rows = frame.filter((pl.col("depth") == k) & (pl.col("measure") == measure))
-            assert rows.height == 37
+            assert rows.height == len(DL19_RUNS)
             for system, value in rows.select("system", "value").iter_rows():
                 assert value == pytest.approx(engine[system], abs=1e-12), (system, measure, k)

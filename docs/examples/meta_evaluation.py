@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Worked example: the meta-evaluation experiments of METHODS.md §5.1–5.4 on real runs.
 
-Every experiment runs on two data sets from ``../shared/data``:
+Every experiment runs on two data sets from ``--data``, a folder laid out as tests/data but holding
+all 37 DL 2019 runs (tests/data keeps 14 of them; tests/data/README.md says where they come from):
 
 - **DL19**: the 37 official TREC 2019 Deep Learning passage runs on the 43 judged topics,
   evaluated with ``irstats.evaluate(..., rel_level=2)`` (the track's official binary level);
@@ -57,7 +58,6 @@ from irstats.plots import standardization as ps
 from irstats.standardize import apply_factors, fit_factors
 
 REPO = Path(__file__).resolve().parents[2]
-DATA = REPO.parent / "shared" / "data"
 OUT = REPO / "docs" / "meta"
 PAGE = REPO / "docs" / "meta-evaluation.md"
 CLI_DIR = REPO / "build" / "meta-evaluation"
@@ -549,7 +549,8 @@ def main(argv=None) -> None:
     parser.add_argument("--quick", action="store_true",
                         help="smaller B everywhere; figures go to build/meta-evaluation/quick and the page is "
                              "left alone (unless --out/--page say otherwise)")
-    parser.add_argument("--data", type=Path, default=DATA, help="the shared data folder (default ../shared/data)")
+    parser.add_argument("--data", type=Path, required=True,
+                        help="a copy of tests/data with all 37 official DL 2019 runs, as the page was made (tests/data keeps 14; tests/data/trec-dl-2019-passage/README.md says where the runs come from)")
     parser.add_argument("--out", type=Path, default=None, help="figure folder (default docs/meta)")
     parser.add_argument("--page", type=Path, default=None, help="page whose tables to refresh "
                                                                 "(default docs/meta-evaluation.md; --quick: none)")

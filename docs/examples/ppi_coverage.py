@@ -22,7 +22,10 @@ and counts how often each covers the full-qrels value, and how wide it is. With
 including a worked example (gold qrels of 15 topics, auto qrels of all 43, written to
 ``--example-dir``, and ``irstats.ppi`` on six runs).
 
-    python docs/examples/ppi_coverage.py [--data ../shared/data] [--write-doc]
+    python docs/examples/ppi_coverage.py --data DIR [--write-doc]
+
+``DIR`` is laid out as tests/data but holds all 37 DL 2019 runs, as the page was made (tests/data
+keeps 14 of them; tests/data/trec-dl-2019-passage/README.md says where they come from).
 
 Default: 20 draws × 300 subsets (6,000 repetitions, 222,000 intervals per measure and
 method), about 30 s on two cores.
@@ -48,7 +51,6 @@ from irstats.random import generator
 from irstats.stats.ppi import ppi_mean_rows
 
 REPO = Path(__file__).resolve().parents[2]
-DEFAULT_DATA = REPO.parent / "shared" / "data"
 PAGE = REPO / "docs" / "agreement.md"
 MEASURES = ("nDCG@10", "AP(rel=2)")
 BASELINE = "bm25base_p"
@@ -217,7 +219,8 @@ def refresh(name: str, text: str) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="the shared data folder")
+    parser.add_argument("--data", type=Path, required=True,
+                        help="a copy of tests/data with all 37 official DL 2019 runs, as the page was made (tests/data keeps 14; tests/data/trec-dl-2019-passage/README.md says where the runs come from)")
     parser.add_argument("--draws", type=int, default=20, help="independent draws of the auto labels")
     parser.add_argument("--subsets", type=int, default=300, help="gold subsets per draw")
     parser.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples (auto-only interval)")

@@ -20,7 +20,10 @@ relevance level 1, as repro_eval) and writes
 
 and refreshes the tables in ``docs/repro.md`` between its ``repro`` markers.
 
-    python docs/examples/repro_dl19.py [--data ../shared/data]
+    python docs/examples/repro_dl19.py --data DIR
+
+``DIR`` is laid out as tests/data and holds the four runs (tests/data keeps bm25base_p and
+bm25tuned_rm3_p of them; tests/data/trec-dl-2019-passage/README.md says where all 37 come from).
 
 The same through the command line:
 
@@ -45,7 +48,6 @@ from irstats.plots import save
 from irstats.render import markdown_table
 
 REPO = Path(__file__).resolve().parents[2]
-DEFAULT_DATA = REPO.parent / "shared" / "data"
 OUT = REPO / "docs" / "repro"
 PAGE = REPO / "docs" / "repro.md"
 ORIGINAL = ("bm25base_p", "bm25base_rm3_p")
@@ -114,7 +116,8 @@ def versus_repro_eval(result, runs: dict[str, Path], qrels: Path) -> str:
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="../shared/data")
+    parser.add_argument("--data", type=Path, required=True,
+                        help="a copy of tests/data with all 37 official DL 2019 runs, as the page was made (tests/data keeps 14; tests/data/trec-dl-2019-passage/README.md says where the runs come from)")
     args = parser.parse_args(argv)
     root = args.data / "trec-dl-2019-passage"
     qrels = root / "qrels.dl19-passage.txt"

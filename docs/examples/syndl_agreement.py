@@ -16,14 +16,14 @@ own topics, and writes
 
 and refreshes the tables in ``docs/agreement.md`` between its ``syndl`` markers.
 
-It needs the runs' lines for all 200 DL 2019 test queries, which ``../shared/data`` does not
-hold (its runs keep the 43 NIST-judged topics). They are NIST's original submissions, e.g. as
+It needs the runs' lines for all 200 DL 2019 test queries, which tests/data does not
+hold (its runs keep the 43 NIST-judged topics, and 14 of the 37 runs). They are NIST's original submissions, e.g. as
 mirrored in Parry-Parry/sigir25-annotation (commit 935c789f,
 ``runs/trec-dl-2019/dl-19-official-input.<tag>.gz``); give their folder with ``--full-runs``.
-As a check, the script evaluates the full runs' 43 NIST topics against the shared runs, and
+As a check, the script evaluates the full runs' 43 NIST topics against the runs of tests/data, and
 every mean against pytrec_eval (if installed).
 
-    python docs/examples/syndl_agreement.py --full-runs DIR [--data ../shared/data]
+    python docs/examples/syndl_agreement.py --full-runs DIR [--data tests/data]
 
 The same through the command line:
 
@@ -48,7 +48,7 @@ from irstats.errors import IrstatsWarning
 from irstats.plots import save
 
 REPO = Path(__file__).resolve().parents[2]
-DEFAULT_DATA = REPO.parent / "shared" / "data"
+DEFAULT_DATA = REPO / "tests" / "data"
 OUT = REPO / "docs" / "syndl"
 PAGE = REPO / "docs" / "agreement.md"
 MEASURES = ("nDCG@10", "AP(rel=2)")
@@ -59,7 +59,7 @@ SEED = 0
 
 
 def run_tag(path: Path) -> str:
-    """``dl-19-official-input.<tag>.gz`` (NIST's name) or ``<tag>.run.gz`` (../shared's)."""
+    """``dl-19-official-input.<tag>.gz`` (NIST's name) or ``<tag>.run.gz`` (tests/data's)."""
     name = re.sub(r"\.gz$", "", path.name)
     return re.sub(r"^dl-19-official-input\.|\.run$", "", name)
 
@@ -68,7 +68,8 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--full-runs", type=Path, required=True,
                         help="folder of the 37 official runs over all 200 DL 2019 test queries")
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="../shared/data")
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA,
+                        help="the qrels, the LLM labels and the runs restricted to NIST's topics (default tests/data)")
     args = parser.parse_args(argv)
     # Every run answers all 200 queries and each qrels judges only its own: expected, not news.
     warnings.filterwarnings("ignore", "37 runs", IrstatsWarning)
@@ -80,7 +81,7 @@ def main(argv=None) -> None:
 
     a = irstats.evaluate(human, runs, list(MEASURES))
     b = irstats.evaluate(llm, runs, list(MEASURES))
-    check_against_shared_runs(a, args.data / "trec-dl-2019-passage" / "runs", human)
+    check_against_kept_runs(a, args.data / "trec-dl-2019-passage" / "runs", human)
     check_against_pytrec_eval(human, runs)
     check_against_pytrec_eval(llm, runs)
 
@@ -118,13 +119,14 @@ def movers(gains: pl.DataFrame) -> pl.DataFrame:
     return pl.DataFrame(rows)
 
 
-def check_against_shared_runs(scores, shared_runs: Path, qrels: Path) -> None:
-    """The full runs' NIST topics are the shared runs' lines: the scores must be equal."""
-    shared = irstats.evaluate(qrels, sorted(shared_runs.glob("*.run.gz")), list(MEASURES))
+def check_against_kept_runs(scores, kept_runs: Path, qrels: Path) -> None:
+    """The full runs' NIST topics are the lines of the runs kept in ``kept_runs`` (restricted to
+    those topics; tests/data keeps 14 of the 37): the scores must be equal."""
+    kept = irstats.evaluate(qrels, sorted(kept_runs.glob("*.run.gz")), list(MEASURES))
     for measure in MEASURES:
-        mine, theirs = scores[measure], shared[measure]
-        order = [theirs.systems.index(s) for s in mine.systems]
-        assert np.array_equal(mine.values, theirs.values[order]), measure
+        mine, theirs = scores[measure], kept[measure]
+        rows = [mine.systems.index(s) for s in theirs.systems]
+        assert np.array_equal(mine.values[rows], theirs.values), measure
 
 
 def check_against_pytrec_eval(qrels: Path, runs: list[Path]) -> None:

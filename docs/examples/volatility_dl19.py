@@ -16,7 +16,10 @@ paper's metrics in both forms, computes the volatility statistics and writes
 
 and refreshes the table in ``docs/volatility.md`` between its ``statistics`` markers.
 
-    python docs/examples/volatility_dl19.py [--data ../shared/data/trec-dl-2019-passage]
+    python docs/examples/volatility_dl19.py --data DIR
+
+``DIR`` is laid out as tests/data/trec-dl-2019-passage but holds all 37 runs, as the page was made
+(tests/data keeps 14 of them; that folder's README says where they come from).
 
 The same through the command line:
 
@@ -37,7 +40,6 @@ from irstats.plots import save
 from irstats.plots.volatility import ap_variants, plot_data, trajectory_grid, volatility_summary
 
 REPO = Path(__file__).resolve().parents[2]
-DEFAULT_DATA = REPO.parent / "shared" / "data" / "trec-dl-2019-passage"
 OUT = REPO / "docs" / "volatility"
 PAGE = REPO / "docs" / "volatility.md"
 POOL_DEPTH = 10
@@ -53,7 +55,9 @@ def slug(measure: str) -> str:
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="the trec-dl-2019-passage folder")
+    parser.add_argument("--data", type=Path, required=True,
+                        help="a trec-dl-2019-passage folder with all 37 official runs, as the page was made "
+                             "(tests/data keeps 14; its README says where the runs come from)")
     args = parser.parse_args(argv)
     qrels = args.data / "qrels.dl19-passage.txt"
     runs = sorted((args.data / "runs").glob("*.run.gz"))
