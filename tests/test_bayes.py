@@ -108,16 +108,16 @@ def best_and_median(matrix: ScoreMatrix) -> tuple[str, str]:
 
 
 @pytest.fixture(scope="module")
-def tracks(shared_data):
-    base = shared_data / "confint-score-matrices"
+def tracks(reference_data):
+    base = reference_data / "confint-score-matrices"
     return {name: read_trec_eval(base / name)["AP"] for name in ("robust04", "robust05", "web2012")}
 
 
 @pytest.fixture(scope="module")
-def dl19(shared_data):
+def dl19(reference_data):
     import irstats
 
-    base = shared_data / "trec-dl-2019-passage"
+    base = reference_data / "trec-dl-2019-passage"
     return irstats.evaluate(base / "qrels.dl19-passage.txt", sorted((base / "runs").glob("*.run.gz")), ["nDCG@10"])[
         "nDCG@10"]
 
@@ -266,10 +266,10 @@ def test_figures(score_file, tmp_path, capsys):
         assert np.trapezoid(y, x) == pytest.approx(1.0, abs=0.03)  # a density: it integrates to 1
 
 
-def test_report_section(shared_data, tmp_path, capsys):
+def test_report_section(reference_data, tmp_path, capsys):
     import irstats
 
-    base = shared_data / "trec-dl-2019-passage"
+    base = reference_data / "trec-dl-2019-passage"
     runs = sorted((base / "runs").glob("*.run.gz"))[:4]
     qrels = base / "qrels.dl19-passage.txt"
     code, _, err = run_cli(["report", "--qrels", qrels, *(x for r in runs for x in ("--runs", r)), "-m", "nDCG@10",

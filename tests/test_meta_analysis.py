@@ -70,6 +70,10 @@ def assert_equal_to_statsmodels(effects, variances, confidence=0.95):
     for method, expected in rows.items():
         got = (ours.effect[method], ours.ci_low[method], ours.ci_high[method], ours.tau2[method])
         assert np.allclose(got, expected, rtol=TOL, atol=TOL), (method, got, expected)
+    # I² = max(0, (Q − (k − 1)) / Q), truncated at 0 as Higgins & Thompson define it: statsmodels' own
+    # i2 is (Q − df)/Q untruncated, which is nonsense when Q rounds to ±1e-18 (equal effects)
+    k = len(effects)
+    i2 = max(0.0, (q - (k - 1)) / q) if q > 0 else 0.0
     assert np.allclose((ours.q, ours.q_p, ours.i2), (q, q_p, i2), rtol=TOL, atol=TOL)
     if ours.tau2["pm"] > 0:  # and Paule–Mandel's τ² solves its equation, Σ w_i (y_i − μ̂)² = k − 1
         w = 1 / (np.asarray(variances) + ours.tau2["pm"])
@@ -118,8 +122,8 @@ def best_and_median(matrix: ScoreMatrix) -> tuple[str, str]:
 
 
 @pytest.fixture(scope="module")
-def tracks(shared_data):
-    base = shared_data / "confint-score-matrices"
+def tracks(reference_data):
+    base = reference_data / "confint-score-matrices"
     return {name: read_trec_eval(base / name) for name in TRACKS}
 
 
@@ -252,11 +256,11 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, case, expected):
     assert expected in err and len(err.strip().splitlines()) == 1, err
 
 
-def test_collections_from_qrels_and_runs(shared_data, tmp_path, capsys):
+def test_collections_from_qrels_and_runs(reference_data, tmp_path, capsys):
     """NAME=QRELS:RUNS evaluates the runs: here DL 2019's topics split in two "collections"."""
     import irstats
 
-    base = shared_data / "trec-dl-2019-passage"
+    base = reference_data / "trec-dl-2019-passage"
     runs = sorted((base / "runs").glob("*.run.gz"))[:3]
     lines = (base / "qrels.dl19-passage.txt").read_text().splitlines()
     topics = sorted({line.split()[0] for line in lines})

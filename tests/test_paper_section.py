@@ -28,11 +28,11 @@ import pytest
 
 import irstats
 from irstats.report import build_report
-from tests.conftest import run_cli
+from tests.conftest import REFERENCE_DATA, run_cli
 
 MEASURES = ["nDCG@10", "AP", "RR", "R@1000"]
 #: All 37 runs' per-topic scores of MEASURES (trec_eval 10's -q output, -l 1; see tests/data/README.md).
-SCORES = Path(__file__).parent / "data" / "trec-dl-2019-passage" / "all-runs-4-measures.tsv"
+SCORES = REFERENCE_DATA / "trec-dl-2019-passage" / "all-runs-4-measures.tsv"
 BASELINE = "bm25base_p"
 
 #: A SIGIR-style two-column article (ACM's 7 in text block, 3.33 in columns).
@@ -72,9 +72,9 @@ def _tool(name: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def section(shared_data, tmp_path_factory):
+def section(reference_data, tmp_path_factory):
     """The section's files, each made by one irstats command (or one call for the figure)."""
-    base = shared_data / "trec-dl-2019-passage"
+    base = reference_data / "trec-dl-2019-passage"
     folder = tmp_path_factory.mktemp("paper")
     runs = sorted((base / "runs").glob("*.run.gz"))
     qrels = base / "qrels.dl19-passage.txt"

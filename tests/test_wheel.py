@@ -100,10 +100,10 @@ def test_installed_demo_runs(venv, tmp_path):
     assert header == ["system", "topic", "measure", "value"]
 
 
-def test_installed_trec_eval_prints_trec_eval_10s_output(venv, shared_data, tmp_path):
+def test_installed_trec_eval_prints_trec_eval_10s_output(venv, reference_data, tmp_path):
     """The drop-in, from the wheel, on trec_eval's own test files: its output is trec_eval 10's
     (out.test, out.test.aq), byte for byte."""
-    folder = shared_data / "conformance" / "trec_eval-test"
+    folder = reference_data / "conformance" / "trec_eval-test"
     for options, expected in (([], "out.test"), (["-m", "all_trec", "-q"], "out.test.aq")):
         result = _run([venv / "bin" / "irstats", "trec_eval", *options, folder / "qrels.test",
                        folder / "results.test"], cwd=tmp_path, timeout=60)
