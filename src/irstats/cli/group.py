@@ -6,6 +6,7 @@ that parses its own options — ``irstats trec_eval`` — starts without importi
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 
@@ -15,10 +16,41 @@ from irstats import __version__
 from irstats.cli.commands import BLAS_THREAD_VARIABLES, COMMANDS, ONE_BLAS_THREAD
 
 
+def _sparing_inputs(command: click.Command) -> click.Command:
+    """``command`` whose callback first refuses an output that is one of its inputs
+    (:func:`irstats.cli.output.spare_inputs`): the one guard every command passes, whatever
+    its class, before it computes anything."""
+    callback = command.callback
+    if callback is not None and not getattr(callback, "spares_inputs", False):
+        @functools.wraps(callback)
+        def guarded(*args, **kwargs):
+            from irstats.cli.output import spare_inputs
+
+            spare_inputs(click.get_current_context())
+            return callback(*args, **kwargs)
+
+        guarded.spares_inputs = True
+        command.callback = guarded
+    return command
+
+
+class SubcommandGroup(click.Group):
+    """A group inside irstats' (``irstats standardize fit|apply``): its commands are guarded too."""
+
+    def add_command(self, cmd, name=None):
+        super().add_command(_sparing_inputs(cmd), name)
+
+
 class IrstatsGroup(click.Group):
     """Commands are imported when used: ``COMMANDS`` maps each name to ``module:attribute``
     and its one-line help, so the group's help lists them all without importing any.
-    Listed in the order of a study; commands added with ``add_command`` come last."""
+    Listed in the order of a study; commands added with ``add_command`` come last. Every
+    command added refuses to write over its own inputs (:func:`_sparing_inputs`)."""
+
+    group_class = SubcommandGroup
+
+    def add_command(self, cmd, name=None):
+        super().add_command(_sparing_inputs(cmd), name)
 
     def list_commands(self, ctx):
         return [*COMMANDS, *(name for name in self.commands if name not in COMMANDS)]

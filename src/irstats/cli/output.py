@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import TYPE_CHECKING
 
@@ -79,6 +80,61 @@ class OutputFolder(click.ParamType):
 
         check_output_folder(value)
         return value
+
+
+def spare_inputs(ctx: click.Context) -> None:
+    """Refuse, before the command computes anything, an output that would replace or be read
+    as one of its inputs (:func:`irstats.io.output.check_outputs_spare_inputs`, by file identity).
+
+    Run for every command by :mod:`irstats.cli.group`. The outputs are the parameters typed
+    :class:`OutputFile` (a figure's data file ``.csv`` beside it included) or
+    :class:`OutputFolder`, and standard output when it is a regular file (``>> q.qrels``); the
+    inputs are every other parameter that names a path — a file, a folder of runs, a glob —
+    whatever its name (``QRELS``, ``--runs``, ``--gold``, ``--factors``, ``--replicate``…).
+    """
+    import stat
+
+    from irstats.io.output import check_outputs_spare_inputs
+
+    outputs, inputs = [], []
+    for param in ctx.command.params:
+        value = ctx.params.get(param.name)
+        if value is None or isinstance(value, bool):
+            continue
+        label = _label(param)
+        if isinstance(param.type, OutputFile):
+            outputs.append((label, value, "file"))
+            if param.type.figure:
+                from pathlib import Path
+
+                outputs.append((f"{label} (its data)", str(Path(value).with_suffix(".csv")), "file"))
+        elif isinstance(param.type, OutputFolder):
+            outputs.append((label, value, "folder"))
+        elif isinstance(param.type, (click.Path, click.types.StringParamType)):
+            inputs.extend((label, text) for text in _texts(value))
+    try:
+        if stat.S_ISREG(os.fstat(sys.stdout.fileno()).st_mode):
+            outputs.append(("standard output", "/dev/stdout", "file"))
+    except (OSError, ValueError, AttributeError):  # no descriptor: captured in-process, or closed
+        pass
+    if outputs and inputs:
+        check_outputs_spare_inputs(outputs, inputs)
+
+
+def _label(param: click.Parameter) -> str:
+    """A parameter as the user typed it: ``-o/--output``, ``QRELS``."""
+    if isinstance(param, click.Option):
+        return "/".join(param.opts)
+    return (param.metavar or param.name.upper()).strip("[].")
+
+
+def _texts(value) -> list[str]:
+    """The strings of a parameter's value (one, or tuples of them for nargs and multiple)."""
+    if isinstance(value, (str, os.PathLike)):
+        return [os.fspath(value)]
+    if isinstance(value, (tuple, list)):
+        return [text for item in value for text in _texts(item)]
+    return []
 
 
 def emit_data(frame: pl.DataFrame, fmt: str, output: str | None) -> None:
