@@ -203,6 +203,16 @@ def _report(line: str) -> None:
         _say(line)
 
 
+def _discard_standard_output() -> None:
+    """Standard output, once it failed, points to the null device: what is still buffered is
+    not written (or failed) again at the end."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
 def _run(argv: list[str] | None) -> int:
     """The command's exit code; every error becomes one line on stderr, never a traceback."""
     from irstats.errors import IrstatsError, ResourceError
@@ -213,15 +223,12 @@ def _run(argv: list[str] | None) -> int:
         _report(f"irstats: error: {exc}")
         return exc.exit_code
     except BrokenPipeError:  # the reader went away (| head): quietly done
-        try:
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-        except (OSError, ValueError):
-            pass
+        _discard_standard_output()
         return 0
     except OSError as exc:  # the machine, not the input: a file that cannot be read or written
         cause = exc.strerror or type(exc).__name__
-        if exc.filename == STANDARD_OUTPUT:
+        if exc.filename == STANDARD_OUTPUT:  # said once: what is still buffered goes nowhere
+            _discard_standard_output()
             error = ResourceError.from_os_error(exc)
         else:
             error = ResourceError(cause, path=os.fsdecode(exc.filename) if exc.filename is not None else None)

@@ -1,0 +1,257 @@
+"""The third fault sweep (issue 35): inputs are never replaced, no library's traceback reaches the
+user, messages speak the interface's language.
+
+Each example of the issue has a test here; the classes have property tests (random command ×
+input × spelling of the output path never replaces an input; random invalid options never print
+a traceback). Expected behaviour comes from the issue and from trec_eval's own sources.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import signal
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.conftest import examples, run_cli
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+
+
+@pytest.fixture(scope="module")
+def te(shared_data) -> Path:
+    return shared_data / "conformance" / "trec_eval-test"
+
+
+def _env() -> dict:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(SRC), *filter(None, [env.get("PYTHONPATH")])])
+    env.pop("IRSTATS_DEBUG", None)
+    return env
+
+
+def _default_signals() -> None:
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_DFL)
+
+
+# ----------------------------------------------------------------------------- inputs are sacred
+def _inputs(folder: Path, te: Path) -> dict[str, Path]:
+    """Every kind of input a command reads, made in ``folder``: qrels, runs (a file and a folder
+    of runs), a score file, a factor file, gold and automatic labels."""
+    folder.mkdir(parents=True, exist_ok=True)
+    qrels_text = (te / "qrels.test").read_text()
+    run_text = (te / "results.test").read_text()
+    topics = sorted({line.split()[0] for line in qrels_text.splitlines()})
+    files = {
+        "qrels": qrels_text,
+        "run": run_text,
+        "gold": "".join(line + "\n" for line in qrels_text.splitlines() if line.split()[0] in topics[:2]),
+        "auto": qrels_text,
+        "scores.tsv": "system\ttopic\tmeasure\tvalue\n" + "".join(
+            f"{s}\t{t}\tAP\t{0.1 * i + 0.01 * j:.3f}\n" for i, s in enumerate("ab") for j, t in enumerate(topics)),
+        "factors.tsv": "topic\tmeasure\tmean\tsd\n" + "".join(f"{t}\tAP\t0.3\t0.1\n" for t in topics),
+    }
+    paths = {}
+    for name, text in files.items():
+        paths[name.partition(".")[0]] = folder / name
+        (folder / name).write_text(text)
+    (folder / "runs").mkdir(exist_ok=True)
+    for name in ("a.run", "b.run"):
+        (folder / "runs" / name).write_text(run_text)
+    paths["runs"] = folder / "runs"
+    return paths
+
+
+#: command line templates: {name} is an input of _inputs, {out} the output path under test;
+#: the inputs each one may be asked to overwrite, and the option that writes.
+COMMANDS = {
+    "eval": (["eval", "{qrels}", "{run}", "-o", "{out}"], ("qrels", "run")),
+    "eval-folder": (["eval", "{qrels}", "{runs}", "-o", "{out}"], ("qrels", "runs/a.run")),
+    "compare": (["compare", "{scores}", "-o", "{out}"], ("scores.tsv",)),
+    "aggregate": (["aggregate", "--qrels", "{qrels}", "--runs", "{runs}", "-o", "{out}"], ("qrels", "runs/b.run")),
+    "difficulty": (["difficulty", "{scores}", "-o", "{out}"], ("scores.tsv",)),
+    "ppi": (["ppi", "--gold", "{gold}", "--auto", "{auto}", "--runs", "{run}", "-m", "P@10", "-o", "{out}"],
+            ("gold", "auto", "run")),
+    "repro": (["repro", "--qrels", "{qrels}", "--orig", "{run}", "--repro", "{runs}/a.run", "-o", "{out}"],
+              ("qrels", "run", "runs/a.run")),
+    "standardize-apply": (["standardize", "apply", "{scores}", "--factors", "{factors}", "-o", "{out}"],
+                          ("scores.tsv", "factors.tsv")),
+    "standardize-fit": (["standardize", "fit", "{scores}", "-o", "{out}"], ("scores.tsv",)),
+    "agreement": (["agreement", "{gold}", "{auto}", "-o", "{out}"], ("gold", "auto")),
+    "volatility-plot": (["volatility", "{qrels}", "{run}", "--plot", "{out}"], ("qrels", "run")),
+}
+
+
+def _spell(target: Path, spelling: str, folder: Path) -> str:
+    """``target`` under another name: as given, ``./``-prefixed (relative to the working folder),
+    absolute, through a symbolic link, or a hard link."""
+    if spelling == "same":
+        return str(target)
+    if spelling == "dot":
+        return "./" + os.path.relpath(target)
+    if spelling == "absolute":
+        return os.path.abspath(target)
+    link = folder / f"{spelling}-{target.name}"
+    if spelling == "symlink":
+        link.symlink_to(target)
+    else:
+        os.link(target, link)
+    return str(link)
+
+
+def _command(name: str, paths: dict[str, Path], out: str) -> list[str]:
+    template, _ = COMMANDS[name]
+    values = {key: str(path) for key, path in paths.items()}
+    return [word.format(out=out, **values) for word in template]
+
+
+def _snapshot(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file() and not p.is_symlink()}
+
+
+def _refused(code: int, err: str, out_path: str, target: Path) -> None:
+    lines = err.strip().splitlines()
+    assert code == 2, err
+    assert len(lines) == 1 and lines[0].startswith("irstats: error: refusing to write"), err
+    assert out_path in lines[0] and target.name in lines[0], err
+
+
+@pytest.mark.parametrize("command, target", [
+    ("eval", "qrels"), ("eval", "run"), ("compare", "scores.tsv"), ("ppi", "auto"), ("ppi", "gold"),
+    ("repro", "run"), ("standardize-apply", "factors.tsv"), ("eval-folder", "runs/a.run")])
+def test_output_that_is_an_input_is_refused(command, target, te, tmp_path, capsys, monkeypatch):
+    """``irstats eval q.qrels run -o q.qrels`` replaced the qrels with a 4-line table, exit 0;
+    the same for a run file, a score file, labels, factors: refused, exit 2, naming both paths."""
+    monkeypatch.chdir(tmp_path)
+    paths = _inputs(tmp_path / "in", te)
+    before = _snapshot(tmp_path / "in")
+    out = str(tmp_path / "in" / target)
+    code, _, err = run_cli(_command(command, paths, out), capsys)
+    _refused(code, err, out, tmp_path / "in" / target)
+    assert _snapshot(tmp_path / "in") == before
+
+
+@pytest.mark.parametrize("spelling", ["dot", "absolute", "symlink", "hardlink"])
+def test_output_that_is_an_input_by_another_name_is_refused(spelling, te, tmp_path, capsys, monkeypatch):
+    """The same file by another name (``./``, absolute, a symbolic link, a hard link)."""
+    monkeypatch.chdir(tmp_path)
+    paths = _inputs(tmp_path / "in", te)
+    before = _snapshot(tmp_path / "in")
+    out = _spell(paths["qrels"], spelling, tmp_path)
+    code, _, err = run_cli(_command("eval", paths, out), capsys)
+    _refused(code, err, out, paths["qrels"])
+    assert _snapshot(tmp_path / "in") == before
+
+
+def test_new_output_inside_a_folder_of_runs_is_refused(te, tmp_path, capsys, monkeypatch):
+    """An output that does not exist yet, in the folder of runs the command reads whole: the
+    next run of the same command would read it as a run. A glob that would match it too."""
+    monkeypatch.chdir(tmp_path)
+    paths = _inputs(tmp_path / "in", te)
+    for runs, out in ((str(paths["runs"]), paths["runs"] / "table.txt"),
+                      (str(paths["runs"] / "*.run"), paths["runs"] / "new.run")):
+        code, _, err = run_cli(["eval", paths["qrels"], runs, "-o", out], capsys)
+        assert code == 2 and "refusing to write" in err and str(out) in err and runs in err, err
+        assert not out.exists()
+    code, _, err = run_cli(["eval", paths["qrels"], str(paths["runs"] / "*.run"), "-o", tmp_path / "t.txt"], capsys)
+    assert code == 0, err  # outside the folder: written
+
+
+def test_output_folder_holding_an_input_is_refused(te, tmp_path, capsys):
+    """``report --qrels d/qrels --runs d/runs -o d`` where d is a folder irstats made (the demo's):
+    the report would replace or remove files of the folder — its own inputs."""
+    from irstats.io.output import OutputFolder
+
+    made = tmp_path / "demo"
+    with OutputFolder(made, kind="demo") as scratch:
+        _inputs(scratch, te)
+    before = _snapshot(made)
+    code, _, err = run_cli(["report", "--qrels", made / "qrels", "--runs", made / "runs", "-o", made], capsys)
+    assert code == 2 and "refusing to write the folder" in err and str(made / "qrels") in err, err
+    assert _snapshot(made) == before
+
+
+def test_figure_data_file_that_is_an_input_is_refused(te, tmp_path, capsys):
+    """``--plot FILE.png`` also writes the figure's data to FILE.csv: that file is an output too."""
+    paths = _inputs(tmp_path, te)
+    data = tmp_path / "qrels.csv"
+    data.write_bytes(paths["qrels"].read_bytes())
+    code, _, err = run_cli(["volatility", data, paths["run"], "--plot", tmp_path / "qrels.png"], capsys)
+    assert code == 2 and "--plot (its data)" in err and str(data) in err, err
+    assert data.read_bytes() == paths["qrels"].read_bytes()
+
+
+def test_standard_output_appended_to_an_input_is_refused(te, tmp_path):
+    """``irstats eval q.qrels run >> q.qrels`` would append the table to the qrels."""
+    paths = _inputs(tmp_path, te)
+    before = paths["qrels"].read_bytes()
+    command = " ".join(shlex.quote(w) for w in [sys.executable, "-m", "irstats", "eval", str(paths["qrels"]),
+                                               str(paths["run"])])
+    done = subprocess.run(["sh", "-c", f"exec {command} >> {shlex.quote(str(paths['qrels']))}"], env=_env(),
+                          capture_output=True, text=True, preexec_fn=_default_signals)
+    assert done.returncode == 2 and "standard output" in done.stderr and "qrels" in done.stderr, done.stderr
+    assert paths["qrels"].read_bytes() == before
+
+
+_SPELLINGS = ("same", "dot", "absolute", "symlink", "hardlink")
+_CASES = [(name, target) for name, (_, targets) in COMMANDS.items() for target in targets]
+
+
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(case=st.sampled_from(_CASES), spelling=st.sampled_from(_SPELLINGS))
+def test_no_command_replaces_an_input_whatever_the_spelling(case, spelling, te, tmp_path, capsys):
+    """Random command × input × spelling of the output path: exit 2, one line, and every input
+    byte for byte as it was."""
+    command, target = case
+    here = Path(tempfile.mkdtemp(prefix=f"{command}-{spelling}-", dir=tmp_path))
+    paths = _inputs(here / "in", te)
+    before = _snapshot(here / "in")
+    cwd = os.getcwd()
+    os.chdir(here)
+    try:
+        out = _spell(here / "in" / target, spelling, here)
+        code, _, err = run_cli(_command(command, paths, out), capsys)
+    finally:
+        os.chdir(cwd)
+    assert code == 2 and "refusing to write" in err and len(err.strip().splitlines()) == 1, (command, out, err)
+    assert _snapshot(here / "in") == before
+
+
+# ----------------------------------------------------------------------------- standard output closed
+@pytest.mark.parametrize("args", [["eval", "{qrels}", "{run}"], ["trec_eval", "{qrels}", "{run}"],
+                                  ["ppi", "--gold", "{gold}", "--auto", "{auto}", "--runs", "{run}", "-m", "P@10",
+                                   "--lambda", "1"],
+                                  ["repro", "--qrels", "{qrels}", "--orig", "{run}", "--repro", "{run}"]])
+def test_standard_output_closed_is_one_line_exit_1(args, te, tmp_path):
+    """``irstats eval … >&-`` exited 0 having written nothing: the result cannot be written,
+    so it is one line on stderr and exit 1."""
+    paths = _inputs(tmp_path, te)
+    filled = [a.format(**{k: str(v) for k, v in paths.items()}) for a in args]
+    command = " ".join(shlex.quote(w) for w in [sys.executable, "-m", "irstats", *filled])
+    done = subprocess.run(["sh", "-c", f"exec {command} >&-"], env=_env(), capture_output=True, text=True,
+                          preexec_fn=_default_signals)
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.splitlines() == [
+        "irstats: error: standard output: cannot write (it is closed; give -o FILE, or leave it open)"]
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize("args", [["eval", "{qrels}", "{run}"], ["trec_eval", "-q", "{qrels}", "{run}"],
+                                  ["--version"]])
+def test_full_disk_on_standard_output_names_it(args, te, tmp_path):
+    paths = _inputs(tmp_path, te)
+    filled = [a.format(**{k: str(v) for k, v in paths.items()}) for a in args]
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", "irstats", *filled], env=_env(), stdout=full,
+                              stderr=subprocess.PIPE, text=True, preexec_fn=_default_signals)
+    assert done.returncode == 1
+    assert done.stderr.splitlines() == ["irstats: error: standard output: cannot write (No space left on device)"]
