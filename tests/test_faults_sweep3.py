@@ -255,3 +255,57 @@ def test_full_disk_on_standard_output_names_it(args, te, tmp_path):
                               stderr=subprocess.PIPE, text=True, preexec_fn=_default_signals)
     assert done.returncode == 1
     assert done.stderr.splitlines() == ["irstats: error: standard output: cannot write (No space left on device)"]
+
+
+# ----------------------------------------------------------------------------- the trec_eval drop-in
+#: trec_eval 10.0 built from its sources (github.com/usnistgov/trec_eval, m_rbp.c and meas_init.c)
+#: by its own Makefile, on trec_eval's test files: exit code, stdout, stderr.
+TREC_EVAL_PARAMETERS = {
+    "P.0": (2, "", "trec_eval: Negative cutoff detected\ntrec_eval: Cannot initialize measure 'P'\n"),
+    "P.a": (2, "", "trec_eval: Negative cutoff detected\ntrec_eval: Cannot initialize measure 'P'\n"),
+    "P.5,5": (2, "", "trec_eval: duplicate cutoffs detected\ntrec_eval: Cannot initialize measure 'P'\n"),
+    "ndcg_cut.0": (2, "", "trec_eval: Negative cutoff detected\ntrec_eval: Cannot initialize measure 'ndcg_cut'\n"),
+    "rbp.0.8": (2, "", "trec_eval: malformed pair parameters in '0.8'\ntrec_eval: Cannot initialize measure 'rbp'\n"),
+    "utility.1,2": (4, "", "trec_eval.calc_utility: improper number of coefficients\n"
+                           "trec_eval: Can't calculate measure 'utility'\n"),
+    "relstring.0": (0, "relstring_0           \t301\t''\nrelstring_0           \t302\t''\n"
+                       "relstring_0           \t303\t''\n", ""),
+    "relstring.2,7": (0, "relstring_2,7         \t301\t'00'\nrelstring_2,7         \t302\t'11'\n"
+                         "relstring_2,7         \t303\t'00'\n", ""),
+    "iprec_at_recall.x": (0, "iprec_at_recall_0.00  \t301\t0.2857\niprec_at_recall_0.00  \t302\t1.0000\n"
+                             "iprec_at_recall_0.00  \t303\t0.1136\niprec_at_recall_0.00  \tall\t0.4665\n", ""),
+    "rbp.p=0.5,=3": (0, "rbp_p=0.5,=3          \t301\t0.0235\nrbp_p=0.5,=3          \t302\t0.8662\n"
+                        "rbp_p=0.5,=3          \t303\t0.0000\nrbp_p=0.5,=3          \tall\t0.2966\n", ""),
+}
+
+
+@pytest.mark.parametrize("spec", sorted(TREC_EVAL_PARAMETERS))
+def test_measure_parameters_as_trec_eval_reads_them(spec, te, capsys):
+    """``P.0`` and ``rbp.0.8`` exited 1 where trec_eval exits 2 with its own two lines;
+    ``relstring.0`` was refused where trec_eval prints it; parameters are read by atol/atof."""
+    code, out, err = run_cli(["trec_eval", "-q", "-m", spec, te / "qrels.test", te / "results.test"], capsys)
+    assert (code, out, err) == TREC_EVAL_PARAMETERS[spec]
+
+
+@pytest.fixture(scope="module")
+def dl19_bm25(shared_data) -> tuple[Path, Path]:
+    base = shared_data / "trec-dl-2019-passage"
+    return base / "qrels.dl19-passage.txt", base / "runs" / "bm25base_p.run.gz"
+
+
+@pytest.mark.parametrize("measures, warned", [(["ndcg"], "ndcg"), (["G"], "G"), (["iprec_at_recall"], "iprec_at_recall"),
+                                              (["ndcg", "Rndcg"], None), (["all_trec"], None), ([], None)])
+def test_rbp_after_a_measure_whose_leftovers_trec_eval_reads(measures, warned, dl19_bm25, capsys):
+    """``trec_eval -m ndcg -m rbp`` prints rbp 0.0398 on bm25base_p where ``-m rbp`` alone (and
+    all_trec) prints 0.3869: m_rbp.c reads ``min`` and ``max`` uninitialised. irstats prints the
+    defined value, 0.3869, and — only where trec_eval's may differ — one warning line naming it."""
+    qrels, run = dl19_bm25
+    args = [a for m in measures for a in ("-m", m)]
+    code, out, err = run_cli(["trec_eval", *args, "-m", "rbp", qrels, run], capsys)
+    assert code == 0
+    assert [line for line in out.splitlines() if line.split()[0] == "rbp"] == ["rbp                   \tall\t0.3869"]
+    if warned is None:
+        assert err == ""
+    else:
+        assert len(err.splitlines()) == 1 and err.startswith("irstats: warning: ")
+        assert f"after {warned}," in err and "m_rbp.c" in err and "(min, max)" in err
