@@ -309,3 +309,32 @@ def test_rbp_after_a_measure_whose_leftovers_trec_eval_reads(measures, warned, d
     else:
         assert len(err.splitlines()) == 1 and err.startswith("irstats: warning: ")
         assert f"after {warned}," in err and "m_rbp.c" in err and "(min, max)" in err
+
+
+# ----------------------------------------------------------------------------- missing values
+def test_ppi_missing_values_are_empty_in_tsv_csv_and_null_in_json():
+    """ppi's TSV/CSV wrote the text ``None`` for a missing value (``versus`` of a run's own mean),
+    so a run named ``None`` was indistinguishable: empty fields, ``null`` in JSON."""
+    import csv
+    import io
+    import json
+
+    import numpy as np
+
+    from irstats.ppi import ppi_scores
+    from irstats.scores import ScoreMatrix
+
+    rng = np.random.default_rng(0)
+    systems = ("None", "s1")
+
+    def scores(values, topics):
+        return {"nDCG@10": ScoreMatrix(values, systems, tuple(topics), "nDCG@10")}
+
+    result = ppi_scores(scores(rng.random((2, 4)), ["t1", "t2", "t3", "t4"]),
+                        scores(rng.random((2, 9)), [f"t{i}" for i in range(1, 10)]), baseline="None")
+    for fmt, separator in (("tsv", "\t"), ("csv", ",")):
+        rows = list(csv.DictReader(io.StringIO(result.format(fmt)), delimiter=separator))
+        assert sorted((r["system"], r["versus"]) for r in rows) == [("None", ""), ("s1", ""), ("s1", "None")]
+    records = json.loads(result.format("json"))
+    assert sorted((r["system"], r["versus"] or "") for r in records) == [("None", ""), ("s1", ""), ("s1", "None")]
+    assert sum(r["versus"] is None for r in records) == 2
