@@ -338,3 +338,49 @@ def test_ppi_missing_values_are_empty_in_tsv_csv_and_null_in_json():
     records = json.loads(result.format("json"))
     assert sorted((r["system"], r["versus"] or "") for r in records) == [("None", ""), ("s1", ""), ("s1", "None")]
     assert sum(r["versus"] is None for r in records) == 2
+
+
+# ----------------------------------------------------------------------------- Dask
+def test_dask_logging_becomes_irstats_lines():
+    """What Dask logs while a command runs on a cluster (24–47 lines with tracebacks when the
+    scheduler was killed): a warning is one irstats warning (once, first line only), an error
+    is left to the exception irstats reports, nothing once the block failed; the loggers are
+    given back as they were."""
+    import logging
+    import warnings
+
+    pytest.importorskip("distributed")
+    from irstats.distributed import LibraryLines
+    from irstats.errors import IrstatsWarning
+
+    logger = logging.getLogger("distributed.client")
+    parent = logging.getLogger("distributed")
+    before = (parent.handlers[:], parent.level, parent.propagate)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with LibraryLines(("distributed",)) as lines:
+            for _ in range(3):
+                logger.warning("Lost connection to scheduler\nTraceback (most recent call last): ...")
+            try:
+                raise OSError("stream closed")
+            except OSError:
+                logger.exception("Failed to reconnect to scheduler")
+            lines.failed = True
+            logger.warning("Closing a client while the scheduler is gone")
+    assert [(w.category, str(w.message)) for w in caught] == [(IrstatsWarning, "Dask: Lost connection to scheduler")]
+    assert (parent.handlers, parent.level, parent.propagate) == before
+
+
+def test_workers_are_bounded_by_the_machine(te, capsys):
+    """``--workers 100000`` was accepted and printed nothing for minutes: one warning line, then
+    as many workers as the machine runs at once (its cores, its memory)."""
+    pytest.importorskip("distributed")
+    from irstats.distributed import machine_workers
+
+    most, why = machine_workers()
+    assert 1 <= most <= (os.cpu_count() or 1) and "cores" in why
+    code, out, err = run_cli(["eval", te / "qrels.test", te / "results.test", "--workers", "100000"], capsys)
+    assert code == 0 and "STANDARD" in out
+    lines = err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("irstats: warning: --workers 100000: this machine runs ")
+    assert lines[0].endswith(f"; starting {lines[0].split(' runs ')[1].split()[0]}")

@@ -64,7 +64,7 @@ def cluster_options(func):
             raise InputError("give --workers (a local cluster) or --scheduler (a running one), not both")
         from irstats.distributed import connect
 
-        with connect(workers=workers, scheduler=scheduler) as client:
+        with connect(workers=workers, scheduler=scheduler, named="--workers") as client:
             return func(*args, client=client, **kwargs)
 
     for option in reversed([
