@@ -384,3 +384,73 @@ def test_workers_are_bounded_by_the_machine(te, capsys):
     lines = err.splitlines()
     assert len(lines) == 1 and lines[0].startswith("irstats: warning: --workers 100000: this machine runs ")
     assert lines[0].endswith(f"; starting {lines[0].split(' runs ')[1].split()[0]}")
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_a_scheduler_killed_mid_run_is_one_line(shared_data, tmp_path):
+    """The scheduler killed mid-run printed 24–47 lines of Dask's logging with tracebacks before
+    irstats' one-line error: now the one line, exit 1."""
+    import time
+
+    pytest.importorskip("distributed")
+    address = f"tcp://127.0.0.1:{_free_port()}"
+    port = address.rsplit(":", 1)[1]
+    quiet = dict(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=_default_signals)
+    scheduler = subprocess.Popen([sys.executable, "-m", "dask", "scheduler", "--host", "127.0.0.1", "--port", port,
+                                  "--dashboard-address", "127.0.0.1:0"], **quiet)
+    worker = None
+    try:
+        time.sleep(3)
+        worker = subprocess.Popen([sys.executable, "-m", "dask", "worker", address, "--nworkers", "1",
+                                   "--nthreads", "1"], **quiet)
+        time.sleep(4)
+        base = shared_data / "trec-dl-2019-passage"
+        irstats = subprocess.Popen([sys.executable, "-m", "irstats", "eval", str(base / "qrels.dl19-passage.txt"),
+                                    str(base / "runs"), "-m", "all_trec", "--per-topic", "--scheduler", address],
+                                   env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                                   preexec_fn=_default_signals)
+        time.sleep(3)
+        scheduler.kill()
+        _, err = irstats.communicate(timeout=120)
+    finally:
+        for process in (scheduler, worker):
+            if process is not None and process.poll() is None:
+                process.kill()
+                process.wait()
+    assert irstats.returncode == 1, err
+    lines = err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("irstats: error: ") and "Dask cluster" in lines[0], err
+
+
+def test_ctrl_c_while_the_cluster_starts_is_one_line(te, tmp_path):
+    """Ctrl-C while ``--workers N`` starts its cluster: a 30-line traceback (the worker processes'
+    own, and Dask's exit function) after ``irstats: interrupted``. Now that line alone, exit 130."""
+    import time
+
+    pytest.importorskip("distributed")
+    ready = tmp_path / "ready"
+    env = {**_env(), "IRSTATS_READY_FILE": str(ready)}
+
+    def session() -> None:
+        _default_signals()
+        os.setsid()
+
+    for delay in (1.0, 2.0, 3.0):  # while the workers import Dask, start, connect
+        irstats = subprocess.Popen([sys.executable, "-m", "irstats", "eval", str(te / "qrels.test"),
+                                    str(te / "results.test"), "--workers", "2"], env=env,
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, preexec_fn=session)
+        while not ready.exists() and irstats.poll() is None:
+            time.sleep(0.01)
+        time.sleep(delay)
+        os.killpg(irstats.pid, signal.SIGINT)  # as the terminal does: to every process of the group
+        _, err = irstats.communicate(timeout=120)
+        ready.unlink(missing_ok=True)
+        assert irstats.returncode in (0, 130), err
+        assert err.splitlines() == (["irstats: interrupted"] if irstats.returncode == 130 else []), err

@@ -139,7 +139,7 @@ def connect(workers: int | None = None, scheduler: str | None = None, *, named: 
     with LibraryLines(("distributed", "tornado", "asyncio")) as lines:
         try:
             if workers is not None:
-                with _local_cluster(distributed, workers) as client:
+                with _local_cluster(distributed, workers, lines) as client:
                     yield client
                 return
             try:
@@ -184,8 +184,9 @@ def machine_workers() -> tuple[int, str]:
 
 
 @contextmanager
-def _local_cluster(distributed, workers: int) -> Iterator[Any]:
-    """A client of a new local cluster of ``workers`` processes, closed at the end."""
+def _local_cluster(distributed, workers: int, lines: "LibraryLines") -> Iterator[Any]:
+    """A client of a new local cluster of ``workers`` processes, closed at the end; when the
+    block fails or is interrupted, what Dask logs while closing it is not said (``lines``)."""
     import logging
 
     import dask
@@ -197,17 +198,53 @@ def _local_cluster(distributed, workers: int) -> Iterator[Any]:
     # (split-half 1.6× slower); the workers keep glibc's default (WORKER_ENVIRONMENT, in
     # force while the cluster lives: workers are started, and restarted, in the background).
     with dask.config.set(WORKER_ENVIRONMENT):
-        cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                           dashboard_address=None, silence_logs=logging.CRITICAL,
-                                           scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
+        try:
+            with _workers_write_nowhere():
+                cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                                   dashboard_address=None, silence_logs=logging.CRITICAL,
+                                                   scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
+        except BaseException:
+            lines.failed = True
+            raise
         try:
             client = distributed.Client(cluster, set_as_default=False)
             try:
                 yield client
+            except BaseException:
+                lines.failed = True  # before closing: what Dask logs then is irstats' error's business
+                raise
             finally:
                 client.close()
         finally:
             cluster.close()
+
+
+@contextmanager
+def _workers_write_nowhere() -> Iterator[None]:
+    """Standard error is the null device while the cluster starts, so the worker processes
+    spawned meanwhile inherit it as theirs: a Ctrl-C, which the terminal sends to every process
+    of the group, would make each print a KeyboardInterrupt traceback of its own. What a worker
+    has to say reaches irstats otherwise: a failed task's exception, a lost worker (its logs
+    are silenced anyway). This process's standard error is given back before anything else —
+    an interrupt while the cluster starts included — so irstats' own line is printed."""
+    import sys
+
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+    except (OSError, ValueError):
+        yield
+        return
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(null, 2)
+        finally:
+            os.close(null)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
 
 
 class LibraryLines:
@@ -231,8 +268,12 @@ class LibraryLines:
     def __enter__(self) -> "LibraryLines":
         import logging
 
-        for name in self.names:
+        known = [name for name in logging.root.manager.loggerDict  # Dask gives some children handlers of
+                 if name.startswith(tuple(f"{n}." for n in self.names))]  # their own (distributed.client)
+        for name in (*self.names, *known):
             logger = logging.getLogger(name)
+            if name in known and not logger.handlers and logger.propagate:
+                continue  # reaches its parent's handler, ours
             self._saved.append((logger, logger.handlers[:], logger.level, logger.propagate))
             logger.handlers = [self._handler]
             logger.setLevel(logging.WARNING)

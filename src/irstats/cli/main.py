@@ -356,6 +356,11 @@ def _exit_now(code: int) -> None:
     """Run the exit functions (``atexit``, ``weakref.finalize``), flush, and leave with ``code``."""
     import atexit
 
+    if code:  # failed or interrupted, and said so in irstats' line: what a library's exit functions log
+        sys.unraisablehook = lambda unraisable: None  # or raise about that state (Dask's close_clusters,
+        logging = sys.modules.get("logging")           # asyncio's "Task exception was never retrieved")
+        if logging is not None:                        # is not printed after it
+            logging.disable(logging.CRITICAL)
     try:
         atexit._run_exitfuncs()
         for stream in (sys.stdout, sys.stderr):
