@@ -454,3 +454,128 @@ def test_ctrl_c_while_the_cluster_starts_is_one_line(te, tmp_path):
         ready.unlink(missing_ok=True)
         assert irstats.returncode in (0, 130), err
         assert err.splitlines() == (["irstats: interrupted"] if irstats.returncode == 130 else []), err
+
+
+# ----------------------------------------------------------------------------- messages people read
+def _duplicate_run(tmp_path: Path) -> Path:
+    run = tmp_path / "dup.run"
+    run.write_text("301 Q0 a 1 3 r\n301 Q0a 2 2 r\n".replace("Q0a", "Q0 a"))
+    return run
+
+
+def test_drop_in_duplicate_advice_is_an_option_that_exists(te, tmp_path, capsys):
+    """The drop-in advised ``--on-duplicate first``, which it rejects: the advice is irstats
+    eval's; irstats eval's own message names its option, not the Python keyword."""
+    run = _duplicate_run(tmp_path)
+    code, _, err = run_cli(["trec_eval", te / "qrels.test", run], capsys)
+    assert code == 2 and "on_duplicate=" not in err and "use irstats eval --on-duplicate first" in err, err
+    code, _, err = run_cli(["eval", te / "qrels.test", run], capsys)
+    assert code == 2 and "on_duplicate=" not in err and "use --on-duplicate first" in err, err
+
+
+@pytest.mark.parametrize("args, said, not_said", [
+    (["ppi", "--gold", "{qrels}", "--auto", "{qrels}", "--runs", "{run}", "-m", "P@10", "--lambda", "2"],
+     "--lambda must be a number in [0, 1]", "lam "),
+    (["repro", "--qrels", "{qrels}", "--orig", "{run}", "--repro", "{run}", "--rbo-p", "nan"],
+     "--rbo-p must be a number strictly between 0 and 1", "[0, 1]"),
+    (["repro", "--qrels", "{qrels}", "--orig", "{run}", "--repro", "{run}", "--rbo-p", "1"],
+     "--rbo-p must be a number strictly between 0 and 1", "rbo_p"),
+    (["eval", "{qrels}", "{run}", "-l", "-1"], "--rel-level", "rel_level"),
+    (["compare", "{scores}", "--test", "anova"], "unknown --test 'anova'", "unknown test"),
+])
+def test_command_line_messages_name_the_options_typed(args, said, not_said, te, tmp_path, capsys):
+    """CLI messages used Python's names (lam, rbo_p, ties='docno', complete=True) where the user
+    typed --lambda, --rbo-p, --ties, -c; and --rbo-p nan said [0, 1] though 0 and 1 are refused."""
+    paths = _inputs(tmp_path, te)
+    code, _, err = run_cli([a.format(**{k: str(v) for k, v in paths.items()}) for a in args], capsys)
+    assert code == 2 and said in err and not_said not in err, err
+
+
+def test_warnings_name_the_options_typed(shared_data, tmp_path, capsys):
+    """A warning the API words with keywords (``complete=False``) names the option on the command line."""
+    base = shared_data / "trec-dl-2019-passage"
+    run = tmp_path / "part.run"
+    with __import__("gzip").open(base / "runs" / "bm25base_p.run.gz", "rt") as fh:
+        lines = fh.read().splitlines()
+    topics = sorted({line.split()[0] for line in lines})[:30]
+    run.write_text("".join(line + "\n" for line in lines if line.split()[0] in topics))
+    code, _, err = run_cli(["repro", "--qrels", base / "qrels.dl19-passage.txt", "--orig", run, "--repro", run,
+                            "-m", "map"], capsys)
+    assert code == 0 and "irstats: warning:" in err, err
+    assert "complete=" not in err and "--shared-topics" in err, err
+
+
+def test_did_you_mean_for_every_name_typed(te, tmp_path, capsys):
+    """A typo in a measure got a list of 80 names; in a command, a system: no suggestion."""
+    paths = _inputs(tmp_path, te)
+    code, _, err = run_cli(["eval", paths["qrels"], paths["run"], "-m", "nDGC@10"], capsys)
+    assert code == 2 and "did you mean 'nDCG'?" in err and "known measures" not in err, err
+    code, _, err = run_cli(["evl"], capsys)
+    assert code == 2 and "did you mean 'eval'?" in err, err
+    code, _, err = run_cli(["compare", paths["scores"], "--baseline", "aa"], capsys)
+    assert code == 2 and "did you mean 'a'?" in err, err
+
+
+def test_scores_by_an_alias_say_which_key_holds_them(te):
+    """``scores['ap']`` after ``evaluate(..., ['ap'])`` was a bare KeyError."""
+    import irstats
+    from irstats.errors import NotFoundError
+
+    scores = irstats.evaluate(te / "qrels.test", [te / "results.test"], ["ap", "ndcg_cut.10"])
+    with pytest.raises(KeyError) as info:
+        scores["ap"]
+    assert isinstance(info.value, NotFoundError) and "scores['AP']" in str(info.value)
+    with pytest.raises(NotFoundError, match=r"did you mean 'nDCG@10'\?"):
+        scores["nDCG@1O"]
+
+
+def test_compare_on_one_topic_does_not_claim_a_power_of_zero(tmp_path, capsys):
+    """compare on one topic printed "discriminative power 0.0% (0/666)" though no pair was tested."""
+    scores = tmp_path / "one.tsv"
+    scores.write_text("system\ttopic\tmeasure\tvalue\n" + "".join(f"s{i}\t1\tAP\t0.{i + 1}\n" for i in range(5)))
+    code, out, err = run_cli(["compare", scores], capsys)
+    assert code == 0, err
+    assert "0.0% (0/10)" not in out and "AP undefined (no pair of the 10 could be tested" in out
+
+
+def test_repro_says_why_a_statistic_is_blank(te, tmp_path, capsys):
+    """repro left KTU or ER blank without saying why."""
+    run = te / "results.test"
+    other = tmp_path / "other.run"
+    other.write_text(run.read_text().replace("STANDARD", "OTHER"))
+    code, out, _ = run_cli(["repro", "--qrels", te / "qrels.test", "--orig", run, other, "--repro", run, other,
+                            "-m", "map"], capsys)
+    assert code == 0 and "ER of AP is blank: the original advanced run's mean improvement over its baseline is 0" in out
+    one = tmp_path / "one.run"
+    one.write_text("301 Q0 x 1 3 a\n302 Q0 y 1 3 a\n")
+    code, out, _ = run_cli(["repro", "--qrels", te / "qrels.test", "--orig", one, "--repro", one, "-m", "map"], capsys)
+    assert code == 0 and "KTU of the baseline runs is blank: Kendall's τ-b is undefined on every topic" in out
+
+
+_BAD_VALUES = ("nan", "-1", "0", "x", "", "1e309", "-inf", "1,2", "99999999999999999999999", "--", "é")
+_OPTION_CASES = [
+    (["eval", "{qrels}", "{run}"], ["-l", "-M", "--order", "--ties", "--on-duplicate", "--format", "-m"]),
+    (["compare", "{scores}"], ["--test", "--alpha", "--correction", "-n", "--seed", "--baseline", "-m"]),
+    (["ppi", "--gold", "{gold}", "--auto", "{auto}", "--runs", "{run}", "-m", "P@10"],
+     ["--lambda", "--alpha", "--baseline", "--correction", "-m"]),
+    (["repro", "--qrels", "{qrels}", "--orig", "{run}", "--repro", "{run}"],
+     ["--rbo-p", "--order-depth", "--ktu", "--rbo", "-m"]),
+    (["aggregate", "{scores}"], ["--method", "-m", "--format"]),
+    (["topicset"], ["--alpha", "--power", "--variance", "--min-d"]),
+    (["trec_eval", "{qrels}", "{run}"], ["-m", "-l", "-M", "-N", "-R"]),
+]
+
+
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(case=st.sampled_from(_OPTION_CASES), data=st.data())
+def test_random_invalid_options_never_print_a_traceback(case, data, te, tmp_path, capsys):
+    """Random commands with random bad option values: exit 0, 1 or 2 (trec_eval's 4), at most
+    a usage block or one irstats line — never a traceback or an internal error."""
+    base, options = case
+    paths = {k: str(v) for k, v in _inputs(tmp_path / "in", te).items()}
+    chosen = data.draw(st.lists(st.tuples(st.sampled_from(options), st.sampled_from(_BAD_VALUES)), min_size=1,
+                                max_size=3))
+    args = [a.format(**paths) for a in base] + [w for pair in chosen for w in pair]
+    code, _, err = run_cli(args, capsys)
+    assert code in (0, 1, 2, 4), (args, code, err)
+    assert "Traceback" not in err and "internal error" not in err, (args, err)

@@ -654,8 +654,12 @@ def parse_measure(name: str | Measure, *, family_only: bool = False) -> Measure:
         raise MeasureError(f"cannot parse measure name {name!r}; expected e.g. 'AP', 'nDCG@10', 'RBP(p=0.8)'")
     key = match["family"].lower()
     if key not in _FAMILY_KEYS:
-        known = ", ".join(sorted(FAMILIES))
-        raise MeasureError(f"unknown measure {name!r}; known measures: {known}")
+        from irstats.errors import did_you_mean
+
+        hint = did_you_mean(match["family"], FAMILIES)
+        if hint:  # the likely one, not a list of every family
+            raise MeasureError(f"unknown measure {name!r}{hint}")
+        raise MeasureError(f"unknown measure {name!r}; known measures: {', '.join(sorted(FAMILIES))}")
     family = FAMILIES[_FAMILY_KEYS[key]]
     values = {p.name: p.default for p in family.params}
     given: set[str] = set()

@@ -130,7 +130,24 @@ def run(args: list[str]) -> int:
     except TrecEvalFailure as exc:  # trec_eval stops with exit 4 on a topic, after the lines before it
         sys.stderr.write(f"trec_eval: {exc.message}\n")
         return 4
+    except InputError as exc:
+        _in_drop_in_words(exc)
+        raise
     return 0
+
+
+def _in_drop_in_words(error: InputError) -> None:
+    """An error's advice in the drop-in's words: it takes trec_eval's options only, so a remedy
+    given as an option of irstats (``use on_duplicate='first' (--on-duplicate first)``) is one
+    of ``irstats eval``, said so."""
+    import re
+
+    text = re.sub(r"use \w+=(?:'[^']*'|\S+) \((--[^)]*)\) to (.*)$",
+                  r"to \2, use irstats eval \1 (the drop-in takes trec_eval's options only)", error.message)
+    if text != error.message:
+        error.message = text
+        where = f"{error.path}:{error.line}: " if error.line is not None else f"{error.path}: " if error.path else ""
+        error.args = (where + text,)
 
 
 def _write(text: str) -> None:
