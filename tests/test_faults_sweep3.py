@@ -579,3 +579,60 @@ def test_random_invalid_options_never_print_a_traceback(case, data, te, tmp_path
     code, _, err = run_cli(args, capsys)
     assert code in (0, 1, 2, 4), (args, code, err)
     assert "Traceback" not in err and "internal error" not in err, (args, err)
+
+
+# ----------------------------------------------------------------------------- the ir_measures provider
+def test_provider_options_are_checked_at_once():
+    """``register(bogus=1)`` was accepted and failed at the next ir_measures call."""
+    provider_module = pytest.importorskip("irstats.integrations.ir_measures")
+    from irstats.errors import ArgumentError
+
+    with pytest.raises(ArgumentError, match="unknown option 'bogus' of the irstats provider"):
+        provider_module.IrstatsProvider(bogus=1)
+    with pytest.raises(ArgumentError, match=r"did you mean 'depth'\?"):
+        provider_module.IrstatsProvider(dpeth=10)
+    with pytest.raises(ArgumentError, match=r"did you mean 'trec_eval_9'\?"):
+        provider_module.IrstatsProvider(iprec_round="trec9")
+
+
+def test_provider_messages_are_in_ir_measures_words():
+    """A NaN score in a dict was "run DataFrame … row 9 has None", a duplicate "DataFrame:54001"."""
+    provider_module = pytest.importorskip("irstats.integrations.ir_measures")
+    import ir_measures
+
+    from irstats.errors import InputError
+
+    provider = provider_module.IrstatsProvider()
+    qrels = {"1": {"a": 1, "b": 0}, "2": {"c": 1}}
+    with pytest.raises(InputError) as info:
+        provider.calc_aggregate([ir_measures.AP], qrels, {"1": {"a": 1.0, "b": float("nan")}, "2": {"c": 2.0}})
+    assert str(info.value) == "run: the score of query_id '1', doc_id 'b' is nan; every ScoredDoc needs a number"
+    run = [ir_measures.ScoredDoc("1", "a", 1.0), ir_measures.ScoredDoc("1", "a", 0.5)]
+    with pytest.raises(InputError) as info:
+        provider.calc_aggregate([ir_measures.AP], qrels, run)
+    assert str(info.value) == "run: doc_id 'a' appears twice for query_id '1'; give each document one score per query"
+
+
+def test_provider_iprec_matches_pytrec_eval_when_asked(shared_data):
+    """Through the provider IPrec@r is trec_eval 10's (lround(r·R)) where pytrec_eval's is
+    trec_eval 9's ((long)(r·R + 0.9)): ``iprec_round="trec_eval_9"`` gives pytrec_eval's values."""
+    provider_module = pytest.importorskip("irstats.integrations.ir_measures")
+    ir_measures = pytest.importorskip("ir_measures")
+    pytest.importorskip("pytrec_eval")
+    from ir_measures import IPrec
+
+    folder = shared_data / "trec-dl-2019-passage"
+    qrels = list(ir_measures.read_trec_qrels(str(folder / "qrels.dl19-passage.txt")))
+    measures = [IPrec@r for r in (0.05, 0.1, 0.15, 0.25, 0.3, 0.33, 0.45, 0.7, 0.9)]
+    differ = 0
+    for path in sorted((folder / "runs").glob("*"))[:3]:
+        run = list(ir_measures.read_trec_run(str(path)))
+        theirs = {(m.query_id, str(m.measure)): m.value for m in ir_measures.pytrec_eval.iter_calc(measures, qrels, run)}
+        old = provider_module.IrstatsProvider(score_dtype="float32", iprec_round="trec_eval_9")
+        ours = {(m.query_id, str(m.measure)): m.value for m in old.iter_calc(measures, qrels, run)}
+        assert ours.keys() == theirs.keys()
+        assert all(ours[k] == pytest.approx(theirs[k], abs=1e-12) for k in theirs), path.name
+        new = provider_module.IrstatsProvider(score_dtype="float32")
+        tens = {(m.query_id, str(m.measure)): m.value for m in new.iter_calc(measures, qrels, run)}
+        differ += sum(abs(tens[k] - theirs[k]) > 1e-12 for k in theirs)
+    assert differ > 0  # trec_eval 10's cut is another
