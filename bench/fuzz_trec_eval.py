@@ -100,7 +100,8 @@ PARAMETER_SETS: list[list[str]] = [
     ["-m", "iprec_at_recall.x"], ["-m", "iprec_at_recall..5,0.5"], ["-m", "Rprec_mult.0.5,.5", "-q"],
     ["-m", "rbp.0.8"], ["-m", "rbp.p=0.8,"], ["-m", "rbp.p==0.8"], ["-m", "rbp.p=0.5,=3", "-q"], ["-m", "rbp.q=0.5"],
     ["-m", "rbp_resid.0.5"], ["-m", "ndcg.1=2,=3", "-q"], ["-m", "ndcg.x"],
-    ["-m", "relstring.0", "-q"], ["-m", "relstring.-3", "-q"], ["-m", "relstring.a", "-q"], ["-m", "relstring.2,7", "-q"],
+    ["-m", "relstring.0", "-q"], ["-m", "relstring.-3", "-q"], ["-m", "relstring.a", "-q"],
+    ["-m", "relstring.2,7", "-q"],
     ["-m", "set_F.x"], ["-m", "utility.1,2"], ["-m", "utility.a,b,c,d", "-q"],
     ["-m", "P.0", "-m", "nope"], ["-m", "ndcg_cut.0", "-m", "P.0"], ["-m", "P.5", "-m", "P.0", "-q"],
 ]

@@ -43,7 +43,8 @@ import polars as pl
 
 from irstats.result import Result
 from irstats.checks import kind_of, names, numbers
-from irstats.errors import ArgumentError, ArgumentTypeError, InputError, IrstatsWarning, NotFoundError, did_you_mean, some
+from irstats.errors import (ArgumentError, ArgumentTypeError, InputError, IrstatsWarning, NotFoundError, did_you_mean,
+                            some)
 from irstats.scores import ScoreMatrix, score_matrices
 
 #: Aggregation methods: canonical name → one-line description.

@@ -7,8 +7,9 @@ the relevant documents retrieved) gives 0, and so does a list with no relevant d
 
 - ``IPrec@r`` — iprec_at_recall_r (r in [0, 1]); ``IPrec(round=trec_eval_9)@r`` takes trec_eval 9's
   cut instead (pytrec_eval's, and ir_measures' default provider's): c = (long)(r·R + 0.9) in
-  doubles, i.e. ⌈r·R⌉ unless r·R is within 0.1 above a whole number (23.1 → 23, 23.2 → 24). The two differ where the
-  fractional part of r·R lies in [0.1, 0.5): trec_eval 9 counts one relevant document more
+  doubles, i.e. ⌈r·R⌉ unless r·R is within 0.1 above a whole number (23.1 → 23, 23.2 → 24).
+  The two differ where the fractional part of r·R lies in [0.1, 0.5): trec_eval 9 counts one
+  relevant document more
   (commit 2a9e214 of usnistgov/trec_eval, "Change how cutoffs are computed", trec_eval 10);
 - ``IPrecAvg`` — 11pt_avg: the mean of IPrec at the 11 levels 0, 0.1, …, 1.
 """
