@@ -636,3 +636,21 @@ def test_provider_iprec_matches_pytrec_eval_when_asked(shared_data):
         tens = {(m.query_id, str(m.measure)): m.value for m in new.iter_calc(measures, qrels, run)}
         differ += sum(abs(tens[k] - theirs[k]) > 1e-12 for k in theirs)
     assert differ > 0  # trec_eval 10's cut is another
+
+
+def test_every_command_input_and_spelling_is_refused(te, tmp_path, capsys):
+    """The property above, exhaustively: every command × each of its inputs × every spelling."""
+    for command, target in _CASES:
+        for spelling in _SPELLINGS:
+            here = Path(tempfile.mkdtemp(prefix=f"{command}-{spelling}-", dir=tmp_path))
+            paths = _inputs(here / "in", te)
+            before = _snapshot(here / "in")
+            cwd = os.getcwd()
+            os.chdir(here)
+            try:
+                out = _spell(here / "in" / target, spelling, here)
+                code, _, err = run_cli(_command(command, paths, out), capsys)
+            finally:
+                os.chdir(cwd)
+            assert code == 2 and "refusing to write" in err, (command, target, spelling, err)
+            assert _snapshot(here / "in") == before, (command, target, spelling)

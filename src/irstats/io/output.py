@@ -205,10 +205,31 @@ def check_outputs_spare_inputs(outputs, inputs) -> None:
                 raise InputError(f"refusing to write {out_label} {out}: it is in the folder of the input "
                                  f"{label} {path}, which is read whole, so it would be read as an input; "
                                  f"give a file outside that folder")
+            if st is not None and st.st_nlink > 1:  # a hard link elsewhere of a file the folder holds
+                inside = _same_file_in(path, st)
+                if inside is not None:
+                    raise InputError(f"refusing to write {out_label} {out}: it is the input {label} {inside} "
+                                     f"(the same file); give another file")
         for label, pattern in patterns:
             if fnmatch.fnmatch(os.path.abspath(out), os.path.abspath(pattern)):
                 raise InputError(f"refusing to write {out_label} {out}: it matches the input {label} {pattern!r}, "
                                  f"so it would be read as an input; give a file that does not match")
+
+
+def _same_file_in(folder: str, st: os.stat_result) -> str | None:
+    """The file directly inside ``folder`` that is the file of ``st`` (device and inode), or None."""
+    try:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                try:
+                    there = entry.stat()
+                except OSError:
+                    continue
+                if (there.st_dev, there.st_ino) == (st.st_dev, st.st_ino):
+                    return os.path.join(folder, entry.name)
+    except OSError:
+        pass
+    return None
 
 
 def _check_folder_spares(out_label: str, out: str, inputs) -> None:
