@@ -481,6 +481,7 @@ def test_drop_in_duplicate_advice_is_an_option_that_exists(te, tmp_path, capsys)
     (["repro", "--qrels", "{qrels}", "--orig", "{run}", "--repro", "{run}", "--rbo-p", "1"],
      "--rbo-p must be a number strictly between 0 and 1", "rbo_p"),
     (["eval", "{qrels}", "{run}", "-l", "-1"], "--rel-level", "rel_level"),
+    (["eval", "{qrels}", "{run}", "-M", "-5"], "option --depth must be a whole number from 0 to", "None"),
     (["compare", "{scores}", "--test", "anova"], "unknown --test 'anova'", "unknown test"),
 ])
 def test_command_line_messages_name_the_options_typed(args, said, not_said, te, tmp_path, capsys):

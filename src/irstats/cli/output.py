@@ -168,6 +168,8 @@ def cli_text(text: str, command: click.Command, argument: str | None = None) -> 
     text = re.sub(rf"(?<![\w-])({names})=('[^']*'|\"[^\"]*\"|[^\s,;)]+)( \((?:[^)]*?: )?(-[^)]*)\))?", keyword, text)
     if argument in options:
         text = re.sub(rf"(?<![\w-]){re.escape(argument)}(?![\w-])", option_of(argument), text)
+        if "none" in (options[argument].metavar or ""):  # -M N|none: Python's None is the word none there
+            text = text.replace("(or None ", "(or 'none' ")
     return text
 
 
