@@ -183,10 +183,10 @@ def test_tsv_round_trip_and_tukey(scores, score_file, capsys, tmp_path):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--test", "anova"], "unknown test 'anova'"),
+    (["--test", "anova"], "unknown --test 'anova'"),
     (["--baseline", "no-such-run"], "unknown baseline 'no-such-run'"),
     (["-m", "P@10"], "measure 'P@10' is not in the score file"),
-    (["--correction", "fdr"], "unknown correction 'fdr'"),
+    (["--correction", "fdr"], "unknown --correction 'fdr'"),
     (["--format", "html"], "unknown format 'html'"),
     (["--test", "tukey", "--correction", "holm"], "already familywise"),
 ])

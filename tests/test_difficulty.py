@@ -86,4 +86,4 @@ def test_cli_difficulty(matrix, tmp_path, capsys):
     except SystemExit as exc:
         code = exc.code
     _, err = capsys.readouterr()
-    assert code == 2 and err.count("\n") == 1 and "unknown difficulty method 'nope'" in err
+    assert code == 2 and err.count("\n") == 1 and "unknown difficulty --method 'nope'" in err

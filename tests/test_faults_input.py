@@ -245,7 +245,7 @@ def test_options_are_validated_in_the_api(tmp_path, options, word):
         evaluate(q, r, **options)
 
 
-@pytest.mark.parametrize("args, word", [(["-l", "-1"], "rel_level"), (["-M", "-5"], "depth"),
+@pytest.mark.parametrize("args, word", [(["-l", "-1"], "--rel-level"), (["-M", "-5"], "--depth"),
                                         (["-M", "1.5"], "--depth")])
 def test_options_are_validated_on_the_command_line(tmp_path, capsys, args, word):
     q, r = write(tmp_path / "q.txt", QRELS), write(tmp_path / "r.run", RUN)

@@ -331,11 +331,13 @@ def test_the_program_leaves_after_its_exit_functions_with_its_code(args, code, t
     assert done.stdout == in_process.stdout and (done.stdout != b"" or code != 0)
 
 
-@pytest.mark.parametrize("args, code", [(["--version"], 0), (["trec_eval", "{qrels}", "{run}"], 0),
-                                         (["eval", "{qrels}", "{run}"], 0), (["eval", "{qrels}", "{missing}"], 2)])
+@pytest.mark.parametrize("args, code", [(["--version"], 1), (["trec_eval", "{qrels}", "{run}"], 1),
+                                         (["eval", "{qrels}", "{run}"], 1), (["eval", "{qrels}", "{missing}"], 2),
+                                         (["eval", "{qrels}", "{run}", "-o", "{missing}"], 0)])
 def test_standard_output_closed_is_no_traceback(args, code, te, tmp_path):
-    """``irstats … >&-``: what would be printed goes nowhere, as print() does with no stdout;
-    the exit code is the command's, and stderr has at most its one line, never a traceback."""
+    """``irstats … >&-``: a result written to the closed standard output would be lost, so it is
+    one line, exit 1 (issue 35); a command that fails first keeps its code, one writing to -o
+    succeeds; stderr has at most one line, never a traceback."""
     import shlex
 
     filled = [a.format(qrels=te / "qrels.test", run=te / "results.test", missing=tmp_path / "none") for a in args]

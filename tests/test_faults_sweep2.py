@@ -79,7 +79,7 @@ def test_partial_run_is_warned_of_on_the_command_line(reference_data, tmp_path, 
     run = _first_topics(reference_data / DL19 / "runs" / "bm25base_p.run.gz", 5, tmp_path / "five.run")
     code, out, err = run_cli(["eval", qrels, run, "-m", "AP"], capsys)
     assert code == 0
-    assert err.count("answers 5 of the qrels' 43 topics") == 1 and "(-c)" in err
+    assert err.count("answers 5 of the qrels' 43 topics") == 1 and "-c scores" in err and "complete=" not in err
     code, out, err = run_cli(["eval", qrels, run, "-m", "AP", "-c"], capsys)
     assert code == 0 and "answers" not in err
 
@@ -178,7 +178,7 @@ def test_drop_in_is_linear_in_topics(tmp_path, capsys):
     (["-m", "P@99999999999999999999"], "the cut-off must be at most 9223372036854775807"),
     (["-M", "99999999999999999999"], "depth"),
     (["-M", "9223372036854775808"], "depth"),
-    (["-l", "99999999999999999999"], "rel_level"),
+    (["-l", "99999999999999999999"], "--rel-level"),
 ])
 def test_huge_numbers_are_one_line_exit_2(tmp_path, capsys, args, says):
     (tmp_path / "q").write_text("1 0 a 1\n")

@@ -43,7 +43,8 @@ import polars as pl
 
 from irstats.result import Result
 from irstats.checks import kind_of, names, numbers
-from irstats.errors import ArgumentError, ArgumentTypeError, InputError, IrstatsWarning, NotFoundError, some
+from irstats.errors import (ArgumentError, ArgumentTypeError, InputError, IrstatsWarning, NotFoundError, did_you_mean,
+                            some)
 from irstats.scores import ScoreMatrix, score_matrices
 
 #: Aggregation methods: canonical name → one-line description.
@@ -142,7 +143,8 @@ class AggregateResult(Result):
         try:
             return float(self.values[self.systems.index(system)])
         except ValueError:
-            raise NotFoundError(f"no system {system!r} in this result", argument="system") from None
+            raise NotFoundError(f"no system {system!r} in this result{did_you_mean(system, self.systems)}",
+                                argument="system") from None
 
 
 def resolve_method(method: str) -> str:

@@ -60,7 +60,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence, TypeVar
 
 import numpy as np
 
-from irstats.errors import ArgumentError, ArgumentTypeError, IrstatsError, ResourceError, some
+from irstats.errors import ArgumentError, ArgumentTypeError, IrstatsError, IrstatsWarning, ResourceError, some
 from irstats.progress import Progress, progress_bar
 
 if TYPE_CHECKING:
@@ -106,13 +106,16 @@ def check_client(client):
 
 
 @contextmanager
-def connect(workers: int | None = None, scheduler: str | None = None) -> Iterator[Any]:
+def connect(workers: int | None = None, scheduler: str | None = None, *, named: str = "workers") -> Iterator[Any]:
     """A ``distributed.Client`` for the duration of the block, or None when neither is given.
 
     ``workers``: a local cluster of that many worker processes (one thread each), made here
-    and closed at the end. ``scheduler``: the address of a running scheduler
+    and closed at the end — at most as many as the machine runs at once (:func:`machine_workers`;
+    more is one warning, then that many). ``scheduler``: the address of a running scheduler
     (``tcp://host:8786``); one that does not answer within :data:`CONNECT_TIMEOUT` seconds
-    is a :class:`ClusterError`. This is what ``--workers`` and ``--scheduler`` do.
+    is a :class:`ClusterError`. This is what ``--workers`` and ``--scheduler`` do (``named``:
+    how the warning names the option). While the block runs, Dask's logging is irstats' lines
+    (:class:`LibraryLines`).
     """
     if workers is None and scheduler is None:
         yield None
@@ -124,42 +127,177 @@ def connect(workers: int | None = None, scheduler: str | None = None) -> Iterato
         from irstats.checks import whole
 
         workers = whole(workers, "workers", minimum=1)
+        most, why = machine_workers()
+        if workers > most:
+            warnings.warn(f"{named} {workers}: this machine runs {most} worker processes at once ({why}); "
+                          f"starting {most}", IrstatsWarning, stacklevel=3)
+            workers = most
     elif not isinstance(scheduler, str) or not scheduler.strip():
         raise ArgumentTypeError(f"scheduler must be an address such as tcp://127.0.0.1:8786, not {scheduler!r}",
                                 argument="scheduler")
     distributed = _dask()
+    with LibraryLines(("distributed", "tornado", "asyncio")) as lines:
+        try:
+            if workers is not None:
+                with _local_cluster(distributed, workers, lines) as client:
+                    yield client
+                return
+            try:
+                client = distributed.Client(scheduler, timeout=CONNECT_TIMEOUT, set_as_default=False)
+            except (OSError, TimeoutError, ValueError) as exc:
+                raise ClusterError(f"cannot reach the Dask scheduler at {scheduler}: {_one_line(exc)}") from None
+            try:
+                yield client
+            finally:
+                client.close()
+        except BaseException:
+            lines.failed = True  # what Dask logs about it now is said by irstats' error, or its interrupt
+            raise
+
+
+#: What one worker process needs at least (the interpreter, numpy, Dask): ``--workers`` is
+#: bounded by the available memory divided by this, and by the cores.
+WORKER_MEMORY = 256 * 2**20
+
+
+def machine_workers() -> tuple[int, str]:
+    """How many worker processes this machine runs at once, and why: its cores (those this
+    process may use) and its available memory over :data:`WORKER_MEMORY`."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    available = None
+    try:
+        with open("/proc/meminfo", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    available = int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    why = f"{cores} cores"
+    most = cores
+    if available is not None:
+        why += f", {available / 2**30:.1f} GiB of memory available"
+        most = min(most, max(1, available // WORKER_MEMORY))
+    return max(1, most), why
+
+
+@contextmanager
+def _local_cluster(distributed, workers: int, lines: "LibraryLines") -> Iterator[Any]:
+    """A client of a new local cluster of ``workers`` processes, closed at the end; when the
+    block fails or is interrupted, what Dask logs while closing it is not said (``lines``)."""
     import logging
 
-    if workers is not None:
-        import dask
+    import dask
 
-        # No dashboard; the scheduler's own HTTP endpoint on a free local port (not 8787, which
-        # another cluster may hold); a failed task is reported by irstats, not logged by Dask.
-        # Dask starts its workers with MALLOC_TRIM_THRESHOLD_ set, which turns off glibc's
-        # adaptive mmap threshold: every large numpy temporary is then mapped and zeroed anew
-        # (split-half 1.6× slower); the workers keep glibc's default (WORKER_ENVIRONMENT, in
-        # force while the cluster lives: workers are started, and restarted, in the background).
-        with dask.config.set(WORKER_ENVIRONMENT):
-            cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                               dashboard_address=None, silence_logs=logging.CRITICAL,
-                                               scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
+    # No dashboard; the scheduler's own HTTP endpoint on a free local port (not 8787, which
+    # another cluster may hold); a failed task is reported by irstats, not logged by Dask.
+    # Dask starts its workers with MALLOC_TRIM_THRESHOLD_ set, which turns off glibc's
+    # adaptive mmap threshold: every large numpy temporary is then mapped and zeroed anew
+    # (split-half 1.6× slower); the workers keep glibc's default (WORKER_ENVIRONMENT, in
+    # force while the cluster lives: workers are started, and restarted, in the background).
+    with dask.config.set(WORKER_ENVIRONMENT):
+        try:
+            with _workers_write_nowhere():
+                cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                                   dashboard_address=None, silence_logs=logging.CRITICAL,
+                                                   scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
+        except BaseException:
+            lines.failed = True
+            raise
+        try:
+            client = distributed.Client(cluster, set_as_default=False)
             try:
-                client = distributed.Client(cluster, set_as_default=False)
-                try:
-                    yield client
-                finally:
-                    client.close()
+                yield client
+            except BaseException:
+                lines.failed = True  # before closing: what Dask logs then is irstats' error's business
+                raise
             finally:
-                cluster.close()
+                client.close()
+        finally:
+            cluster.close()
+
+
+@contextmanager
+def _workers_write_nowhere() -> Iterator[None]:
+    """Standard error is the null device while the cluster starts, so the worker processes
+    spawned meanwhile inherit it as theirs: a Ctrl-C, which the terminal sends to every process
+    of the group, would make each print a KeyboardInterrupt traceback of its own. What a worker
+    has to say reaches irstats otherwise: a failed task's exception, a lost worker (its logs
+    are silenced anyway). This process's standard error is given back before anything else —
+    an interrupt while the cluster starts included — so irstats' own line is printed."""
+    import sys
+
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+    except (OSError, ValueError):
+        yield
         return
     try:
-        client = distributed.Client(scheduler, timeout=CONNECT_TIMEOUT, set_as_default=False)
-    except (OSError, TimeoutError, ValueError) as exc:
-        raise ClusterError(f"cannot reach the Dask scheduler at {scheduler}: {_one_line(exc)}") from None
-    try:
-        yield client
+        null = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(null, 2)
+        finally:
+            os.close(null)
+        yield
     finally:
-        client.close()
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+class LibraryLines:
+    """A library's logging as irstats' lines, while the block runs: the one place where what
+    Dask (or tornado, asyncio) logs reaches the user. A warning becomes one ``irstats:
+    warning:`` line (once per distinct message, its first line only, never a traceback); an
+    error is not printed — the exception it comes with reaches irstats and is its one line —
+    nor is anything logged once the block fails (``failed``) or is interrupted. The loggers
+    get back their handlers, level and propagation at the end."""
+
+    def __init__(self, names: Sequence[str]):
+        import logging
+
+        self.names = tuple(names)
+        self.failed = False
+        self._said: set[str] = set()
+        self._saved: list = []
+        self._handler = logging.Handler(logging.WARNING)
+        self._handler.emit = self._emit
+
+    def __enter__(self) -> "LibraryLines":
+        import logging
+
+        known = [name for name in logging.root.manager.loggerDict  # Dask gives some children handlers of
+                 if name.startswith(tuple(f"{n}." for n in self.names))]  # their own (distributed.client)
+        for name in (*self.names, *known):
+            logger = logging.getLogger(name)
+            if name in known and not logger.handlers and logger.propagate:
+                continue  # reaches its parent's handler, ours
+            self._saved.append((logger, logger.handlers[:], logger.level, logger.propagate))
+            logger.handlers = [self._handler]
+            logger.setLevel(logging.WARNING)
+            logger.propagate = False
+        return self
+
+    def __exit__(self, *exc) -> bool:
+        for logger, handlers, level, propagate in self._saved:
+            logger.handlers, logger.propagate = handlers, propagate
+            logger.setLevel(level)
+        return False
+
+    def _emit(self, record) -> None:
+        import logging
+
+        if self.failed or record.levelno >= logging.ERROR:
+            return
+        try:
+            first = (record.getMessage().strip().splitlines() or [""])[0]
+        except Exception:  # noqa: BLE001 - a message that does not format is not worth a line
+            return
+        if first and first not in self._said:
+            self._said.add(first)
+            warnings.warn(f"Dask: {first}", IrstatsWarning, stacklevel=2)
 
 
 def _one_line(exc: BaseException, limit: int = 400) -> str:
@@ -691,4 +829,5 @@ def _score_sorted(qrels, options, name: str, part, data: bytes, measures: list[s
     except Declined:
         return None
 
-__all__ = ["CONNECT_TIMEOUT", "ClusterError", "Job", "check_client", "connect", "planned", "score_batches"]
+__all__ = ["CONNECT_TIMEOUT", "ClusterError", "Job", "LibraryLines", "WORKER_MEMORY", "check_client", "connect",
+           "machine_workers", "planned", "score_batches"]

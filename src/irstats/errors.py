@@ -119,6 +119,22 @@ def some(items, limit: int = 5, quote: bool = True) -> str:
     return shown + (f" and {len(items) - limit} more" if len(items) > limit else "")
 
 
+def did_you_mean(name, candidates) -> str:
+    """``" — did you mean 'AP'?"`` for a name a user typed that is none of ``candidates`` but
+    close to one (difflib, letter case ignored), or ``""``; to end the message that refuses it.
+
+    >>> did_you_mean("nDGC@10", ["AP", "nDCG@10", "P@10"])
+    " — did you mean 'nDCG@10'?"
+    """
+    import difflib
+
+    by_key: dict[str, str] = {}
+    for candidate in candidates:
+        by_key.setdefault(str(candidate).lower(), str(candidate))
+    close = difflib.get_close_matches(str(name).lower(), list(by_key), n=1, cutoff=0.6)
+    return f" — did you mean {by_key[close[0]]!r}?" if close else ""
+
+
 def warn(message: str, category: type[Warning] = IrstatsWarning) -> None:
     """Emit an irstats warning pointing at the caller's caller."""
     warnings.warn(message, category, stacklevel=3)

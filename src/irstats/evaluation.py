@@ -26,6 +26,22 @@ if TYPE_CHECKING:
 class Evaluation(dict, Result):
     """Canonical measure name → ScoreMatrix (systems × topics), in the order asked for."""
 
+    def __missing__(self, key):
+        """``scores['ap']`` where the key is ``'AP'``: a :class:`~irstats.errors.NotFoundError`
+        saying which key holds it (keys are canonical measure names), or the likely one."""
+        from irstats.errors import NotFoundError, did_you_mean
+
+        try:
+            from irstats.measures import canonical_name
+
+            canonical = canonical_name(key)
+        except Exception:  # noqa: BLE001 - a key that names no measure at all
+            canonical = None
+        hint = (f"; the keys are canonical measure names: scores[{canonical!r}]" if canonical in self
+                else did_you_mean(key, self))
+        raise NotFoundError(f"no scores for measure {key!r} (the measures are {', '.join(map(repr, self))}){hint}",
+                            argument="measure")
+
     @property
     def measures(self) -> tuple[str, ...]:
         return tuple(self)

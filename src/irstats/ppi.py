@@ -28,7 +28,7 @@ import numpy as np
 import polars as pl
 
 from irstats.checks import names, real, share
-from irstats.errors import ArgumentError, ArgumentTypeError, InputError, NotFoundError, some, warn
+from irstats.errors import ArgumentError, ArgumentTypeError, InputError, NotFoundError, did_you_mean, some, warn
 from irstats.result import Result
 
 #: How the intervals of differences may be adjusted for the comparisons of a measure.
@@ -241,8 +241,9 @@ def ppi_scores(gold_scores, auto_scores, measures=None, *, alpha: float = 0.05, 
         name = _stored_name(name, gold_all, auto_all)
         if name not in gold_all or name not in auto_all:
             where = "gold_scores" if name not in gold_all else "auto_scores"
-            raise NotFoundError(f"measure {name!r} is not in {where} (it holds "
-                                f"{', '.join(gold_all if where == 'gold_scores' else auto_all)})", argument="measures")
+            held = gold_all if where == "gold_scores" else auto_all
+            raise NotFoundError(f"measure {name!r} is not in {where} (it holds {', '.join(held)})"
+                                f"{did_you_mean(name, held)}", argument="measures")
         g, a = gold_all[name], auto_all[name]
         gold_systems = set(g.systems)
         systems = [s for s in a.systems if s in gold_systems]
@@ -282,8 +283,8 @@ def ppi_scores(gold_scores, auto_scores, measures=None, *, alpha: float = 0.05, 
         frames.append(_frame(means, ranked, name, None, np.full(len(order), alpha), order))
         if baseline is not None or all_pairs:
             if baseline is not None and baseline not in systems:
-                raise NotFoundError(f"baseline {baseline!r} is not a system of {name} (systems: {some(systems)})",
-                                    argument="baseline")
+                raise NotFoundError(f"baseline {baseline!r} is not a system of {name} (systems: {some(systems)})"
+                                    f"{did_you_mean(baseline, systems)}", argument="baseline")
             if baseline is not None:
                 b = systems.index(baseline)
                 first = np.array([i for i in order if i != b], dtype=int)

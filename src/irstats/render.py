@@ -115,14 +115,13 @@ def format_number(value: float) -> str:
 
 
 def delimited(frame: pl.DataFrame, separator: str) -> str:
-    """A frame as TSV/CSV text: floats in full precision, NaN as ``nan``."""
+    """A frame as TSV/CSV text: floats in full precision, NaN as ``nan``, a missing value (null)
+    as an empty field — never the text ``None``, which a run or topic could be named."""
     cells = []
     for name in frame.columns:
         series = frame.get_column(name)
-        if series.dtype.is_float():
-            cells.append([format_number(v) for v in series.fill_null(math.nan).to_list()])
-        else:
-            cells.append([str(v) for v in series.to_list()])
+        write = format_number if series.dtype.is_float() else str
+        cells.append(["" if v is None else write(v) for v in series.to_list()])
     lines = [separator.join(frame.columns)]
     lines.extend(separator.join(row) for row in zip(*cells))
     return "\n".join(lines) + "\n"

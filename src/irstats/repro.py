@@ -361,7 +361,26 @@ class ReproResult(Result):
         test = "paired t-test" if self.test == "paired t" else f"unpaired {self.test}-test"
         lines.append(f"p: two-sided {test} of each run's per-topic scores, original against "
                      f"{'reproduced' if self.kind == 'reproducibility' else 'replicated'} (small: they differ).")
-        return lines
+        return lines + self._undefined_notes()
+
+    def _undefined_notes(self) -> list[str]:
+        """Why a statistic is blank (undefined), one line each: the table never leaves one
+        without saying so."""
+        notes = []
+        if self.ktu is not None:
+            for run, values in zip(self.runs, self.ktu):
+                if not np.isfinite(_mean(values)):
+                    notes.append(f"KTU of the {run} runs is blank: Kendall's τ-b is undefined on every topic (it needs "
+                                 "two documents ranked apart in both rankings).")
+        if self.er is not None:
+            for m, measure in enumerate(self.measures):
+                if not np.isfinite(self.er[m]):
+                    notes.append(f"ER of {measure} is blank: the original advanced run's mean improvement over its "
+                                 "baseline is 0, and ER divides by it.")
+                if not np.isfinite(self.dri[m]):
+                    notes.append(f"ΔRI of {measure} is blank: a baseline run's mean is 0, and the relative "
+                                 "improvement divides by it.")
+        return notes
 
     def to_frame(self) -> pl.DataFrame:
         rows: dict[str, list] = {"measure": [], "statistic": [], "run": [], "topic": [], "value": []}
@@ -531,9 +550,7 @@ def _effects(orig: np.ndarray, other: np.ndarray) -> tuple[np.ndarray, np.ndarra
 
 def _check_order(depth, p, ktu_method, rbo_method) -> tuple[int, float]:
     depth = whole(depth, "order_depth", minimum=1)
-    p = real(p, "rbo_p", low=0.0, high=1.0)
-    if not 0.0 < p < 1.0:
-        raise ArgumentError(f"rbo_p must be between 0 and 1 (exclusive); got {p!r}", argument="rbo_p")
+    p = real(p, "rbo_p", low=0.0, high=1.0, open_low=True, open_high=True)  # 0 and 1 weigh no rank or all
     one_of(ktu_method, "ktu_method", KTU_METHODS)
     one_of(rbo_method, "rbo_method", RBO_METHODS)
     return depth, p

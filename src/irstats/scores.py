@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Iterable, Iterator, Mapping
 import numpy as np
 
 from irstats.checks import kind_of, names, numbers
-from irstats.errors import ArgumentError, ArgumentTypeError, InputError, NotFoundError, some
+from irstats.errors import ArgumentError, ArgumentTypeError, InputError, NotFoundError, did_you_mean, some
 
 if TYPE_CHECKING:
     import polars as pl
@@ -87,7 +87,8 @@ class ScoreMatrix:
         try:
             return self.values[self.systems.index(name)]
         except ValueError:
-            raise NotFoundError(f"no system {name!r} in this score matrix", argument="name") from None
+            raise NotFoundError(f"no system {name!r} in this score matrix{did_you_mean(name, self.systems)}",
+                                argument="name") from None
 
     def subset(self, systems: Iterable[str] | None = None, topics: Iterable[str] | None = None) -> "ScoreMatrix":
         """The matrix restricted to some systems and/or topics (in the order given)."""
@@ -191,7 +192,7 @@ def _positions(held: tuple[str, ...], wanted, argument: str) -> list[int]:
     missing = [name for name in wanted if name not in index]
     if missing:
         raise NotFoundError(f"{argument}: no {argument[:-1]} {some(missing)} in this score matrix "
-                            f"(it has {some(held)})", argument=argument)
+                            f"(it has {some(held)}){did_you_mean(missing[0], held)}", argument=argument)
     return [index[name] for name in wanted]
 
 

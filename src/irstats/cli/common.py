@@ -12,7 +12,7 @@ import math
 
 import click
 
-from irstats.errors import InputError
+from irstats.errors import InputError, did_you_mean
 from irstats.evaluate import evaluate
 from irstats.scores import ScoreMatrix, read_scores
 
@@ -64,7 +64,7 @@ def cluster_options(func):
             raise InputError("give --workers (a local cluster) or --scheduler (a running one), not both")
         from irstats.distributed import connect
 
-        with connect(workers=workers, scheduler=scheduler) as client:
+        with connect(workers=workers, scheduler=scheduler, named="--workers") as client:
             return func(*args, client=client, **kwargs)
 
     for option in reversed([
@@ -100,8 +100,8 @@ def load_scores(scores_path, qrels, runs, measures, options=None, client=None) -
         for name in measures:
             key = name if name in scores else _safe_canonical(name, canonical_name)
             if key not in scores:
-                raise InputError(f"measure {name!r} is not in the score file; it has {', '.join(scores)}",
-                                 path=str(scores_path))
+                raise InputError(f"measure {name!r} is not in the score file; it has {', '.join(scores)}"
+                                 f"{did_you_mean(name, scores)}", path=str(scores_path))
             wanted[key] = scores[key]
         scores = wanted
     return scores

@@ -6,8 +6,10 @@ that parses its own options — ``irstats trec_eval`` — starts without importi
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
+import warnings
 
 import click
 
@@ -15,10 +17,60 @@ from irstats import __version__
 from irstats.cli.commands import BLAS_THREAD_VARIABLES, COMMANDS, ONE_BLAS_THREAD
 
 
+def _sparing_inputs(command: click.Command) -> click.Command:
+    """``command`` whose callback first refuses an output that is one of its inputs
+    (:func:`irstats.cli.output.spare_inputs`): the one guard every command passes, whatever
+    its class, before it computes anything; and whose errors speak of the options the user
+    typed, not of the API's keywords (:func:`irstats.cli.output.in_cli_words`)."""
+    callback = command.callback
+    if callback is not None and not getattr(callback, "spares_inputs", False):
+        @functools.wraps(callback)
+        def guarded(*args, **kwargs):
+            from irstats.cli.output import spare_inputs
+            from irstats.errors import IrstatsError
+
+            context = click.get_current_context()
+            spare_inputs(context)
+            show = warnings.showwarning
+
+            def reworded(message, category, *rest, **more):  # warnings in the command line's words too
+                from irstats.cli.output import cli_text
+
+                return show(cli_text(str(message), context.command), category, *rest, **more)
+
+            warnings.showwarning = reworded
+            try:
+                return callback(*args, **kwargs)
+            except IrstatsError as error:  # the API's words for what the user typed on the command line
+                from irstats.cli.output import in_cli_words
+
+                in_cli_words(error, context.command)
+                raise
+            finally:
+                warnings.showwarning = show
+
+        guarded.spares_inputs = True
+        command.callback = guarded
+    return command
+
+
+class SubcommandGroup(click.Group):
+    """A group inside irstats' (``irstats standardize fit|apply``): its commands are guarded too."""
+
+    def add_command(self, cmd, name=None):
+        super().add_command(_sparing_inputs(cmd), name)
+
+
 class IrstatsGroup(click.Group):
     """Commands are imported when used: ``COMMANDS`` maps each name to ``module:attribute``
     and its one-line help, so the group's help lists them all without importing any.
-    Listed in the order of a study; commands added with ``add_command`` come last."""
+    Listed in the order of a study; commands added with ``add_command`` come last. Every
+    command added refuses to write over its own inputs (:func:`_sparing_inputs`)."""
+
+    group_class = SubcommandGroup
+
+    def add_command(self, cmd, name=None):
+        super().add_command(_sparing_inputs(cmd), name)
 
     def list_commands(self, ctx):
         return [*COMMANDS, *(name for name in self.commands if name not in COMMANDS)]
@@ -34,6 +86,17 @@ class IrstatsGroup(click.Group):
             command = getattr(importlib.import_module(module), attribute)
             self.add_command(command, cmd_name)  # the module's @cli.command did so too; harmless
         return self.commands.get(cmd_name)
+
+    def resolve_command(self, ctx, args):
+        """As click's, with a "did you mean" for a command that does not exist (``irstats evl``)."""
+        name = args[0] if args else ""
+        if name and not name.startswith("-") and self.get_command(ctx, name) is None:
+            from irstats.errors import did_you_mean
+
+            hint = did_you_mean(name, self.list_commands(ctx))
+            if hint:
+                ctx.fail(f"No such command {name!r}{hint}")
+        return super().resolve_command(ctx, args)
 
     def format_commands(self, ctx, formatter):
         """As click's, but a command not imported yet shows the help stored in ``COMMANDS``."""

@@ -27,6 +27,7 @@ get Python's own treatment.
 
 from __future__ import annotations
 
+import io
 import os
 import signal
 import sys
@@ -202,6 +203,16 @@ def _report(line: str) -> None:
         _say(line)
 
 
+def _discard_standard_output() -> None:
+    """Standard output, once it failed, points to the null device: what is still buffered is
+    not written (or failed) again at the end."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
 def _run(argv: list[str] | None) -> int:
     """The command's exit code; every error becomes one line on stderr, never a traceback."""
     from irstats.errors import IrstatsError, ResourceError
@@ -212,15 +223,15 @@ def _run(argv: list[str] | None) -> int:
         _report(f"irstats: error: {exc}")
         return exc.exit_code
     except BrokenPipeError:  # the reader went away (| head): quietly done
-        try:
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-        except (OSError, ValueError):
-            pass
+        _discard_standard_output()
         return 0
     except OSError as exc:  # the machine, not the input: a file that cannot be read or written
         cause = exc.strerror or type(exc).__name__
-        error = ResourceError(cause, path=os.fsdecode(exc.filename) if exc.filename is not None else None)
+        if exc.filename == STANDARD_OUTPUT:  # said once: what is still buffered goes nowhere
+            _discard_standard_output()
+            error = ResourceError.from_os_error(exc)
+        else:
+            error = ResourceError(cause, path=os.fsdecode(exc.filename) if exc.filename is not None else None)
         _report(f"irstats: error: {error}")
         return error.exit_code
     except Exception as exc:  # noqa: BLE001 - the contract: never a traceback
@@ -242,9 +253,12 @@ def main(argv: list[str] | None = None) -> None:
     global _state
     if argv is None:  # the program itself (also when launched some other way)
         _install_signal_handlers()
-    for name in ("stdout", "stderr"):
-        if getattr(sys, name) is None:  # closed by the caller (>&-): written nowhere, as print() does then
-            setattr(sys, name, open(os.devnull, "w"))
+    if sys.stdout is None:  # closed by the caller (>&-): the result would be lost, so writing it fails
+        sys.stdout = _ClosedStandardOutput()
+    elif argv is None:
+        _name_standard_output()
+    if sys.stderr is None:  # closed too: irstats' lines go nowhere, as print() does then
+        sys.stderr = open(os.devnull, "w")
     code = 130
     try:
         _state = "running"
@@ -266,6 +280,58 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(code)  # success returns, as it always did (callers in-process need not catch SystemExit)
 
 
+#: How an error on standard output names it: ``standard output: cannot write (No space left on device)``.
+STANDARD_OUTPUT = "standard output"
+
+
+class _StandardOutputFile(io.FileIO):
+    """File descriptor 1 as the program writes it, whose errors name it (a full disk under
+    ``irstats eval … > /full/disk/out``): the OSError's ``filename`` is :data:`STANDARD_OUTPUT`.
+    A reader gone (``| head``) stays the BrokenPipeError it is."""
+
+    def write(self, data) -> int | None:
+        try:
+            return super().write(data)
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            exc.filename = STANDARD_OUTPUT
+            raise
+
+
+def _name_standard_output() -> None:
+    """Standard output written through :class:`_StandardOutputFile`, with the encoding, error
+    handler and line buffering Python gave it (nothing is written before this)."""
+    stream = sys.stdout
+    try:
+        if stream is not sys.__stdout__ or stream.fileno() != 1:
+            return
+    except (OSError, ValueError):
+        return
+    sys.stdout = io.TextIOWrapper(io.BufferedWriter(_StandardOutputFile(1, "w", closefd=False)),
+                                  encoding=stream.encoding, errors=stream.errors, line_buffering=stream.line_buffering)
+
+
+class _ClosedStandardOutput(io.TextIOBase):
+    """Standard output closed by the caller (``irstats eval … >&-``): a command that writes its
+    result there fails in one line, exit 1, instead of exiting 0 having written nothing. A
+    command that writes nothing there (``-o FILE``) is not concerned."""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text) -> int:
+        if not text:
+            return 0
+        from irstats.errors import ResourceError
+
+        raise ResourceError("cannot write (it is closed; give -o FILE, or leave it open)", path=STANDARD_OUTPUT)
+
+    @property
+    def buffer(self) -> "_ClosedStandardOutput":  # the bytes a command writes (the trec_eval drop-in) fail alike
+        return self
+
+
 def _leave(code: int) -> None:
     """The program's end once its command is done: what it printed is flushed — a failure
     there (a full disk) is the command's failure, one line and exit 1; the reader gone, as
@@ -280,7 +346,7 @@ def _leave(code: int) -> None:
     except OSError as exc:
         from irstats.errors import ResourceError
 
-        error = ResourceError.from_os_error(exc, doing="cannot write the output")
+        error = ResourceError.from_os_error(exc, STANDARD_OUTPUT)
         _say(f"irstats: error: {error}")
         code = code or error.exit_code
     _exit_now(code)
@@ -290,6 +356,11 @@ def _exit_now(code: int) -> None:
     """Run the exit functions (``atexit``, ``weakref.finalize``), flush, and leave with ``code``."""
     import atexit
 
+    if code:  # failed or interrupted, and said so in irstats' line: what a library's exit functions log
+        sys.unraisablehook = lambda unraisable: None  # or raise about that state (Dask's close_clusters,
+        logging = sys.modules.get("logging")           # asyncio's "Task exception was never retrieved")
+        if logging is not None:                        # is not printed after it
+            logging.disable(logging.CRITICAL)
     try:
         atexit._run_exitfuncs()
         for stream in (sys.stdout, sys.stderr):

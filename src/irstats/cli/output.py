@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import os
 import sys
 from typing import TYPE_CHECKING
 
@@ -188,6 +189,113 @@ class OutputFolder(click.ParamType):
 
         check_output_folder(value)
         return value
+
+
+def spare_inputs(ctx: click.Context) -> None:
+    """Refuse, before the command computes anything, an output that would replace or be read
+    as one of its inputs (:func:`irstats.io.output.check_outputs_spare_inputs`, by file identity).
+
+    Run for every command by :mod:`irstats.cli.group`. The outputs are the parameters typed
+    :class:`OutputFile` (a figure's data file ``.csv`` beside it included) or
+    :class:`OutputFolder`, and standard output when it is a regular file (``>> q.qrels``); the
+    inputs are every other parameter that names a path — a file, a folder of runs, a glob —
+    whatever its name (``QRELS``, ``--runs``, ``--gold``, ``--factors``, ``--replicate``…).
+    """
+    import stat
+
+    from irstats.io.output import check_outputs_spare_inputs
+
+    outputs, inputs = [], []
+    for param in ctx.command.params:
+        value = ctx.params.get(param.name)
+        if value is None or isinstance(value, bool):
+            continue
+        label = _label(param)
+        if isinstance(param.type, OutputFile):
+            outputs.append((label, value, "file"))
+            if param.type.figure:
+                from pathlib import Path
+
+                outputs.append((f"{label} (its data)", str(Path(value).with_suffix(".csv")), "file"))
+        elif isinstance(param.type, OutputFolder):
+            outputs.append((label, value, "folder"))
+        elif isinstance(param.type, (click.Path, click.types.StringParamType)):
+            inputs.extend((label, text) for text in _texts(value))
+    try:
+        if stat.S_ISREG(os.fstat(sys.stdout.fileno()).st_mode):
+            outputs.append(("standard output", "/dev/stdout", "file"))
+    except (OSError, ValueError, AttributeError):  # no descriptor: captured in-process, or closed
+        pass
+    if outputs and inputs:
+        check_outputs_spare_inputs(outputs, inputs)
+
+
+def in_cli_words(error: Exception, command: click.Command) -> None:
+    """Reword an irstats error raised by the API for the command line that reached it
+    (:func:`cli_text`); the argument an :class:`~irstats.errors.ArgumentError` names is
+    reworded wherever it stands as a word."""
+    text = getattr(error, "message", None) or (str(error.args[0]) if error.args else "")
+    if not text:
+        return
+    text = cli_text(text, command, getattr(error, "argument", None))
+    if hasattr(error, "message"):
+        error.message = text
+    where = ""
+    if getattr(error, "path", None) is not None:
+        where = f"{error.path}:{error.line}: " if getattr(error, "line", None) is not None else f"{error.path}: "
+    error.args = (where + text,)
+
+
+def cli_text(text: str, command: click.Command, argument: str | None = None) -> str:
+    """A message of the API in the words of ``command``'s options: a keyword argument
+    (``lam``, ``rbo_p=0.9``, ``ties='docno'``, ``complete=True``) becomes the option the user
+    typed (``--lambda``, ``--rbo-p 0.9``, ``--ties docno``, ``-c/--complete``); where the
+    message already gives the option in parentheses (``complete=True (-c)``), that is kept
+    alone; ``argument`` (an error's keyword) is reworded wherever it stands as a word."""
+    import re
+
+    options = {param.name: param for param in command.params if isinstance(param, click.Option)}
+    if "float32" in options:
+        options.setdefault("score_dtype", options["float32"])
+    if not options:
+        return text
+
+    def option_of(name: str) -> str:  # a flag by all its spellings (-c/--complete), a value by its long one
+        param = options[name]
+        longs = [o for o in param.opts if o.startswith("--")]
+        return "/".join(param.opts) if param.is_flag or not longs else longs[0]
+
+    def keyword(match: re.Match) -> str:
+        name, value, given = match.group(1), match.group(2).strip("'\""), match.group(4)
+        if given:
+            return given
+        if options[name].is_flag:
+            return option_of(name) if value == "True" else f"no {option_of(name)}"
+        return f"{option_of(name)} {value}"
+
+    names = "|".join(re.escape(name) for name in options)
+    text = re.sub(rf"(?<![\w-])({names})=('[^']*'|\"[^\"]*\"|[^\s,;)]+)( \((?:[^)]*?: )?(-[^)]*)\))?", keyword, text)
+    if argument in options:
+        text = re.sub(rf"(?<![\w-]){re.escape(argument)}(?![\w-])", option_of(argument), text)
+        if "none" in (options[argument].metavar or ""):  # -M N|none: Python's None is the word none there
+            text = text.replace("(or None ", "(or 'none' ")
+    return text
+
+
+def _label(param: click.Parameter) -> str:
+    """A parameter as the user typed it: ``-o/--output``, ``QRELS``."""
+    if isinstance(param, click.Option):
+        return "/".join(param.opts)
+    return (param.metavar or param.name.upper()).strip("[].")
+
+
+def _texts(value) -> list[str]:
+    """The strings of a parameter's value (one, or tuples of them for nargs and multiple)."""
+    if isinstance(value, (str, os.PathLike)):
+        return [os.fspath(value)]
+    if isinstance(value, (tuple, list)):
+        return [text for item in value for text in _texts(item)]
+    return []
 
 
 def emit_data(frame: pl.DataFrame, fmt: str, output: str | None) -> None:

@@ -57,7 +57,7 @@ try:
 except ImportError as exc:  # pragma: no cover - the optional extra is missing
     raise ImportError("the ir_measures provider needs ir_measures: pip install \"irstats[ir_measures]\"") from exc
 
-from irstats.errors import IrstatsWarning, MeasureError
+from irstats.errors import InputError, IrstatsWarning, MeasureError
 
 NAME = "irstats"
 
@@ -119,6 +119,45 @@ def _irstats_name(measure) -> str | None:
         except MeasureError:
             continue
     return None
+
+
+#: ``register(iprec_round=…)``: how IPrec@r turns r into a number of relevant documents —
+#: trec_eval 10's ``lround(r·R)`` (irstats' own, the default) or ``"trec_eval_9"``,
+#: ``(long)(r·R + 0.9)``, the cut of trec_eval 9 and so of pytrec_eval, ir_measures' default
+#: provider (irstats.measures.interpolated). They differ where r·R has a fractional part in
+#: [0.1, 0.5): on DL 2019, 444 of 6,880 (run, topic, level) values of 10 runs at 16 levels.
+IPREC_ROUNDS = ("lround", "trec_eval_9")
+
+
+def _rounded(name: str | None, iprec_round: str) -> str | None:
+    """An irstats IPrec name with the provider's ``iprec_round``; any other name as it is."""
+    if name is None or iprec_round == "lround" or not name.startswith("IPrec"):
+        return name
+    from dataclasses import replace
+
+    from irstats.measures import parse_measure
+
+    measure = parse_measure(name)
+    if measure.family != "IPrec":
+        return name
+    return str(replace(measure, params=tuple((k, iprec_round if k == "round" else v) for k, v in measure.params)))
+
+
+def _check_options(options: dict) -> None:
+    """The provider's options checked at once (``register(bogus=1)`` would fail at the next
+    ir_measures call otherwise): each an :class:`irstats.collection.EvalOptions` field, each
+    value one it takes — errors name the keyword, with a "did you mean"."""
+    import dataclasses
+
+    from irstats.collection import EvalOptions
+    from irstats.errors import ArgumentError, did_you_mean
+
+    fields = [f.name for f in dataclasses.fields(EvalOptions)] + ["iprec_round"]
+    for key in options:
+        if key not in fields:
+            raise ArgumentError(f"unknown option {key!r} of the irstats provider (it takes {', '.join(fields)})"
+                                f"{did_you_mean(key, fields)}", argument=key)
+    EvalOptions(**options)
 
 
 def _need_subtopics(measures) -> bool:
@@ -183,9 +222,16 @@ class IrstatsProvider(providers.Provider):
     #: evaluator per run, and PyTerrier one per system, on the same qrels).
     KEPT_QRELS = 4
 
-    def __init__(self, **options: Any):
+    def __init__(self, iprec_round: str = "lround", **options: Any):
         super().__init__()
         self.options = {"depth": None, **options}
+        _check_options(self.options)
+        if iprec_round not in IPREC_ROUNDS:
+            from irstats.errors import ArgumentError, did_you_mean
+
+            raise ArgumentError(f"iprec_round must be one of {', '.join(IPREC_ROUNDS)}; got {iprec_round!r}"
+                                f"{did_you_mean(iprec_round, IPREC_ROUNDS)}", argument="iprec_round")
+        self.iprec_round = iprec_round
         self._kept: list[tuple] = []  # (shape, snapshot, Collection or None), the newest last
 
     def supports(self, measure) -> bool:
@@ -204,7 +250,8 @@ class IrstatsProvider(providers.Provider):
         if not _need_subtopics(measures):
             collection = self._collection(qrels)
             if collection is not None:
-                return IrstatsEvaluator(measures, collection, self.options, set(collection.topics), direct=True)
+                return IrstatsEvaluator(measures, collection, self.options, set(collection.topics), direct=True,
+                                        iprec_round=self.iprec_round)
         return self._general_evaluator(measures, qrels)
 
     def _collection(self, qrels):
@@ -250,10 +297,11 @@ class IrstatsProvider(providers.Provider):
 
         frame = ir_measures.util.QrelsConverter(qrels).as_pd_dataframe()
         if len(frame) == 0:  # ir_measures: no qrels topic, so no value (irstats: an InputError)
-            return IrstatsEvaluator(measures, None, self.options)
+            return IrstatsEvaluator(measures, None, self.options, iprec_round=self.iprec_round)
         if not _need_subtopics(measures):
             collection = Collection.load(frame[["query_id", "doc_id", "relevance"]])
-            return IrstatsEvaluator(measures, collection, self.options, set(frame["query_id"]))
+            return IrstatsEvaluator(measures, collection, self.options, set(frame["query_id"]),
+                                    iprec_round=self.iprec_round)
         # diversity measures: the qrels' iteration is the subtopic, as pyndeval reads it; the
         # other measures see each document at its largest grade (TREC's ad hoc qrels)
         from irstats.subtopics import SubtopicQrels
@@ -262,7 +310,8 @@ class IrstatsProvider(providers.Provider):
                                                else "0").rename(columns={"query_id": "topic", "doc_id": "docno",
                                                                          "relevance": "grade"}))
         collection = subtopics.collection()
-        return IrstatsEvaluator(measures, collection, self.options, set(frame["query_id"]), subtopics)
+        return IrstatsEvaluator(measures, collection, self.options, set(frame["query_id"]), subtopics,
+                                iprec_round=self.iprec_round)
 
 
 def _materialized(data):
@@ -318,7 +367,7 @@ class IrstatsEvaluator(providers.Evaluator):
     evaluating a run when done four times per value."""
 
     def __init__(self, measures, collection, options: dict, qrels_ids: set | None = None, subtopics=None,
-                 direct: bool = False):
+                 direct: bool = False, iprec_round: str = "lround"):
         super().__init__(measures, set(collection.topics) if collection is not None else set())
         self.collection = collection
         self.subtopics = subtopics  # irstats.subtopics.SubtopicQrels, for the diversity measures
@@ -328,7 +377,7 @@ class IrstatsEvaluator(providers.Evaluator):
         self.options = options
         self.qrels_ids = qrels_ids or set()  # the qrels' query ids as ir_measures gave them
         self.distinct = list(dict.fromkeys(measures))  # each measure once, in the order given
-        self.names = [irstats_name(m) for m in self.distinct]
+        self.names = [_rounded(irstats_name(m), iprec_round) for m in self.distinct]
         self.by_mode: dict[bool, list[int]] = {}  # positions in distinct, by judged_only (-J): one tensor each
         for position, measure in enumerate(self.distinct):
             self.by_mode.setdefault(bool(measure.params.get("judged_only", False)), []).append(position)
@@ -447,8 +496,33 @@ class IrstatsEvaluator(providers.Evaluator):
             with warnings.catch_warnings():  # ir_measures' conventions: no provider warns
                 warnings.simplefilter("ignore", IrstatsWarning)
                 names = sorted({self.names[p] for p in positions})
-                scores.append((positions, evaluator.score({"run": frame}, names)))
+                try:
+                    scores.append((positions, evaluator.score({"run": frame}, names)))
+                except InputError as error:
+                    raise _in_ir_measures_words(error, frame) from None
         return scores, answered
+
+
+def _in_ir_measures_words(error: InputError, frame) -> InputError:
+    """An error about the run as irstats read it (a frame of ir_measures' RunConverter: "row 9",
+    "DataFrame:54001") in ir_measures' words: the query_id and doc_id of the scored document."""
+    import re
+
+    from irstats.errors import ArgumentError
+
+    text = str(error)
+    row = re.search(r"column '(\w+)' must hold numbers[^;]*; row (\d+) \(counting from 1\) has (.+)$", text)
+    if row:
+        at = frame.iloc[int(row[2]) - 1]
+        value = at[row[1]]
+        value = value.item() if hasattr(value, "item") else value  # numpy's nan as Python's
+        return ArgumentError(f"run: the {row[1]} of query_id {at['query_id']!r}, doc_id {at['doc_id']!r} is "
+                             f"{value!r}; every ScoredDoc needs a number", argument="run")
+    twice = re.search(r"document (.+) appears twice for topic (.+) \(first on line \d+\)", text)
+    if twice:
+        return InputError(f"run: doc_id {twice[1]} appears twice for query_id {twice[2]}; give each document one "
+                          f"score per query")
+    return error
 
 
 def register(default: bool = True, **options: Any) -> IrstatsProvider:

@@ -27,7 +27,8 @@ registered before it exits.
 
 :func:`check_output_file` and :func:`check_output_folder` validate a target before a
 command computes anything (the folder exists and is writable; a figure's format is one
-matplotlib writes).
+matplotlib writes); :func:`check_outputs_spare_inputs` refuses a target that is, or would
+replace, one of the command's inputs (compared by file identity, not spelling).
 """
 
 from __future__ import annotations
@@ -131,6 +132,114 @@ def check_output_file(path, figure: bool = False) -> None:
     _writable_folder(os.path.dirname(target) or ".", text)
     if st is not None and not os.access(target, os.W_OK):
         raise ResourceError("cannot write (Permission denied: the file is read-only)", path=text)
+
+
+def check_outputs_spare_inputs(outputs, inputs) -> None:
+    """Raise an :class:`InputError` naming both paths when writing an output would touch an input.
+
+    ``outputs``: ``(label, path, kind)`` triples, ``kind`` ``"file"`` or ``"folder"`` (the
+    label is what the user typed, ``--output``, ``--out``); ``inputs``: ``(label, spec)``
+    pairs, a spec being a file, a folder or a glob as the command reads it. Paths are compared
+    by file identity (device and inode, symlinks followed), never by spelling, so ``q.qrels``,
+    ``./q.qrels``, a symbolic link to it and a hard link of it are one file. Refused, before
+    anything is computed:
+
+    - an output file that *is* an input file (it would be replaced by the result);
+    - an output file directly inside an input folder or matching an input glob, existing or
+      not: a folder of runs is read whole, so the output would be read as a run — now, or
+      the next time the same command runs;
+    - an output folder that holds an input (a report written over the folder of its own runs).
+
+    Devices and FIFOs (``/dev/null``, ``/dev/stdout`` on a terminal) are written, not
+    replaced: they clash with nothing. Inputs that do not exist are left to their reader.
+    """
+    import fnmatch
+    import glob
+
+    files: list[tuple[str, str, tuple[int, int]]] = []  # (label, path, identity) of every input file
+    folders: list[tuple[str, str, tuple[int, int]]] = []
+    patterns: list[tuple[str, str]] = []
+    for label, spec in inputs:
+        spec = os.fspath(spec)
+        if not spec or spec == "-":
+            continue
+        matches = [spec] if os.path.exists(spec) else []
+        if not matches and glob.has_magic(spec):
+            patterns.append((label, spec))
+            matches = sorted(glob.glob(spec))
+        for path in matches:
+            try:
+                st = os.stat(path)
+            except OSError:
+                continue
+            entry = (label, path, (st.st_dev, st.st_ino))
+            if stat.S_ISDIR(st.st_mode):
+                folders.append(entry)
+            elif stat.S_ISREG(st.st_mode):
+                files.append(entry)
+    if not (files or folders or patterns):
+        return
+    for out_label, out, kind in outputs:
+        out = os.fspath(out)
+        if kind == "folder":
+            _check_folder_spares(out_label, out, files + folders)
+            continue
+        try:
+            st = os.stat(out)
+        except OSError:
+            st = None
+        if st is not None and not stat.S_ISREG(st.st_mode):
+            continue  # a device or FIFO: written to, never replaced
+        if st is not None:
+            for label, path, identity in files:
+                if identity == (st.st_dev, st.st_ino):
+                    same = "" if os.path.normpath(path) == os.path.normpath(out) else " (the same file)"
+                    raise InputError(f"refusing to write {out_label} {out}: it is the input {label} {path}{same}; "
+                                     f"give another file")
+        try:
+            parent = os.stat(os.path.dirname(os.path.realpath(out)) or ".")
+        except OSError:
+            parent = None
+        for label, path, identity in folders:
+            if parent is not None and identity == (parent.st_dev, parent.st_ino):
+                raise InputError(f"refusing to write {out_label} {out}: it is in the folder of the input "
+                                 f"{label} {path}, which is read whole, so it would be read as an input; "
+                                 f"give a file outside that folder")
+            if st is not None and st.st_nlink > 1:  # a hard link elsewhere of a file the folder holds
+                inside = _same_file_in(path, st)
+                if inside is not None:
+                    raise InputError(f"refusing to write {out_label} {out}: it is the input {label} {inside} "
+                                     f"(the same file); give another file")
+        for label, pattern in patterns:
+            if fnmatch.fnmatch(os.path.abspath(out), os.path.abspath(pattern)):
+                raise InputError(f"refusing to write {out_label} {out}: it matches the input {label} {pattern!r}, "
+                                 f"so it would be read as an input; give a file that does not match")
+
+
+def _same_file_in(folder: str, st: os.stat_result) -> str | None:
+    """The file directly inside ``folder`` that is the file of ``st`` (device and inode), or None."""
+    try:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                try:
+                    there = entry.stat()
+                except OSError:
+                    continue
+                if (there.st_dev, there.st_ino) == (st.st_dev, st.st_ino):
+                    return os.path.join(folder, entry.name)
+    except OSError:
+        pass
+    return None
+
+
+def _check_folder_spares(out_label: str, out: str, inputs) -> None:
+    """Raise when the folder ``out`` (written as a whole) is or holds one of ``inputs``."""
+    target = os.path.realpath(out)
+    for label, path, _ in inputs:
+        real = os.path.realpath(path)
+        if real == target or real.startswith(target.rstrip(os.sep) + os.sep):
+            raise InputError(f"refusing to write the folder {out_label} {out}: it holds the input {label} {path}, "
+                             f"which irstats could replace or remove; give another folder")
 
 
 def figure_format(path) -> str:
@@ -433,4 +542,4 @@ def _tree(root: Path) -> tuple[list[str], set[str]]:
 
 
 __all__ = ["MARKER", "OutputFolder", "atomic_open", "atomic_path", "check_output_file", "check_output_folder",
-           "current_umask", "figure_format", "read_manifest", "write_bytes", "write_text"]
+           "check_outputs_spare_inputs", "current_umask", "figure_format", "read_manifest", "write_bytes", "write_text"]

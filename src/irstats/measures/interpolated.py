@@ -5,7 +5,12 @@ rank of the c-th relevant document, c = round(r·R) (half away from zero, C's ``
 c = 0, at or after the first relevant document. A level the list never reaches (c greater than
 the relevant documents retrieved) gives 0, and so does a list with no relevant document.
 
-- ``IPrec@r`` — iprec_at_recall_r (r in [0, 1]);
+- ``IPrec@r`` — iprec_at_recall_r (r in [0, 1]); ``IPrec(round=trec_eval_9)@r`` takes trec_eval 9's
+  cut instead (pytrec_eval's, and ir_measures' default provider's): c = (long)(r·R + 0.9) in
+  doubles, i.e. ⌈r·R⌉ unless r·R is within 0.1 above a whole number (23.1 → 23, 23.2 → 24).
+  The two differ where the fractional part of r·R lies in [0.1, 0.5): trec_eval 9 counts one
+  relevant document more
+  (commit 2a9e214 of usnistgov/trec_eval, "Change how cutoffs are computed", trec_eval 10);
 - ``IPrecAvg`` — 11pt_avg: the mean of IPrec at the 11 levels 0, 0.1, …, 1.
 """
 
@@ -17,6 +22,19 @@ from irstats.measures.common import LEVEL_PARAM, level_of
 from irstats.measures.registry import OFFICIAL, Family, IrMeasuresName, Param, TrecEvalName, register
 
 ELEVEN_POINTS = tuple(k / 10 for k in range(11))
+
+#: How IPrec turns a recall level into a number of relevant documents: trec_eval 10's lround, or
+#: trec_eval 9's (pytrec_eval's) truncation of r·R + 0.9 with r held as a C float.
+ROUND_PARAM = Param("round", str, "lround", choices=("lround", "trec_eval_9"),
+                    help="the recall cut: lround(r·R) (trec_eval 10) or trec_eval_9 ((long)(r·R + 0.9), pytrec_eval)")
+
+
+def relevant_cut(r: float, big_r, m):
+    """The number of relevant documents recall level ``r`` asks for, per topic (``big_r``: R):
+    ``round(r·R)`` half away from zero (C's lround), or trec_eval 9's cut for ``round=trec_eval_9``."""
+    if m.get("round", "lround") == "trec_eval_9":  # in doubles, as pytrec_eval computes it
+        return np.floor(r * np.asarray(big_r, dtype=np.float64) + 0.9)
+    return np.floor(r * np.asarray(big_r, dtype=np.float64) + 0.5)  # np.round would round half to even
 
 
 def _max_precision_from(j, m) -> np.ndarray:
@@ -43,8 +61,7 @@ def _at_levels(j, m, levels) -> np.ndarray:
     retrieved = cum[:, :, -1].astype(np.int64)  # C(n): padding adds no relevant document
     big_r = j.num_relevant(level).astype(np.float64)
     for k, r in enumerate(levels):
-        # C's lround: half away from zero (np.round would round half to even)
-        cut = np.floor(r * big_r + 0.5).astype(np.int64)
+        cut = relevant_cut(r, big_r, m).astype(np.int64)
         target = np.maximum(cut, 1)[None, :, None]
         position = np.argmax(cum >= target, axis=2)  # rank (0-based) of the target-th relevant document
         value = np.take_along_axis(best, position[:, :, None], axis=2)[:, :, 0]
@@ -65,7 +82,7 @@ def _undefined_on_empty_lists(j, m, levels, out: np.ndarray) -> np.ndarray:
         return out
     big_r = j.num_relevant(level_of(j, m)).astype(np.float64)
     for k, r in enumerate(levels):
-        none_relevant = np.floor(r * big_r + 0.5) == 0  # C's lround, per topic
+        none_relevant = relevant_cut(r, big_r, m) == 0  # per topic
         out[:, :, k] = np.where(empty & none_relevant[None, :], np.nan, out[:, :, k])
     return out
 
@@ -107,12 +124,12 @@ def _expected_at_levels(j, m, levels) -> np.ndarray:
         groups = [(int(o), int(j.tie_size[s, t, o]), int(rel[o:o + j.tie_size[s, t, o]].sum()), int(rel[:o].sum()))
                   for o in starts]
         lists.append((s, t, groups, int(rel.sum())))
-    _refuse_beyond_budget(j, m, lists, [[max(int(np.floor(r * big_r[t] + 0.5)), 1) for r in levels]
+    _refuse_beyond_budget(j, m, lists, [[max(int(relevant_cut(r, big_r[t], m)), 1) for r in levels]
                                         for _, t, _, _ in lists])
     for s, t, groups, retrieved in lists:
         known: dict[int, float] = {}  # levels rounding to the same relevant document share it
         for k, r in enumerate(levels):
-            cut = int(np.floor(r * big_r[t] + 0.5))
+            cut = int(relevant_cut(r, big_r[t], m))
             if retrieved and cut <= retrieved:
                 first = max(cut, 1)
                 if first not in known:
@@ -229,7 +246,8 @@ def eleven_point_average(j, m) -> np.ndarray:
 
 
 register(Family("IPrec", "Interpolated precision at recall level r: the best precision at or after the rank where "
-                "round(r·R) relevant documents are retrieved (trec_eval iprec_at_recall).", (LEVEL_PARAM,),
+                "round(r·R) relevant documents are retrieved (trec_eval iprec_at_recall; round=trec_eval_9: "
+                "trec_eval 9's cut, as pytrec_eval).", (LEVEL_PARAM, ROUND_PARAM),
                 kernel=interpolated_precision, cutoff="required", cutoff_kind="recall", ties="closed",
                 expected_kernel=expected_interpolated_precision, ir_measures=IrMeasuresName("IPrec"),
                 trec_eval=(TrecEvalName("iprec_at_recall", "IPrec@{:g}", 10, "floats", ELEVEN_POINTS,

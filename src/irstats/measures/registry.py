@@ -128,6 +128,7 @@ _FORMS: dict[str, _Form] = {
                       lambda t: t.replace("=", ":").replace(",", ";")),
     "p_pairs": _Form(False, tuple, lambda g: (float(g[0]),), lambda v: f"p={v[0]:g}",  # rbp.p=0.8
                      r"p=[0-9.]+", lambda t: (float(t[2:]),)),
+    "double_first": _Form(False, tuple, lambda g: (float(g[0]),), _g),  # relstring.20: the first number read
 }
 
 
@@ -146,7 +147,8 @@ class TrecEvalName:
     - ``form``: how parameters are given and printed (``_FORMS``): ``none``, ``longs``
       (cut-offs), ``floats`` (recall levels, R multiples), ``float`` (set_F's β),
       ``floats_one`` (utility's four weights), ``levels_one`` (11pt_avg's levels),
-      ``gain_map`` (``level=gain`` pairs), ``p_pairs`` (rbp's ``p=…``);
+      ``gain_map`` (``level=gain`` pairs), ``p_pairs`` (rbp's ``p=…``), ``double_first``
+      (relstring's length: the first number, printed as given);
     - ``defaults``: the parameters when ``-m`` gives none; ``plain``: the irstats measure
       then, when the defaults are empty (``nDCG`` for ``ndcg``);
     - ``kind``: ``float`` (``%6.4f``), ``long`` (``%ld``, summed over topics), or the
@@ -652,8 +654,12 @@ def parse_measure(name: str | Measure, *, family_only: bool = False) -> Measure:
         raise MeasureError(f"cannot parse measure name {name!r}; expected e.g. 'AP', 'nDCG@10', 'RBP(p=0.8)'")
     key = match["family"].lower()
     if key not in _FAMILY_KEYS:
-        known = ", ".join(sorted(FAMILIES))
-        raise MeasureError(f"unknown measure {name!r}; known measures: {known}")
+        from irstats.errors import did_you_mean
+
+        hint = did_you_mean(match["family"], FAMILIES)
+        if hint:  # the likely one, not a list of every family
+            raise MeasureError(f"unknown measure {name!r}{hint}")
+        raise MeasureError(f"unknown measure {name!r}; known measures: {', '.join(sorted(FAMILIES))}")
     family = FAMILIES[_FAMILY_KEYS[key]]
     values = {p.name: p.default for p in family.params}
     given: set[str] = set()

@@ -11,7 +11,7 @@ import polars as pl
 from irstats.result import Result
 from irstats.checks import kind_of, names, share
 from irstats.random import Seed, check_seed, seed_label
-from irstats.errors import ArgumentError, ArgumentTypeError, some
+from irstats.errors import ArgumentError, ArgumentTypeError, did_you_mean, some
 from irstats.scores import ScoreMatrix, score_matrices
 from irstats.stats.corrections import CORRECTIONS, adjust
 from irstats.stats.pairwise import TESTS, PairwiseResult, _pairwise
@@ -93,7 +93,9 @@ class Comparison(Result):
         """Discriminative power per measure, and why a p-value is blank."""
         spec = TESTS[self.test]
         powers = ", ".join(f"{m} {100 * self.discriminative_power[m]:.1f}% ({self.significant_pairs[m]}/"
-                           f"{self.n_pairs[m]})" for m in self.measures)
+                           f"{self.n_pairs[m]})" if self.discriminative_power[m] == self.discriminative_power[m]
+                           else f"{m} undefined (no pair of the {self.n_pairs[m]} could be tested: every p is "
+                                f"undefined, as with one topic)" for m in self.measures)
         qualifier = spec.label if spec.familywise else f"{self.test}, unadjusted"
         return [f"discriminative power (share of system pairs with p < {self.alpha:g}, {qualifier}): {powers}",
                 *self._undefined_notes()]
@@ -300,8 +302,8 @@ def compare(scores: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix] | ScoreMat
     for name, matrix in matrices.items():
         if baseline not in matrix.systems:
             known = some(matrix.systems, limit=8, quote=False)
-            raise ArgumentError(f"unknown baseline {baseline!r}: no such system for {name} (systems: {known})",
-                                argument="baseline")
+            raise ArgumentError(f"unknown baseline {baseline!r}: no such system for {name} (systems: {known})"
+                                f"{did_you_mean(baseline, matrix.systems)}", argument="baseline")
     rows = []
     results, power, sig_pairs, n_pairs = {}, {}, {}, {}
 
@@ -464,7 +466,8 @@ def compare_pairs(scores: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix] | Sc
             unknown = [b for b in baselines if b not in matrix.systems]
             if unknown:
                 raise ArgumentError(f"unknown baseline {unknown[0]!r}: no such system for {name} "
-                                    f"(systems: {some(matrix.systems, limit=8, quote=False)})", argument="baselines")
+                                    f"(systems: {some(matrix.systems, limit=8, quote=False)})"
+                                    f"{did_you_mean(unknown[0], matrix.systems)}", argument="baselines")
     rows = []
     family = ""
 

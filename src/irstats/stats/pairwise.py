@@ -21,7 +21,7 @@ from irstats.result import Result
 from irstats.checks import numbers, share
 from irstats.ids import bytewise_key
 from irstats.random import Seed, check_seed, generator, seed_label
-from irstats.errors import ArgumentError, ArgumentTypeError, InputError, NotFoundError, warn
+from irstats.errors import ArgumentError, ArgumentTypeError, InputError, NotFoundError, did_you_mean, warn
 from irstats.scores import ScoreMatrix
 from irstats.stats.resampling import (
     _check_resamples,
@@ -118,8 +118,8 @@ class PairwiseResult(Result):
         try:
             return self.systems.index(name)
         except ValueError:
-            raise NotFoundError(f"no system {name!r}; the systems are {', '.join(self.systems)}",
-                                argument="name") from None
+            raise NotFoundError(f"no system {name!r}{did_you_mean(name, self.systems)}; the systems are "
+                                f"{', '.join(self.systems)}", argument="name") from None
 
     def p(self, a: str, b: str) -> float:
         """The p-value of the comparison of systems a and b."""
@@ -138,10 +138,12 @@ class PairwiseResult(Result):
             return np.nan_to_num(self.p_value, nan=1.0) < alpha
 
     def discriminative_power(self, alpha: float = 0.05) -> float:
-        """Sakai's discriminative power: the share of the s(s − 1)/2 pairs with p < alpha."""
-        if self.n_pairs == 0:
-            return float("nan")
+        """Sakai's discriminative power: the share of the s(s − 1)/2 pairs with p < alpha (a pair
+        whose p is undefined counts as not significant); NaN when no pair could be tested at
+        all (one topic: every p is undefined), rather than a power of 0."""
         i, j = np.triu_indices(len(self.systems), 1)
+        if self.n_pairs == 0 or not np.isfinite(self.p_value[i, j]).any():
+            return float("nan")
         return float(self.significant(alpha)[i, j].sum() / self.n_pairs)
 
     def to_frame(self) -> pl.DataFrame:

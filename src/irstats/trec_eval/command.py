@@ -110,20 +110,44 @@ def run(args: list[str]) -> int:
     if len(operands) != 2:
         sys.stderr.write(USAGE)
         return 1
-    from irstats.trec_eval.table import requested
+    from irstats.trec_eval.table import ParameterError, rbp_reads_leftovers, requested
 
     try:
-        requested(settings["measures"], settings["num_docs"])
+        before_rbp = rbp_reads_leftovers(requested(settings["measures"], settings["num_docs"]))
+    except ParameterError as exc:  # trec_eval's own lines: "Negative cutoff detected", exit 2
+        sys.stderr.write("".join(line + "\n" for line in exc.lines))
+        return exc.exit_code
     except InputError as exc:  # trec_eval: "illegal measure", exit 1
         sys.stderr.write(f"trec_eval: {exc.message}\n")
         return 1
+    if before_rbp:
+        sys.stderr.write(f"irstats: warning: rbp is printed as trec_eval computes it alone; after {before_rbp}, "
+                         f"trec_eval 10's rbp reads two variables m_rbp.c never initialises (min, max), which hold "
+                         f"what {before_rbp} left, and may print another value\n")
     try:  # printed a block of topics at a time: 10^5 topics are never held as one text
         for chunk in trec_eval_chunks(operands[0], operands[1], settings.pop("measures"), **settings):
             _write(chunk)
     except TrecEvalFailure as exc:  # trec_eval stops with exit 4 on a topic, after the lines before it
         sys.stderr.write(f"trec_eval: {exc.message}\n")
         return 4
+    except InputError as exc:
+        _in_drop_in_words(exc)
+        raise
     return 0
+
+
+def _in_drop_in_words(error: InputError) -> None:
+    """An error's advice in the drop-in's words: it takes trec_eval's options only, so a remedy
+    given as an option of irstats (``use on_duplicate='first' (--on-duplicate first)``) is one
+    of ``irstats eval``, said so."""
+    import re
+
+    text = re.sub(r"use \w+=(?:'[^']*'|\S+) \((--[^)]*)\) to (.*)$",
+                  r"to \2, use irstats eval \1 (the drop-in takes trec_eval's options only)", error.message)
+    if text != error.message:
+        error.message = text
+        where = f"{error.path}:{error.line}: " if error.line is not None else f"{error.path}: " if error.path else ""
+        error.args = (where + text,)
 
 
 def _write(text: str) -> None:

@@ -412,10 +412,11 @@ def _relstrings(judgments, marked) -> dict[str, str]:
     chosen = [params for measure, params in marked if measure.kind == "string"]
     if not chosen:
         return {}
-    length = int((chosen[0] or (10,))[0])
+    length = chosen[0][1][0] if chosen[0] else 10  # relstring.L: C's (long) L, at most num_ret; ≤ 0: ''
+    length = int(max(min(length, 2.0**62), -1.0))
     out = {}
     for t, topic in enumerate(judgments.topics):
-        n = min(int(judgments.n_ret[0, t]), length)
+        n = max(0, min(int(judgments.n_ret[0, t]), length))
         out[topic] = "".join(">" if grade > 9 else str(grade) if grade >= 0 else
                              "-" if grade == UNJUDGED else "." if grade == POOL_UNJUDGED else "<"
                              for grade in judgments.grades[0, t, :n].tolist())

@@ -32,7 +32,8 @@ DROP_IN: tuple[TrecEvalName, ...] = (
     TrecEvalName("runid", None, 0, kind="runid", nicknames=EVERY_NICKNAME),
     TrecEvalName("gm_map", "AP", 6, kind="gm", nicknames=OFFICIAL),
     # (a topic -c adds: the made-up document, not in the qrels)
-    TrecEvalName("relstring", None, 12, "longs", (10,), kind="string", made_up=lambda length, num_rel, num_docs: "-"),
+    TrecEvalName("relstring", None, 12, "double_first", (10,), kind="string",
+                 made_up=lambda length, num_rel, num_docs: "-"),
     TrecEvalName("gm_bpref", "Bpref", 15, kind="gm"),
     # -R qrels_jg: each averaged over the judgment groups (irstats.trec_eval.jg)
     TrecEvalName("map_avgjg", "AP", 48, nicknames=("qrels_jg",), reads="jg"),
@@ -77,57 +78,94 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+class ParameterError(InputError):
+    """Parameters trec_eval reads but cannot use (``P.0``, ``P.5,5``, ``rbp.0.8``): trec_eval's own
+    lines (``lines``, as it prints them) and its exit code — 2 when a measure
+    cannot be initialised (meas_init.c), 4 when it cannot be calculated (utility's coefficients).
+    A parameter irstats does not reproduce is a plain :class:`InputError` (exit 1)."""
+
+    def __init__(self, lines: list[str], exit_code: int = 2):
+        self.lines = lines
+        self.exit_code = exit_code
+        super().__init__("; ".join(lines))
+
+
+def _cannot_initialise(measure: TrecEvalName, reason: str) -> ParameterError:
+    return ParameterError([f"trec_eval: {reason}", f"trec_eval: Cannot initialize measure '{measure.name}'"])
+
+
 def parse(measure: TrecEvalName, text: str) -> tuple | None:
-    """The parameters of ``-m name.text``, as trec_eval reads them."""
+    """The parameters of ``-m name.text``, as trec_eval reads them (meas_init.c): numbers as C's
+    atol/atof read them (no number is 0); cut-offs sorted, each > 0 and none twice, else
+    trec_eval's own error (:class:`ParameterError`); ``name=value`` pairs checked as
+    get_param_pairs checks them."""
     form = measure.form
     if form == "none":
         return None  # trec_eval ignores them (map.3 is map)
-    parts = [p for p in text.split(",")]
-    try:
-        if form == "longs":
-            values = tuple(sorted({_atol(p) for p in parts}))
-            if any(v <= 0 for v in values):
-                raise ValueError
-            return values
-        if form == "floats":
-            return tuple(sorted({float(p) for p in parts}))
-        if form == "floats_one":
-            values = tuple(float(p) for p in parts)
-            if len(values) != len(measure.defaults):
-                raise ValueError
-            return (text, values)
-        if form == "levels_one":
-            return (text, tuple(float(p) for p in parts))
-        if form == "gain_map":  # 1=3,2=9,4=4.5 → irstats' gain=1:3;2:9;4:4.5
-            # names that are no whole number are ignored, as trec_eval's setup_gains does
-            gains = [(int(k), v) for k, v in _pairs(text) if _valid_int(k)]
-            if len({k for k, _ in gains}) < len(gains):
-                raise InputError(f"{measure.name}.{text}: a level given twice gets one gain in trec_eval's ideal "
-                                 "ranking and another in the run's (gain_init.c); not reproduced")
-            if any(k < 0 for k, _ in gains):
-                raise InputError(f"{measure.name}.{text}: a gain for a negative level reaches trec_eval's unjudged "
-                                 "documents (its codes -1, -2); irstats trec_eval takes gains for grades ≥ 0")
-            return (text, ";".join(f"{k}:{_positional(v)}" for k, v in gains))
-        if form == "p_pairs":  # rbp.p=0.8: the persistence among name=value pairs
-            pairs = _pairs(text)
-            if measure.name == "rbp" and any(_valid_int(k) for k, _ in pairs):
-                raise InputError(f"irstats trec_eval does not reproduce {measure.name} with a gain map: trec_eval's "
-                                 "m_rbp.c scales the gains with variables it never initialises (min, max), "
-                                 "which a gain map makes matter; use irstats eval -m 'RBP(p=…)' for graded RBP")
-            return (text, tuple(v for k, v in pairs if k == "p")[-1:] or measure.defaults)
-        if form == "float":  # set_F.0.5: atof of the text
-            return (text, (_atof(text),))
-    except ValueError:
-        pass
+    parts = text.split(",")
+    if form == "longs":  # get_long_cutoffs
+        values = sorted(_atol(p, strict=False) for p in parts)
+        if values[0] <= 0:
+            raise _cannot_initialise(measure, "Negative cutoff detected")
+        if len(set(values)) < len(values):
+            raise _cannot_initialise(measure, "duplicate cutoffs detected")
+        return tuple(values)
+    if form == "floats":  # get_double_cutoffs
+        values = sorted(_atof(p) for p in parts)
+        if len(set(values)) < len(values):
+            raise _cannot_initialise(measure, "duplicate cutoffs detected")
+        return tuple(values)
+    if form == "double_first":  # get_double_params; relstring reads the first
+        return (text, (_atof(parts[0]),))
+    if form == "floats_one":  # get_double_params; utility needs its four coefficients when it calculates
+        values = tuple(_atof(p) for p in parts)
+        if len(values) != len(measure.defaults):
+            raise ParameterError([f"trec_eval.calc_{measure.name}: improper number of coefficients",
+                                  f"trec_eval: Can't calculate measure '{measure.name}'"], exit_code=4)
+        return (text, values)
+    if form == "levels_one":
+        return (text, tuple(_atof(p) for p in parts))
+    if form == "float":  # set_F.0.5: atof of the text
+        return (text, (_atof(text),))
+    pairs = _pairs(text)
+    if pairs is None:
+        raise _cannot_initialise(measure, f"malformed pair parameters in '{text}'")
+    if form == "gain_map":  # 1=3,2=9,4=4.5 → irstats' gain=1:3;2:9;4:4.5
+        # names that are no whole number are ignored, as trec_eval's setup_gains does
+        gains = [(int(k), v) for k, v in pairs if _valid_int(k)]
+        if len({k for k, _ in gains}) < len(gains):
+            raise InputError(f"{measure.name}.{text}: a level given twice gets one gain in trec_eval's ideal "
+                             "ranking and another in the run's (gain_init.c); not reproduced")
+        if any(k < 0 for k, _ in gains):
+            raise InputError(f"{measure.name}.{text}: a gain for a negative level reaches trec_eval's unjudged "
+                             "documents (its codes -1, -2); irstats trec_eval takes gains for grades ≥ 0")
+        return (text, ";".join(f"{k}:{_positional(v)}" for k, v in gains))
+    if form == "p_pairs":  # rbp.p=0.8: the persistence among name=value pairs
+        if measure.name == "rbp" and any(_valid_int(k) for k, _ in pairs):
+            raise InputError(f"irstats trec_eval does not reproduce {measure.name} with a gain map: trec_eval's "
+                             "m_rbp.c scales the gains with variables it never initialises (min, max), "
+                             "which a gain map makes matter; use irstats eval -m 'RBP(p=…)' for graded RBP")
+        return (text, tuple(v for k, v in pairs if k == "p")[-1:] or measure.defaults)
     raise InputError(f"illegal parameters {text!r} for trec_eval measure {measure.name}")
 
 
-def _pairs(text: str) -> list[tuple[str, float]]:
-    """trec_eval's get_param_pairs: ``name=value`` pairs separated by commas."""
-    pairs = [p.split("=", 1) for p in text.split(",")]
-    if any(len(p) != 2 or not p[0] for p in pairs):
-        raise ValueError(text)
-    return [(name, float(value)) for name, value in pairs]
+def _pairs(text: str) -> list[tuple[str, float]] | None:
+    """trec_eval's get_param_pairs: ``name=value`` pairs separated by commas (a name may be
+    empty, a value is read by atof), or None where trec_eval finds them malformed — the same
+    scan as its own: no two commas or two '=' in a row, and the text ends after an '='."""
+    last_seen = ","
+    for char in text:
+        if char == ",":
+            if last_seen == ",":
+                return None
+            last_seen = ","
+        elif char == "=":
+            if last_seen == "=":
+                return None
+            last_seen = "="
+    if last_seen != "=":
+        return None
+    return [(name, _atof(value)) for name, _, value in (piece.partition("=") for piece in text.split(","))]
 
 
 def _atof(text: str) -> float:
@@ -155,14 +193,16 @@ def _valid_int(text: str) -> bool:
 LONG_MIN, LONG_MAX = -2**63, 2**63 - 1
 
 
-def _atol(text: str) -> int:
+def _atol(text: str, strict: bool = True) -> int:
     """C's atol as glibc computes it (strtol): the leading whole number of ``text`` ("23.4" →
     23, "1e20" → 1), clamped to a long (99999999999999999999 → 2^63 − 1). Text with no
-    leading number, which atol reads as 0, is refused (ValueError)."""
+    leading number, which atol reads as 0, is refused (ValueError) — or 0 with ``strict=False``."""
     import re
 
     match = re.match(r"\s*[+-]?\d+", text)
     if not match:
+        if not strict:
+            return 0
         raise ValueError(text)
     return min(max(int(match.group(0)), LONG_MIN), LONG_MAX)
 
@@ -174,6 +214,7 @@ def requested(specs: list[str], num_docs: int = 0) -> list[tuple[TrecEvalName, t
     ``num_docs`` (-N) goes to utility's d term."""
     table, by_name, nicknames = (derived(*_DERIVED[name]) for name in ("TABLE", "BY_NAME", "NICKNAMES"))
     marked: dict[str, tuple | None] = {}
+    failed: dict[str, ParameterError] = {}  # trec_eval initialises in its table's order, after every -m is read
     for spec in specs or ["official"]:
         name, dot, params = spec.partition(".")
         if name in nicknames and not dot:
@@ -182,12 +223,48 @@ def requested(specs: list[str], num_docs: int = 0) -> list[tuple[TrecEvalName, t
             continue
         if name not in by_name:
             raise InputError(f"illegal measure '{spec}'")
-        given = parse(by_name[name], params) if dot else None
-        marked[name] = marked.get(name) if marked.get(name) is not None else given
+        if marked.get(name) is None and name not in failed:  # the first -m name.params counts
+            try:
+                marked[name] = parse(by_name[name], params) if dot else None
+            except ParameterError as exc:
+                failed[name] = exc
+    if failed:
+        raise failed[next(m.name for m in table if m.name in failed)]
     out = [(m, marked[m.name]) for m in table if m.name in marked]
     if num_docs:
         out = [(_with_docs(m, num_docs), p) for m, p in out]
     return out
+
+
+#: trec_eval's m_rbp.c scales the gains by ``min`` and ``max``, two variables it never
+#: initialises: they hold whatever the previous call at that depth of the stack left there. For
+#: each topic trec_eval calls the marked measures in its table's order, so rbp's value depends on
+#: the last of them before it. Found with trec_eval 10.0 built by its own Makefile (gcc -g, x86-64)
+#: on DL 2019 and on trec_eval's test files, every pair and triple of measures with rbp
+#: (bench/fuzz_trec_eval.py --rbp-pairs): after these its rbp differs from ``-m rbp`` alone
+#: (0.0398 vs 0.3869 after ndcg on bm25base_p) ...
+RBP_LEFTOVERS_FROM = frozenset({"iprec_at_recall", "11pt_avg", "G", "ndcg", "ndcg_rel", "ndcg_cut"})
+#: ... unless one of these comes between (they overwrite the two slots with values that change nothing).
+RBP_LEFTOVERS_CLEARED_BY = frozenset({
+    "P", "relstring", "recall", "infAP", "gm_bpref", "Rprec_mult", "utility", "binG", "Rndcg", "map_cut",
+    "relative_P", "success", "set_P", "set_relative_P", "set_recall", "set_map", "set_F", "num_nonrel_judged_ret"})
+
+
+def rbp_reads_leftovers(marked: list[tuple[TrecEvalName, tuple | None]]) -> str | None:
+    """The measure whose leftovers trec_eval's rbp reads as its uninitialised ``min`` and
+    ``max`` (:data:`RBP_LEFTOVERS_FROM`) among ``marked`` (:func:`requested`'s list, in table
+    order), or None when rbp is not marked or reads what it reads alone (all_trec: Rndcg and
+    the set measures come between). irstats prints rbp as when they start at 0 (trec_eval's
+    ``-m rbp`` alone); the drop-in says so in a warning where trec_eval's value may differ."""
+    last = None
+    for measure, _ in marked:
+        if measure.name == "rbp":
+            return last
+        if measure.name in RBP_LEFTOVERS_FROM:
+            last = measure.name
+        elif measure.name in RBP_LEFTOVERS_CLEARED_BY:
+            last = None
+    return None
 
 
 def _with_docs(measure: TrecEvalName, num_docs: int) -> TrecEvalName:
@@ -203,4 +280,5 @@ def _with_docs(measure: TrecEvalName, num_docs: int) -> TrecEvalName:
     return replace(measure, measure=measure.measure[:-1] + f",docs={int(num_docs)})")
 
 
-__all__ = ["BY_NAME", "DROP_IN", "MIN_GEO_MEAN", "NICKNAMES", "TABLE", "parse", "requested"]
+__all__ = ["BY_NAME", "DROP_IN", "MIN_GEO_MEAN", "NICKNAMES", "TABLE", "ParameterError", "RBP_LEFTOVERS_CLEARED_BY",
+           "RBP_LEFTOVERS_FROM", "parse", "rbp_reads_leftovers", "requested"]
