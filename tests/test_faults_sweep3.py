@@ -26,8 +26,8 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 
 
 @pytest.fixture(scope="module")
-def te(shared_data) -> Path:
-    return shared_data / "conformance" / "trec_eval-test"
+def te(reference_data) -> Path:
+    return reference_data / "conformance" / "trec_eval-test"
 
 
 def _env() -> dict:
@@ -288,8 +288,8 @@ def test_measure_parameters_as_trec_eval_reads_them(spec, te, capsys):
 
 
 @pytest.fixture(scope="module")
-def dl19_bm25(shared_data) -> tuple[Path, Path]:
-    base = shared_data / "trec-dl-2019-passage"
+def dl19_bm25(reference_data) -> tuple[Path, Path]:
+    base = reference_data / "trec-dl-2019-passage"
     return base / "qrels.dl19-passage.txt", base / "runs" / "bm25base_p.run.gz"
 
 
@@ -394,7 +394,22 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-def test_a_scheduler_killed_mid_run_is_one_line(shared_data, tmp_path):
+def _more_runs(source: Path, folder: Path, copies: int) -> Path:
+    """``copies`` of each run of ``source`` in ``folder``, each copy's tag made its own (so that the
+    runs are distinct systems): more work for a job that must still be running a few seconds in."""
+    import gzip
+
+    folder.mkdir()
+    for run in sorted(source.glob("*.run.gz")):
+        lines = gzip.decompress(run.read_bytes()).decode().splitlines()
+        for k in range(copies):
+            fields = (line.split() for line in lines)
+            (folder / f"{run.name[:-7]}-{k}.run").write_text(
+                "".join(" ".join([*f[:5], f"{f[5]}-{k}"]) + "\n" for f in fields))
+    return folder
+
+
+def test_a_scheduler_killed_mid_run_is_one_line(reference_data, tmp_path):
     """The scheduler killed mid-run printed 24–47 lines of Dask's logging with tracebacks before
     irstats' one-line error: now the one line, exit 1."""
     import time
@@ -411,9 +426,10 @@ def test_a_scheduler_killed_mid_run_is_one_line(shared_data, tmp_path):
         worker = subprocess.Popen([sys.executable, "-m", "dask", "worker", address, "--nworkers", "1",
                                    "--nthreads", "1"], **quiet)
         time.sleep(4)
-        base = shared_data / "trec-dl-2019-passage"
+        base = reference_data / "trec-dl-2019-passage"
+        runs = _more_runs(base / "runs", tmp_path / "runs", copies=4)  # work that outlasts the scheduler
         irstats = subprocess.Popen([sys.executable, "-m", "irstats", "eval", str(base / "qrels.dl19-passage.txt"),
-                                    str(base / "runs"), "-m", "all_trec", "--per-topic", "--scheduler", address],
+                                    str(runs), "-m", "all_trec", "--per-topic", "--scheduler", address],
                                    env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                                    preexec_fn=_default_signals)
         time.sleep(3)
@@ -492,9 +508,9 @@ def test_command_line_messages_name_the_options_typed(args, said, not_said, te, 
     assert code == 2 and said in err and not_said not in err, err
 
 
-def test_warnings_name_the_options_typed(shared_data, tmp_path, capsys):
+def test_warnings_name_the_options_typed(reference_data, tmp_path, capsys):
     """A warning the API words with keywords (``complete=False``) names the option on the command line."""
-    base = shared_data / "trec-dl-2019-passage"
+    base = reference_data / "trec-dl-2019-passage"
     run = tmp_path / "part.run"
     with __import__("gzip").open(base / "runs" / "bm25base_p.run.gz", "rt") as fh:
         lines = fh.read().splitlines()
@@ -614,7 +630,7 @@ def test_provider_messages_are_in_ir_measures_words():
     assert str(info.value) == "run: doc_id 'a' appears twice for query_id '1'; give each document one score per query"
 
 
-def test_provider_iprec_matches_pytrec_eval_when_asked(shared_data):
+def test_provider_iprec_matches_pytrec_eval_when_asked(reference_data):
     """Through the provider IPrec@r is trec_eval 10's (lround(r·R)) where pytrec_eval's is
     trec_eval 9's ((long)(r·R + 0.9)): ``iprec_round="trec_eval_9"`` gives pytrec_eval's values."""
     provider_module = pytest.importorskip("irstats.integrations.ir_measures")
@@ -622,7 +638,7 @@ def test_provider_iprec_matches_pytrec_eval_when_asked(shared_data):
     pytest.importorskip("pytrec_eval")
     from ir_measures import IPrec
 
-    folder = shared_data / "trec-dl-2019-passage"
+    folder = reference_data / "trec-dl-2019-passage"
     qrels = list(ir_measures.read_trec_qrels(str(folder / "qrels.dl19-passage.txt")))
     measures = [IPrec@r for r in (0.05, 0.1, 0.15, 0.25, 0.3, 0.33, 0.45, 0.7, 0.9)]
     differ = 0

@@ -131,16 +131,18 @@ IPREC_ROUNDS = ("lround", "trec_eval_9")
 
 def _rounded(name: str | None, iprec_round: str) -> str | None:
     """An irstats IPrec name with the provider's ``iprec_round``; any other name as it is."""
-    if name is None or iprec_round == "lround" or not name.startswith("IPrec"):
+    if name is None or iprec_round == "lround":
         return name
     from dataclasses import replace
 
     from irstats.measures import parse_measure
+    from irstats.measures.interpolated import ROUND_PARAM
 
     measure = parse_measure(name)
-    if measure.family != "IPrec":
+    if ROUND_PARAM.name not in dict(measure.params):  # a family without the recall cut (all but IPrec's)
         return name
-    return str(replace(measure, params=tuple((k, iprec_round if k == "round" else v) for k, v in measure.params)))
+    return str(replace(measure, params=tuple((k, iprec_round if k == ROUND_PARAM.name else v)
+                                             for k, v in measure.params)))
 
 
 def _check_options(options: dict) -> None:
