@@ -127,11 +127,11 @@ def test_eval_prints_what_the_whole_printers_print(shared_data, capsys, monkeypa
     import gzip
 
     import irstats
-    from irstats.cli import eval_cmd
-    from irstats.trec_eval.printer import format_scores
+    from irstats.trec_eval import printer
+    from tests import reference_output
 
     monkeypatch.setattr(PerTopicScores, "ROWS_PER_BLOCK", 7)
-    monkeypatch.setattr(eval_cmd, "TOPIC_BLOCK", 5)
+    monkeypatch.setattr(printer, "BLOCK_LINES", 5)
     folder = shared_data / DL19
     partial = tmp_path / "partial.run"
     lines = gzip.decompress((folder / "runs" / "ICT-CKNRM_B.run.gz").read_bytes()).decode().splitlines(True)
@@ -140,7 +140,10 @@ def test_eval_prints_what_the_whole_printers_print(shared_data, capsys, monkeypa
     qrels = folder / "qrels.dl19-passage.txt"
     measures = ["AP", "NumRet", "nDCG@10", "Rprec"]
     scores = irstats.evaluate(qrels, runs, measures)
-    whole = {"trec_eval": format_scores(scores, per_topic=True)}
+    names, kinds = printer.printed_names(tuple(scores))
+    whole = {"trec_eval": reference_output.trec_eval_layout(
+        scores.systems, scores["AP"].topics,
+        [(name, kind, m.values.tolist()) for name, kind, m in zip(names, kinds, scores.values())], True)}
     table = _reference_table(scores)
     whole.update({"table": table.text(), "markdown": table.markdown(), "latex": table.latex()})
     whole.update({f: write_frame(scores_to_frame(scores, per_topic=True), None, f)

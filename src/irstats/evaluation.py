@@ -187,7 +187,8 @@ class PerTopicScores(Result):
             evaluated |= ~np.isnan(m.values)
         return StreamedTable(("system", "topic", *self.evaluation), (False, False) + (True,) * len(items),
                              lambda: self._row_blocks(items, evaluated, digits), int(evaluated.sum()),
-                             title=self.title, label="tab:per-topic")
+                             title=self.title, label="tab:per-topic",
+                             columns=lambda fmt: self._column_blocks(items, evaluated, digits, fmt))
 
     def _row_blocks(self, items: list, evaluated: np.ndarray, digits: int):
         """The table's rows, :data:`ROWS_PER_BLOCK` topics of one system at a time."""
@@ -217,6 +218,52 @@ class PerTopicScores(Result):
                         cells.append(cell)
                     block.append(cells)
                 yield block
+
+    def _column_blocks(self, items: list, evaluated: np.ndarray, digits: int, fmt: str):
+        """The table's rows as columns (:class:`irstats.render_stream.StreamedTable`'s ``columns``):
+        :data:`ROWS_PER_BLOCK` (system, topic) rows at a time, in the systems' then the topics'
+        order, each cell's text written for ``fmt`` (``text``, ``markdown`` or ``latex``). A block's
+        numbers are written by :func:`irstats.render.fixed_column`, a call per kind of number."""
+        import polars as pl
+
+        from irstats.render import fixed_column, latex_escape, markdown_escape
+
+        def escaped(names: pl.Series) -> pl.Series:  # the names' cells as the format writes them
+            if fmt == "markdown":
+                return names.str.replace_all("|", "\\|", literal=True).str.replace_all("*", "\\*", literal=True)
+            if fmt == "latex":  # letters, digits and plain punctuation stay; the rest one by one
+                odd = np.flatnonzero(~names.str.contains(r"^[A-Za-z0-9 .,:;!?()+=/'@-]*$").to_numpy())
+                if len(odd):
+                    names = names.scatter(odd, [latex_escape(v) for v in names.gather(odd).to_list()])
+            return names
+
+        whole = np.array([m.over_topics == "sum" for m in items], dtype=bool)
+        n_topics = len(items[0].topics)
+        systems = pl.Series(items[0].systems, dtype=pl.String)
+        topics = pl.Series(items[0].topics, dtype=pl.String)
+        dash = {"text": "-", "markdown": markdown_escape("-"), "latex": latex_escape("-")}[fmt]
+        pairs = np.flatnonzero(evaluated.ravel())  # the rows: (system, topic) pairs with a score
+        flat = [m.values.ravel() for m in items]
+        for start in range(0, len(pairs), self.ROWS_PER_BLOCK):
+            rows = pairs[start:start + self.ROWS_PER_BLOCK]
+            values = np.stack([v[rows] for v in flat])  # measures × rows
+            texts: list = [None] * len(items)
+            for kind, places in ((0, np.flatnonzero(whole)), (digits, np.flatnonzero(~whole))):
+                if not len(places):
+                    continue
+                chosen = values[places]
+                written = fixed_column(np.where(np.isnan(chosen), 0.0, chosen).ravel(), kind)  # (NaN: a dash)
+                for n, k in enumerate(places):
+                    texts[k] = written.slice(n * len(rows), len(rows))
+            columns = [escaped(systems.gather(rows // n_topics)), escaped(topics.gather(rows % n_topics))]
+            for k, text in enumerate(texts):
+                if fmt == "latex":  # a typeset minus sign
+                    text = text.str.replace(r"^-", "$$-$$")
+                missing = np.isnan(values[k])
+                if missing.any():
+                    text = text.scatter(np.flatnonzero(missing), dash)
+                columns.append(text)
+            yield columns
 
     def format_chunks(self, fmt: str, digits: int | None = None) -> Iterator[str]:
         """:meth:`format` in pieces: the formats for people a block of rows at a time."""

@@ -178,6 +178,38 @@ def number_cell(value, digits: int = 4, *, sign: bool = False, marker: str = "",
     return Cell(text + marker, latex + "".join(sup.get(ch, latex_escape(ch)) for ch in marker))
 
 
+def fixed_column(values, digits: int = 4) -> pl.Series:
+    """``f"{v:.{digits}f}"`` of every value of a column (:func:`number_cell`'s text; ``digits=0``
+    for the whole numbers), as a polars String series, without a Python call per value: numpy
+    rounds each value times 10^digits to a whole number (ties to even, as printf and Python)
+    and polars writes it as ``[-]units.decimals``. That product is rounded once in float64;
+    where the rounding could put it on the other side of a half (within a few units of its last
+    place of one), and for NaN, infinities and huge values, the value is printed by Python
+    instead, whose decimal rounding is exact."""
+    import numpy as np
+    import polars as pl
+
+    values = np.asarray(values, dtype=np.float64)
+    scale = 10 ** digits
+    scaled = values * scale
+    with np.errstate(invalid="ignore"):
+        doubtful = ~(np.abs(scaled) < 2.0 ** 40) | (
+            np.abs(scaled - np.floor(scaled) - 0.5) <= np.abs(scaled) * 2.0 ** -50)
+        whole = np.where(doubtful, 0, np.abs(np.rint(scaled))).astype(np.int64)
+    frame = pl.DataFrame({"whole": whole, "negative": np.signbit(values)})
+    sign = pl.when(pl.col("negative")).then(pl.lit("-")).otherwise(pl.lit(""))
+    if digits:
+        parts = [sign, (pl.col("whole") // scale).cast(pl.String), pl.lit("."),
+                 (pl.col("whole") % scale).cast(pl.String).str.zfill(digits)]
+    else:
+        parts = [sign, pl.col("whole").cast(pl.String)]
+    texts = frame.select(pl.concat_str(parts)).to_series()
+    at = np.flatnonzero(doubtful)
+    if len(at):
+        texts = texts.scatter(at, [f"{v:.{digits}f}" for v in values[at].tolist()])
+    return texts
+
+
 def p_cell(p) -> Cell:
     """A p-value in one notation everywhere: three decimals, ``< 0.001`` below; blank if undefined."""
     if p is None or not math.isfinite(p):
@@ -195,7 +227,8 @@ def latex_float(table, rows: Sequence[Sequence[Cell]], k: int, n_parts: int, *, 
                 label: str | None = None, wide: bool | None = None) -> str:
     """Part ``k`` of ``n_parts`` of a table's LaTeX (:meth:`Table.latex`): one float of
     ``rows``, its lines each ending in a newline. ``table``: a :class:`Table` or anything with
-    its header, alignment, title, legend, LaTeX header and label (a streamed table)."""
+    its header, alignment, title, legend, LaTeX header and label (a streamed table). ``rows``
+    may be the rows' LaTeX lines already laid out instead (``a & b \\\\``, strings)."""
     wide = len(table.header) > 7 if wide is None else wide
     spec = "".join("r" if a else "l" for a in table.right)
     head = table.header_latex if table.header_latex is not None else tuple(latex_header(h) for h in table.header)
@@ -210,7 +243,10 @@ def latex_float(table, rows: Sequence[Sequence[Cell]], k: int, n_parts: int, *, 
     out.append(rf"\label{{{label}{f'-{k}' if k > 1 else ''}}}")
     out += [r"\begin{adjustbox}{max width=\linewidth}", rf"\begin{{tabular}}{{{spec}}}", r"\toprule",
             " & ".join(head) + r" \\", r"\midrule"]
-    out += [" & ".join(c.as_latex() for c in r) + r" \\" for r in rows]
+    if rows and isinstance(rows[0], str):  # lines already laid out (a streamed table's columns)
+        out += rows
+    else:
+        out += [" & ".join(c.as_latex() for c in r) + r" \\" for r in rows]
     out += [r"\bottomrule", r"\end{tabular}", r"\end{adjustbox}", rf"\end{{{env}}}"]
     return "".join(f"{line}\n" for line in out)
 

@@ -397,11 +397,9 @@ def score_chunks(matrices: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix], fm
             yield frame.write_csv(separator=separator, float_precision=None, include_header=k == 0)
     elif fmt == "jsonl":
         for frame in frames:
-            yield write_frame(frame, None, "jsonl")
+            yield json_records(frame.rename(JSONL_NAMES), "jsonl")
     else:  # one JSON list: each piece's records without the brackets, joined as json.dumps joins them
-        import json
-
-        bodies = (json.dumps(frame.to_dicts(), indent=1, allow_nan=True)[2:-2] for frame in frames if frame.height)
+        bodies = (json_records(frame, "json") for frame in frames if frame.height)
         first = next(bodies, None)
         if first is None:
             yield "[]\n"
@@ -410,6 +408,45 @@ def score_chunks(matrices: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix], fm
         for body in bodies:
             yield ",\n" + body
         yield "\n]\n"
+
+
+def json_records(frame: pl.DataFrame, fmt: str) -> str:
+    """A score frame's rows (string columns, then the Float64 ``value``) as ``json.dumps`` writes
+    them, laid out a column at a time by polars: ``jsonl``, a record per line
+    (``json.dumps(row)``); ``json``, the records of ``json.dumps(rows, indent=1)`` between its
+    brackets (``[2:-2]`` of its text). A string of printable ASCII without quote or backslash is
+    quoted as it is, any other escaped by ``json.dumps``; a number is written as polars writes it where that is Python's ``repr`` (0 and magnitudes
+    from 1e-4 below 1e16), by ``json.dumps`` elsewhere (NaN, infinities, exponents)."""
+    import json
+
+    import numpy as np
+    import polars as pl
+
+    if not frame.height:
+        return ""
+    parts = []
+    opening, between, closing = ("{", ", ", "}\n") if fmt == "jsonl" else (" {\n  ", ",\n  ", "\n }")
+    for k, name in enumerate(frame.columns):
+        column = frame.get_column(name)
+        if column.dtype == pl.String:  # printable ASCII without quote or backslash: quoted as it is
+            text = '"' + column + '"'
+            odd = np.flatnonzero(~column.str.contains(r"^[\x20-\x21\x23-\x5b\x5d-\x7e]*$").to_numpy())
+            if len(odd):
+                text = text.scatter(odd, [json.dumps(v) for v in column.gather(odd).to_list()])
+        else:
+            values = column.cast(pl.Float64).to_numpy()
+            size = np.abs(values)
+            odd = ~((size == 0) | ((size >= 1e-4) & (size < 1e16)))  # (NaN and infinities among them)
+            text = column.cast(pl.Float64).cast(pl.String)
+            at = np.flatnonzero(odd)
+            if len(at):
+                text = text.scatter(at, [json.dumps(v, allow_nan=True) for v in values[at].tolist()])
+        parts += [pl.lit((opening if k == 0 else between) + json.dumps(name) + ": "), text]
+    parts.append(pl.lit(closing))
+    records = pl.DataFrame({"_": np.zeros(frame.height, dtype=np.int8)}).select(pl.concat_str(parts)).to_series()
+    if fmt == "jsonl":
+        return records.str.join("").item()
+    return records.str.join(",\n").item()
 
 
 def write_scores(matrices, path: str | os.PathLike | None, fmt: str = "tsv", per_topic: bool = True) -> str | None:

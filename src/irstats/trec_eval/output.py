@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 
 from irstats.errors import InputError, IrstatsWarning
 from irstats.measures.registry import TrecEvalName
-from irstats.trec_eval.printer import head, line, value_texts
+from irstats.trec_eval.printer import block_texts, head, line, lines
 from irstats.trec_eval.table import MIN_GEO_MEAN, requested
 
 
@@ -226,7 +226,7 @@ def _output(qrels, results, measures, run: Invocation):
     columns = _Columns(done.scores, topics, overrides, run.zscores)
     if run.per_topic:
         for start in range(0, len(topics), TOPIC_BLOCK):
-            yield "".join(_per_topic_lines(marked, columns, strings, start, start + TOPIC_BLOCK))
+            yield _per_topic_lines(marked, columns, strings, start, start + TOPIC_BLOCK)
     if stop is not None:
         raise stop
     if run.summary_lines:
@@ -375,26 +375,44 @@ class _Columns:
         return self._cache[key]
 
 
-def _per_topic_lines(marked, columns: _Columns, strings: dict[str, str], start: int, stop: int) -> list[str]:
+def _per_topic_lines(marked, columns: _Columns, strings: dict[str, str], start: int, stop: int) -> str:
     """The -q lines of the topics from ``start`` to ``stop``, each topic's measures in table
-    order. Built a measure at a time as columns of lines, then interleaved topic by topic."""
-    import itertools
+    order: the values of the block as one topics × values array, printed a column at once
+    (:func:`irstats.trec_eval.printer.block_texts`), a relstring as its quoted text."""
+    import numpy as np
+    import polars as pl
 
     topics = columns.topics[start:stop]
     zscored = columns.zscores is not None
-    line_columns: list[list[str]] = []
+    fields: list[str] = []
+    numbers: list[np.ndarray] = []  # the numeric columns, and their kinds
+    kinds: list[str] = []
+    quoted: dict[int, list[str]] = {}  # column → the texts of a relstring column
     for measure, params in marked:
         if measure.kind == "string":
-            name = head(measure.name if params is None else measure.printed(params[0]))
-            line_columns.append([f"{name}{t}\t'{strings[t]}'\n" for t in topics])
+            quoted[len(fields)] = [f"'{strings[t]}'" for t in topics]
+            fields.append(head(measure.name if params is None else measure.printed(params[0]))[:-1])
             continue
         if measure.kind not in ("float", "long"):
             continue
         for printed, name in measure.values(params):
-            text = value_texts(columns.values(printed, name)[start:stop].tolist(),
-                               "float" if zscored else measure.kind)
-            line_columns.append([f"{head(printed, zscored)}{t}\t{v}\n" for t, v in zip(topics, text)])
-    return list(itertools.chain.from_iterable(zip(*line_columns)))
+            numbers.append(columns.values(printed, name)[start:stop])
+            kinds.append("float" if zscored else measure.kind)
+            fields.append(head(printed, zscored)[:-1])
+    n_topics, n_fields = len(topics), len(fields)
+    if not n_topics or not n_fields:
+        return ""
+    texts = block_texts(np.stack(numbers, axis=1) if numbers else np.empty((n_topics, 0)), kinds)
+    if quoted:  # the relstring columns' texts after the numbers', each cell taking its own
+        where = np.empty((n_topics, n_fields), dtype=np.int64)
+        numeric = [k for k in range(n_fields) if k not in quoted]
+        where[:, numeric] = np.arange(n_topics * len(numeric)).reshape(n_topics, len(numeric))
+        offset = n_topics * len(numeric)
+        for k, column in quoted.items():
+            where[:, k] = offset + np.arange(n_topics)
+            offset += n_topics
+        texts = pl.concat([texts, *(pl.Series(c, dtype=pl.String) for c in quoted.values())]).gather(where.ravel())
+    return lines(fields, topics, texts)
 
 
 def _matrix(scores: dict, name: str):
