@@ -13,6 +13,7 @@ notebook or with ``to_latex()``, it is the table of system means by measure.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterator
 
 import numpy as np
@@ -24,7 +25,11 @@ if TYPE_CHECKING:
 
 
 class Evaluation(dict, Result):
-    """Canonical measure name → ScoreMatrix (systems × topics), in the order asked for."""
+    """Canonical measure name → ScoreMatrix (systems × topics), in the order asked for.
+    ``printed``: the per-topic output the workers of a Dask cluster laid out
+    (:class:`PrintedScores`; ``evaluate(..., client=…, print_as=…)``), else None."""
+
+    printed: "PrintedScores | None" = None
 
     @property
     def measures(self) -> tuple[str, ...]:
@@ -143,6 +148,21 @@ class Evaluation(dict, Result):
 
     def __repr__(self) -> str:
         return f"Evaluation({len(self.systems)} systems × {list(self)})"
+
+
+@dataclass(frozen=True)
+class PrintedScores:
+    """An evaluation's per-topic output in format ``fmt``, laid out on a Dask cluster a batch of
+    runs per worker (:func:`irstats.scores.batch_pieces`): ``pieces``, per batch in the runs'
+    order. :meth:`chunks` is the text one process prints, in pieces, for the client to write."""
+
+    fmt: str
+    pieces: list
+
+    def chunks(self) -> Iterator[str]:
+        from irstats.scores import pieces_in_order
+
+        return pieces_in_order(self.pieces, self.fmt)
 
 
 class PerTopicScores(Result):
@@ -294,4 +314,4 @@ def read_scores(path, fmt: str | None = None) -> Evaluation:
     return Evaluation(read(path, fmt))
 
 
-__all__ = ["Evaluation", "PerTopicScores", "read_scores"]
+__all__ = ["Evaluation", "PerTopicScores", "PrintedScores", "read_scores"]

@@ -410,6 +410,58 @@ def score_chunks(matrices: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix], fm
         yield "\n]\n"
 
 
+#: The per-topic formats the workers of a Dask cluster lay out, a batch of runs each
+#: (:func:`batch_pieces`); the client writes the pieces in order (:func:`pieces_in_order`).
+BATCH_FORMATS = ("trec_eval", *CHUNKED_FORMATS)
+
+
+def batch_pieces(matrices: Mapping[str, ScoreMatrix], fmt: str) -> list[str]:
+    """The per-topic output of one batch of runs (consecutive runs, all their matrices on one
+    topic axis): ``[text]`` in trec_eval's layout, run after run; for the score-file formats a
+    text per measure (the formats write measure after measure, each over every run), without the
+    CSV header or the JSON list's brackets. :func:`pieces_in_order` joins the batches' pieces
+    into what :func:`score_chunks` (or trec_eval's printer) writes for all the runs at once."""
+    if fmt == "trec_eval":
+        from irstats.trec_eval.printer import score_chunks as trec_eval_chunks
+
+        return ["".join(trec_eval_chunks(matrices, per_topic=True))]
+    if fmt not in CHUNKED_FORMATS:
+        raise ArgumentError(f"unknown format {fmt!r}; expected one of {', '.join(BATCH_FORMATS)}", argument="fmt")
+    out = []
+    for matrix in score_matrices(matrices, "matrices"):
+        frames = list(matrix.frames(CHUNK_ROWS))
+        if fmt in ("tsv", "csv"):
+            separator = "\t" if fmt == "tsv" else ","
+            out.append("".join(f.write_csv(separator=separator, float_precision=None, include_header=False)
+                               for f in frames if f.height))
+        elif fmt == "jsonl":
+            out.append("".join(json_records(f.rename(JSONL_NAMES), "jsonl") for f in frames))
+        else:
+            out.append(",\n".join(json_records(f, "json") for f in frames if f.height))
+    return out
+
+
+def pieces_in_order(pieces: list[list[str]], fmt: str) -> Iterator[str]:
+    """The per-topic output of every run from the pieces of its batches (:func:`batch_pieces`,
+    the batches in the runs' order): trec_eval's layout batch after batch; the score-file
+    formats measure after measure, each batch's piece of the measure in turn — the very text
+    :func:`score_chunks` writes."""
+    if fmt == "trec_eval":
+        yield from (text for batch in pieces for text in batch)
+        return
+    n_measures = len(pieces[0]) if pieces else 0
+    in_order = (batch[k] for k in range(n_measures) for batch in pieces)
+    if fmt in ("tsv", "csv"):
+        separator = "\t" if fmt == "tsv" else ","
+        yield separator.join(SCORE_COLUMNS) + "\n"
+        yield from in_order
+    elif fmt == "jsonl":
+        yield from in_order
+    else:
+        bodies = [body for body in in_order if body]
+        yield "[\n" + ",\n".join(bodies) + "\n]\n" if bodies else "[]\n"
+
+
 def json_records(frame: pl.DataFrame, fmt: str) -> str:
     """A score frame's rows (string columns, then the Float64 ``value``) as ``json.dumps`` writes
     them, laid out a column at a time by polars: ``jsonl``, a record per line

@@ -14,7 +14,7 @@ from irstats.evaluate import DEFAULT_MEASURES, evaluate
 from irstats.trec_eval.printer import score_chunks as trec_eval_chunks
 from irstats.measures.registry import expand_measures
 from irstats.result import DISPLAY_FORMATS
-from irstats.scores import CHUNKED_FORMATS, score_chunks, scores_to_frame, write_frame
+from irstats.scores import BATCH_FORMATS, CHUNKED_FORMATS, score_chunks, scores_to_frame, write_frame
 
 EVAL_EPILOG = """
 \b
@@ -70,9 +70,13 @@ def eval_command(qrels, runs, measures, options, per_topic, fmt, output, client,
     """
     names = expand_measures(measures) if measures else list(DEFAULT_MEASURES)
     beyond = _beyond_qrels(qrels, subtopic_qrels, prefs, qrels_prefs)
-    scores = evaluate(qrels, list(runs), names, **beyond, client=client, **options.as_dict())
+    # on a cluster, the workers lay out the per-topic output of their batches too: here, it is written
+    print_as = fmt if client is not None and per_topic and fmt in BATCH_FORMATS else None
+    scores = evaluate(qrels, list(runs), names, **beyond, client=client, print_as=print_as, **options.as_dict())
     # printed a piece at a time: the per-topic lines of 10^5 topics are never held as one text
-    if fmt == "trec_eval":
+    if scores.printed is not None:
+        _emit_chunks(scores.printed.chunks(), output)
+    elif fmt == "trec_eval":
         _emit_chunks(trec_eval_chunks(scores, per_topic), output)
     elif fmt in DISPLAY_FORMATS:
         _emit_chunks(scores.view(per_topic).format_chunks(fmt), output)
