@@ -365,3 +365,44 @@ def test_the_trec_eval_drop_in_prints_the_same_bytes_streamed(shared_data, monke
         with monkeypatch.context() as m:
             m.setattr(ingest, "STREAMING", False)
             assert output(run) == streamed and streamed.count(b"\n") > 1000
+
+
+@needs_block_reader
+@pytest.mark.parametrize("invocation", [
+    {"per_topic": True, "measures": ["all_trec"]},
+    {"per_topic": True, "complete": True, "measures": ["all_trec", "relstring"]},
+    {"per_topic": True, "judged_only": True, "depth": 50, "rel_level": 2, "measures": ["official"]}])
+@pytest.mark.parametrize("shuffled", [False, True])
+def test_the_drop_in_streams_a_run_and_prints_what_it_prints_read_whole(shared_data, monkeypatch, tmp_path,
+                                                                        small_blocks, invocation, shuffled):
+    """``irstats trec_eval -q`` reads a large run a block of topics at a time, as ``irstats eval``
+    does (issue 36: bounded memory), and prints the bytes of the run read whole (itself held to
+    trec_eval's output by the conformance tests); a run whose topics come back is sorted by blocks."""
+    from irstats import ingest
+    from irstats.trec_eval.output import trec_eval_output
+
+    folder = shared_data / DL19
+    qrels = folder / "qrels.dl19-passage.txt"
+    invocation = dict(invocation)
+    measures = invocation.pop("measures")
+    streamed_calls = []
+    streamed = ingest.streamed_judgments
+
+    def spy(*args, **kwargs):
+        streamed_calls.append(args[3])
+        yield from streamed(*args, **kwargs)
+
+    monkeypatch.setattr(ingest, "streamed_judgments", spy)
+    for name in ("ICT-BERT2.run.gz", "ICT-CKNRM_B.run.gz"):
+        run = folder / "runs" / name
+        if shuffled:
+            run = tmp_path / f"{name}.shuffled"
+            _shuffled(folder / "runs" / name, run, seed=len(name), outside=30)
+        with monkeypatch.context() as m:
+            m.setattr(ingest, "STREAMING", False)
+            whole = trec_eval_output(qrels, run, measures, **invocation)
+        assert not streamed_calls
+        assert trec_eval_output(qrels, run, measures, **invocation) == whole
+        assert streamed_calls  # (read a block of topics at a time)
+        streamed_calls.clear()
+    assert bool(small_blocks) == shuffled
