@@ -126,7 +126,7 @@ def test_no_python_call_per_line_comes_back(monkeypatch, fmt):
     floats of LATEX_ROWS rows, each with its own header, are one float here.)"""
     from irstats import render_stream
 
-    monkeypatch.setattr(PerTopicScores, "ROWS_PER_BLOCK", 1 << 20)
+    monkeypatch.setattr(PerTopicScores, "COLUMN_ROWS", 1 << 20)
     monkeypatch.setattr(render_stream, "LATEX_ROWS", 1 << 20)
 
     def printed(evaluation: Evaluation) -> str:

@@ -95,6 +95,7 @@ def _reference_table(evaluation: Evaluation, digits: int = 4) -> Table:
 @pytest.mark.parametrize("n_systems, n_topics", [(1, 0), (1, 1), (3, 45), (2, 130)])
 def test_per_topic_scores_print_a_block_at_a_time_as_one_table(monkeypatch, n_systems, n_topics):
     monkeypatch.setattr(PerTopicScores, "ROWS_PER_BLOCK", 4)
+    monkeypatch.setattr(PerTopicScores, "COLUMN_ROWS", 4)
     evaluation = _evaluation(n_systems, n_topics)
     result = evaluation.per_topic_result()
     table = _reference_table(evaluation)
@@ -131,6 +132,7 @@ def test_eval_prints_what_the_whole_printers_print(shared_data, capsys, monkeypa
     from tests import reference_output
 
     monkeypatch.setattr(PerTopicScores, "ROWS_PER_BLOCK", 7)
+    monkeypatch.setattr(PerTopicScores, "COLUMN_ROWS", 7)
     monkeypatch.setattr(printer, "BLOCK_LINES", 5)
     folder = shared_data / DL19
     partial = tmp_path / "partial.run"

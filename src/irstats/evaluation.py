@@ -168,12 +168,16 @@ class PrintedScores:
 class PerTopicScores(Result):
     """An evaluation's scores per system and topic (:meth:`Evaluation.per_topic_result`).
 
-    Printed a block of :data:`ROWS_PER_BLOCK` rows at a time (:meth:`format_chunks`): the
+    Printed a block of :data:`COLUMN_ROWS` rows at a time (:meth:`format_chunks`): the
     per-topic scores of 10^5 topics × 95 measures are ten million cells, which as one
     :class:`~irstats.render.Table` took gigabytes."""
 
-    #: (system, topic) rows made and laid out at once.
+    #: (system, topic) rows made as cells at once (:meth:`display_table`).
     ROWS_PER_BLOCK = 2000
+    #: (system, topic) rows laid out at once a column at a time (the printed formats), at most
+    #: COLUMN_CELLS cells.
+    COLUMN_ROWS = 1 << 15
+    COLUMN_CELLS = 1 << 18
 
     def __init__(self, evaluation: Evaluation):
         self.evaluation = evaluation
@@ -241,7 +245,8 @@ class PerTopicScores(Result):
 
     def _column_blocks(self, items: list, evaluated: np.ndarray, digits: int, fmt: str):
         """The table's rows as columns (:class:`irstats.render_stream.StreamedTable`'s ``columns``):
-        :data:`ROWS_PER_BLOCK` (system, topic) rows at a time, in the systems' then the topics'
+        :data:`COLUMN_ROWS` (system, topic) rows at a time (fewer for many measures: at most
+        :data:`COLUMN_CELLS` cells), in the systems' then the topics'
         order, each cell's text written for ``fmt`` (``text``, ``markdown`` or ``latex``). A block's
         numbers are written by :func:`irstats.render.fixed_column`, a call per kind of number."""
         import polars as pl
@@ -264,8 +269,9 @@ class PerTopicScores(Result):
         dash = {"text": "-", "markdown": markdown_escape("-"), "latex": latex_escape("-")}[fmt]
         pairs = np.flatnonzero(evaluated.ravel())  # the rows: (system, topic) pairs with a score
         flat = [m.values.ravel() for m in items]
-        for start in range(0, len(pairs), self.ROWS_PER_BLOCK):
-            rows = pairs[start:start + self.ROWS_PER_BLOCK]
+        step = max(1, min(self.COLUMN_ROWS, self.COLUMN_CELLS // len(items)))
+        for start in range(0, len(pairs), step):
+            rows = pairs[start:start + step]
             values = np.stack([v[rows] for v in flat])  # measures × rows
             texts: list = [None] * len(items)
             for kind, places in ((0, np.flatnonzero(whole)), (digits, np.flatnonzero(~whole))):
