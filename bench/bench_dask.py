@@ -40,13 +40,15 @@ median in brackets (every trial is kept in the JSON):
 
 * ``client``: whole commands as a user types them, per workload (``--client-workloads``:
   ``wide``, 100 runs × 50 topics × 1,000 documents, ``irstats eval QRELS RUNS -m all_trec -q
-  --format trec_eval``; ``bigrun``, one run of ``--bigrun-gb`` GB written topic by topic,
+  --format trec_eval``; ``wide400``, the same on the 100 runs four times, retagged; ``bigrun``, one run of ``--bigrun-gb`` GB written topic by topic,
   ``irstats eval -m AP -m nDCG@10 -m P@10 -q``): a fresh process each, one process and
   ``--workers k`` for k in ``--worker-counts`` (default 1, 2, and 4, 8, 15 where the machine has
   that many cores), interleaved, median of ``--repeat``; wall seconds and the command's own CPU
   time (``getrusage(RUSAGE_SELF)`` at its exit: the client — with the scheduler of the local
   cluster it starts — its workers excluded), the client's share (its CPU ÷ the one process's),
   and the outputs compared byte for byte (issue 36: the client only assigns and gathers).
+  ``--scheduler-apart`` adds the most workers with their scheduler in a process of its own
+  (``--scheduler ADDRESS``; the client's CPU then has no scheduler in it);
   ``--src DIR`` measures another source tree (an older commit unpacked with ``git archive``);
   ``--doc`` writes the table into docs/scale.md between its ``dask-cli`` markers.
 
@@ -127,10 +129,12 @@ def main(argv=None) -> None:
                                                     "bigrun"])
     ap.add_argument("--bigrun-gb", type=float, default=1.0, help="size of the bigrun job's run (GB)")
     ap.add_argument("--bigrun-shuffled", action="store_true", help="bigrun: also the run with its lines shuffled")
-    ap.add_argument("--client-workloads", nargs="+", default=["wide"], choices=["wide", "bigrun"])
+    ap.add_argument("--client-workloads", nargs="+", default=["wide"], choices=["wide", "wide400", "bigrun"])
     ap.add_argument("--worker-counts", type=int, nargs="+",
                     default=[k for k in (1, 2, 4, 8, 15) if k <= 2 or k < (os.cpu_count() or 1)])
     ap.add_argument("--src", type=Path, default=HERE.parent / "src", help="the source tree the commands run")
+    ap.add_argument("--scheduler-apart", action="store_true",
+                    help="client: also the most workers with their scheduler in a process of its own (--scheduler)")
     ap.add_argument("--doc", action="store_true", help="write the client table into docs/scale.md")
     ap.add_argument("--_child", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -301,10 +305,13 @@ def client_job(args) -> dict:
     folder = Path(tempfile.mkdtemp(prefix="irstats-bench-client-"))
     out: dict = {"commit": commit, "src": str(args.src), "repeat": args.repeat, "cores": os.cpu_count(),
                  "workloads": {}}
+    # the same workers with their scheduler in a process of its own (as --scheduler finds one): the
+    # client's CPU without the scheduler's
+    scheduler = _scheduler_apart(max(args.worker_counts), folder, env) if args.scheduler_apart else None
     try:
         for workload in args.client_workloads:
-            if workload == "wide":
-                wide = WORKLOADS / "wide"
+            if workload in ("wide", "wide400"):
+                wide = WORKLOADS / "wide" if workload == "wide" else wide400()
                 command = ["eval", str(wide / "qrels.txt"), str(wide / "runs"), "-m", "all_trec", "-q",
                            "--format", "trec_eval"]
                 label = f"`eval -q -m all_trec --format trec_eval`, {len(list((wide / 'runs').glob('*.run')))} " \
@@ -321,6 +328,9 @@ def client_job(args) -> dict:
                         f"{(folder / 'big.run').stat().st_size / 1e9:.2f} GB ({TOPICS:,} topics × {depth})"
             configurations = {"one process": command,
                               **{f"{k} workers": [*command, "--workers", str(k)] for k in args.worker_counts}}
+            if scheduler is not None:
+                configurations[f"{max(args.worker_counts)} workers, scheduler apart"] = [
+                    *command, "--scheduler", scheduler[1]]
             record = out["workloads"][workload] = {"label": label, "load_before": os.getloadavg(),
                                                    **{name: [] for name in configurations}}
             outputs = {}
@@ -341,21 +351,73 @@ def client_job(args) -> dict:
                 t["exit"] == 0 for name in configurations for t in record[name])
             record["load_after"] = os.getloadavg()
     finally:
+        if scheduler is not None:
+            scheduler[0].terminate()
+            scheduler[0].wait()
         shutil.rmtree(folder, ignore_errors=True)
     return out
+
+
+SCHEDULER_APART = """
+import logging, sys, time
+from distributed import LocalCluster
+if __name__ == "__main__":
+    cluster = LocalCluster(n_workers=int(sys.argv[1]), threads_per_worker=1, processes=True,
+                           dashboard_address=None, silence_logs=logging.CRITICAL)
+    print(cluster.scheduler_address, flush=True)
+    sys.stdin.read()  # until the bench closes it
+    cluster.close()
+"""
+
+
+def _scheduler_apart(workers: int, folder: Path, env: dict):
+    """A local cluster of ``workers`` started by a process of its own: (the process, its address)."""
+    script = folder / "scheduler_apart.py"
+    script.write_text(SCHEDULER_APART)
+    proc = subprocess.Popen([sys.executable, str(script), str(workers)], env=env, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    return proc, proc.stdout.readline().strip()
+
+
+def wide400() -> Path:
+    """bench/workloads/wide400: the 100 ``wide`` runs four times (``sysNNNcK``, K = 0..3: each copy
+    retagged, so that they are 400 runs), the ``wide`` qrels — the issue's 400-run workload."""
+    folder = WORKLOADS / "wide400"
+    runs = folder / "runs"
+    sources = sorted((WORKLOADS / "wide" / "runs").glob("*.run"))
+    if len(list(runs.glob("*.run"))) != 4 * len(sources):
+        runs.mkdir(parents=True, exist_ok=True)
+        (folder / "qrels.txt").write_bytes((WORKLOADS / "wide" / "qrels.txt").read_bytes())
+        for source in sources:
+            text = source.read_bytes()
+            for k in range(4):
+                tag = f"{source.stem}c{k}".encode()
+                (runs / f"{source.stem}c{k}.run").write_bytes(text.replace(b" " + source.stem.encode() + b"\n",
+                                                                           b" " + tag + b"\n"))
+    return folder
 
 
 def client_markdown(c: dict) -> str:
     """docs/scale.md's table of the client job: median wall seconds per configuration, and the
     client's CPU time (median) as a share of the one process's."""
     workloads = c["workloads"]
-    configurations = [k for k in next(iter(workloads.values())) if k == "one process" or k.endswith(" workers")]
-    head = ["workload", *(k if k == "one process" else f"`--workers {k.split()[0]}`" for k in configurations)]
+    configurations = list(dict.fromkeys(k for record in workloads.values() for k in record
+                                        if k == "one process" or " workers" in k))
+
+    def heading(k: str) -> str:
+        if k == "one process":
+            return k
+        return f"`--scheduler` ({k.split()[0]} workers apart)" if "apart" in k else f"`--workers {k.split()[0]}`"
+
+    head = ["workload", *(heading(k) for k in configurations)]
     lines = ["| " + " | ".join(head) + " |", "|---|" + "---:|" * len(configurations)]
     for record in workloads.values():
         local_cpu = _med([t["client_cpu"] for t in record["one process"]])
         cells = []
         for k in configurations:
+            if k not in record:
+                cells.append("–")
+                continue
             seconds = _med([t["seconds"] for t in record[k]])
             cpu = _med([t["client_cpu"] for t in record[k]])
             cells.append(f"{seconds:.1f} s" + ("" if k == "one process" else f" (client {100 * cpu / local_cpu:.0f}%)"))
