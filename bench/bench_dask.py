@@ -40,7 +40,8 @@ median in brackets (every trial is kept in the JSON):
 
 * ``client``: whole commands as a user types them, per workload (``--client-workloads``:
   ``wide``, 100 runs × 50 topics × 1,000 documents, ``irstats eval QRELS RUNS -m all_trec -q
-  --format trec_eval``; ``wide400``, the same on the 100 runs four times, retagged; ``bigrun``, one run of ``--bigrun-gb`` GB written topic by topic,
+  --format trec_eval``; ``wide400``, the same on the 100 runs four times, retagged; ``bigrun``,
+  one run of ``--bigrun-gb`` GB written topic by topic,
   ``irstats eval -m AP -m nDCG@10 -m P@10 -q``): a fresh process each, one process and
   ``--workers k`` for k in ``--worker-counts`` (default 1, 2, and 4, 8, 15 where the machine has
   that many cores), interleaved, median of ``--repeat``; wall seconds and the command's own CPU

@@ -467,8 +467,9 @@ def json_records(frame: pl.DataFrame, fmt: str) -> str:
     them, laid out a column at a time by polars: ``jsonl``, a record per line
     (``json.dumps(row)``); ``json``, the records of ``json.dumps(rows, indent=1)`` between its
     brackets (``[2:-2]`` of its text). A string of printable ASCII without quote or backslash is
-    quoted as it is, any other escaped by ``json.dumps``; a number is written as polars writes it where that is Python's ``repr`` (0 and magnitudes
-    from 1e-4 below 1e16), by ``json.dumps`` elsewhere (NaN, infinities, exponents)."""
+    quoted as it is, any other escaped by ``json.dumps``; a number is written as polars writes
+    it where that is Python's ``repr`` (0 and magnitudes from 1e-4 below 1e16), by
+    ``json.dumps`` elsewhere (NaN, infinities, exponents)."""
     import json
 
     import numpy as np

@@ -3,9 +3,10 @@ both the drop-in (:mod:`irstats.trec_eval.output`) and ``irstats eval --format t
 (:func:`format_scores`) print it.
 
 Per-topic lines are laid out a block at a time, a column of values at once
-(:func:`value_column`, :func:`lines`): numpy rounds a whole column to four decimals and polars
-writes the lines, with no Python call per line; :func:`value_text` and :func:`line` print the
-few ``all`` lines, and the values whose rounding numpy could get wrong.
+(:func:`value_column`, :func:`lines`): numpy rounds a whole column to four decimals
+(:func:`irstats.render.fixed_column`) and polars writes the lines, with no Python call per line.
+:func:`value_text` and :func:`line` are the layout of one value and one line: the reference the
+columns are held to (tests/test_columnar_output.py), and the drop-in's few ``all`` lines.
 """
 
 from __future__ import annotations
@@ -73,10 +74,9 @@ def block_texts(block: np.ndarray, kinds: Sequence[str]) -> pl.Series:
             parts.append(value_column(block[:, chosen].ravel(), kind))
             where[:, chosen] = offset + np.arange(n_rows * count).reshape(n_rows, count)
             offset += n_rows * count
-    if not parts:
-        return pl.Series([], dtype=pl.String)
-    texts = pl.concat(parts) if len(parts) > 1 else parts[0]
-    return texts.gather(where.ravel()) if len(parts) > 1 else texts
+    if len(parts) < 2:  # one kind: already in row-major order
+        return parts[0] if parts else pl.Series([], dtype=pl.String)
+    return pl.concat(parts).gather(where.ravel())
 
 
 def lines(names: Sequence[str], topics: Sequence[str], texts: pl.Series, keep: np.ndarray | None = None) -> str:
@@ -139,12 +139,11 @@ BLOCK_LINES = 1 << 18
 
 
 def score_chunks(matrices, per_topic: bool = False, *, block_lines: int | None = None) -> Iterator[str]:
-    """:func:`format_scores` in pieces of about ``block_lines`` (default :data:`BLOCK_LINES`) lines: systems with their
-    per-topic lines (with ``per_topic``) and their ``all`` lines, a system's per-topic lines
-    split into blocks of topics when it has more. The matrices share one topic axis, as
+    """:func:`format_scores` in pieces of about ``block_lines`` (default :data:`BLOCK_LINES`)
+    lines: systems with their per-topic lines (with ``per_topic``) and their ``all`` lines, a
+    system's per-topic lines split into blocks of topics when it has more. The matrices share one topic axis, as
     :func:`irstats.evaluate` makes them (topic j is column j of each)."""
     import numpy as np
-    import polars as pl
 
     items = list(matrices.values()) if hasattr(matrices, "values") else list(matrices)
     if not items:
@@ -161,7 +160,7 @@ def score_chunks(matrices, per_topic: bool = False, *, block_lines: int | None =
     n_topics = len(topics)
     step = max(block_lines // max(n_measures, 1), 1)  # topics in a block
     units = [(i, start, min(start + step, n_topics)) for i in range(len(systems))
-             for start in range(0, max(n_topics, 1), step)]  # (system, topics) blocks; the last of each ends in its summary
+             for start in range(0, max(n_topics, 1), step)]  # a system's last block ends in its all lines
     group: list[tuple[int, int, int]] = []
     size = 0
     for k, unit in enumerate(units):
@@ -219,5 +218,5 @@ def format_scores(matrices, per_topic: bool = False) -> str:
     return "".join(score_chunks(matrices, per_topic))
 
 
-__all__ = ["BLOCK_LINES", "block_texts", "format_scores", "head", "line", "lines", "printed_names", "score_chunks", "value_column",
-           "value_text"]
+__all__ = ["BLOCK_LINES", "block_texts", "format_scores", "head", "line", "lines", "printed_names", "score_chunks",
+           "value_column", "value_text"]
