@@ -295,6 +295,13 @@ def test_a_worker_killed_mid_job_changes_nothing(dl19, scores, client, monkeypat
     same_scores(irstats.evaluate(qrels, runs, ["AP", "nDCG@10", "P@10"], client=client), scores)
     assert (tmp_path / "killed").exists()
     (tmp_path / "killed").unlink()
+    client.wait_for_workers(2, timeout=30)
+    from irstats.trec_eval.printer import format_scores
+
+    printed = irstats.evaluate(qrels, runs, ["AP", "nDCG@10", "P@10"], client=client, print_as="trec_eval").printed
+    assert "".join(printed.chunks()) == format_scores(scores, per_topic=True)  # the workers' lines, as one process
+    assert (tmp_path / "killed").exists()
+    (tmp_path / "killed").unlink()
     b = split_half(scores, n_splits=2000, seed=3, batch_size=250, client=client)
     np.testing.assert_array_equal(b.values, split_half(scores, n_splits=2000, seed=3).values)
     assert (tmp_path / "killed").exists()
