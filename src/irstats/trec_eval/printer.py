@@ -135,7 +135,7 @@ def printed_names(measures: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str
 
 #: Per-topic lines laid out at once by :func:`score_chunks` (those of several systems with few
 #: topics; a block of the topics of one system with many).
-BLOCK_LINES = 1 << 18
+BLOCK_LINES = 1 << 15
 
 
 def score_chunks(matrices, per_topic: bool = False, *, block_lines: int | None = None) -> Iterator[str]:
