@@ -39,6 +39,21 @@ median in brackets (every trial is kept in the JSON):
   they live), and the three outputs compared byte for byte. ``--bigrun-shuffled``: the same
   lines in random order too (the client sorts the run by blocks and sends the parts).
 
+* ``client``: whole commands as a user types them, per workload (``--client-workloads``:
+  ``wide``, 100 runs × 50 topics × 1,000 documents, ``irstats eval QRELS RUNS -m all_trec -q
+  --format trec_eval``; ``wide400``, the same on the 100 runs four times, retagged; ``bigrun``,
+  one run of ``--bigrun-gb`` GB written topic by topic,
+  ``irstats eval -m AP -m nDCG@10 -m P@10 -q``): a fresh process each, one process and
+  ``--workers k`` for k in ``--worker-counts`` (default 1, 2, and 4, 8, 15 where the machine has
+  that many cores), interleaved, median of ``--repeat``; wall seconds and the command's own CPU
+  time (``getrusage(RUSAGE_SELF)`` at its exit: the client — with the scheduler of the local
+  cluster it starts — its workers excluded), the client's share (its CPU ÷ the one process's),
+  and the outputs compared byte for byte (issue 36: the client only assigns and gathers).
+  ``--scheduler-apart`` adds the most workers with their scheduler in a process of its own
+  (``--scheduler ADDRESS``; the client's CPU then has no scheduler in it);
+  ``--src DIR`` measures another source tree (an older commit unpacked with ``git archive``);
+  ``--doc`` writes the table into docs/scale.md between its ``dask-cli`` markers.
+
 Every cluster result is checked equal to the single process's before it is timed. ``--merge
 JSON`` adds the jobs measured to an earlier JSON (each job keeps the load and commit it was
 measured at), so one job can be measured again without the others.
@@ -121,9 +136,30 @@ def main(argv=None) -> None:
     ap.add_argument("--dl19", type=Path, default=DEFAULT_DL19, metavar="DIR",
                     help="qrels.dl19-passage.txt and runs/*.run.gz (default tests/data's 14 runs; the recorded "
                          "numbers used all 37 official runs)")
+    ap.add_argument("--client-workloads", nargs="+", default=["wide"], choices=["wide", "wide400", "bigrun"])
+    ap.add_argument("--worker-counts", type=int, nargs="+",
+                    default=[k for k in (1, 2, 4, 8, 15) if k <= 2 or k < (os.cpu_count() or 1)])
+    ap.add_argument("--src", type=Path, default=HERE.parent / "src", help="the source tree the commands run")
+    ap.add_argument("--scheduler-apart", action="store_true",
+                    help="client: also the most workers with their scheduler in a process of its own (--scheduler)")
+    ap.add_argument("--doc", action="store_true", help="write the client table into docs/scale.md")
+    ap.add_argument("--_child", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args._child:  # one command, its own CPU time written to the file named first
+        return _client_child(args._child[0], args._child[1:])
     if args.markdown:
-        print(markdown(json.loads(args.markdown.read_text())))
+        results = json.loads(args.markdown.read_text())
+        print(markdown(results))
+        if args.doc and "client" in results:
+            write_doc(results["client"])
+        return
+    if args.jobs == ["client"]:  # fresh processes only: nothing to set up here
+        results = {"machine": {"cores": os.cpu_count(), "load_before": os.getloadavg()}, "jobs": {},
+                   "client": client_job(args)}
+        results["machine"]["load_after"] = os.getloadavg()
+        finish(args, results)
+        if args.doc:
+            write_doc(results["client"])
         return
     if args.jobs == ["bigrun"]:  # fresh processes only: nothing to set up here
         results = {"machine": {"cores": os.cpu_count(), "load_before": os.getloadavg()}, "jobs": {},
@@ -245,12 +281,180 @@ def main(argv=None) -> None:
     finish(args, results)
 
 
+def _client_child(report: str, argv: list[str]) -> None:
+    """``irstats ARGV`` in this process; at its exit, this process's own CPU seconds (user +
+    system: the client and the scheduler of a local cluster, never its worker processes)
+    written to ``report``."""
+    import atexit
+    import resource
+
+    def written() -> None:
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        Path(report).write_text(f"{usage.ru_utime + usage.ru_stime}\n")
+
+    atexit.register(written)
+    from irstats.cli.main import main as irstats_main
+
+    irstats_main(argv)
+
+
+def client_job(args) -> dict:
+    """The ``client`` job (see the module): per workload, {configuration: trials}, each trial
+    wall seconds, the command's own CPU seconds and its exit code."""
+    import shutil
+
+    sys.path.insert(0, str(HERE))
+    from bench_startup import child_env
+
+    env = child_env(args.src.resolve())
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                            cwd=HERE).stdout.strip()
+    folder = Path(tempfile.mkdtemp(prefix="irstats-bench-client-"))
+    out: dict = {"commit": commit, "src": str(args.src), "repeat": args.repeat, "cores": os.cpu_count(),
+                 "workloads": {}}
+    # the same workers with their scheduler in a process of its own (as --scheduler finds one): the
+    # client's CPU without the scheduler's
+    scheduler = _scheduler_apart(max(args.worker_counts), folder, env) if args.scheduler_apart else None
+    try:
+        for workload in args.client_workloads:
+            if workload in ("wide", "wide400"):
+                wide = WORKLOADS / "wide" if workload == "wide" else wide400()
+                command = ["eval", str(wide / "qrels.txt"), str(wide / "runs"), "-m", "all_trec", "-q",
+                           "--format", "trec_eval"]
+                label = f"`eval -q -m all_trec --format trec_eval`, {len(list((wide / 'runs').glob('*.run')))} " \
+                        "`wide` runs (50 topics × 1,000)"
+            else:
+                from bench_bigrun import LINE_BYTES, TOPICS, generate
+
+                generate("qrels", folder / "qrels.txt")
+                depth = max(1, round(args.bigrun_gb * 1e9 / LINE_BYTES / TOPICS))
+                generate("sorted", folder / "big.run", depth)
+                command = ["eval", str(folder / "qrels.txt"), str(folder / "big.run"), "-m", "AP", "-m", "nDCG@10",
+                           "-m", "P@10", "-q"]
+                label = f"`eval -m AP -m nDCG@10 -m P@10 -q`, one run of " \
+                        f"{(folder / 'big.run').stat().st_size / 1e9:.2f} GB ({TOPICS:,} topics × {depth})"
+            configurations = {"one process": command,
+                              **{f"{k} workers": [*command, "--workers", str(k)] for k in args.worker_counts}}
+            if scheduler is not None:
+                configurations[f"{max(args.worker_counts)} workers, scheduler apart"] = [
+                    *command, "--scheduler", scheduler[1]]
+            record = out["workloads"][workload] = {"label": label, "load_before": os.getloadavg(),
+                                                   **{name: [] for name in configurations}}
+            outputs = {}
+            for _ in range(args.repeat):  # interleaved: the machine is shared, drift hits all alike
+                for name, argv in configurations.items():
+                    report, target = folder / "cpu.txt", folder / "out.txt"
+                    started = time.perf_counter()
+                    with open(target, "wb") as sink:
+                        code = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--_child", str(report),
+                                               *argv], env=env, stdout=sink, stderr=subprocess.DEVNULL).returncode
+                    trial = {"seconds": time.perf_counter() - started, "exit": code,
+                             "client_cpu": float(report.read_text()) if report.exists() else None}
+                    report.unlink(missing_ok=True)
+                    record[name].append(trial)
+                    outputs[name] = target.read_bytes()
+                    print("client", workload, name, trial, file=sys.stderr)
+            record["same_output"] = len(set(outputs.values())) == 1 and all(
+                t["exit"] == 0 for name in configurations for t in record[name])
+            record["load_after"] = os.getloadavg()
+    finally:
+        if scheduler is not None:
+            scheduler[0].terminate()
+            scheduler[0].wait()
+        shutil.rmtree(folder, ignore_errors=True)
+    return out
+
+
+SCHEDULER_APART = """
+import logging, sys, time
+from distributed import LocalCluster
+if __name__ == "__main__":
+    cluster = LocalCluster(n_workers=int(sys.argv[1]), threads_per_worker=1, processes=True,
+                           dashboard_address=None, silence_logs=logging.CRITICAL)
+    print(cluster.scheduler_address, flush=True)
+    sys.stdin.read()  # until the bench closes it
+    cluster.close()
+"""
+
+
+def _scheduler_apart(workers: int, folder: Path, env: dict):
+    """A local cluster of ``workers`` started by a process of its own: (the process, its address)."""
+    script = folder / "scheduler_apart.py"
+    script.write_text(SCHEDULER_APART)
+    proc = subprocess.Popen([sys.executable, str(script), str(workers)], env=env, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    return proc, proc.stdout.readline().strip()
+
+
+def wide400() -> Path:
+    """bench/workloads/wide400: the 100 ``wide`` runs four times (``sysNNNcK``, K = 0..3: each copy
+    retagged, so that they are 400 runs), the ``wide`` qrels — the issue's 400-run workload."""
+    folder = WORKLOADS / "wide400"
+    runs = folder / "runs"
+    sources = sorted((WORKLOADS / "wide" / "runs").glob("*.run"))
+    if len(list(runs.glob("*.run"))) != 4 * len(sources):
+        runs.mkdir(parents=True, exist_ok=True)
+        (folder / "qrels.txt").write_bytes((WORKLOADS / "wide" / "qrels.txt").read_bytes())
+        for source in sources:
+            text = source.read_bytes()
+            for k in range(4):
+                tag = f"{source.stem}c{k}".encode()
+                (runs / f"{source.stem}c{k}.run").write_bytes(text.replace(b" " + source.stem.encode() + b"\n",
+                                                                           b" " + tag + b"\n"))
+    return folder
+
+
+def client_markdown(c: dict) -> str:
+    """docs/scale.md's table of the client job: median wall seconds per configuration, and the
+    client's CPU time (median) as a share of the one process's."""
+    workloads = c["workloads"]
+    configurations = list(dict.fromkeys(k for record in workloads.values() for k in record
+                                        if k == "one process" or " workers" in k))
+
+    def heading(k: str) -> str:
+        if k == "one process":
+            return k
+        return f"`--scheduler` ({k.split()[0]} workers apart)" if "apart" in k else f"`--workers {k.split()[0]}`"
+
+    head = ["workload", *(heading(k) for k in configurations)]
+    lines = ["| " + " | ".join(head) + " |", "|---|" + "---:|" * len(configurations)]
+    for record in workloads.values():
+        local_cpu = _med([t["client_cpu"] for t in record["one process"]])
+        cells = []
+        for k in configurations:
+            if k not in record:
+                cells.append("–")
+                continue
+            seconds = _med([t["seconds"] for t in record[k]])
+            cpu = _med([t["client_cpu"] for t in record[k]])
+            cells.append(f"{seconds:.1f} s" + ("" if k == "one process" else f" (client {100 * cpu / local_cpu:.0f}%)"))
+        lines.append(f"| {record['label']} | {' | '.join(cells)} |")
+    notes = [f"{r['label']}: one process {_med([t['client_cpu'] for t in r['one process']]):.2f} CPU s; same output "
+             f"{r['same_output']}; load average {r['load_before'][0]:.1f} before, {r['load_after'][0]:.1f} after"
+             for r in workloads.values()]
+    return "\n".join(lines) + "\n\n" + "\n".join(f"- {n}" for n in notes) + \
+        f"\n- {c['cores']} cores; median of {c['repeat']} fresh processes, interleaved; commit {c['commit']}\n"
+
+
+CLIENT_START, CLIENT_END = "<!-- dask-cli:start -->", "<!-- dask-cli:end -->"
+
+
+def write_doc(c: dict) -> None:
+    """docs/scale.md's client table (between its dask-cli markers) from the JSON."""
+    doc = HERE.parent / "docs" / "scale.md"
+    text = doc.read_text()
+    start, end = text.index(CLIENT_START) + len(CLIENT_START), text.index(CLIENT_END)
+    doc.write_text(text[:start] + "\n" + client_markdown(c) + text[end:])
+
+
 def finish(args, results: dict) -> None:
     """Write the JSON (``--json``, or merged into ``--merge``) and print the tables."""
     if args.merge:  # these jobs measured now (each with its load and commit); everything else as it was
         earlier = json.loads(args.merge.read_text())
         earlier["jobs"].update(results["jobs"])
-        earlier.update({key: results[key] for key in ("overhead", "qrels", "bigrun") if key in results})
+        if "client" in results and "client" in earlier:  # the client job: by workload, each as measured last
+            results["client"]["workloads"] = {**earlier["client"]["workloads"], **results["client"]["workloads"]}
+        earlier.update({key: results[key] for key in ("overhead", "qrels", "bigrun", "client") if key in results})
         peaks = earlier.setdefault("worker_peak_mib", {})
         for workers, peak in results.get("worker_peak_mib", {}).items():  # the most over every job
             peaks[workers] = max(peak, peaks.get(workers, 0.0))
@@ -377,7 +581,7 @@ def markdown(r: dict) -> str:
             continue
         cells = [f"{_best(job[k]):.2f} s ({_med(job[k]):.2f})" for k in ("local", "workers_1", "workers_2")]
         lines.append(f"| {label} | {' | '.join(cells)} | {job['workers_2_first']:.2f} s |")
-    out = "\n".join(lines)
+    out = "\n".join(lines) if len(lines) > 2 else ""
     extra = []
     if "cluster_start" in r:
         extra.append("cluster start-up (not in the jobs above): " + ", ".join(
@@ -397,6 +601,8 @@ def markdown(r: dict) -> str:
             f"{k} worker{'s' if k != '1' else ''} {v:.0f} MiB" for k, v in r["worker_peak_mib"].items()))
     if "bigrun" in r:
         out += "\n\n" + bigrun_markdown(r["bigrun"])
+    if "client" in r:
+        out += "\n\n" + client_markdown(r["client"])
     load = r.get("machine", {})
     if load:
         extra.append(f"machine: {load.get('cores')} cores; load average before {load['load_before'][0]:.1f}, "

@@ -60,6 +60,55 @@ def test_eval_with_two_local_workers_prints_the_single_process_output(dl19, caps
     assert run_cli(["eval", qrels, runs, "--workers", "2"], capsys) == run_cli(["eval", qrels, runs], capsys)
 
 
+@pytest.fixture(scope="module")
+def dl19_partial(dl19, tmp_path_factory):
+    """The DL 2019 runs, one of them without a third of the topics (NaN in its matrices)."""
+    import gzip
+
+    folder = tmp_path_factory.mktemp("runs")
+    for path in sorted(dl19[1].glob("*.gz"))[:12]:
+        lines = gzip.decompress(path.read_bytes()).decode().splitlines(True)
+        if path.name.startswith("ICT-CKNRM_B"):
+            lines = [line for line in lines if int(line.split()[0]) % 3]
+        (folder / path.name.removesuffix(".gz")).write_text("".join(lines))
+    return dl19[0], folder
+
+
+@pytest.mark.parametrize("fmt", ["trec_eval", "tsv", "csv", "jsonl", "json"])
+@pytest.mark.parametrize("options", [[], ["-c"], ["--drop-r0", "-l", "3"]])
+def test_per_topic_output_laid_out_by_the_workers_is_the_single_process_output(dl19_partial, cluster, capsys,
+                                                                               monkeypatch, tmp_path, fmt, options):
+    """eval -q on a cluster: each worker lays out its batch's per-topic lines; the client only
+    writes them in order (its own printers are never called) — the single process's bytes."""
+    from irstats.cli import eval_cmd
+
+    qrels, runs = dl19_partial
+    args = ["eval", qrels, runs, "-m", "all_trec", "-q", "--format", fmt, *options]
+    local = run_cli(args, capsys)
+    assert local[0] == 0 and local[1].count("\n") > 1000
+
+    def not_here(*args, **kwargs):
+        raise AssertionError("the client laid out per-topic output")
+
+    monkeypatch.setattr(eval_cmd, "trec_eval_chunks", not_here)
+    monkeypatch.setattr(eval_cmd, "score_chunks", not_here)
+    assert run_cli([*args, "--scheduler", cluster.scheduler_address], capsys)[:2] == local[:2]  # (a warning shows once)
+    target = tmp_path / f"out.{fmt}"
+    code, _, _ = run_cli([*args, "--scheduler", cluster.scheduler_address, "-o", target], capsys)
+    assert code == 0 and target.read_text() == local[1]
+
+
+def test_the_workers_pieces_come_in_the_runs_order(dl19_partial, client):
+    """Several batches of runs, each laid out by a worker, joined in the runs' order."""
+    from irstats.scores import score_chunks
+
+    qrels, runs = dl19_partial
+    with pytest.warns(irstats.IrstatsWarning, match="answers"):
+        scores = irstats.evaluate(qrels, runs, ["AP", "NumRet", "P@10"], client=client, print_as="csv")
+    assert len(scores.printed.pieces) > 1
+    assert "".join(scores.printed.chunks()) == "".join(score_chunks(scores, "csv", per_topic=True))
+
+
 def test_evaluate_with_a_client_gives_every_score_bit_for_bit(dl19, client):
     qrels, runs = dl19
     measures = ["AP", "nDCG@10", "RBP(p=0.8)", "Bpref", "ERR@20", "NumRet"]
@@ -244,6 +293,13 @@ def test_a_worker_killed_mid_job_changes_nothing(dl19, scores, client, monkeypat
     monkeypatch.setattr(on_dask, "_run_task", killing)
     qrels, runs = dl19
     same_scores(irstats.evaluate(qrels, runs, ["AP", "nDCG@10", "P@10"], client=client), scores)
+    assert (tmp_path / "killed").exists()
+    (tmp_path / "killed").unlink()
+    client.wait_for_workers(2, timeout=30)
+    from irstats.trec_eval.printer import format_scores
+
+    printed = irstats.evaluate(qrels, runs, ["AP", "nDCG@10", "P@10"], client=client, print_as="trec_eval").printed
+    assert "".join(printed.chunks()) == format_scores(scores, per_topic=True)  # the workers' lines, as one process
     assert (tmp_path / "killed").exists()
     (tmp_path / "killed").unlink()
     b = split_half(scores, n_splits=2000, seed=3, batch_size=250, client=client)

@@ -95,6 +95,7 @@ def _reference_table(evaluation: Evaluation, digits: int = 4) -> Table:
 @pytest.mark.parametrize("n_systems, n_topics", [(1, 0), (1, 1), (3, 45), (2, 130)])
 def test_per_topic_scores_print_a_block_at_a_time_as_one_table(monkeypatch, n_systems, n_topics):
     monkeypatch.setattr(PerTopicScores, "ROWS_PER_BLOCK", 4)
+    monkeypatch.setattr(PerTopicScores, "COLUMN_ROWS", 4)
     evaluation = _evaluation(n_systems, n_topics)
     result = evaluation.per_topic_result()
     table = _reference_table(evaluation)
@@ -128,11 +129,12 @@ def test_eval_prints_what_the_whole_printers_print(reference_data, capsys, monke
     import gzip
 
     import irstats
-    from irstats.cli import eval_cmd
-    from irstats.trec_eval.printer import format_scores
+    from irstats.trec_eval import printer
+    from tests import reference_output
 
     monkeypatch.setattr(PerTopicScores, "ROWS_PER_BLOCK", 7)
-    monkeypatch.setattr(eval_cmd, "TOPIC_BLOCK", 5)
+    monkeypatch.setattr(PerTopicScores, "COLUMN_ROWS", 7)
+    monkeypatch.setattr(printer, "BLOCK_LINES", 5)
     folder = reference_data / DL19
     partial = tmp_path / "partial.run"
     lines = gzip.decompress((folder / "runs" / "ICT-CKNRM_B.run.gz").read_bytes()).decode().splitlines(True)
@@ -141,7 +143,10 @@ def test_eval_prints_what_the_whole_printers_print(reference_data, capsys, monke
     qrels = folder / "qrels.dl19-passage.txt"
     measures = ["AP", "NumRet", "nDCG@10", "Rprec"]
     scores = irstats.evaluate(qrels, runs, measures)
-    whole = {"trec_eval": format_scores(scores, per_topic=True)}
+    names, kinds = printer.printed_names(tuple(scores))
+    whole = {"trec_eval": reference_output.trec_eval_layout(
+        scores.systems, scores["AP"].topics,
+        [(name, kind, m.values.tolist()) for name, kind, m in zip(names, kinds, scores.values())], True)}
     table = _reference_table(scores)
     whole.update({"table": table.text(), "markdown": table.markdown(),
                   "latex": table.latex(label="tab:per-topic-ap-numret-ndcg-10-rprec")})
@@ -365,3 +370,44 @@ def test_the_trec_eval_drop_in_prints_the_same_bytes_streamed(reference_data, mo
         with monkeypatch.context() as m:
             m.setattr(ingest, "STREAMING", False)
             assert output(run) == streamed and streamed.count(b"\n") > 1000
+
+
+@needs_block_reader
+@pytest.mark.parametrize("invocation", [
+    {"per_topic": True, "measures": ["all_trec"]},
+    {"per_topic": True, "complete": True, "measures": ["all_trec", "relstring"]},
+    {"per_topic": True, "judged_only": True, "depth": 50, "rel_level": 2, "measures": ["official"]}])
+@pytest.mark.parametrize("shuffled", [False, True])
+def test_the_drop_in_streams_a_run_and_prints_what_it_prints_read_whole(reference_data, monkeypatch, tmp_path,
+                                                                        small_blocks, invocation, shuffled):
+    """``irstats trec_eval -q`` reads a large run a block of topics at a time, as ``irstats eval``
+    does (issue 36: bounded memory), and prints the bytes of the run read whole (itself held to
+    trec_eval's output by the conformance tests); a run whose topics come back is sorted by blocks."""
+    from irstats import ingest
+    from irstats.trec_eval.output import trec_eval_output
+
+    folder = reference_data / DL19
+    qrels = folder / "qrels.dl19-passage.txt"
+    invocation = dict(invocation)
+    measures = invocation.pop("measures")
+    streamed_calls = []
+    streamed = ingest.streamed_judgments
+
+    def spy(*args, **kwargs):
+        streamed_calls.append(args[3])
+        yield from streamed(*args, **kwargs)
+
+    monkeypatch.setattr(ingest, "streamed_judgments", spy)
+    for name in ("ICT-BERT2.run.gz", "ICT-CKNRM_B.run.gz"):
+        run = folder / "runs" / name
+        if shuffled:
+            run = tmp_path / f"{name}.shuffled"
+            _shuffled(folder / "runs" / name, run, seed=len(name), outside=30)
+        with monkeypatch.context() as m:
+            m.setattr(ingest, "STREAMING", False)
+            whole = trec_eval_output(qrels, run, measures, **invocation)
+        assert not streamed_calls
+        assert trec_eval_output(qrels, run, measures, **invocation) == whole
+        assert streamed_calls  # (read a block of topics at a time)
+        streamed_calls.clear()
+    assert bool(small_blocks) == shuffled

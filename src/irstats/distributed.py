@@ -497,10 +497,16 @@ def planned(client, desc: str, plan: Callable[["Job | None"], Callable[[], T]], 
 # --------------------------------------------------------------------------- evaluation
 
 def score_batches(client, evaluator: "Evaluator", runset: "RunSet", measures: Sequence["Measure"],
-                  values: dict[str, np.ndarray], present: np.ndarray, judge: Callable, progress: Progress = None):
+                  values: dict[str, np.ndarray], present: np.ndarray, judge: Callable, progress: Progress = None,
+                  print_as: str | None = None, printed: list | None = None):
     """:meth:`Evaluator.score`'s loop on a cluster. Fills ``values[measure][run, topics]`` and
     ``present``, warns of topics outside the qrels once (as one process does) and returns R = 0
-    per topic (None without runs). The tasks, in one job (one progress line):
+    per topic (None without runs). With ``print_as`` (one of
+    :data:`irstats.scores.BATCH_FORMATS`), each worker also lays out the per-topic output of its
+    batch of runs in that format (:func:`irstats.scores.batch_pieces`), and ``printed`` receives
+    the batches' pieces in the runs' order — or nothing, when some run was scored otherwise (in
+    blocks of topics: the client then prints from the scores). The tasks, in one job (one
+    progress line):
 
     * the engine's batches of runs, each judged and scored by ``judge``
       (:func:`irstats.evaluate.judge_and_score`, given by the engine, which sits above this
@@ -527,13 +533,19 @@ def score_batches(client, evaluator: "Evaluator", runset: "RunSet", measures: Se
     batches = [b for b in ([i for i in batch if i not in cut] for batch in compiled_batches(runset)) if b]
     outside: dict[str, int] = {}
     r_zero = None
+    pieces: list | None = [] if print_as is not None and not cut else None
     while batches or ranges or shuffled:
         round_r_zero, again = _score_round(client, evaluator, runset, [str(m) for m in measures], judge, values,
-                                           present, outside, progress, batches, ranges, shuffled)
+                                           present, outside, progress, batches, ranges, shuffled, print_as,
+                                           pieces)
         r_zero = round_r_zero if round_r_zero is not None else r_zero
+        if again:
+            pieces = None  # a run scored again, alone: the client prints from the scores
         batches = [[i] for i, why in again.items() if why == "whole"]
         ranges, shuffled = {}, [i for i, why in again.items() if why == "sorted"]
     warn_topics_outside_qrels({name: outside[name] for name in runset.names if name in outside})
+    if pieces is not None and printed is not None:
+        printed.extend(pieces)
     return r_zero
 
 
@@ -567,10 +579,12 @@ def _topic_ranges(evaluator: "Evaluator", runset: "RunSet") -> tuple[dict[int, t
 
 def _score_round(client, evaluator: "Evaluator", runset: "RunSet", names: list[str], judge: Callable,
                  values: dict[str, np.ndarray], present: np.ndarray, outside: dict[str, int], progress: Progress,
-                 batches: list[list[int]], ranges: dict[int, tuple[list, tuple]], shuffled: list[int]):
+                 batches: list[list[int]], ranges: dict[int, tuple[list, tuple]], shuffled: list[int],
+                 print_as: str | None = None, pieces: list | None = None):
     """One job of :func:`score_batches`: the ``batches`` of runs, the byte ``ranges`` of runs and
-    the runs to sort by blocks (``shuffled``). Returns (R = 0 per topic or None, {run: "sorted"
-    or "whole"} for the runs to score again)."""
+    the runs to sort by blocks (``shuffled``); with ``print_as``, the batches' printed pieces
+    appended to ``pieces``. Returns (R = 0 per topic or None, {run: "sorted" or "whole"} for the
+    runs to score again)."""
     import tempfile
 
     from irstats.ingest import sorted_parts
@@ -587,7 +601,7 @@ def _score_round(client, evaluator: "Evaluator", runset: "RunSet", names: list[s
         job.submit(f"the batch of runs {some([runset.names[i] for i in batch], limit=3)}", _score_runs,
                    type(evaluator), judge, qrels, evaluator.options, tuple(runset.names[i] for i in batch),
                    parts, names, cwd, {p.source: read_once[p.source] for p in parts if p.source in read_once},
-                   weight=1 if ranges or shuffled else len(batch))
+                   print_as if pieces is not None else None, weight=1 if ranges or shuffled else len(batch))
     tasks: dict[int, list[int]] = {}
     for i, (spans, stamp) in ranges.items():
         tasks[i] = [job.submit(f"run {runset.names[i]!r}, bytes {start:,}–{end:,} of {runset.parts[i].source}",
@@ -616,7 +630,9 @@ def _score_round(client, evaluator: "Evaluator", runset: "RunSet", names: list[s
         job.run(feed(), window=2 * workers, more=sum(len(p) for p in parts.values()))
     r_zero = None
     for k, batch in enumerate(batches):
-        batch_present, batch_r_zero, batch_values, batch_outside = job.result(k)
+        batch_present, batch_r_zero, batch_values, batch_outside, batch_pieces = job.result(k)
+        if pieces is not None:
+            pieces.append(batch_pieces)
         present[batch] = batch_present
         if batch_r_zero is not None:
             r_zero = batch_r_zero
@@ -756,10 +772,11 @@ def _worker_collection(qrels: tuple, cwd: str):
 
 
 def _score_runs(evaluator: type, judge: Callable, qrels, options, names: tuple[str, ...], parts: list,
-                measures: list[str], cwd: str, kept: dict[str, bytes]):
+                measures: list[str], cwd: str, kept: dict[str, bytes], print_as: str | None = None):
     """One batch of runs on a worker, judged and scored by ``judge`` as :meth:`Evaluator.score`
     does; ``kept``: the bytes of its runs read from standard input or a pipe, by name.
-    Returns (present, R = 0 per topic, {measure: values}, {run: topics outside the qrels})."""
+    Returns (present, R = 0 per topic, {measure: values}, {run: topics outside the qrels}, the
+    batch's per-topic output laid out as ``print_as`` asks — :func:`_printed` — or None)."""
     from dataclasses import replace
 
     from irstats.collection import RunSet
@@ -776,7 +793,30 @@ def _score_runs(evaluator: type, judge: Callable, qrels, options, names: tuple[s
     with _read_as(kept):
         r_zero = judge(evaluator(collection, options), RunSet(tuple(names), list(parts)),
                        [parse_measure(m) for m in measures], values, present, outside)
-    return present, r_zero, values, outside
+    printed = None if print_as is None else _printed(collection, options, names, measures, values, present, r_zero,
+                                                     print_as)
+    return present, r_zero, values, outside, printed
+
+
+def _printed(collection, options, names: tuple[str, ...], measures: list[str], values: dict[str, np.ndarray],
+             present: np.ndarray, r_zero, fmt: str) -> list[str]:
+    """A batch's per-topic output (:func:`irstats.scores.batch_pieces`) from its scores, on the
+    worker: its matrices over the qrels' topics, NaN where :meth:`Evaluator.score` leaves a topic
+    out for these runs (not answered; R = 0 under ``drop_r0``) — the lines of the topics it
+    keeps, since no line is printed for a NaN."""
+    from irstats.measures import parse_measure
+    from irstats.scores import ScoreMatrix, batch_pieces
+
+    dropped = ~present
+    if options.drop_r0 and r_zero is not None:
+        dropped = dropped | r_zero
+    matrices = {}
+    for m in measures:
+        v = values[m].copy()
+        v[dropped] = np.nan
+        matrices[m] = ScoreMatrix(v, names, collection.topics, m, options.as_dict(),
+                                  parse_measure(m).definition.over_topics)
+    return batch_pieces(matrices, fmt)
 
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -12,6 +12,9 @@ from irstats.judgments import PADDING, Judgments, build_judgments, qrels_index, 
 from irstats.measures import Measure, parse_measure
 from irstats.measures.common import widest_first
 from irstats.scores import ScoreMatrix
+
+if TYPE_CHECKING:
+    from irstats.evaluation import Evaluation
 
 DEFAULT_MEASURES = ("AP", "nDCG@10", "P@10", "RR", "RBP(p=0.8)", "Rprec", "Bpref", "R@1000")
 
@@ -225,9 +228,11 @@ class Evaluator:
                              **{need: getattr(first, need).for_systems(wanted) for need in self.beyond})
 
     def score(self, runs, measures: Iterable[str | Measure] | str = DEFAULT_MEASURES, *,
-              client=None) -> dict[str, ScoreMatrix]:
+              client=None, print_as: str | None = None) -> "Evaluation":
         """One ScoreMatrix per measure (systems × topics), as :func:`evaluate` describes;
-        with ``client``, the batches are judged and scored on its Dask cluster."""
+        with ``client``, the batches are judged and scored on its Dask cluster, and with
+        ``print_as`` too (a format of :data:`irstats.scores.BATCH_FORMATS`) the workers lay out
+        their batches' per-topic output: :attr:`Evaluation.printed`."""
         parsed = _parse_all(measures)
         if any(m.definition.needs for m in parsed):  # judgments beyond the qrels: given? (before any run is read)
             from irstats.measures.registry import check_needs
@@ -237,12 +242,15 @@ class Evaluator:
         n_sys, n_top = len(runset.names), len(self.collection.topics)
         values = {str(m): np.empty((n_sys, n_top)) for m in parsed}
         present = np.zeros((n_sys, n_top), dtype=bool)
+        printed: list | None = None
         if client is None:
             r_zero = judge_and_score(self, runset, parsed, values, present)
         else:  # the same batches on a Dask cluster, each by judge_and_score (irstats.distributed)
             from irstats.distributed import score_batches
 
-            r_zero = score_batches(client, self, runset, parsed, values, present, judge_and_score)
+            printed = [] if print_as is not None else None
+            r_zero = score_batches(client, self, runset, parsed, values, present, judge_and_score,
+                                   print_as=print_as, printed=printed)
         if not self.options.complete:
             warn_partial_runs(runset.names, present.sum(axis=1), n_top)
         keep = present.any(axis=0)
@@ -255,7 +263,12 @@ class Evaluator:
             v[~present] = np.nan
             matrices[str(m)] = ScoreMatrix(v if keep.all() else v[:, keep], runset.names, topics, str(m),
                                            self.options.as_dict(), m.definition.over_topics)
-        return matrices
+        from irstats.evaluation import Evaluation, PrintedScores
+
+        evaluation = Evaluation(matrices)
+        if printed:
+            evaluation.printed = PrintedScores(print_as, printed)
+        return evaluation
 
     def score_judgments(self, judgments: Judgments, measures) -> dict[str, ScoreMatrix]:
         """Score a judgments tensor made by :meth:`judgments` (one tensor, many measures)."""
@@ -304,7 +317,7 @@ def warn_partial_runs(names: Sequence[str], answered: np.ndarray, n_topics: int)
 
 
 def evaluate(qrels, runs, measures: Iterable[str | Measure] | str = DEFAULT_MEASURES, *, client=None,
-             subtopic_qrels=None, preferences=None, **options) -> dict[str, ScoreMatrix]:
+             subtopic_qrels=None, preferences=None, print_as: str | None = None, **options) -> "Evaluation":
     """Evaluate runs against qrels, as trec_eval does, for every measure at once.
 
     Parameters
@@ -327,6 +340,11 @@ def evaluate(qrels, runs, measures: Iterable[str | Measure] | str = DEFAULT_MEAS
         A ``distributed.Client`` (``irstats[dask]``): the batches of runs are judged and
         scored on its Dask cluster, with the same scores to the last bit
         (:mod:`irstats.distributed`); None (the default) evaluates here.
+    print_as:
+        With ``client``: a per-topic format (``trec_eval``, ``tsv``, ``csv``, ``jsonl`` or
+        ``json``) that the workers lay out too, each for its batch of runs, so that the client
+        only writes the pieces (``.printed.chunks()``: the text ``irstats eval -q --format FMT``
+        prints, byte for byte).
     subtopic_qrels:
         Subtopic judgments ``topic subtopic docno grade`` (a file or a frame) for the
         diversity measures (``alpha_nDCG@20``, ``ERR_IA@20``, ``NRBP``, ``P_IA@20``,
@@ -350,10 +368,8 @@ def evaluate(qrels, runs, measures: Iterable[str | Measure] | str = DEFAULT_MEAS
     >>> scores["AP"].means()                                          # doctest: +SKIP
     >>> scores.means()                   # system × measure, labelled  # doctest: +SKIP
     """
-    from irstats.evaluation import Evaluation
-
-    return Evaluation(Evaluator(qrels, subtopic_qrels=subtopic_qrels, preferences=preferences, **options)
-                      .score(runs, measures, client=client))
+    return Evaluator(qrels, subtopic_qrels=subtopic_qrels, preferences=preferences, **options).score(
+        runs, measures, client=client, print_as=print_as)
 
 
 #: Text per batch of runs: small enough to bound memory, large enough to keep both cores busy.

@@ -13,6 +13,7 @@ notebook or with ``to_latex()``, it is the table of system means by measure.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterator
 
 import numpy as np
@@ -24,7 +25,11 @@ if TYPE_CHECKING:
 
 
 class Evaluation(dict, Result):
-    """Canonical measure name → ScoreMatrix (systems × topics), in the order asked for."""
+    """Canonical measure name → ScoreMatrix (systems × topics), in the order asked for.
+    ``printed``: the per-topic output the workers of a Dask cluster laid out
+    (:class:`PrintedScores`; ``evaluate(..., client=…, print_as=…)``), else None."""
+
+    printed: "PrintedScores | None" = None
 
     def __missing__(self, key):
         """``scores['ap']`` where the key is ``'AP'``: a :class:`~irstats.errors.NotFoundError`
@@ -166,15 +171,34 @@ class Evaluation(dict, Result):
         return f"Evaluation({len(self.systems)} systems × {list(self)})"
 
 
+@dataclass(frozen=True)
+class PrintedScores:
+    """An evaluation's per-topic output in format ``fmt``, laid out on a Dask cluster a batch of
+    runs per worker (:func:`irstats.scores.batch_pieces`): ``pieces``, per batch in the runs'
+    order. :meth:`chunks` is the text one process prints, in pieces, for the client to write."""
+
+    fmt: str
+    pieces: list
+
+    def chunks(self) -> Iterator[str]:
+        from irstats.scores import pieces_in_order
+
+        return pieces_in_order(self.pieces, self.fmt)
+
+
 class PerTopicScores(Result):
     """An evaluation's scores per system and topic (:meth:`Evaluation.per_topic_result`).
 
-    Printed a block of :data:`ROWS_PER_BLOCK` rows at a time (:meth:`format_chunks`): the
+    Printed a block of :data:`COLUMN_ROWS` rows at a time (:meth:`format_chunks`): the
     per-topic scores of 10^5 topics × 95 measures are ten million cells, which as one
     :class:`~irstats.render.Table` took gigabytes."""
 
-    #: (system, topic) rows made and laid out at once.
+    #: (system, topic) rows made as cells at once (:meth:`display_table`).
     ROWS_PER_BLOCK = 2000
+    #: (system, topic) rows laid out at once a column at a time (the printed formats), at most
+    #: COLUMN_CELLS cells.
+    COLUMN_ROWS = 1 << 15
+    COLUMN_CELLS = 1 << 18
 
     def __init__(self, evaluation: Evaluation):
         self.evaluation = evaluation
@@ -208,7 +232,8 @@ class PerTopicScores(Result):
             evaluated |= ~np.isnan(m.values)
         return StreamedTable(("system", "topic", *self.evaluation), (False, False) + (True,) * len(items),
                              lambda: self._row_blocks(items, evaluated, digits), int(evaluated.sum()),
-                             title=self.title, label="tab:per-topic")
+                             title=self.title, label="tab:per-topic",
+                             columns=lambda fmt: self._column_blocks(items, evaluated, digits, fmt))
 
     def _row_blocks(self, items: list, evaluated: np.ndarray, digits: int):
         """The table's rows, :data:`ROWS_PER_BLOCK` topics of one system at a time."""
@@ -238,6 +263,54 @@ class PerTopicScores(Result):
                         cells.append(cell)
                     block.append(cells)
                 yield block
+
+    def _column_blocks(self, items: list, evaluated: np.ndarray, digits: int, fmt: str):
+        """The table's rows as columns (:class:`irstats.render_stream.StreamedTable`'s ``columns``):
+        :data:`COLUMN_ROWS` (system, topic) rows at a time (fewer for many measures: at most
+        :data:`COLUMN_CELLS` cells), in the systems' then the topics'
+        order, each cell's text written for ``fmt`` (``text``, ``markdown`` or ``latex``). A block's
+        numbers are written by :func:`irstats.render.fixed_column`, a call per kind of number."""
+        import polars as pl
+
+        from irstats.render import fixed_column, latex_escape, markdown_escape
+
+        def escaped(names: pl.Series) -> pl.Series:  # the names' cells as the format writes them
+            if fmt == "markdown":
+                return names.str.replace_all("|", "\\|", literal=True).str.replace_all("*", "\\*", literal=True)
+            if fmt == "latex":  # letters, digits and plain punctuation stay; the rest one by one
+                odd = np.flatnonzero(~names.str.contains(r"^[A-Za-z0-9 .,:;!?()+=/'@-]*$").to_numpy())
+                if len(odd):
+                    names = names.scatter(odd, [latex_escape(v) for v in names.gather(odd).to_list()])
+            return names
+
+        whole = np.array([m.over_topics == "sum" for m in items], dtype=bool)
+        n_topics = len(items[0].topics)
+        systems = pl.Series(items[0].systems, dtype=pl.String)
+        topics = pl.Series(items[0].topics, dtype=pl.String)
+        dash = {"text": "-", "markdown": markdown_escape("-"), "latex": latex_escape("-")}[fmt]
+        pairs = np.flatnonzero(evaluated.ravel())  # the rows: (system, topic) pairs with a score
+        flat = [m.values.ravel() for m in items]
+        step = max(1, min(self.COLUMN_ROWS, self.COLUMN_CELLS // len(items)))
+        for start in range(0, len(pairs), step):
+            rows = pairs[start:start + step]
+            values = np.stack([v[rows] for v in flat])  # measures × rows
+            texts: list = [None] * len(items)
+            for kind, places in ((0, np.flatnonzero(whole)), (digits, np.flatnonzero(~whole))):
+                if not len(places):
+                    continue
+                chosen = values[places]
+                written = fixed_column(np.where(np.isnan(chosen), 0.0, chosen).ravel(), kind)  # (NaN: a dash)
+                for n, k in enumerate(places):
+                    texts[k] = written.slice(n * len(rows), len(rows))
+            columns = [escaped(systems.gather(rows // n_topics)), escaped(topics.gather(rows % n_topics))]
+            for k, text in enumerate(texts):
+                if fmt == "latex":  # a typeset minus sign
+                    text = text.str.replace(r"^-", "$$-$$")
+                missing = np.isnan(values[k])
+                if missing.any():
+                    text = text.scatter(np.flatnonzero(missing), dash)
+                columns.append(text)
+            yield columns
 
     def format_chunks(self, fmt: str, digits: int | None = None) -> Iterator[str]:
         """:meth:`format` in pieces: the formats for people a block of rows at a time."""
@@ -287,4 +360,4 @@ def read_scores(path, fmt: str | None = None) -> Evaluation:
     return Evaluation(read(path, fmt))
 
 
-__all__ = ["Evaluation", "PerTopicScores", "read_scores"]
+__all__ = ["Evaluation", "PerTopicScores", "PrintedScores", "read_scores"]

@@ -189,6 +189,38 @@ def marker_latex(marker: str) -> str:
     return "".join(MARKER_LATEX.get(ch, latex_escape(ch)) for ch in marker)
 
 
+def fixed_column(values, digits: int = 4) -> pl.Series:
+    """``f"{v:.{digits}f}"`` of every value of a column (:func:`number_cell`'s text; ``digits=0``
+    for the whole numbers), as a polars String series, without a Python call per value: numpy
+    rounds each value times 10^digits to a whole number (ties to even, as printf and Python)
+    and polars writes it as ``[-]units.decimals``. That product is rounded once in float64;
+    where the rounding could put it on the other side of a half (within a few units of its last
+    place of one), and for NaN, infinities and huge values, the value is printed by Python
+    instead, whose decimal rounding is exact."""
+    import numpy as np
+    import polars as pl
+
+    values = np.asarray(values, dtype=np.float64)
+    scale = 10 ** digits
+    scaled = values * scale
+    with np.errstate(invalid="ignore"):
+        doubtful = ~(np.abs(scaled) < 2.0 ** 40) | (
+            np.abs(scaled - np.floor(scaled) - 0.5) <= np.abs(scaled) * 2.0 ** -50)
+        whole = np.where(doubtful, 0, np.abs(np.rint(scaled))).astype(np.int64)
+    frame = pl.DataFrame({"whole": whole, "negative": np.signbit(values)})
+    sign = pl.when(pl.col("negative")).then(pl.lit("-")).otherwise(pl.lit(""))
+    if digits:
+        parts = [sign, (pl.col("whole") // scale).cast(pl.String), pl.lit("."),
+                 (pl.col("whole") % scale).cast(pl.String).str.zfill(digits)]
+    else:
+        parts = [sign, pl.col("whole").cast(pl.String)]
+    texts = frame.select(pl.concat_str(parts)).to_series()
+    at = np.flatnonzero(doubtful)
+    if len(at):
+        texts = texts.scatter(at, [f"{v:.{digits}f}" for v in values[at].tolist()])
+    return texts
+
+
 def p_cell(p) -> Cell:
     """A p-value in one notation everywhere: three decimals, ``< 0.001`` below; blank if undefined."""
     if p is None or not math.isfinite(p):
@@ -206,7 +238,8 @@ def latex_float(table, rows: Sequence[Sequence[Cell]], k: int, n_parts: int, *, 
                 label: str | None = None, wide: bool | None = None, legend: bool = True) -> str:
     """Part ``k`` of ``n_parts`` of a table's LaTeX (:meth:`Table.latex`): one float of
     ``rows``, its lines each ending in a newline. ``table``: a :class:`Table` or anything with
-    its header, alignment, title, legend, LaTeX header and label (a streamed table)."""
+    its header, alignment, title, legend, LaTeX header and label (a streamed table). ``rows``
+    may be the rows' LaTeX lines already laid out instead (``a & b \\\\``, strings)."""
     # page-wide only when the table does not fit a column even at 8 pt (7 in, 3.33 in: FITTED_CHARACTERS)
     wide = estimated_characters(table.header, rows) > COLUMN_AT_8PT if wide is None else wide
     spec = "".join("r" if a else "l" for a in table.right)
@@ -221,7 +254,10 @@ def latex_float(table, rows: Sequence[Sequence[Cell]], k: int, n_parts: int, *, 
     out.append(rf"\label{{{label}{f'-{k}' if k > 1 else ''}}}")
     out += [r"\begin{adjustbox}{max width=\linewidth}", rf"\begin{{tabular}}{{{spec}}}", r"\toprule",
             " & ".join(head) + r" \\", r"\midrule"]
-    out += [" & ".join(c.as_latex() for c in r) + r" \\" for r in rows]
+    if rows and isinstance(rows[0], str):  # lines already laid out (a streamed table's columns)
+        out += rows
+    else:
+        out += [" & ".join(c.as_latex() for c in r) + r" \\" for r in rows]
     out += [r"\bottomrule", r"\end{tabular}", r"\end{adjustbox}", rf"\end{{{env}}}"]
     return "".join(f"{line}\n" for line in out)
 
@@ -244,7 +280,9 @@ def estimated_characters(header: Sequence[str], rows: Sequence[Sequence[Cell]]) 
 
     widths = [chars(str(h)) for h in header]
     for row in rows:
-        widths = [max(w, chars(c.text)) for w, c in zip(widths, row)]
+        # a row of cells, or its LaTeX line already laid out (a streamed table's): the cells' LaTeX
+        texts = [c.text for c in row] if not isinstance(row, str) else row.rstrip().removesuffix("\\\\").split(" & ")
+        widths = [max(w, chars(t.strip())) for w, t in zip(widths, texts)]
     return int(sum(widths) + COLUMN_GAP_CHARACTERS * len(widths) + 0.5)
 
 

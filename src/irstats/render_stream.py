@@ -8,24 +8,37 @@ text of :meth:`Table.text`, :meth:`Table.markdown` and :meth:`Table.latex` in pi
 byte the same (tests/test_streaming.py holds them equal), with at most one block of cells in
 memory. Aligned text needs every column's width before its first row: it makes the rows twice,
 once to measure them.
+
+A table with many rows can give its blocks as columns too (``columns``: for a format, blocks of
+one polars String series per column, each cell's text already written and escaped for that
+format): the printers then lay a block out a column at a time (padding, separators, the
+LaTeX row ends) with no Python call per row; the text is the same.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Sequence
 
 from irstats.render import LATEX_NEEDS, LATEX_ROWS, Cell, latex_float, markdown_escape
 
+if TYPE_CHECKING:
+    import polars as pl
+
 #: One block of a streamed table: rows of cells.
 Block = Sequence[Sequence[Cell]]
+
+#: One block of a streamed table as columns: a polars String series per column, of one length.
+ColumnBlock = Sequence["pl.Series"]
 
 
 @dataclass(frozen=True)
 class StreamedTable:
     """A display table whose rows come from ``blocks()``, a block at a time (``n_rows`` of them
     in all: a LaTeX table is split into floats of :data:`~irstats.render.LATEX_ROWS` rows, each
-    captioned "part k of n"). The other fields are :class:`~irstats.render.Table`'s."""
+    captioned "part k of n"). ``columns``, optional: the same blocks as columns, ``columns(fmt)``
+    for ``fmt`` in ``text``, ``markdown`` and ``latex`` (the cells' text, Markdown and LaTeX).
+    The other fields are :class:`~irstats.render.Table`'s."""
 
     header: tuple[str, ...]
     right: tuple[bool, ...]
@@ -35,6 +48,7 @@ class StreamedTable:
     legend: tuple[str, ...] = ()
     header_latex: tuple[str, ...] | None = None
     label: str = "tab:irstats"
+    columns: Callable[[str], Iterable[ColumnBlock]] | None = None
 
     def format(self, fmt: str) -> Iterator[str]:
         """The pieces of ``fmt`` (``table``, ``markdown`` or ``latex``)."""
@@ -44,6 +58,10 @@ class StreamedTable:
     def widths(self) -> list[int]:
         """Each column's width in aligned text: its longest cell or header (one pass over the rows)."""
         widths = [len(h) for h in self.header]
+        if self.columns is not None:
+            for block in self.columns("text"):
+                widths = [max(w, c.str.len_chars().max() or 0) for w, c in zip(widths, block)]
+            return widths
         for block in self.blocks():
             for row in block:
                 for c, cell in enumerate(row):
@@ -61,10 +79,17 @@ class StreamedTable:
 
         yield "".join(f"{part}\n" for part in ([self.title] if self.title else []) + [
             line(self.header), "  ".join("-" * w for w in widths)])
-        for block in self.blocks():
-            yield "".join(line([c.text for c in row]) + "\n" for row in block)
+        if self.columns is not None:
+            for block in self.columns("text"):
+                yield _rows(block, "  ", end="\n", padding=list(zip(widths, right))).str.join("").item()
+        else:
+            yield from self._text_rows(line)
         if self.legend:
             yield "\n" + "\n".join(self.legend) + "\n"
+
+    def _text_rows(self, line: Callable[[Sequence[str]], str]) -> Iterator[str]:
+        for block in self.blocks():
+            yield "".join(line([c.text for c in row]) + "\n" for row in block)
 
     def markdown(self) -> Iterator[str]:
         """:meth:`Table.markdown` in pieces."""
@@ -74,21 +99,42 @@ class StreamedTable:
         # Table.markdown joins its lines with newlines and strips the end: rows and the header end
         # in "|", so only the legend's trailing blanks are stripped
         yield "\n".join(head)
-        for block in self.blocks():
-            yield "".join("\n| " + " | ".join(c.as_markdown() for c in row) + " |" for row in block)
+        if self.columns is not None:
+            for block in self.columns("markdown"):
+                yield _rows(block, " | ", "\n| ", " |").str.join("").item()
+        else:
+            yield from self._markdown_rows()
         tail = "\n" + "\n".join(["", *(markdown_escape(line) + "  " for line in self.legend)]) if self.legend else ""
         yield tail.rstrip() + "\n"
+
+    def _markdown_rows(self) -> Iterator[str]:
+        for block in self.blocks():
+            yield "".join("\n| " + " | ".join(c.as_markdown() for c in row) + " |" for row in block)
 
     def latex(self, *, caption: str | None = None, label: str | None = None, wide: bool | None = None) -> Iterator[str]:
         """:meth:`Table.latex` in pieces: a float of at most LATEX_ROWS rows at a time."""
         n_parts = max(-(-self.n_rows // LATEX_ROWS), 1)
 
-        def part(k: int, rows: list[Sequence[Cell]]) -> str:
+        def part(k: int, rows: list) -> str:
             return latex_float(self, rows, k, n_parts, caption=caption, label=label, wide=wide)
 
         yield LATEX_NEEDS
         k, rows = 1, []
-        for block in self.blocks():
+        if self.columns is not None:  # each row's LaTeX line made a block at a time, the floats cut from them
+            for block in self.columns("latex"):
+                lines = _rows(block, " & ", end=r" \\").to_list()
+                pieces = []
+                while len(rows) + len(lines) >= LATEX_ROWS:
+                    cut = LATEX_ROWS - len(rows)
+                    pieces.append(part(k, rows + lines[:cut]))
+                    k, rows, lines = k + 1, [], lines[cut:]
+                rows += lines
+                if pieces:
+                    yield "".join(pieces)
+            blocks: Iterable = ()
+        else:
+            blocks = self.blocks()
+        for block in blocks:
             pieces = []
             for row in block:
                 rows.append(row)
@@ -101,4 +147,19 @@ class StreamedTable:
             yield part(k, rows)
 
 
-__all__ = ["Block", "StreamedTable"]
+def _rows(block: ColumnBlock, separator: str, start: str = "", end: str = "", padding=None) -> pl.Series:
+    """Each row of a block of columns as ``start`` + its cells joined by ``separator`` + ``end``;
+    ``padding``: each column's (width, right-aligned), and the row's trailing blanks stripped,
+    as :meth:`StreamedTable.text` lays out a line."""
+    import polars as pl
+
+    if padding is not None:
+        block = [c.str.pad_start(w) if right else c.str.pad_end(w) for c, (w, right) in zip(block, padding)]
+    row = pl.concat_str(pl.all(), separator=separator)
+    if padding is not None:
+        row = row.str.strip_chars_end()
+    return pl.DataFrame({str(k): c for k, c in enumerate(block)}).select(
+        pl.concat_str([pl.lit(start), row, pl.lit(end)]).alias("row")).to_series()
+
+
+__all__ = ["Block", "ColumnBlock", "StreamedTable"]

@@ -398,11 +398,9 @@ def score_chunks(matrices: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix], fm
             yield frame.write_csv(separator=separator, float_precision=None, include_header=k == 0)
     elif fmt == "jsonl":
         for frame in frames:
-            yield write_frame(frame, None, "jsonl")
+            yield json_records(frame.rename(JSONL_NAMES), "jsonl")
     else:  # one JSON list: each piece's records without the brackets, joined as json.dumps joins them
-        import json
-
-        bodies = (json.dumps(frame.to_dicts(), indent=1, allow_nan=True)[2:-2] for frame in frames if frame.height)
+        bodies = (json_records(frame, "json") for frame in frames if frame.height)
         first = next(bodies, None)
         if first is None:
             yield "[]\n"
@@ -411,6 +409,98 @@ def score_chunks(matrices: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix], fm
         for body in bodies:
             yield ",\n" + body
         yield "\n]\n"
+
+
+#: The per-topic formats the workers of a Dask cluster lay out, a batch of runs each
+#: (:func:`batch_pieces`); the client writes the pieces in order (:func:`pieces_in_order`).
+BATCH_FORMATS = ("trec_eval", *CHUNKED_FORMATS)
+
+
+def batch_pieces(matrices: Mapping[str, ScoreMatrix], fmt: str) -> list[str]:
+    """The per-topic output of one batch of runs (consecutive runs, all their matrices on one
+    topic axis): ``[text]`` in trec_eval's layout, run after run; for the score-file formats a
+    text per measure (the formats write measure after measure, each over every run), without the
+    CSV header or the JSON list's brackets. :func:`pieces_in_order` joins the batches' pieces
+    into what :func:`score_chunks` (or trec_eval's printer) writes for all the runs at once."""
+    if fmt == "trec_eval":
+        from irstats.trec_eval.printer import score_chunks as trec_eval_chunks
+
+        return ["".join(trec_eval_chunks(matrices, per_topic=True))]
+    if fmt not in CHUNKED_FORMATS:
+        raise ArgumentError(f"unknown format {fmt!r}; expected one of {', '.join(BATCH_FORMATS)}", argument="fmt")
+    out = []
+    for matrix in score_matrices(matrices, "matrices"):
+        frames = list(matrix.frames(CHUNK_ROWS))
+        if fmt in ("tsv", "csv"):
+            separator = "\t" if fmt == "tsv" else ","
+            out.append("".join(f.write_csv(separator=separator, float_precision=None, include_header=False)
+                               for f in frames if f.height))
+        elif fmt == "jsonl":
+            out.append("".join(json_records(f.rename(JSONL_NAMES), "jsonl") for f in frames))
+        else:
+            out.append(",\n".join(json_records(f, "json") for f in frames if f.height))
+    return out
+
+
+def pieces_in_order(pieces: list[list[str]], fmt: str) -> Iterator[str]:
+    """The per-topic output of every run from the pieces of its batches (:func:`batch_pieces`,
+    the batches in the runs' order): trec_eval's layout batch after batch; the score-file
+    formats measure after measure, each batch's piece of the measure in turn — the very text
+    :func:`score_chunks` writes."""
+    if fmt == "trec_eval":
+        yield from (text for batch in pieces for text in batch)
+        return
+    n_measures = len(pieces[0]) if pieces else 0
+    in_order = (batch[k] for k in range(n_measures) for batch in pieces)
+    if fmt in ("tsv", "csv"):
+        separator = "\t" if fmt == "tsv" else ","
+        yield separator.join(SCORE_COLUMNS) + "\n"
+        yield from in_order
+    elif fmt == "jsonl":
+        yield from in_order
+    else:
+        bodies = [body for body in in_order if body]
+        yield "[\n" + ",\n".join(bodies) + "\n]\n" if bodies else "[]\n"
+
+
+def json_records(frame: pl.DataFrame, fmt: str) -> str:
+    """A score frame's rows (string columns, then the Float64 ``value``) as ``json.dumps`` writes
+    them, laid out a column at a time by polars: ``jsonl``, a record per line
+    (``json.dumps(row)``); ``json``, the records of ``json.dumps(rows, indent=1)`` between its
+    brackets (``[2:-2]`` of its text). A string of printable ASCII without quote or backslash is
+    quoted as it is, any other escaped by ``json.dumps``; a number is written as polars writes
+    it where that is Python's ``repr`` (0 and magnitudes from 1e-4 below 1e16), by
+    ``json.dumps`` elsewhere (NaN, infinities, exponents)."""
+    import json
+
+    import numpy as np
+    import polars as pl
+
+    if not frame.height:
+        return ""
+    parts = []
+    opening, between, closing = ("{", ", ", "}\n") if fmt == "jsonl" else (" {\n  ", ",\n  ", "\n }")
+    for k, name in enumerate(frame.columns):
+        column = frame.get_column(name)
+        if column.dtype == pl.String:  # printable ASCII without quote or backslash: quoted as it is
+            text = '"' + column + '"'
+            odd = np.flatnonzero(~column.str.contains(r"^[\x20-\x21\x23-\x5b\x5d-\x7e]*$").to_numpy())
+            if len(odd):
+                text = text.scatter(odd, [json.dumps(v) for v in column.gather(odd).to_list()])
+        else:
+            values = column.cast(pl.Float64).to_numpy()
+            size = np.abs(values)
+            odd = ~((size == 0) | ((size >= 1e-4) & (size < 1e16)))  # (NaN and infinities among them)
+            text = column.cast(pl.Float64).cast(pl.String)
+            at = np.flatnonzero(odd)
+            if len(at):
+                text = text.scatter(at, [json.dumps(v, allow_nan=True) for v in values[at].tolist()])
+        parts += [pl.lit((opening if k == 0 else between) + json.dumps(name) + ": "), text]
+    parts.append(pl.lit(closing))
+    records = pl.DataFrame({"_": np.zeros(frame.height, dtype=np.int8)}).select(pl.concat_str(parts)).to_series()
+    if fmt == "jsonl":
+        return records.str.join("").item()
+    return records.str.join(",\n").item()
 
 
 def write_scores(matrices, path: str | os.PathLike | None, fmt: str = "tsv", per_topic: bool = True) -> str | None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Iterable, Iterator
+from typing import Iterable
 
 import click
 
@@ -11,13 +11,10 @@ from irstats.cli.common import cluster_options, eval_options
 from irstats.cli.group import cli
 from irstats.cli.output import OutputFile, emit_result, given_table_options, table_options
 from irstats.evaluate import DEFAULT_MEASURES, evaluate
-from irstats.trec_eval.printer import format_scores
+from irstats.trec_eval.printer import score_chunks as trec_eval_chunks
 from irstats.measures.registry import expand_measures
 from irstats.result import DISPLAY_FORMATS
-from irstats.scores import CHUNKED_FORMATS, score_chunks, scores_to_frame, write_frame
-
-if TYPE_CHECKING:
-    from irstats.evaluation import Evaluation
+from irstats.scores import BATCH_FORMATS, CHUNKED_FORMATS, score_chunks, scores_to_frame, write_frame
 
 EVAL_EPILOG = """
 \b
@@ -74,10 +71,14 @@ def eval_command(qrels, runs, measures, options, per_topic, fmt, output, client,
     """
     names = expand_measures(measures) if measures else list(DEFAULT_MEASURES)
     beyond = _beyond_qrels(qrels, subtopic_qrels, prefs, qrels_prefs)
-    scores = evaluate(qrels, list(runs), names, **beyond, client=client, **options.as_dict())
+    # on a cluster, the workers lay out the per-topic output of their batches too: here, it is written
+    print_as = fmt if client is not None and per_topic and fmt in BATCH_FORMATS else None
+    scores = evaluate(qrels, list(runs), names, **beyond, client=client, print_as=print_as, **options.as_dict())
     # printed a piece at a time: the per-topic lines of 10^5 topics are never held as one text
-    if fmt == "trec_eval":
-        _emit_chunks(_trec_eval_chunks(scores, per_topic), output)
+    if scores.printed is not None:
+        _emit_chunks(scores.printed.chunks(), output)
+    elif fmt == "trec_eval":
+        _emit_chunks(trec_eval_chunks(scores, per_topic), output)
     elif fmt == "latex" or (fmt in DISPLAY_FORMATS and any(v not in (None, True, "mean")
                                                            for v in given_table_options().values())):
         emit_result(scores.view(per_topic), fmt, output)  # a paper's float, or some systems or columns
@@ -87,27 +88,6 @@ def eval_command(qrels, runs, measures, options, per_topic, fmt, output, client,
         _emit_chunks(score_chunks(scores, fmt, per_topic=per_topic), output)
     else:  # Parquet: its row groups are laid out from the whole frame
         write_frame(scores_to_frame(scores, per_topic=per_topic), output, fmt)
-
-
-#: Topics of one system printed at once in trec_eval's layout (as the drop-in prints them).
-TOPIC_BLOCK = 2000
-
-
-def _trec_eval_chunks(scores: Evaluation, per_topic: bool) -> Iterator[str]:
-    """``format_scores(scores, per_topic)`` in pieces: each system's per-topic lines a block of
-    topics at a time, then its ``all`` lines. A block's per-topic lines are its text less the
-    ``all`` lines that end it (its text without ``per_topic``), so the layout stays the printer's."""
-    if not per_topic or not scores.aligned():
-        yield format_scores(scores, per_topic=per_topic)
-        return
-    for i in range(len(scores.systems)):
-        system = scores.part(systems=slice(i, i + 1))
-        for start in range(0, len(next(iter(scores.values())).topics), TOPIC_BLOCK):
-            block = system.part(topics=slice(start, start + TOPIC_BLOCK))
-            text, summary = format_scores(block, per_topic=True), format_scores(block)
-            assert text.endswith(summary), "the per-topic lines come before the 'all' lines"
-            yield text[:len(text) - len(summary)]
-        yield format_scores(system)
 
 
 def _emit_chunks(chunks: Iterable[str], output: str | None) -> None:

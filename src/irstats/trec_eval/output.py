@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 
 from irstats.errors import InputError, IrstatsWarning
 from irstats.measures.registry import TrecEvalName
-from irstats.trec_eval.printer import head, line, value_texts
+from irstats.trec_eval.printer import block_texts, head, line, lines
 from irstats.trec_eval.table import MIN_GEO_MEAN, requested
 
 
@@ -226,7 +226,7 @@ def _output(qrels, results, measures, run: Invocation):
     columns = _Columns(done.scores, topics, overrides, run.zscores)
     if run.per_topic:
         for start in range(0, len(topics), TOPIC_BLOCK):
-            yield "".join(_per_topic_lines(marked, columns, strings, start, start + TOPIC_BLOCK))
+            yield _per_topic_lines(marked, columns, strings, start, start + TOPIC_BLOCK)
     if stop is not None:
         raise stop
     if run.summary_lines:
@@ -247,31 +247,58 @@ _RELSTRING = "relstring"
 
 def _evaluate_qrels(qrels, runset, wanted: list[str], marked, run: Invocation) -> _Evaluated:
     """-R trec_qrels: the engine under trec_eval_compat, whose families hold trec_eval's
-    quirks; the judgments tensor read once gives the scores, the relstrings and the topics
-    -c adds."""
+    quirks; the run read once, a block of topics at a time for a large file
+    (:meth:`~irstats.evaluate.Evaluator.blocks`), each block's judgments giving its topics'
+    scores, relstrings and the topics -c adds."""
+    import numpy as np
+
     from irstats.collection import Collection
     from irstats.evaluate import Evaluator
     from irstats.judgments import NoTopicInCommon
+    from irstats.measures import parse_measure
+    from irstats.measures.common import widest_first
+    from irstats.scores import ScoreMatrix
 
     # trec_eval's grades: atol of the text (2.5 → 2). Ids stay the bytes read, to the output.
     collection = Collection.load(qrels, labels="atol", byte_ids=True)
     grades = collection.line_grades()
     first = grades[collection.line_topics() == 0]
     evaluator = Evaluator(collection, trec_eval_compat=True, **run.engine_options())
+    parsed = [parse_measure(name) for name in wanted]
+    n_topics = len(collection.topics)
+    values = {str(m): np.full((1, n_topics), np.nan) for m in parsed}
+    present = np.zeros((1, n_topics), dtype=bool)
+    made_up: dict[str, int] = {}
+    strings: dict[str, str] = {}
     try:
-        judgments = evaluator.judgments(runset)
+        # a block of topics at a time, as irstats eval reads a large run (Evaluator.blocks): only the
+        # scores of every topic are kept, never the whole run's judgments
+        for _, topics, judgments in evaluator.blocks(runset):
+            cells = slice(None) if topics is None else topics
+            present[0, cells] = judgments.present[0]
+            for m in widest_first(parsed):
+                values[str(m)][0, cells] = m.definition.evaluate(judgments, m)[0]
+            if run.complete and not run.judged_only and run.depth != 0:
+                # a topic the run lacks gets trec_eval's made-up document (-J, -M 0 take it away again)
+                added = judgments.present[0] & (judgments.n_ret[0] == 0)
+                relevant = judgments.num_relevant()
+                made_up.update({t: int(r) for t, a, r in zip(judgments.topics, added.tolist(), relevant.tolist())
+                                if a})
+            if run.per_topic:
+                strings.update(_relstrings(judgments, marked))
+            del judgments
     except NoTopicInCommon:  # no qrels topic is answered, so trec_eval stops at the first
         # (with -c the engine scores every topic as failed)
         raise TopicWithoutResults(f"result qid '{collection.topic_keys[0]}' not found in qrels") from None
-    scores = evaluator.score_judgments(judgments, wanted)
-    made_up: dict[str, int] = {}
-    if run.complete and not run.judged_only and run.depth != 0:
-        # a topic the run lacks gets trec_eval's made-up document (-J, -M 0 take it away again)
-        added = judgments.present[0] & (judgments.n_ret[0] == 0)
-        relevant = judgments.num_relevant()
-        made_up = {t: int(r) for t, a, r in zip(judgments.topics, added.tolist(), relevant.tolist()) if a}
-    strings = _relstrings(judgments, marked) if run.per_topic else {}
-    return _Evaluated(scores, list(collection.topic_keys), set(scores[NUM_Q].topics), int((grades > 0).sum()),
+    keep = present[0]
+    topics_kept = tuple(t for t, k in zip(collection.topics, keep.tolist()) if k)
+    scores = {}
+    for m in parsed:
+        v = values.pop(str(m))
+        v[~present] = np.nan
+        scores[str(m)] = ScoreMatrix(v[:, keep], runset.names, topics_kept, str(m), evaluator.options.as_dict(),
+                                     m.definition.over_topics)
+    return _Evaluated(scores, list(collection.topic_keys), set(topics_kept), int((grades > 0).sum()),
                       first.max() if len(first) else None, strings, made_up)
 
 
@@ -375,26 +402,44 @@ class _Columns:
         return self._cache[key]
 
 
-def _per_topic_lines(marked, columns: _Columns, strings: dict[str, str], start: int, stop: int) -> list[str]:
+def _per_topic_lines(marked, columns: _Columns, strings: dict[str, str], start: int, stop: int) -> str:
     """The -q lines of the topics from ``start`` to ``stop``, each topic's measures in table
-    order. Built a measure at a time as columns of lines, then interleaved topic by topic."""
-    import itertools
+    order: the values of the block as one topics × values array, printed a column at once
+    (:func:`irstats.trec_eval.printer.block_texts`), a relstring as its quoted text."""
+    import numpy as np
+    import polars as pl
 
     topics = columns.topics[start:stop]
     zscored = columns.zscores is not None
-    line_columns: list[list[str]] = []
+    fields: list[str] = []
+    numbers: list[np.ndarray] = []  # the numeric columns, and their kinds
+    kinds: list[str] = []
+    quoted: dict[int, list[str]] = {}  # column → the texts of a relstring column
     for measure, params in marked:
         if measure.kind == "string":
-            name = head(measure.name if params is None else measure.printed(params[0]))
-            line_columns.append([f"{name}{t}\t'{strings[t]}'\n" for t in topics])
+            quoted[len(fields)] = [f"'{strings[t]}'" for t in topics]
+            fields.append(head(measure.name if params is None else measure.printed(params[0]))[:-1])
             continue
         if measure.kind not in ("float", "long"):
             continue
         for printed, name in measure.values(params):
-            text = value_texts(columns.values(printed, name)[start:stop].tolist(),
-                               "float" if zscored else measure.kind)
-            line_columns.append([f"{head(printed, zscored)}{t}\t{v}\n" for t, v in zip(topics, text)])
-    return list(itertools.chain.from_iterable(zip(*line_columns)))
+            numbers.append(columns.values(printed, name)[start:stop])
+            kinds.append("float" if zscored else measure.kind)
+            fields.append(head(printed, zscored)[:-1])
+    n_topics, n_fields = len(topics), len(fields)
+    if not n_topics or not n_fields:
+        return ""
+    texts = block_texts(np.stack(numbers, axis=1) if numbers else np.empty((n_topics, 0)), kinds)
+    if quoted:  # the relstring columns' texts after the numbers', each cell taking its own
+        where = np.empty((n_topics, n_fields), dtype=np.int64)
+        numeric = [k for k in range(n_fields) if k not in quoted]
+        where[:, numeric] = np.arange(n_topics * len(numeric)).reshape(n_topics, len(numeric))
+        offset = n_topics * len(numeric)
+        for k, column in quoted.items():
+            where[:, k] = offset + np.arange(n_topics)
+            offset += n_topics
+        texts = pl.concat([texts, *(pl.Series(c, dtype=pl.String) for c in quoted.values())]).gather(where.ravel())
+    return lines(fields, topics, texts)
 
 
 def _matrix(scores: dict, name: str):

@@ -1,9 +1,22 @@
 """trec_eval's line layout, in one place: ``%-22s\\t%s\\t%6.4f`` (``%ld`` for the counts), as
 both the drop-in (:mod:`irstats.trec_eval.output`) and ``irstats eval --format trec_eval``
 (:func:`format_scores`) print it.
+
+Per-topic lines are laid out a block at a time, a column of values at once
+(:func:`value_column`, :func:`lines`): numpy rounds a whole column to four decimals
+(:func:`irstats.render.fixed_column`) and polars writes the lines, with no Python call per line.
+:func:`value_text` and :func:`line` are the layout of one value and one line: the reference the
+columns are held to (tests/test_columnar_output.py), and the drop-in's few ``all`` lines.
 """
 
 from __future__ import annotations
+
+from functools import lru_cache
+from typing import TYPE_CHECKING, Iterator, Sequence
+
+if TYPE_CHECKING:
+    import numpy as np
+    import polars as pl
 
 
 def value_text(value: float, kind: str = "float") -> str:
@@ -14,11 +27,86 @@ def value_text(value: float, kind: str = "float") -> str:
     return f"{value:6.4f}" if value == value else f"{'-nan':>6}"
 
 
-def value_texts(values: list[float], kind: str = "float") -> list[str]:
-    """:func:`value_text` of each value (a column at a time: the drop-in's -q lines)."""
+def value_column(values: np.ndarray, kind: str = "float") -> pl.Series:
+    """:func:`value_text` of every value of a column, as a polars String series, without a
+    Python call per value: ``%ld`` of the counts as polars writes integers; ``%6.4f`` as
+    :func:`irstats.render.fixed_column` writes four decimals (never narrower than six
+    characters), NaN and the infinities by :func:`value_text`."""
+    import numpy as np
+    import polars as pl
+
+    from irstats.render import fixed_column
+
+    values = np.asarray(values, dtype=np.float64)
+    finite = np.isfinite(values)
     if kind == "long":
-        return [str(int(v)) for v in values]
-    return [f"{v:6.4f}" if v == v else f"{'-nan':>6}" for v in values]
+        texts = pl.Series(np.where(finite, values, 0).astype(np.int64)).cast(pl.String)
+    else:
+        texts = fixed_column(values, 4)
+    return _patched(texts, values, ~finite, kind)
+
+
+def _patched(texts: pl.Series, values: np.ndarray, where: np.ndarray, kind: str) -> pl.Series:
+    """``texts`` with the values at ``where`` printed one by one by :func:`value_text`."""
+    import numpy as np
+
+    at = np.flatnonzero(where)
+    if len(at):
+        texts = texts.scatter(at, [value_text(v, kind) for v in values[at].tolist()])
+    return texts
+
+
+def block_texts(block: np.ndarray, kinds: Sequence[str]) -> pl.Series:
+    """:func:`value_column` of a block of values (rows × columns, column k of kind ``kinds[k]``)
+    as one series in row-major order (row r, column k at ``r * columns + k``): every float
+    column formatted in one call, every count column in another."""
+    import numpy as np
+    import polars as pl
+
+    block = np.asarray(block, dtype=np.float64)
+    n_rows, n_cols = block.shape
+    longs = np.array([kind == "long" for kind in kinds], dtype=bool)
+    parts, where = [], np.empty((n_rows, n_cols), dtype=np.int64)
+    offset = 0
+    for kind, chosen in (("float", ~longs), ("long", longs)):
+        count = int(chosen.sum())
+        if count:
+            parts.append(value_column(block[:, chosen].ravel(), kind))
+            where[:, chosen] = offset + np.arange(n_rows * count).reshape(n_rows, count)
+            offset += n_rows * count
+    if len(parts) < 2:  # one kind: already in row-major order
+        return parts[0] if parts else pl.Series([], dtype=pl.String)
+    return pl.concat(parts).gather(where.ravel())
+
+
+def lines(names: Sequence[str], topics: Sequence[str], texts: pl.Series, keep: np.ndarray | None = None) -> str:
+    """The per-topic lines of a block of topics, topic after topic and each topic's values in
+    the order of ``names``: ``texts[t * len(names) + k]`` is name k's value text on topic t
+    (already printed: :func:`block_texts`, or a relstring's quoted text). ``names`` are the
+    measure fields as :func:`head` pads them, tab excluded; ``keep`` (topics × names, optional)
+    leaves lines out. Laid out by polars' CSV writer: tabs between the fields, nothing quoted."""
+    import numpy as np
+
+    n_topics, n_names = len(topics), len(names)
+    cell = np.arange(n_topics * n_names, dtype=np.int64)
+    if keep is not None:
+        cell = cell[np.asarray(keep, dtype=bool).ravel()]
+    return _write(names, topics, cell % n_names, cell // n_names, texts.gather(cell))
+
+
+def _write(names: Sequence[str], topics: Sequence[str], name: np.ndarray, topic: np.ndarray,
+           texts: pl.Series) -> str:
+    """Lines ``names[name[r]] TAB topics[topic[r]] TAB texts[r]`` by polars' CSV writer."""
+    import polars as pl
+
+    if not len(texts):
+        return ""
+    frame = pl.DataFrame({
+        "name": pl.Series(list(names), dtype=pl.String).gather(name),
+        "topic": pl.Series(list(topics), dtype=pl.String).gather(topic),
+        "value": texts,
+    })
+    return frame.write_csv(include_header=False, separator="\t", quote_style="never", line_terminator="\n")
 
 
 def head(name: str, zscored: bool = False) -> str:
@@ -33,37 +121,102 @@ def line(name: str, topic: str, value, kind: str = "float", zscored: bool = Fals
     return f"{head(name, zscored)}{topic}\t{value_text(value, 'float' if zscored else kind)}\n"
 
 
+@lru_cache(maxsize=256)
+def printed_names(measures: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """trec_eval's printed name (the canonical name where trec_eval lacks the measure) and kind
+    (``long`` for the counts, which are summed over topics) of each measure: parsed once per
+    set of measures, however many systems and blocks are printed."""
+    from irstats.measures import parse_measure
+
+    parsed = [parse_measure(name) for name in measures]
+    return (tuple(m.trec_eval_name or name for m, name in zip(parsed, measures)),
+            tuple("long" if m.definition.over_topics == "sum" else "float" for m in parsed))
+
+
+#: Per-topic lines laid out at once by :func:`score_chunks` (those of several systems with few
+#: topics; a block of the topics of one system with many).
+BLOCK_LINES = 1 << 15
+
+
+def score_chunks(matrices, per_topic: bool = False, *, block_lines: int | None = None) -> Iterator[str]:
+    """:func:`format_scores` in pieces of about ``block_lines`` (default :data:`BLOCK_LINES`)
+    lines: systems with their per-topic lines (with ``per_topic``) and their ``all`` lines, a
+    system's per-topic lines split into blocks of topics when it has more. The matrices share one topic axis, as
+    :func:`irstats.evaluate` makes them (topic j is column j of each)."""
+    import numpy as np
+
+    items = list(matrices.values()) if hasattr(matrices, "values") else list(matrices)
+    if not items:
+        return
+    block_lines = block_lines or BLOCK_LINES
+    names, kinds = printed_names(tuple(m.measure for m in items))
+    n_measures = len(items)
+    fields = [head(name)[:-1] for name in (*names, "runid", "num_q")]
+    summaries = np.stack([m.summaries() for m in items], axis=1)  # systems × measures
+    summaries = np.where(np.array(kinds) == "long", np.rint(summaries), summaries)  # (as the counts per topic)
+    num_q = items[0].num_topics()
+    systems, topics = items[0].systems, items[0].topics
+    topics = topics if per_topic else ()
+    n_topics = len(topics)
+    step = max(block_lines // max(n_measures, 1), 1)  # topics in a block
+    units = [(i, start, min(start + step, n_topics)) for i in range(len(systems))
+             for start in range(0, max(n_topics, 1), step)]  # a system's last block ends in its all lines
+    group: list[tuple[int, int, int]] = []
+    size = 0
+    for k, unit in enumerate(units):
+        group.append(unit)
+        size += (unit[2] - unit[1]) * n_measures + n_measures + 2
+        if size >= block_lines or k == len(units) - 1:
+            yield _units_text(items, kinds, fields, topics, systems, summaries, num_q, group)
+            group, size = [], 0
+
+
+def _units_text(items, kinds, fields, topics, systems, summaries, num_q, units) -> str:
+    """The lines of ``units`` (system, first topic, end topic): each unit's per-topic lines (the
+    topics a system was not evaluated on left out), and after a system's last unit its ``all``
+    lines, laid out by one call of polars' CSV writer."""
+    import numpy as np
+    import polars as pl
+
+    n_measures, n_topics = len(items), len(topics)
+    stacked = [np.stack([m.values[i, start:stop] for m in items], axis=1) for i, start, stop in units]
+    block = np.concatenate(stacked) if stacked else np.empty((0, n_measures))
+    keep = ~np.isnan(block)
+    block = np.where(keep, block, 0.0)
+    longs = np.array(kinds) == "long"
+    block[:, longs] = np.rint(block[:, longs])  # counts summed in floating point: the whole number each stands for
+    closing = [i for i, start, stop in units if stop >= n_topics]  # systems whose all lines end here
+    slot = {i: s for s, i in enumerate(closing)}
+    texts = [block_texts(block, kinds), block_texts(summaries[closing], kinds),
+             pl.Series([systems[i] for i in closing], dtype=pl.String),
+             pl.Series(num_q[closing].astype(np.int64)).cast(pl.String)]
+    base = np.cumsum([0] + [len(t) for t in texts])
+    name_parts, topic_parts, text_parts = [], [], []
+    row = 0
+    for i, start, stop in units:
+        cells = np.arange(row * n_measures, (row + stop - start) * n_measures)
+        cells = cells[keep[row:row + stop - start].ravel()]
+        name_parts.append(cells % n_measures)
+        topic_parts.append(start + cells // n_measures - row)
+        text_parts.append(cells)
+        row += stop - start
+        if stop >= n_topics:  # runid, num_q, then each measure's summary
+            s = slot[i]
+            name_parts.append(np.array([n_measures, n_measures + 1, *range(n_measures)]))
+            topic_parts.append(np.full(n_measures + 2, n_topics))
+            text_parts.append(np.array([base[2] + s, base[3] + s, *(base[1] + s * n_measures + np.arange(n_measures))]))
+    text = pl.concat(texts).gather(np.concatenate(text_parts))
+    return _write(fields, (*topics, "all"), np.concatenate(name_parts), np.concatenate(topic_parts), text)
+
+
 def format_scores(matrices, per_topic: bool = False) -> str:
     """Scores (a dict or list of :class:`~irstats.scores.ScoreMatrix`) in trec_eval's layout,
     run after run, for drop-in use: per-topic lines first (with ``per_topic``), then the
     ``all`` lines — ``runid``, ``num_q`` and each measure's summary. Measures trec_eval lacks
     are printed under their canonical names; counts (measures summed over topics) as ``%ld``.
     """
-    from irstats.measures import parse_measure
-
-    items = list(matrices.values()) if hasattr(matrices, "values") else list(matrices)
-    if not items:
-        return ""
-    names, kinds = [], []
-    for matrix in items:
-        measure = parse_measure(matrix.measure)
-        names.append(measure.trec_eval_name or matrix.measure)
-        kinds.append("long" if measure.definition.over_topics == "sum" else "float")
-    out: list[str] = []
-    for i, system in enumerate(items[0].systems):
-        if per_topic:
-            for j, topic in enumerate(items[0].topics):
-                out.extend(line(name, topic, _whole(m.values[i, j], kind), kind)
-                           for m, name, kind in zip(items, names, kinds) if m.values[i, j] == m.values[i, j])
-        out.append(line("runid", "all", system, "text"))
-        out.append(line("num_q", "all", int(items[0].num_topics()[i]), "long"))
-        out.extend(line(name, "all", _whole(m.summaries()[i], kind), kind) for m, name, kind in zip(items, names, kinds))
-    return "".join(out)
+    return "".join(score_chunks(matrices, per_topic))
 
 
-def _whole(value: float, kind: str) -> float:
-    """A count summed in floating point, rounded to the whole number it stands for."""
-    return round(value) if kind == "long" else value
-
-
-__all__ = ["format_scores", "head", "line", "value_text", "value_texts"]
+__all__ = ["BLOCK_LINES", "block_texts", "format_scores", "head", "line", "lines", "printed_names", "score_chunks",
+           "value_column", "value_text"]
