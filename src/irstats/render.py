@@ -235,19 +235,25 @@ LATEX_NEEDS = "% needs \\usepackage{booktabs} and \\usepackage{adjustbox}\n"
 
 
 def latex_float(table, rows: Sequence[Sequence[Cell]], k: int, n_parts: int, *, caption: str | None = None,
-                label: str | None = None, wide: bool | None = None, legend: bool = True) -> str:
+                label: str | None = None, wide: bool | None = None, legend: bool = True,
+                characters: int | None = None) -> str:
     """Part ``k`` of ``n_parts`` of a table's LaTeX (:meth:`Table.latex`): one float of
     ``rows``, its lines each ending in a newline. ``table``: a :class:`Table` or anything with
     its header, alignment, title, legend, LaTeX header and label (a streamed table). ``rows``
-    may be the rows' LaTeX lines already laid out instead (``a & b \\\\``, strings)."""
+    may be the rows' LaTeX lines already laid out instead (``a & b \\\\``, strings).
+    ``characters``: the whole table's width in characters of text (:func:`estimated_characters`),
+    which decides its text size and, unless ``wide`` is given, ``table`` or ``table*``: every part
+    of a table the same."""
+    if characters is None:
+        characters = estimated_characters(table.header, rows)
     # page-wide only when the table does not fit a column even at 8 pt (7 in, 3.33 in: FITTED_CHARACTERS)
-    wide = estimated_characters(table.header, rows) > COLUMN_AT_8PT if wide is None else wide
+    wide = characters > COLUMN_AT_8PT if wide is None else wide
     spec = "".join("r" if a else "l" for a in table.right)
     head = table.header_latex if table.header_latex is not None else tuple(latex_header(h) for h in table.header)
     text = caption_text(table.title, table.legend if legend else (), caption)
     env = "table*" if wide else "table"
     label = check_label(label) if label is not None else table.label
-    out = [rf"\begin{{{env}}}[t]", r"\centering", *latex_text_size(table.header, rows, "page" if wide else "column")]
+    out = [rf"\begin{{{env}}}[t]", r"\centering", *latex_text_size(characters, "page" if wide else "column")]
     more = f" (part {k} of {n_parts})" if n_parts > 1 else ""
     if text:
         out.append(rf"\caption{{{latex_escape(text)}{more}}}")
@@ -262,12 +268,12 @@ def latex_float(table, rows: Sequence[Sequence[Cell]], k: int, n_parts: int, *, 
     return "".join(f"{line}\n" for line in out)
 
 
-def latex_text_size(header: Sequence[str], rows: Sequence[Sequence[Cell]], width: str) -> list[str]:
-    """The text size of a float: ``\\small`` (9 pt) when its widest cells fit ``width`` at that
-    size, else ``\\footnotesize`` (8 pt) with narrower gaps between columns — so that a table
+def latex_text_size(characters: int, width: str) -> list[str]:
+    """The text size of a float: ``\\small`` (9 pt) when a table ``characters`` wide (its widest
+    cells: :func:`estimated_characters`) fits ``width`` at that size, else ``\\footnotesize`` (8 pt) with narrower gaps between columns — so that a table
     is never shrunk by adjustbox below 8 pt where it can be helped (it still scales one that
     is wider than that)."""
-    if estimated_characters(header, rows) <= FITTED_CHARACTERS[width]:
+    if characters <= FITTED_CHARACTERS[width]:
         return [r"\small"]
     return [r"\footnotesize", r"\setlength{\tabcolsep}{4pt}"]
 
@@ -280,9 +286,7 @@ def estimated_characters(header: Sequence[str], rows: Sequence[Sequence[Cell]]) 
 
     widths = [chars(str(h)) for h in header]
     for row in rows:
-        # a row of cells, or its LaTeX line already laid out (a streamed table's): the cells' LaTeX
-        texts = [c.text for c in row] if not isinstance(row, str) else row.rstrip().removesuffix("\\\\").split(" & ")
-        widths = [max(w, chars(t.strip())) for w, t in zip(widths, texts)]
+        widths = [max(w, chars(c.text)) for w, c in zip(widths, row)]
     return int(sum(widths) + COLUMN_GAP_CHARACTERS * len(widths) + 0.5)
 
 
@@ -506,8 +510,9 @@ class Table:
         # a table longer than a page is split into floats of LATEX_ROWS rows, each its own part
         size = rows_per_float or LATEX_ROWS
         parts = [self.rows[k:k + size] for k in range(0, max(len(self.rows), 1), size)]
+        characters = estimated_characters(self.header, self.rows)
         return LATEX_NEEDS + "".join(latex_float(self, rows, k, len(parts), caption=caption, label=label, wide=wide,
-                                                 legend=legend)
+                                                 legend=legend, characters=characters)
                                      for k, rows in enumerate(parts, start=1))
 
     def latex_fitted(self, width: str = "page", *, caption: str | None = None, label: str | None = None,
@@ -538,7 +543,8 @@ class Table:
             table = self._keep(key + part)
             floats += [(table, table.rows[r:r + LATEX_ROWS]) for r in range(0, max(len(table.rows), 1), LATEX_ROWS)]
         return LATEX_NEEDS + "".join(latex_float(table, rows, n, len(floats), caption=caption, label=label,
-                                                 wide=width == "page", legend=legend)
+                                                 wide=width == "page", legend=legend,
+                                                 characters=estimated_characters(table.header, table.rows))
                                      for n, (table, rows) in enumerate(floats, start=1))
 
     def html(self) -> str:

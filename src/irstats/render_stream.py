@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Sequence
 
-from irstats.render import LATEX_NEEDS, LATEX_ROWS, Cell, latex_float, markdown_escape
+from irstats.render import COLUMN_GAP_CHARACTERS, LATEX_NEEDS, LATEX_ROWS, Cell, latex_float, markdown_escape
 
 if TYPE_CHECKING:
     import polars as pl
@@ -114,9 +114,11 @@ class StreamedTable:
     def latex(self, *, caption: str | None = None, label: str | None = None, wide: bool | None = None) -> Iterator[str]:
         """:meth:`Table.latex` in pieces: a float of at most LATEX_ROWS rows at a time."""
         n_parts = max(-(-self.n_rows // LATEX_ROWS), 1)
+        # the whole table's width decides every float's text size, as for a Table (one pass of its text)
+        characters = sum(self.widths()) + COLUMN_GAP_CHARACTERS * len(self.header)
 
         def part(k: int, rows: list) -> str:
-            return latex_float(self, rows, k, n_parts, caption=caption, label=label, wide=wide)
+            return latex_float(self, rows, k, n_parts, caption=caption, label=label, wide=wide, characters=characters)
 
         yield LATEX_NEEDS
         k, rows = 1, []
