@@ -217,9 +217,9 @@ def test_default_rope_follows_the_measure(score_file):
 
 
 @pytest.mark.parametrize("args, expected", [
-    (["--rope", "-0.1"], "rope -0.1 is negative; the ROPE is [−r, r]: give --rope (rope=) as r >= 0"),
+    (["--rope", "-0.1"], "--rope -0.1 is negative; the ROPE is [−r, r]: give --rope r >= 0"),
     (["--rope", "1.5"], "larger than the range of AP"),
-    (["--baseline", "nope"], "unknown baseline 'nope'"),
+    (["--baseline", "nope"], "unknown --baseline 'nope'"),
     (["--level", "1.5"], "level must be a number strictly between 0 and 1"),
 ])
 def test_bad_options_are_one_line_and_exit_2(score_file, capsys, args, expected):

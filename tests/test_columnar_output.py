@@ -22,6 +22,24 @@ from irstats.trec_eval import printer
 from tests import reference_output
 
 
+def columnar(monkeypatch) -> None:
+    """Every output laid out a column at a time, however small (a small one is otherwise laid
+    out a line at a time, to start without a frame library: printer.SMALL_LINES)."""
+    from irstats.trec_eval import output
+
+    monkeypatch.setattr(printer, "SMALL_LINES", -1)
+    monkeypatch.setattr(output, "SMALL_LINES", -1)
+    monkeypatch.setattr(PerTopicScores, "SMALL_CELLS", -1)
+
+
+@pytest.fixture(params=["as chosen", "columns"], autouse=True)
+def layout(request, monkeypatch):
+    """Each test twice: with the layout each size chooses, and a column at a time whatever the size."""
+    if request.param == "columns":
+        columnar(monkeypatch)
+    return request.param
+
+
 def _awkward_values(rng: np.random.Generator) -> np.ndarray:
     """Values whose fixed-decimal text is easy to get wrong: exact ties at the 4th decimal (odd
     multiples of 1/32), their neighbours one ulp away, -0.0 and tiny negatives (``-0.0000``),
@@ -128,6 +146,7 @@ def test_no_python_call_per_line_comes_back(monkeypatch, fmt):
 
     monkeypatch.setattr(PerTopicScores, "COLUMN_ROWS", 1 << 20)
     monkeypatch.setattr(render_stream, "LATEX_ROWS", 1 << 20)
+    columnar(monkeypatch)  # the column-at-a-time path at both sizes (a small output is laid out a line at a time)
 
     def printed(evaluation: Evaluation) -> str:
         if fmt == "trec_eval":

@@ -228,7 +228,7 @@ def _write(path, rows):
 
 
 @pytest.mark.parametrize("case, expected", [
-    ("one collection", "at least two collections"),
+    ("one collection", "at least two --collection"),
     ("one system", "has one system"),
     ("constant", "variance 0"),
     ("apart", "share no topics"),

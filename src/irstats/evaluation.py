@@ -199,6 +199,8 @@ class PerTopicScores(Result):
     #: COLUMN_CELLS cells.
     COLUMN_ROWS = 1 << 15
     COLUMN_CELLS = 1 << 18
+    #: Up to this many cells a table is laid out a row at a time (irstats.trec_eval.printer.SMALL_LINES).
+    SMALL_CELLS = 4096
 
     def __init__(self, evaluation: Evaluation):
         self.evaluation = evaluation
@@ -230,10 +232,13 @@ class PerTopicScores(Result):
         evaluated = np.zeros(items[0].shape, dtype=bool)  # (system, topic) pairs with a score: the rows
         for m in items:
             evaluated |= ~np.isnan(m.values)
+        n_rows = int(evaluated.sum())
+        # a small table is laid out a row of cells at a time: no frame library for a short command
+        small = n_rows * len(items) <= self.SMALL_CELLS
         return StreamedTable(("system", "topic", *self.evaluation), (False, False) + (True,) * len(items),
-                             lambda: self._row_blocks(items, evaluated, digits), int(evaluated.sum()),
+                             lambda: self._row_blocks(items, evaluated, digits), n_rows,
                              title=self.title, label="tab:per-topic",
-                             columns=lambda fmt: self._column_blocks(items, evaluated, digits, fmt))
+                             columns=None if small else lambda fmt: self._column_blocks(items, evaluated, digits, fmt))
 
     def _row_blocks(self, items: list, evaluated: np.ndarray, digits: int):
         """The table's rows, :data:`ROWS_PER_BLOCK` topics of one system at a time."""

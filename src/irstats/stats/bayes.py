@@ -302,14 +302,14 @@ def _rope_for(value, matrix: ScoreMatrix) -> float:
     if _bounded(matrix.measure):
         if rope > 1.0:
             raise ArgumentError(f"rope {rope:g} is larger than the range of {matrix.measure} (values in [0, 1]); "
-                                f"give --rope (rope=) in {matrix.measure}'s units, e.g. {DEFAULT_ROPE}",
+                                f"give rope in {matrix.measure}'s units, e.g. {DEFAULT_ROPE}",
                                 argument="rope")
         return rope
     values = matrix.values[~np.isnan(matrix.values)]
     span = float(values.max() - values.min()) if values.size else 0.0
     if rope > span:
         warn(f"rope {rope:g} is larger than the range of the {matrix.measure} scores ({span:g}): every difference "
-             f"is practically equivalent; give --rope (rope=) in {matrix.measure}'s units")
+             f"is practically equivalent; give a rope in {matrix.measure}'s units")
     return rope
 
 
@@ -317,7 +317,7 @@ def check_rope(value) -> float:
     """A ROPE half-width: a finite number >= 0 (the region is [−r, r])."""
     rope = real(value, "rope")
     if rope < 0:
-        raise ArgumentError(f"rope {rope:g} is negative; the ROPE is [−r, r]: give --rope (rope=) as r >= 0 in the "
+        raise ArgumentError(f"rope {rope:g} is negative; the ROPE is [−r, r]: give rope r >= 0 in the "
                             f"measure's units, e.g. {DEFAULT_ROPE} (0: no region, two probabilities)", argument="rope")
     return rope
 

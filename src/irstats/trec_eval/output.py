@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 
 from irstats.errors import InputError, IrstatsWarning
 from irstats.measures.registry import TrecEvalName
-from irstats.trec_eval.printer import block_texts, head, line, lines
+from irstats.trec_eval.printer import SMALL_LINES, block_texts, head, line, lines, small_lines, value_text
 from irstats.trec_eval.table import MIN_GEO_MEAN, requested
 
 
@@ -407,7 +407,6 @@ def _per_topic_lines(marked, columns: _Columns, strings: dict[str, str], start: 
     order: the values of the block as one topics × values array, printed a column at once
     (:func:`irstats.trec_eval.printer.block_texts`), a relstring as its quoted text."""
     import numpy as np
-    import polars as pl
 
     topics = columns.topics[start:stop]
     zscored = columns.zscores is not None
@@ -429,6 +428,15 @@ def _per_topic_lines(marked, columns: _Columns, strings: dict[str, str], start: 
     n_topics, n_fields = len(topics), len(fields)
     if not n_topics or not n_fields:
         return ""
+    if n_topics * n_fields <= SMALL_LINES:  # a line at a time: no frame library for a short command
+        numeric = [k for k in range(n_fields) if k not in quoted]
+        rows = [list(r) for r in zip(*(column.tolist() for column in numbers))] if numbers else [[]] * n_topics
+        cells = [(k, t, quoted[k][t] if k in quoted else value_text(rows[t][numeric.index(k)],
+                                                                      kinds[numeric.index(k)]))
+                 for t in range(n_topics) for k in range(n_fields)]
+        return small_lines(fields, topics, cells)
+    import polars as pl
+
     texts = block_texts(np.stack(numbers, axis=1) if numbers else np.empty((n_topics, 0)), kinds)
     if quoted:  # the relstring columns' texts after the numbers', each cell taking its own
         where = np.empty((n_topics, n_fields), dtype=np.int64)

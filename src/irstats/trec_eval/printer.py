@@ -137,6 +137,18 @@ def printed_names(measures: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str
 #: topics; a block of the topics of one system with many).
 BLOCK_LINES = 1 << 15
 
+#: Up to this many lines, a block is laid out a line at a time by :func:`line`'s layout (a few
+#: milliseconds) rather than a column at a time through polars, whose import alone (0.15 s)
+#: would double the start-up of a short command, such as the drop-in on one small run. Either
+#: way the bytes are the same (tests/test_columnar_output.py holds both to the reference).
+SMALL_LINES = 4096
+
+
+def small_lines(fields: Sequence[str], topics: Sequence[str], cells: Sequence[tuple[int, int, str]]) -> str:
+    """The lines ``fields[k] TAB topics[t] TAB text`` of ``cells`` (k, t, text), one at a time:
+    the layout of a block of at most :data:`SMALL_LINES` lines."""
+    return "".join(f"{fields[k]}\t{topics[t]}\t{text}\n" for k, t, text in cells)
+
 
 def score_chunks(matrices, per_topic: bool = False, *, block_lines: int | None = None) -> Iterator[str]:
     """:func:`format_scores` in pieces of about ``block_lines`` (default :data:`BLOCK_LINES`)
@@ -174,9 +186,8 @@ def score_chunks(matrices, per_topic: bool = False, *, block_lines: int | None =
 def _units_text(items, kinds, fields, topics, systems, summaries, num_q, units) -> str:
     """The lines of ``units`` (system, first topic, end topic): each unit's per-topic lines (the
     topics a system was not evaluated on left out), and after a system's last unit its ``all``
-    lines, laid out by one call of polars' CSV writer."""
+    lines, laid out by one call of polars' CSV writer (a line at a time up to :data:`SMALL_LINES`)."""
     import numpy as np
-    import polars as pl
 
     n_measures, n_topics = len(items), len(topics)
     stacked = [np.stack([m.values[i, start:stop] for m in items], axis=1) for i, start, stop in units]
@@ -186,6 +197,10 @@ def _units_text(items, kinds, fields, topics, systems, summaries, num_q, units) 
     longs = np.array(kinds) == "long"
     block[:, longs] = np.rint(block[:, longs])  # counts summed in floating point: the whole number each stands for
     closing = [i for i, start, stop in units if stop >= n_topics]  # systems whose all lines end here
+    if block.size + len(closing) * (n_measures + 2) <= SMALL_LINES:
+        return _small_units_text(block, keep, kinds, fields, (*topics, "all"), systems, summaries, num_q, units)
+    import polars as pl
+
     slot = {i: s for s, i in enumerate(closing)}
     texts = [block_texts(block, kinds), block_texts(summaries[closing], kinds),
              pl.Series([systems[i] for i in closing], dtype=pl.String),
@@ -209,6 +224,23 @@ def _units_text(items, kinds, fields, topics, systems, summaries, num_q, units) 
     return _write(fields, (*topics, "all"), np.concatenate(name_parts), np.concatenate(topic_parts), text)
 
 
+def _small_units_text(block, keep, kinds, fields, topics, systems, summaries, num_q, units) -> str:
+    """:func:`_units_text`'s lines of a small block, a line at a time (``topics`` ends in ``all``)."""
+    n_measures = len(kinds)
+    n_topics = len(topics) - 1
+    cells: list[tuple[int, int, str]] = []
+    row = 0
+    for i, start, stop in units:
+        values, kept = block[row:row + stop - start].tolist(), keep[row:row + stop - start].tolist()
+        cells += [(k, start + t, value_text(v, kinds[k])) for t, (vs, ks) in enumerate(zip(values, kept))
+                  for k, (v, kk) in enumerate(zip(vs, ks)) if kk]
+        row += stop - start
+        if stop >= n_topics:  # runid, num_q, then each measure's summary
+            cells += [(n_measures, n_topics, systems[i]), (n_measures + 1, n_topics, str(int(num_q[i])))]
+            cells += [(k, n_topics, value_text(v, kinds[k])) for k, v in enumerate(summaries[i].tolist())]
+    return small_lines(fields, topics, cells)
+
+
 def format_scores(matrices, per_topic: bool = False) -> str:
     """Scores (a dict or list of :class:`~irstats.scores.ScoreMatrix`) in trec_eval's layout,
     run after run, for drop-in use: per-topic lines first (with ``per_topic``), then the
@@ -218,5 +250,5 @@ def format_scores(matrices, per_topic: bool = False) -> str:
     return "".join(score_chunks(matrices, per_topic))
 
 
-__all__ = ["BLOCK_LINES", "block_texts", "format_scores", "head", "line", "lines", "printed_names", "score_chunks",
+__all__ = ["BLOCK_LINES", "SMALL_LINES", "block_texts", "format_scores", "head", "line", "lines", "printed_names", "score_chunks",
            "value_column", "value_text"]
