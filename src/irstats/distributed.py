@@ -498,12 +498,12 @@ def planned(client, desc: str, plan: Callable[["Job | None"], Callable[[], T]], 
 
 def score_batches(client, evaluator: "Evaluator", runset: "RunSet", measures: Sequence["Measure"],
                   values: dict[str, np.ndarray], present: np.ndarray, judge: Callable, progress: Progress = None,
-                  print_as: str | None = None, printed: list | None = None):
+                  printer: Callable | None = None, printed: list | None = None):
     """:meth:`Evaluator.score`'s loop on a cluster. Fills ``values[measure][run, topics]`` and
     ``present``, warns of topics outside the qrels once (as one process does) and returns R = 0
-    per topic (None without runs). With ``print_as`` (one of
-    :data:`irstats.scores.BATCH_FORMATS`), each worker also lays out the per-topic output of its
-    batch of runs in that format (:func:`irstats.scores.batch_pieces`), and ``printed`` receives
+    per topic (None without runs). With ``printer`` (given by the engine, which sits above this
+    module: :func:`irstats.evaluate.print_batch` bound to a format), each worker also lays out the
+    per-topic output of its batch of runs, and ``printed`` receives
     the batches' pieces in the runs' order — or nothing, when some run was scored otherwise (in
     blocks of topics: the client then prints from the scores). The tasks, in one job (one
     progress line):
@@ -533,10 +533,10 @@ def score_batches(client, evaluator: "Evaluator", runset: "RunSet", measures: Se
     batches = [b for b in ([i for i in batch if i not in cut] for batch in compiled_batches(runset)) if b]
     outside: dict[str, int] = {}
     r_zero = None
-    pieces: list | None = [] if print_as is not None and not cut else None
+    pieces: list | None = [] if printer is not None and not cut else None
     while batches or ranges or shuffled:
         round_r_zero, again = _score_round(client, evaluator, runset, [str(m) for m in measures], judge, values,
-                                           present, outside, progress, batches, ranges, shuffled, print_as,
+                                           present, outside, progress, batches, ranges, shuffled, printer,
                                            pieces)
         r_zero = round_r_zero if round_r_zero is not None else r_zero
         if again:
@@ -580,9 +580,9 @@ def _topic_ranges(evaluator: "Evaluator", runset: "RunSet") -> tuple[dict[int, t
 def _score_round(client, evaluator: "Evaluator", runset: "RunSet", names: list[str], judge: Callable,
                  values: dict[str, np.ndarray], present: np.ndarray, outside: dict[str, int], progress: Progress,
                  batches: list[list[int]], ranges: dict[int, tuple[list, tuple]], shuffled: list[int],
-                 print_as: str | None = None, pieces: list | None = None):
+                 printer: Callable | None = None, pieces: list | None = None):
     """One job of :func:`score_batches`: the ``batches`` of runs, the byte ``ranges`` of runs and
-    the runs to sort by blocks (``shuffled``); with ``print_as``, the batches' printed pieces
+    the runs to sort by blocks (``shuffled``); with ``printer``, the batches' printed pieces
     appended to ``pieces``. Returns (R = 0 per topic or None, {run: "sorted" or "whole"} for the
     runs to score again)."""
     import tempfile
@@ -601,7 +601,7 @@ def _score_round(client, evaluator: "Evaluator", runset: "RunSet", names: list[s
         job.submit(f"the batch of runs {some([runset.names[i] for i in batch], limit=3)}", _score_runs,
                    type(evaluator), judge, qrels, evaluator.options, tuple(runset.names[i] for i in batch),
                    parts, names, cwd, {p.source: read_once[p.source] for p in parts if p.source in read_once},
-                   print_as if pieces is not None else None, weight=1 if ranges or shuffled else len(batch))
+                   printer if pieces is not None else None, weight=1 if ranges or shuffled else len(batch))
     tasks: dict[int, list[int]] = {}
     for i, (spans, stamp) in ranges.items():
         tasks[i] = [job.submit(f"run {runset.names[i]!r}, bytes {start:,}–{end:,} of {runset.parts[i].source}",
@@ -772,11 +772,11 @@ def _worker_collection(qrels: tuple, cwd: str):
 
 
 def _score_runs(evaluator: type, judge: Callable, qrels, options, names: tuple[str, ...], parts: list,
-                measures: list[str], cwd: str, kept: dict[str, bytes], print_as: str | None = None):
+                measures: list[str], cwd: str, kept: dict[str, bytes], printer: Callable | None = None):
     """One batch of runs on a worker, judged and scored by ``judge`` as :meth:`Evaluator.score`
     does; ``kept``: the bytes of its runs read from standard input or a pipe, by name.
     Returns (present, R = 0 per topic, {measure: values}, {run: topics outside the qrels}, the
-    batch's per-topic output laid out as ``print_as`` asks — :func:`_printed` — or None)."""
+    batch's per-topic output laid out by ``printer`` — or None)."""
     from dataclasses import replace
 
     from irstats.collection import RunSet
@@ -793,31 +793,8 @@ def _score_runs(evaluator: type, judge: Callable, qrels, options, names: tuple[s
     with _read_as(kept):
         r_zero = judge(evaluator(collection, options), RunSet(tuple(names), list(parts)),
                        [parse_measure(m) for m in measures], values, present, outside)
-    printed = None if print_as is None else _printed(collection, options, names, measures, values, present, r_zero,
-                                                     print_as)
+    printed = None if printer is None else printer(collection, options, names, measures, values, present, r_zero)
     return present, r_zero, values, outside, printed
-
-
-def _printed(collection, options, names: tuple[str, ...], measures: list[str], values: dict[str, np.ndarray],
-             present: np.ndarray, r_zero, fmt: str) -> list[str]:
-    """A batch's per-topic output (:func:`irstats.scores.batch_pieces`) from its scores, on the
-    worker: its matrices over the qrels' topics, NaN where :meth:`Evaluator.score` leaves a topic
-    out for these runs (not answered; R = 0 under ``drop_r0``) — the lines of the topics it
-    keeps, since no line is printed for a NaN."""
-    from irstats.measures import parse_measure
-    from irstats.scores import ScoreMatrix, batch_pieces
-
-    dropped = ~present
-    if options.drop_r0 and r_zero is not None:
-        dropped = dropped | r_zero
-    matrices = {}
-    for m in measures:
-        v = values[m].copy()
-        v[dropped] = np.nan
-        matrices[m] = ScoreMatrix(v, names, collection.topics, m, options.as_dict(),
-                                  parse_measure(m).definition.over_topics)
-    return batch_pieces(matrices, fmt)
-
 
 
 def _task_run(part, cwd: str):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 from typing import TYPE_CHECKING, Iterable, Iterator, Sequence
 
 import numpy as np
@@ -249,8 +251,9 @@ class Evaluator:
             from irstats.distributed import score_batches
 
             printed = [] if print_as is not None else None
+            printer = None if print_as is None else functools.partial(print_batch, fmt=print_as)
             r_zero = score_batches(client, self, runset, parsed, values, present, judge_and_score,
-                                   print_as=print_as, printed=printed)
+                                   printer=printer, printed=printed)
         if not self.options.complete:
             warn_partial_runs(runset.names, present.sum(axis=1), n_top)
         keep = present.any(axis=0)
@@ -294,6 +297,27 @@ def judge_and_score(evaluator: Evaluator, runset: RunSet, measures: list[Measure
     if not scored:
         return None
     return qrels_facts(evaluator.collection, evaluator.options).num_relevant(evaluator.options.rel_level) == 0
+
+
+def print_batch(collection, options, names: tuple[str, ...], measures: list[str], values: dict[str, np.ndarray],
+                present: np.ndarray, r_zero, fmt: str) -> list[str]:
+    """A batch's per-topic output (:func:`irstats.scores.batch_pieces`) from its scores, on the
+    worker that scored it (:func:`irstats.distributed.score_batches` calls it, bound to ``fmt``):
+    its matrices over the qrels' topics, NaN where :meth:`Evaluator.score` leaves a topic out for
+    these runs (not answered; R = 0 under ``drop_r0``) — the lines of the topics it keeps, since no
+    line is printed for a NaN."""
+    from irstats.scores import batch_pieces
+
+    dropped = ~present
+    if options.drop_r0 and r_zero is not None:
+        dropped = dropped | r_zero
+    matrices = {}
+    for m in measures:
+        v = values[m].copy()
+        v[dropped] = np.nan
+        matrices[m] = ScoreMatrix(v, names, collection.topics, m, options.as_dict(),
+                                  parse_measure(m).definition.over_topics)
+    return batch_pieces(matrices, fmt)
 
 
 def warn_partial_runs(names: Sequence[str], answered: np.ndarray, n_topics: int) -> None:
