@@ -271,7 +271,7 @@ class Judgments:
         """Mask of ranked documents whose qrels grade is negative (in the pool, not judged)."""
         return self.grades == POOL_UNJUDGED
 
-    def relevant(self, level: int | None = None) -> np.ndarray:
+    def relevant(self, level: int | float | None = None) -> np.ndarray:
         """Mask of ranked documents with grade >= level (the run's ℓ by default)."""
         level = self.rel_level if level is None else level
         key = ("rel", level)
@@ -280,7 +280,7 @@ class Judgments:
             self._cache[key] = self.grades >= max(self.qrels.level_code(level), 0)
         return self._cache[key]
 
-    def cum_relevant(self, level: int | None = None) -> np.ndarray:
+    def cum_relevant(self, level: int | float | None = None) -> np.ndarray:
         """C(i): relevant documents at ranks 1..i, along the rank axis (int32)."""
         level = self.rel_level if level is None else level
         key = ("C", level)
@@ -288,11 +288,11 @@ class Judgments:
             self._cache[key] = np.cumsum(self.relevant(level), axis=2, dtype=np.int32)
         return self._cache[key]
 
-    def num_relevant(self, level: int | None = None) -> np.ndarray:
+    def num_relevant(self, level: int | float | None = None) -> np.ndarray:
         """R per topic, shape (T,)."""
         return self.qrels.num_relevant(self.rel_level if level is None else level)
 
-    def num_nonrelevant(self, level: int | None = None) -> np.ndarray:
+    def num_nonrelevant(self, level: int | float | None = None) -> np.ndarray:
         """N per topic, shape (T,)."""
         return self.qrels.num_nonrelevant(self.rel_level if level is None else level)
 

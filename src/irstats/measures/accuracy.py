@@ -22,13 +22,19 @@ some ordering leaves no pair.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from irstats.measures.common import LEVEL_PARAM, level_of
 from irstats.measures.registry import Family, IrMeasuresName, register
 
+if TYPE_CHECKING:  # pragma: no cover
+    from irstats.judgments import Judgments
+    from irstats.measures.registry import Measure
 
-def _split(j, m) -> tuple[np.ndarray, np.ndarray, int]:
+
+def _split(j: Judgments, m: Measure) -> tuple[np.ndarray, np.ndarray, int]:
     """Relevant and non-relevant masks over the ranks 1..min(k, K) inside each list (S, T, K),
     and the evaluated width min(k, K)."""
     width = j.depth if m.cutoff is None else min(int(m.cutoff), j.depth)
@@ -55,7 +61,7 @@ def _share(misordered, relevant, nonrelevant) -> np.ndarray:
         return np.where(pairs > 0, 1.0 - misordered / np.where(pairs > 0, pairs, 1.0), np.nan)
 
 
-def accuracy(j, m) -> np.ndarray:
+def accuracy(j: Judgments, m: Measure) -> np.ndarray:
     relevant, nonrelevant, width = _split(j, m)
     relevant, nonrelevant = relevant[:, :, :width], nonrelevant[:, :, :width]
     above = np.cumsum(nonrelevant, axis=2, dtype=np.int64) - nonrelevant
@@ -63,7 +69,7 @@ def accuracy(j, m) -> np.ndarray:
     return _share(misordered, relevant.sum(axis=2), nonrelevant.sum(axis=2).astype(np.float64))
 
 
-def expected_accuracy(j, m) -> np.ndarray:
+def expected_accuracy(j: Judgments, m: Measure) -> np.ndarray:
     """E[Accuracy] over every ordering of the tied documents (see the module's docstring)."""
     from scipy.special import gammaln
 

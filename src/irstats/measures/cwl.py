@@ -24,9 +24,16 @@ measure is the expected utility per document, Σ_i W(i)·g(i). As cwl_eval (and 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
-from irstats.measures.registry import Family, IrMeasuresName, Param, register
+from irstats.measures.params import Param
+from irstats.measures.registry import Family, IrMeasuresName, register
+
+if TYPE_CHECKING:  # pragma: no cover
+    from irstats.judgments import Judgments
+    from irstats.measures.registry import Measure
 
 T_PARAM = Param("T", float, 1.0, always_shown=True, help="the gain the user wants (INST, INSQ)", low=0,
                 open_low=True)
@@ -37,7 +44,7 @@ MAX_N_PARAM = Param("max_n", int, 1000, help="ranks of the C/W/L ranking (cwl_ev
 _SCALE = (MIN_REL_PARAM, MAX_REL_PARAM, MAX_N_PARAM)
 
 
-def cwl_gains(j, m) -> np.ndarray:
+def cwl_gains(j: Judgments, m: Measure) -> np.ndarray:
     """Gains in [0, 1] over ``max_n`` ranks, (S, T, max_n): the engine's ranking, padded with 0."""
     n = int(m["max_n"])
     low = float(m["min_rel"])
@@ -67,7 +74,7 @@ def _ranks(n: int) -> np.ndarray:
     return np.arange(1, n + 1, dtype=np.float64)
 
 
-def inst(j, m) -> np.ndarray:
+def inst(j: Judgments, m: Measure) -> np.ndarray:
     gains = cwl_gains(j, m)
     t = float(m["T"])
     i = _ranks(gains.shape[2])
@@ -76,7 +83,7 @@ def inst(j, m) -> np.ndarray:
     return expected_utility(continuation, gains)
 
 
-def insq(j, m) -> np.ndarray:
+def insq(j: Judgments, m: Measure) -> np.ndarray:
     gains = cwl_gains(j, m)
     t = float(m["T"])
     i = _ranks(gains.shape[2])
@@ -90,28 +97,28 @@ def _continue_unless_satisfied(j, m, base) -> np.ndarray:
     return expected_utility(base * (1.0 - gains), gains)
 
 
-def nerr8(j, m) -> np.ndarray:
+def nerr8(j: Judgments, m: Measure) -> np.ndarray:
     n, k = int(m["max_n"]), int(m.cutoff)
     return _continue_unless_satisfied(j, m, (_ranks(n) < k).astype(np.float64))
 
 
-def nerr9(j, m) -> np.ndarray:
+def nerr9(j: Judgments, m: Measure) -> np.ndarray:
     n, k = int(m["max_n"]), int(m.cutoff)
     i = _ranks(n)
     return _continue_unless_satisfied(j, m, np.where(i < k, i / (i + 1.0), 0.0))
 
 
-def nerr10(j, m) -> np.ndarray:
+def nerr10(j: Judgments, m: Measure) -> np.ndarray:
     return _continue_unless_satisfied(j, m, np.full(int(m["max_n"]), float(m["p"])))
 
 
-def nerr11(j, m) -> np.ndarray:
+def nerr11(j: Judgments, m: Measure) -> np.ndarray:
     i = _ranks(int(m["max_n"]))
     t = float(m["T"])
     return _continue_unless_satisfied(j, m, ((i + 2.0 * t - 1.0) / (i + 2.0 * t)) ** 2)
 
 
-def bpm(j, m) -> np.ndarray:
+def bpm(j: Judgments, m: Measure) -> np.ndarray:
     """Bejewelled player model (static): go on while the gain so far is below T and fewer than
     K = k documents (unit costs) have been read."""
     gains = cwl_gains(j, m)
@@ -120,7 +127,7 @@ def bpm(j, m) -> np.ndarray:
     return expected_utility(continuation, gains)
 
 
-def sdcg(j, m) -> np.ndarray:
+def sdcg(j: Judgments, m: Measure) -> np.ndarray:
     gains = cwl_gains(j, m)
     k = int(m.cutoff)
     i = _ranks(gains.shape[2])

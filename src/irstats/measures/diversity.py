@@ -27,11 +27,18 @@ past its limit): exact, as every tie expectation.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from irstats.errors import MeasureError
 from irstats.measures.common import LEVEL_PARAM, level_of, rank_sum
-from irstats.measures.registry import Family, IrMeasuresName, Param, register
+from irstats.measures.params import Param
+from irstats.measures.registry import Family, IrMeasuresName, register
+
+if TYPE_CHECKING:  # pragma: no cover
+    from irstats.judgments import Judgments
+    from irstats.measures.registry import Measure
 
 ALPHA_PARAM = Param("alpha", float, 0.5, help="redundancy intolerance α (ndeval)", low=0, high=1)
 BETA_PARAM = Param("beta", float, 0.5, help="persistence β of NRBP (ndeval)", low=0, high=1)
@@ -44,7 +51,7 @@ def _facts(j):
     return j.subtopics.facts
 
 
-def _rows(j) -> np.ndarray:
+def _rows(j: Judgments) -> np.ndarray:
     """The subtopic row of every ranked document, (S, T, K) as the tensor's grades."""
     def compute():
         facts = _facts(j)
@@ -59,7 +66,7 @@ def _rows(j) -> np.ndarray:
     return j.memo(("subtopic rows",), compute)
 
 
-def _width(j, m) -> int:
+def _width(j: Judgments, m: Measure) -> int:
     return j.depth if m.cutoff is None else min(int(m.cutoff), j.depth)
 
 
@@ -71,13 +78,13 @@ class _Ranked:
     def __init__(self, j, rows: np.ndarray, topics):
         self.j, self.rows, self.topics, self.facts = j, rows, topics, _facts(j)
 
-    def relevance(self, m, width: int) -> np.ndarray:
+    def relevance(self, m: Measure, width: int) -> np.ndarray:
         """``[s, t, r, q]``: the document at rank r relevant to subtopic q, ranks 1..width: (S, T, width, Q)."""
         level = level_of(self.j, m)
         return self.j.memo(("subtopic relevance", level, width),
                            lambda: self.facts.relevant(level)[self.rows[:, :, :width]])
 
-    def gains(self, m, width: int) -> np.ndarray:
+    def gains(self, m: Measure, width: int) -> np.ndarray:
         """gain(r) = Σ_s J(r, s)·(1 − α)^{c_s(r)} at ranks 1..width: (S, T, width)."""
         level, alpha = level_of(self.j, m), m["alpha"]
 
@@ -113,7 +120,7 @@ def _rank_discount(n: int) -> np.ndarray:
 
 def _cascade(discount, normalised: bool):
     """α-DCG, α-nDCG (``discount`` log2), ERR-IA, nERR-IA (1/r) at the cut-off k."""
-    def compute(ranked: _Ranked, m) -> np.ndarray:
+    def compute(ranked: _Ranked, m: Measure) -> np.ndarray:
         k, width, alpha = int(m.cutoff), _width(ranked.j, m), m["alpha"]
         subtopics = ranked.subtopics(m)
         run = rank_sum(ranked.gains(m, width) * discount(width))
@@ -135,7 +142,7 @@ def _cascade(discount, normalised: bool):
 
 
 def _nrbp(normalised: bool):
-    def compute(ranked: _Ranked, m) -> np.ndarray:
+    def compute(ranked: _Ranked, m: Measure) -> np.ndarray:
         alpha, beta, depth = m["alpha"], m["beta"], ranked.j.depth
         subtopics = ranked.subtopics(m)
         decay = beta ** np.arange(depth, dtype=np.float64)
@@ -151,14 +158,14 @@ def _nrbp(normalised: bool):
     return compute
 
 
-def _intent_aware_precision(ranked: _Ranked, m) -> np.ndarray:
+def _intent_aware_precision(ranked: _Ranked, m: Measure) -> np.ndarray:
     """P-IA@k: the (document, subtopic) relevances in the top k over k·S."""
     k, subtopics = int(m.cutoff), ranked.subtopics(m)
     hits = ranked.relevance(m, _width(ranked.j, m)).sum(axis=(2, 3))
     return _per_topic(hits / (k * np.where(subtopics > 0, subtopics, 1))[None, :], subtopics)
 
 
-def _subtopic_recall(ranked: _Ranked, m) -> np.ndarray:
+def _subtopic_recall(ranked: _Ranked, m: Measure) -> np.ndarray:
     """StRecall@k: the subtopics with a relevant document in the top k over S."""
     subtopics = ranked.subtopics(m)
     covered = ranked.relevance(m, _width(ranked.j, m)).any(axis=2).sum(axis=2)
@@ -169,10 +176,10 @@ def _kernels(compute):
     """The family's kernel on the tensor's ranking, and its expectation over tied orderings:
     the subtopic rows put in place of the grades, so that the enumeration arranges the tied
     documents themselves (a document is its row; documents judged for no subtopic are alike)."""
-    def kernel(j, m) -> np.ndarray:
+    def kernel(j: Judgments, m: Measure) -> np.ndarray:
         return compute(_Ranked(j, _rows(j), slice(None)), m)
 
-    def expected(j, m) -> np.ndarray:
+    def expected(j: Judgments, m: Measure) -> np.ndarray:
         from irstats.measures.ties import enumerated
 
         position = {topic: t for t, topic in enumerate(j.topics)}

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from collections import Counter
 
 import numpy as np
 
 from irstats.measures.registry import Family, register
 from irstats.measures.ties import _mean_subset_products
+
+if TYPE_CHECKING:  # pragma: no cover
+    from irstats.judgments import Judgments
+    from irstats.measures.registry import Measure
 
 
 def stop_probability(j, grades: np.ndarray) -> np.ndarray:
@@ -18,7 +24,7 @@ def stop_probability(j, grades: np.ndarray) -> np.ndarray:
     return np.exp2(np.asarray(grades, dtype=np.float64) - g_max) - np.exp2(-float(g_max))
 
 
-def err_terms(j, m, width: int) -> np.ndarray:
+def err_terms(j: Judgments, m: Measure, width: int) -> np.ndarray:
     """P(the user stops at rank r)/r: the stop probability times the chance of reaching r."""
     grades = j.head(j.positive_grades(), width).astype(np.float64)
     stop = stop_probability(j, grades)
@@ -29,7 +35,7 @@ def err_terms(j, m, width: int) -> np.ndarray:
 
 
 
-def expected_err_terms(j, m, width: int) -> np.ndarray:
+def expected_err_terms(j: Judgments, m: Measure, width: int) -> np.ndarray:
     """ERR's expected terms. The term at rank r is stop(g_r)·Π_{i<r} x(g_i)/r, x = 1 − stop.
     Whole groups above r's group give the same product in any order; inside the group, with
     r at place p, E[stop(g_r)·Π x over the p − 1 places before] = Σ_g (c_g/n)·stop(g)·M_{p−1},

@@ -29,10 +29,16 @@ documents in key order), a group of several by the pairs of its closure.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from irstats.errors import MeasureError
 from irstats.measures.registry import Family, TrecEvalName, register
+
+if TYPE_CHECKING:  # pragma: no cover
+    from irstats.judgments import Judgments
+    from irstats.measures.registry import Measure
 
 
 def _facts(j):
@@ -371,7 +377,7 @@ class _Ranked:
         poss[:, groups] = self.by_group(f.pair_group, new_poss)[:, groups]
 
 
-def _rows(j) -> tuple:
+def _rows(j: Judgments) -> tuple:
     """(rows, n_ret, tie_start, tie_size) of the tensor's runs in the preference order."""
     def compute():
         _facts(j)
@@ -386,10 +392,10 @@ def _rows(j) -> tuple:
 def _kernels(compute):
     """The family's kernel, and its expectation over tied orderings: the preference ranking's
     rows put in place of the grades, so that the enumeration arranges the tied documents."""
-    def kernel(j, m) -> np.ndarray:
+    def kernel(j: Judgments, m: Measure) -> np.ndarray:
         return compute(_Ranked(j, _rows(j)[0], np.arange(len(j.topics))))
 
-    def expected(j, m) -> np.ndarray:
+    def expected(j: Judgments, m: Measure) -> np.ndarray:
         from irstats.measures.ties import enumerated
 
         rows, n_ret, start, size = _rows(j)

@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from irstats.measures.common import LEVEL_PARAM, accumulate, shown
-from irstats.measures.registry import Family, Param, RNormalisation, TrecEvalName, register
+from irstats.measures.params import Param
+from irstats.measures.registry import Family, RNormalisation, TrecEvalName, register
+
+if TYPE_CHECKING:  # pragma: no cover
+    from irstats.judgments import Judgments
+    from irstats.measures.registry import Measure
 
 P_PARAM = Param("p", float, 0.8, always_shown=True, help="persistence, the probability of going on to the next rank",
                 low=0, high=1, open_low=True, open_high=True)
@@ -28,7 +35,7 @@ SCALE_PARAM = Param("scale", str, "collection", choices=("collection", "topic"),
                          "(trec_eval's rbp)")
 
 
-def _topic_top_grades(j) -> np.ndarray:
+def _topic_top_grades(j: Judgments) -> np.ndarray:
     """Each topic's top qrels grade (0 when none is positive), shaped (1, T, 1)."""
     def compute():
         top = np.zeros(j.qrels.n_topics)
@@ -38,7 +45,7 @@ def _topic_top_grades(j) -> np.ndarray:
     return j.memo("topic top grades", compute)
 
 
-def rbp_terms(j, m, width: int) -> np.ndarray:
+def rbp_terms(j: Judgments, m: Measure, width: int) -> np.ndarray:
     if m["rel"] is None and m["scale"] == "topic":
         # trec_eval's rbp: each topic's gains divided by its own top grade when that is above 1
         gains = np.maximum(j.values(j.head(j.grades, width)), 0) / np.maximum(_topic_top_grades(j), 1.0)
@@ -53,7 +60,7 @@ def rbp_terms(j, m, width: int) -> np.ndarray:
     return gains * _weights(m["p"], width)
 
 
-def _as_trec_eval(j, m) -> bool:
+def _as_trec_eval(j: Judgments, m: Measure) -> bool:
     return j.trec_eval_compat and m["rel"] is None and m["scale"] == "topic" and not j.tied
 
 
@@ -61,11 +68,11 @@ def _rbp_finish(j, m, inside, depths):
     return (1.0 - m["p"]) * inside if _as_trec_eval(j, m) else inside
 
 
-def _unjudged(j, width: int) -> np.ndarray:
+def _unjudged(j: Judgments, width: int) -> np.ndarray:
     return j.head(j.unjudged, width)
 
 
-def residual_terms(j, m, width: int) -> np.ndarray:
+def residual_terms(j: Judgments, m: Measure, width: int) -> np.ndarray:
     """The weight of every unjudged document inside the list (trec_eval_compat: p^(i−1) as
     trec_eval sums them; its (1 − p) comes in :func:`_add_tail`)."""
     if j.trec_eval_compat:

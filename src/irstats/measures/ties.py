@@ -25,17 +25,21 @@ from __future__ import annotations
 import itertools
 import math
 from collections import Counter
-from typing import Callable, Iterator
+from typing import Callable, Iterator, TYPE_CHECKING
 
 import numpy as np
 
 from irstats.errors import MeasureError
 
+if TYPE_CHECKING:  # pragma: no cover
+    from irstats.judgments import Judgments
+    from irstats.measures.registry import Family, Measure
+
 #: Most arrangements of one ranked list's tied grades that the exact enumeration averages.
 ENUMERATION_LIMIT = 20_000
 
 
-def expected_value(family, j, m) -> np.ndarray:
+def expected_value(family: Family, j: Judgments, m: Measure) -> np.ndarray:
     """``family``'s measure ``m`` averaged over every ordering of the tied documents: (S, T)."""
     method = family.tie_method(j, m)
     if method == "order_free":
@@ -52,7 +56,7 @@ def expected_value(family, j, m) -> np.ndarray:
     return enumerated(j, m, lambda arranged: family.evaluate_ordering(arranged, m), limit)
 
 
-def expected_terms(family, j, m):
+def expected_terms(family: Family, j: Judgments, m: Measure):
     """The family's expected per-rank terms, as a ``terms(j, m, width)`` callable, or None when
     it has no per-rank form (then the arrangements are enumerated)."""
     method = family.tie_method(j, m)
@@ -116,13 +120,13 @@ def _with_grades(j, grades: np.ndarray, n_ret=None, present=None, topics=None, q
 
 # ----------------------------------------------------------------------------- closed forms
 
-def _positions(j, width: int) -> tuple[np.ndarray, np.ndarray]:
+def _positions(j: Judgments, width: int) -> tuple[np.ndarray, np.ndarray]:
     """(p, n): each position's 1-based place within its tie group and the group's size."""
     start = j.tie_start[:, :, :width]
     return np.arange(width)[None, None, :] - start + 1, j.tie_size[:, :, :width]
 
 
-def expected_precision_terms(j, m, width: int) -> np.ndarray:
+def expected_precision_terms(j: Judgments, m: Measure, width: int) -> np.ndarray:
     """E[b_i·C(i)/i] (AP's terms). With c relevant above the group, r relevant among its n
     documents and i at place p in it: E[b_i·C(i)] = (r/n)(c + 1) + (p − 1)·r(r − 1)/(n(n − 1)),
     the chance i is relevant times itself, plus each earlier place's chance of being relevant
@@ -136,7 +140,7 @@ def expected_precision_terms(j, m, width: int) -> np.ndarray:
     return (r / n * (c + 1) + pairs) / j.ranks[:width]
 
 
-def first_relevant_chance(j, m, width: int) -> np.ndarray:
+def first_relevant_chance(j: Judgments, m: Measure, width: int) -> np.ndarray:
     """P(the first relevant document of the list is at rank i): 0 when a relevant document lies
     above i's group; else C(n − p, r − 1)/C(n, r), none of the p − 1 places before i and i
     itself relevant."""
@@ -159,18 +163,18 @@ def first_relevant_chance(j, m, width: int) -> np.ndarray:
     return np.where(n == 1, exact.astype(np.float64), np.where(possible, chance, 0.0))
 
 
-def expected_first_relevant_terms(j, m, width: int) -> np.ndarray:
+def expected_first_relevant_terms(j: Judgments, m: Measure, width: int) -> np.ndarray:
     """Success's expected terms: the chance the first relevant document is at each rank."""
     return first_relevant_chance(j, m, width)
 
 
-def expected_reciprocal_rank_terms(j, m, width: int) -> np.ndarray:
+def expected_reciprocal_rank_terms(j: Judgments, m: Measure, width: int) -> np.ndarray:
     """RR's expected terms: the chance the first relevant document is at rank i, over i."""
     chance = first_relevant_chance(j, m, width)
     return chance / j.ranks[:chance.shape[2]]
 
 
-def expected_r_precision(j, m) -> np.ndarray:
+def expected_r_precision(j: Judgments, m: Measure) -> np.ndarray:
     """E[C(c)]/c at c = ⌊mult·R + 0.9⌋: C is a sum of relevance indicators, so its expectation
     sums each position's r/n."""
     from irstats.measures.common import level_of, safe_divide
@@ -185,7 +189,7 @@ def expected_r_precision(j, m) -> np.ndarray:
     return safe_divide(np.where(cut[None, :] > 0, hits, 0.0), cut[None, :])
 
 
-def expected_bpref(j, m) -> np.ndarray:
+def expected_bpref(j: Judgments, m: Measure) -> np.ndarray:
     """E[bpref]: a relevant document's credit is 1 − min(x, R)/min(N, R) with x the judged
     non-relevant documents above it; in a group with q of them and a above the group, its place
     among those q + 1 documents is uniform, so x is uniform on a..a + q and the credit's mean
