@@ -54,7 +54,7 @@ def _at(running: np.ndarray, place: np.ndarray) -> np.ndarray:
     return np.take_along_axis(running, place[:, :, None], axis=2)[:, :, 0]
 
 
-def _share(misordered, relevant, nonrelevant) -> np.ndarray:
+def _share(misordered: np.ndarray, relevant: np.ndarray, nonrelevant: np.ndarray) -> np.ndarray:
     """1 − M/(K·N), as ir_measures writes it; NaN where K·N = 0."""
     pairs = relevant * nonrelevant
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -76,6 +76,7 @@ def expected_accuracy(j: Judgments, m: Measure) -> np.ndarray:
     from irstats.measures.ties import group_counts
 
     relevant, nonrelevant, width = _split(j, m)
+    assert j.tie_start is not None and j.tie_size is not None  # tie groups: only tied lists get here
     shown = np.minimum(j.n_ret, width)  # the places evaluated, (S, T)
     last = np.maximum(shown - 1, 0)
     start, size = _at(j.tie_start, last), _at(j.tie_size, last)
@@ -90,8 +91,9 @@ def expected_accuracy(j: Judgments, m: Measure) -> np.ndarray:
     inside, above = group_counts(j, nonrelevant, j.depth)
     m0 = _at(_before(np.where(relevant, above + inside / 2.0, 0.0)), top)
 
-    def log_comb(n, k):
-        return gammaln(n + 1.0) - gammaln(k + 1.0) - gammaln(n - k + 1.0)
+    def log_comb(n: np.ndarray, k: np.ndarray) -> np.ndarray:
+        log_count: np.ndarray = gammaln(n + 1.0) - gammaln(k + 1.0) - gammaln(n - k + 1.0)
+        return log_count
 
     out = np.zeros(shown.shape)
     undefined = np.zeros(shown.shape, dtype=bool)

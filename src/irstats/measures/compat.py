@@ -38,7 +38,7 @@ NORMALIZE_PARAM = Param("normalize", str, "true", choices=("true", "false"),
                         help="divide by the ideal ranking's own overlap")
 
 
-def _grades_above(j: Judgments) -> tuple[np.ndarray, np.ndarray]:
+def _grades_above(j: Judgments) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per topic: the distinct positive grades (G,) and, for each, how many qrels documents
     have a higher grade (T, G); also the number of relevant documents R per topic."""
     rel = np.asarray(j.qrels.rel)

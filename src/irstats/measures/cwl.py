@@ -67,7 +67,14 @@ def expected_utility(continuation: np.ndarray, gains: np.ndarray) -> np.ndarray:
     W(1) = 1/Σ_k Π_{j<k} C(j), W(i) = W(1)·Π_{j<i} C(j)."""
     reach = np.ones(continuation.shape)
     np.cumprod(continuation[..., :-1], axis=-1, out=reach[..., 1:])
-    return (reach * gains).sum(axis=-1) / reach.sum(axis=-1)
+    utility: np.ndarray = (reach * gains).sum(axis=-1) / reach.sum(axis=-1)
+    return utility
+
+
+def _cutoff(m: Measure) -> int:
+    """The cut-off k of a family that requires one."""
+    assert m.cutoff is not None  # the family is declared with cutoff="required"
+    return int(m.cutoff)
 
 
 def _ranks(n: int) -> np.ndarray:
@@ -91,19 +98,19 @@ def insq(j: Judgments, m: Measure) -> np.ndarray:
     return expected_utility(np.broadcast_to(continuation, gains.shape), gains)
 
 
-def _continue_unless_satisfied(j, m, base) -> np.ndarray:
+def _continue_unless_satisfied(j: Judgments, m: Measure, base: np.ndarray) -> np.ndarray:
     """NERR: the continuation ``base`` (…, n) times 1 − g(i) — a relevant document satisfies."""
     gains = cwl_gains(j, m)
     return expected_utility(base * (1.0 - gains), gains)
 
 
 def nerr8(j: Judgments, m: Measure) -> np.ndarray:
-    n, k = int(m["max_n"]), int(m.cutoff)
+    n, k = int(m["max_n"]), _cutoff(m)
     return _continue_unless_satisfied(j, m, (_ranks(n) < k).astype(np.float64))
 
 
 def nerr9(j: Judgments, m: Measure) -> np.ndarray:
-    n, k = int(m["max_n"]), int(m.cutoff)
+    n, k = int(m["max_n"]), _cutoff(m)
     i = _ranks(n)
     return _continue_unless_satisfied(j, m, np.where(i < k, i / (i + 1.0), 0.0))
 
@@ -123,13 +130,13 @@ def bpm(j: Judgments, m: Measure) -> np.ndarray:
     K = k documents (unit costs) have been read."""
     gains = cwl_gains(j, m)
     i = _ranks(gains.shape[2])
-    continuation = ((np.cumsum(gains, axis=-1) < float(m["T"])) & (i < int(m.cutoff))).astype(np.float64)
+    continuation = ((np.cumsum(gains, axis=-1) < float(m["T"])) & (i < _cutoff(m))).astype(np.float64)
     return expected_utility(continuation, gains)
 
 
 def sdcg(j: Judgments, m: Measure) -> np.ndarray:
     gains = cwl_gains(j, m)
-    k = int(m.cutoff)
+    k = _cutoff(m)
     i = _ranks(gains.shape[2])
     continuation = np.where(i < k, np.log(i + 1.0) / np.log(i + 2.0), 0.0)
     return expected_utility(np.broadcast_to(continuation, gains.shape), gains)

@@ -38,7 +38,8 @@ def _normaliser(j: Judgments, m: Measure, depths: np.ndarray | None) -> np.ndarr
     if m["norm"] != "min":
         return big_r
     # min(k, R); without a cut-off, min(n, R) with the list's own length n.
-    return np.minimum(big_r, shown(j, None) if depths is None else depth_axis(depths))
+    by: np.ndarray = np.minimum(big_r, shown(j, None) if depths is None else depth_axis(depths))
+    return by
 
 
 
@@ -60,7 +61,8 @@ def expected_blended_terms(j: Judgments, m: Measure, width: int) -> np.ndarray:
     relevant_gain = r / n * gain_above + both_in / n + np.where(n > 1, (p - 1) * (r * gain_in - both_in) / pairs, 0.0)
     ideal_cum = np.cumsum(j.qrels.ideal_gains("lin", gain_function("lin")), axis=1)
     cg_star = ideal_cum[:, np.minimum(np.arange(width), ideal_cum.shape[1] - 1)]  # (T, width)
-    return (relevant_count + beta * relevant_gain) / (j.ranks[:width] + beta * cg_star[None, :, :])
+    terms: np.ndarray = (relevant_count + beta * relevant_gain) / (j.ranks[:width] + beta * cg_star[None, :, :])
+    return terms
 
 
 register(Family("Q", "Q-measure: AP with the blended ratio (C(r) + β·cg(r))/(r + β·cg*(r)).",

@@ -16,7 +16,7 @@ relevant in the qrels); every undefined ratio (n = 0, R = 0) is 0, as in trec_ev
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
@@ -79,7 +79,8 @@ def num_q(j: Judgments, m: Measure) -> np.ndarray:
 
 
 def judged_nonrelevant_terms(j: Judgments, m: Measure, width: int) -> np.ndarray:
-    return j.head(j.judged, width) & ~j.head(j.relevant(level_of(j, m)), width)
+    judged_nonrelevant: np.ndarray = j.head(j.judged, width) & ~j.head(j.relevant(level_of(j, m)), width)
+    return judged_nonrelevant
 
 
 def unjudged_terms(j: Judgments, m: Measure, width: int) -> np.ndarray:
@@ -87,10 +88,13 @@ def unjudged_terms(j: Judgments, m: Measure, width: int) -> np.ndarray:
 
 
 def _by_min_k_r(j: Judgments, m: Measure, depths: np.ndarray | None) -> np.ndarray:
-    return np.minimum(depth_axis(depths), per_topic(j.num_relevant(level_of(j, m))))
+    assert depths is not None  # RelP's cut-off is required
+    by: np.ndarray = np.minimum(depth_axis(depths), per_topic(j.num_relevant(level_of(j, m))))
+    return by
 
 
 def _by_k(j: Judgments, m: Measure, depths: np.ndarray | None) -> np.ndarray:
+    assert depths is not None  # Unj's cut-off is required
     return depth_axis(depths)
 
 
@@ -98,8 +102,8 @@ def _by_k(j: Judgments, m: Measure, depths: np.ndarray | None) -> np.ndarray:
 _SET = ("all_trec", "set")
 
 
-def _set(name: str, description: str, kernel, trec: str, order: int, ir_measures: IrMeasuresName,
-         params=(LEVEL_PARAM,)) -> None:
+def _set(name: str, description: str, kernel: Callable[[Judgments, Measure], np.ndarray], trec: str, order: int, ir_measures: IrMeasuresName,
+         params: tuple[Param, ...] = (LEVEL_PARAM,)) -> None:
     register(Family(name, description, params, kernel=kernel, cutoff="none", ties="order_free",
                     trec_eval=(TrecEvalName(trec, name, order, nicknames=_SET),), ir_measures=ir_measures))
 
@@ -121,6 +125,7 @@ def expected_bin_g_terms(j: Judgments, m: Measure, width: int) -> np.ndarray:
     from scipy.stats import hypergeom
 
 
+    assert j.tie_start is not None and j.tie_size is not None  # tie groups: only tied lists get here
     width = min(width, j.depth)
     start = j.tie_start[:, :, :width]
     single = j.tie_size[:, :, :width] == 1
@@ -181,10 +186,11 @@ def utility(j: Judgments, m: Measure) -> np.ndarray:
     retrieved, relevant missed and non-relevant not retrieved, weighted (trec_eval utility;
     N = ``docs``, the collection's size, trec_eval's -N)."""
     c, n, r = _sizes(j, m)
-    return m["a"] * c + m["b"] * (n - c) + m["c"] * (r - c) + m["d"] * (m["docs"] + c - n - r)
+    weighted: np.ndarray = m["a"] * c + m["b"] * (n - c) + m["c"] * (r - c) + m["d"] * (m["docs"] + c - n - r)
+    return weighted
 
 
-def _made_up_utility(weights, num_rel: int, num_docs: int) -> float:
+def _made_up_utility(weights: tuple[float, float, float, float], num_rel: int, num_docs: int) -> float:
     """trec_eval's utility of its made-up ranking for a topic -c adds (TrecEvalName.made_up):
     one document retrieved, not relevant — n = 1, C = 0 — added up as m_utility.c does."""
     a, b, c, d = weights
