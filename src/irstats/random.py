@@ -55,7 +55,7 @@ def generator(seed: Seed = 0) -> np.random.Generator:
     return np.random.Generator(np.random.PCG64(0 if seed is None else int(seed)))
 
 
-def seed_label(seed) -> int | str | None:
+def seed_label(seed) -> int | str:
     """How a result records its seed: the whole number, or ``"generator"`` when a Generator
     was passed (its state is not a number one could pass again)."""
     check_seed(seed)
