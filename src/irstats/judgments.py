@@ -24,6 +24,9 @@ from irstats.errors import InputError, some, warn
 if TYPE_CHECKING:
     import polars as pl
 
+    from irstats.preference_judgments import Preferences
+    from irstats.subtopics import Subtopics
+
 UNJUDGED = -1
 PADDING = -2
 POOL_UNJUDGED = -3
@@ -194,10 +197,10 @@ class Judgments:
     tie_size: np.ndarray | None = None
     # subtopic judgments of the ranked documents (irstats.subtopics.Subtopics), when the
     # evaluation has subtopic qrels: the diversity measures read them; None otherwise
-    subtopics: object | None = None  # an irstats.subtopics.Subtopics
+    subtopics: Subtopics | None = None
     # the runs' ranking of the judged documents for the preference measures
     # (irstats.preference_judgments.Preferences), when the evaluation has preference judgments
-    preferences: object | None = None
+    preferences: Preferences | None = None
     # what was ranked away: documents outside the qrels (-J), and the cut-off depth (-M)
     judged_only: bool = False
     max_depth: int | None = None
