@@ -12,7 +12,7 @@ import polars as pl
 from irstats.errors import InputError, MeasureError, some
 from irstats.measures import FAMILIES, parse_measure
 from irstats.report.document import Items, Note, Section, Table, Text
-from irstats.report.model import Study, command_line, environment, input_files, traded
+from irstats.report.model import SectionBuilder, Study, command_line, environment, input_files, traded
 from irstats.standardize import apply_factors, fit_factors, write_factors
 from irstats.stats import compare, t_interval
 
@@ -925,7 +925,7 @@ def bayesian(study: Study) -> Section | None:
 #: sections compute, rather than last, when the report would wait for them.
 COMPUTED_FIRST = ("volatility",)
 
-STAGES = [
+STAGES: list[tuple[str, SectionBuilder]] = [
     ("collection", collection),
     ("systems", systems),
     ("risk", risk),

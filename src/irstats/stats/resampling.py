@@ -15,7 +15,7 @@ gives with the same seed. :func:`irstats.stats.pairwise` uses this.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Mapping
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -151,7 +151,7 @@ _CORES = {
 
 
 def resample_batches(kind: str, shape: tuple[int, int], n_resamples: int, rng: np.random.Generator,
-                     batch_size: int | None = None) -> list[tuple[int, dict[str, Any]]]:
+                     batch_size: int | None = None) -> list[tuple[int, Mapping[str, Any]]]:
     """The batches the core ``kind`` (``bootstrap``, ``randomization``, ``tukey``) draws for
     data of ``shape`` with ``n_resamples`` and ``batch_size``: ``(size, state of rng at the
     batch's start)`` each, ``rng`` left where the core leaves it. :func:`resample_batch`
@@ -169,7 +169,7 @@ def resample_counts(kind: str, data: np.ndarray, n_resamples: int, rng: np.rando
     return _CORES[kind].whole(data, n_resamples, rng, batch_size)
 
 
-def resample_batch(kind: str, data: np.ndarray, size: int, state: dict[str, Any]) -> Any:
+def resample_batch(kind: str, data: np.ndarray, size: int, state: Mapping[str, Any]) -> Any:
     """One batch of :func:`resample_batches`: the core run on ``size`` resamples, as one batch,
     from a Generator at ``state`` — the same draws and sums as in the whole run. Returns
     ``(t_obs, counts)`` (bootstrap), ``(T, counts)`` (randomisation) or the ranges (Tukey)."""
