@@ -449,7 +449,8 @@ def split_topics(source: str, ranges: list[tuple[int, int]], window: int = 1 << 
 
 
 def score_text(collection: "Collection", runset: "RunSet", options: "EvalOptions", system: int, data: bytes,
-               measures: list[Measure], cells: int | None = None) -> tuple[np.ndarray, dict[str, np.ndarray], set[bytes]]:
+               measures: list[Measure],
+               cells: int | None = None) -> tuple[np.ndarray, dict[str, np.ndarray], set[bytes]]:
     """Rank and score ``data``, lines of run ``system`` holding every line of their topics (a
     byte range of :func:`topic_ranges`, or a part of the run sorted by blocks), as the engine
     scores a block of a streamed run: ``(topics, {measure: values}, topics outside the qrels)``,

@@ -413,7 +413,7 @@ def build_judgments(collection: Collection, runset: RunSet, options: EvalOptions
     n_ret = np.bincount(sys_idx.astype(np.int64) * n_top + top_idx, minlength=n_sys * n_top).reshape(n_sys, n_top)
 
     tie_start = tie_size = None
-    if expected:
+    if tie_keys is not None:  # expected
         tie_start, tie_size = _tie_groups(tie_keys[rows], sys_idx, top_idx, position,
                                           grades.shape)
     if options.complete:
@@ -534,6 +534,7 @@ def stack_runs(runset: RunSet, systems: list[int], topics: tuple[str, ...], opti
         for i in irregular:
             runset.reread_carefully(systems[i])
         return stack_runs(runset, systems, topics, options, outside)
+    assert frame is not None  # runs that do not concatenate include an irregular one
     bad_score = frame.get_column("score").is_nan()
     bad_rank = frame.get_column("rank").cast(pl.Int64, strict=False).is_null() if need_rank else None
     for bad in (bad_score, bad_rank):
@@ -774,7 +775,7 @@ def _check_topics_and_tags(frame: pl.DataFrame, runset: RunSet, systems: list[in
     other_tag = frame.get_column("other_tag").fill_null(False).to_numpy()
     common = np.bincount(sys_idx[~outside], minlength=len(systems))
     collected = outside_topics is None
-    outside_topics = {} if collected else outside_topics
+    outside_topics = {} if outside_topics is None else outside_topics
     for i in np.flatnonzero((common == 0) | np.bincount(sys_idx[outside | other_tag], minlength=len(systems))):
         part, name = runset.parts[systems[i]], runset.names[systems[i]]
         rows = frame.filter(pl.col("sys") == i)
@@ -801,8 +802,8 @@ def warn_topics_outside_qrels(outside: dict[str, int]) -> None:
         warn(f"run {name!r}: {count} topic(s) not in the qrels are ignored")
     elif outside:
         counts = sorted(set(outside.values()))
-        count = str(counts[0]) if len(counts) == 1 else f"{counts[0]} to {counts[-1]}"
-        warn(f"{len(outside)} runs ({some(outside, limit=3)}): {count} topic(s) each not in the qrels are ignored")
+        counted = str(counts[0]) if len(counts) == 1 else f"{counts[0]} to {counts[-1]}"
+        warn(f"{len(outside)} runs ({some(outside, limit=3)}): {counted} topic(s) each not in the qrels are ignored")
 
 
 def _check_duplicates(frame: pl.DataFrame, rows: np.ndarray, runset: RunSet, systems: list[int],

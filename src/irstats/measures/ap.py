@@ -43,8 +43,8 @@ def _by_min_k_r(j: Judgments, m: Measure, depths: np.ndarray | None) -> np.ndarr
     return by
 
 
-_SUM_OF_PRECISIONS: dict[str, Any] = dict(terms=precision_terms, shares_terms=_same_terms, params=(LEVEL_PARAM,), ties="closed",
-                          expected_terms=expected_precision_terms)
+_SUM_OF_PRECISIONS: dict[str, Any] = dict(terms=precision_terms, shares_terms=_same_terms, params=(LEVEL_PARAM,),
+                                           ties="closed", expected_terms=expected_precision_terms)
 
 
 def expected_inferred_ap_terms(j: Judgments, m: Measure, width: int) -> np.ndarray:

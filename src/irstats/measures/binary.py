@@ -98,9 +98,10 @@ def _ideal_precision(raw: Measure, r: np.ndarray, depth: int | None) -> np.ndarr
     return ideal
 
 
-_RELEVANT: dict[str, Any] = dict(terms=relevant_terms, shares_terms=_relevant_share, params=(LEVEL_PARAM,), ties="pointwise")
+_RELEVANT: dict[str, Any] = dict(terms=relevant_terms, shares_terms=_relevant_share, params=(LEVEL_PARAM,),
+                                 ties="pointwise")
 _FIRST: dict[str, Any] = dict(shares_terms=_first_relevant_share, params=(LEVEL_PARAM,), ties="closed",
-              expected_terms=expected_first_relevant_terms)
+                              expected_terms=expected_first_relevant_terms)
 
 #: trec_eval's counts: in its official measures and the set measures' nickname.
 _COUNTED = ("official", "all_trec", "set")

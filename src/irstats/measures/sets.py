@@ -102,8 +102,8 @@ def _by_k(j: Judgments, m: Measure, depths: np.ndarray | None) -> np.ndarray:
 _SET = ("all_trec", "set")
 
 
-def _set(name: str, description: str, kernel: Callable[[Judgments, Measure], np.ndarray], trec: str, order: int, ir_measures: IrMeasuresName,
-         params: tuple[Param, ...] = (LEVEL_PARAM,)) -> None:
+def _set(name: str, description: str, kernel: Callable[[Judgments, Measure], np.ndarray], trec: str, order: int,
+         ir_measures: IrMeasuresName, params: tuple[Param, ...] = (LEVEL_PARAM,)) -> None:
     register(Family(name, description, params, kernel=kernel, cutoff="none", ties="order_free",
                     trec_eval=(TrecEvalName(trec, name, order, nicknames=_SET),), ir_measures=ir_measures))
 

@@ -328,7 +328,8 @@ def check_rope(value: object) -> float:
     return rope
 
 
-def _ropes(rope: float | Mapping[str, float] | None, matrices: Mapping[str, ScoreMatrix]) -> tuple[dict[str, float], tuple[str, ...]]:
+def _ropes(rope: float | Mapping[str, float] | None,
+           matrices: Mapping[str, ScoreMatrix]) -> tuple[dict[str, float], tuple[str, ...]]:
     """Each measure's ROPE (``rope``: None for the defaults, a number for all, or a mapping by
     measure) and the measures that got the default."""
     if isinstance(rope, Mapping):

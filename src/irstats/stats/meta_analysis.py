@@ -90,7 +90,8 @@ def paule_mandel_tau2(effects: np.ndarray, variances: np.ndarray) -> float:
     return float(brentq(excess, 0.0, high, xtol=1e-300, rtol=1e-15, maxiter=500))
 
 
-def pool(effects: npt.ArrayLike, variances: npt.ArrayLike, confidence: float = 0.95, hartung_knapp: bool = False) -> Pooled:
+def pool(effects: npt.ArrayLike, variances: npt.ArrayLike, confidence: float = 0.95,
+         hartung_knapp: bool = False) -> Pooled:
     """Fixed- and random-effects estimates of effects ``effects`` with variances
     ``variances`` (one per collection; see the module's docstring)."""
     from scipy import stats
@@ -245,7 +246,8 @@ def _per_collection(value: object, role: str, names: tuple[str, ...]) -> dict[st
 
 
 def meta_analysis(collections: Mapping[str, Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix] | ScoreMatrix],
-                  system: str | Mapping[str, str], baseline: str | Mapping[str, str], measures: str | Sequence[str] | None = None, *,
+                  system: str | Mapping[str, str], baseline: str | Mapping[str, str],
+                  measures: str | Sequence[str] | None = None, *,
                   effect: str = "md", confidence: float = 0.95, hartung_knapp: bool = False,
                   per_collection: bool = False) -> MetaAnalysis:
     """Pool the effect of ``system`` over ``baseline`` across ``collections`` (name → the

@@ -167,7 +167,8 @@ def ppi_mean_rows(Y: npt.ArrayLike, Yhat: npt.ArrayLike, Yhat_unlabeled: npt.Arr
                    keep(gold_se), keep(auto_estimate), n.astype(np.int64), N.astype(np.int64), keep(n_effective))
 
 
-def ppi_mean(Y: npt.ArrayLike, Yhat: npt.ArrayLike, Yhat_unlabeled: npt.ArrayLike, *, alpha: float = 0.05, lam: float | None = None) -> PPIMean:
+def ppi_mean(Y: npt.ArrayLike, Yhat: npt.ArrayLike, Yhat_unlabeled: npt.ArrayLike, *, alpha: float = 0.05,
+             lam: float | None = None) -> PPIMean:
     """The prediction-powered mean of one system: :func:`ppi_mean_rows` on one row.
 
     >>> m = ppi_mean([0.5, 0.7, 0.2], [0.6, 0.8, 0.2], [0.4, 0.9, 0.3, 0.5], lam=1)
