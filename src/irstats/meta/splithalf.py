@@ -285,7 +285,7 @@ class SplitHalfResult(Result):
         note = "paired comparisons (Δ = a − b on the same halvings)"
         if paired:
             return FrameResult(pairs, f"{self.header}\n{note}", summary_columns=True, label="tab:splithalf-pairs")
-        more = ()
+        more: tuple[FrameResult, ...] = ()
         if comparisons and pairs.height:
             more = (FrameResult(pairs.select("measure_a", "method_a", "measure_b", "method_b", "mean_delta",
                                              "share_positive", "t", "p"), note, summary_columns=True,
