@@ -328,6 +328,7 @@ class RunPart:
         64 KiB is read by the careful reader instead (and ``careful`` becomes True)."""
         if self.frame is not None:
             return self.frame.lazy()
+        assert self.separator is not None  # a part without a frame is a file in the plain layout
         text = as_text(read_bytes(self.source), self.source)
         if fast_separator(text) != self.separator:
             self.frame = parse_run_lines(text_lines(text, self.source), self.source)[1]
