@@ -145,7 +145,7 @@ class SplitHalfResult(Result):
     low: dict[str, LowScoreShare] = field(default_factory=dict)
     fixed: dict[str, np.ndarray] = field(default_factory=dict)
     difficulty: dict | None = None
-    seed: int | None = 0
+    seed: Seed = 0  # as given (a Generator too), or the splits' recorded seed
     tie_rtol: float = DEFAULT_TIE_RTOL
     skipna: bool = False
     nan_policy: str = "raise"
