@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import itertools
 import threading
-from typing import Callable
+from typing import Callable, Literal
 
 _depth = 0  # nesting of deferred blocks in the main thread
 _held: Callable[[], None] | None = None  # the delivery of an interrupt that came inside one
@@ -48,7 +48,7 @@ class deferred:
             _depth += 1
         return self
 
-    def __exit__(self, kind, value, traceback) -> bool:
+    def __exit__(self, kind, value, traceback) -> Literal[False]:
         global _depth, _held
         if self._counted:
             _depth -= 1

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from functools import cached_property
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, Protocol
 
 import numpy as np
 
@@ -26,10 +26,16 @@ if TYPE_CHECKING:
     from irstats.judgments import Judgments
 
 
+class _FactsType(Protocol):
+    """A facts class: built from the judgments as read, over a topic axis."""
+
+    def build(self, frame: pl.DataFrame, topic_keys: tuple[str, ...]) -> AxisFacts: ...
+
+
 class Read:
     """Judgments as read (``frame``), with their facts over each topic axis (``facts_type``)."""
 
-    facts_type: ClassVar[type]
+    facts_type: ClassVar[_FactsType]
 
     def __init__(self, frame: pl.DataFrame):
         self.frame = frame

@@ -12,7 +12,7 @@ import zlib
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable, Hashable, TypeVar
 
 import numpy as np
 
@@ -43,6 +43,10 @@ if TYPE_CHECKING:
     import polars as pl
 
 ORDERS = ("score", "rank", "file")
+
+#: What a memoised computation gives (Collection.memo).
+_T = TypeVar("_T")
+
 #: How documents of equal score (equal rank under "rank" order) are ordered: EvalOptions.ties.
 TIES = ("docno", "file", "expected")
 
@@ -223,7 +227,7 @@ class Collection:
             return self.arrays.docnos
         return self.qrels.get_column("docno").str.join("\n").item().encode("latin-1")
 
-    def memo(self, key, compute):
+    def memo(self, key: Hashable, compute: Callable[[], _T]) -> _T:
         """What ``compute()`` gives, kept for this collection under ``key`` (the qrels' derived
         indexes: facts, the join index, the compiled path's hash table)."""
         if key not in self.cache:
@@ -324,6 +328,7 @@ class RunPart:
         64 KiB is read by the careful reader instead (and ``careful`` becomes True)."""
         if self.frame is not None:
             return self.frame.lazy()
+        assert self.separator is not None  # a part without a frame is a file in the plain layout
         text = as_text(read_bytes(self.source), self.source)
         if fast_separator(text) != self.separator:
             self.frame = parse_run_lines(text_lines(text, self.source), self.source)[1]

@@ -19,13 +19,15 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterator
+from io import BufferedIOBase
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 import numpy as np
 
 if TYPE_CHECKING:
     from irstats.collection import Collection, EvalOptions, RunSet
     from irstats.judgments import Judgments
+    from irstats.measures.registry import Measure
 
 from irstats import extension
 from irstats.extension import available
@@ -64,13 +66,13 @@ def _eligible(runset: "RunSet", systems: list[int], options: "EvalOptions") -> b
     return all(runset.parts[i].frame is None and runset.parts[i].separator is not None for i in systems)
 
 
-def qrels_table(collection: "Collection", options: "EvalOptions"):
+def qrels_table(collection: "Collection", options: "EvalOptions") -> Any:
     """The qrels as a C hash table, with the engine's grade codes (cached on the collection);
     None when the compiled path cannot take these qrels."""
     return collection.memo(("ingest_table", options.negative_rel), lambda: _build_table(collection, options))
 
 
-def _build_table(collection: "Collection", options: "EvalOptions"):
+def _build_table(collection: "Collection", options: "EvalOptions") -> Any:
     from irstats.judgments import POOL_UNJUDGED, _qrels_columns
 
     try:
@@ -88,7 +90,7 @@ def _build_table(collection: "Collection", options: "EvalOptions"):
         return None
 
 
-def _rank_file(table, source: str, tag: bytes, options: "EvalOptions"):
+def _rank_file(table: Any, source: str, tag: bytes, options: "EvalOptions") -> Any:
     from irstats.io.trec import read_bytes
 
     depth = -1 if options.depth is None else int(options.depth)
@@ -114,7 +116,7 @@ def compiled_judgments(collection: "Collection", runset: "RunSet", options: "Eva
     except UnicodeEncodeError:
         return None
     n_top = len(collection.topic_keys)
-    def rank(k: int):
+    def rank(k: int) -> Any:
         return _rank_file(table, runset.parts[systems[k]].source, tags[k], options)
 
     if len(systems) == 1:  # one run: no thread pool to import and start
@@ -272,7 +274,7 @@ def _rank_blocks(collection: "Collection", runset: "RunSet", options: "EvalOptio
     depth = -1 if options.depth is None else int(options.depth)
     dtype = grade_dtype(collection.max_code)
 
-    def rank_next():
+    def rank_next() -> Any:
         data = next(blocks, None)
         if data is None:
             return None
@@ -334,7 +336,7 @@ def _score_blocks(collection: "Collection", runset: "RunSet", options: "EvalOpti
                                            ranked.width)
 
 
-def _open_text(source: str):
+def _open_text(source: str) -> BufferedIOBase:
     """The run file for reading a block at a time (decompressed as it is read, if gzip)."""
     import gzip
 
@@ -407,7 +409,7 @@ def topic_ranges(source: str, size: int, block_bytes: int | None = None) -> list
     return list(zip(cuts[:-1], cuts[1:]))
 
 
-def _next_topic_start(fh, position: int) -> int | None:
+def _next_topic_start(fh: BufferedIOBase, position: int) -> int | None:
     """Where, after ``position``, the first line of a topic begins whose previous line is another
     topic's (blank lines skipped, fields split at ASCII whitespace as the C reader splits); None
     when the file ends first."""
@@ -447,7 +449,8 @@ def split_topics(source: str, ranges: list[tuple[int, int]], window: int = 1 << 
 
 
 def score_text(collection: "Collection", runset: "RunSet", options: "EvalOptions", system: int, data: bytes,
-               measures: list, cells: int | None = None) -> tuple[np.ndarray, dict[str, np.ndarray], set[bytes]]:
+               measures: list[Measure],
+               cells: int | None = None) -> tuple[np.ndarray, dict[str, np.ndarray], set[bytes]]:
     """Rank and score ``data``, lines of run ``system`` holding every line of their topics (a
     byte range of :func:`topic_ranges`, or a part of the run sorted by blocks), as the engine
     scores a block of a streamed run: ``(topics, {measure: values}, topics outside the qrels)``,
@@ -496,7 +499,7 @@ def score_text(collection: "Collection", runset: "RunSet", options: "EvalOptions
 
 
 def score_lists(collection: "Collection", runset: "RunSet", options: "EvalOptions", system: int,
-                topics: np.ndarray, measures: list) -> dict[str, np.ndarray]:
+                topics: np.ndarray, measures: list[Measure]) -> dict[str, np.ndarray]:
     """The scores of empty lists of run ``system`` on the qrels topics at ``topics``: what
     ``complete`` (-c) gives the topics a run lacks, a block of :data:`BLOCK_CELLS` at a time."""
     from irstats.measures.common import widest_first
@@ -541,7 +544,7 @@ def sorted_parts(source: str, size: int, folder: str) -> Iterator[str]:
     yield from _deal(lambda: _file_blocks(source), size, folder, seed=0)
 
 
-def _deal(blocks, size: int, folder: str, seed: int) -> Iterator[str]:
+def _deal(blocks: Callable[[], Iterable[bytes]], size: int, folder: str, seed: int) -> Iterator[str]:
     """Deal the lines of ``blocks()`` (about ``size`` bytes) into parts by a hash of their topic
     and ``seed``, and yield each part's path; a part larger than :data:`PART_BLOCKS` blocks is
     dealt again (``seed + 1``, into a folder beside it) unless it holds every line dealt (one
@@ -589,7 +592,7 @@ class _QrelsLines:
     """The qrels lines grouped by topic (kept per collection and options), to make the facts of
     a block of topics without a pass over every line."""
 
-    def __init__(self, whole):
+    def __init__(self, whole: QrelsFacts) -> None:
         self.whole = whole
         self.order = np.argsort(whole.topic_index, kind="stable")
         self.start = np.concatenate(([0], np.cumsum(np.bincount(whole.topic_index, minlength=whole.n_topics))))
@@ -601,7 +604,7 @@ class _QrelsLines:
         whole = qrels_facts(collection, options)
         return collection.memo(("qrels lines by topic", id(whole)), lambda: cls(whole))
 
-    def facts(self, topics: np.ndarray):
+    def facts(self, topics: np.ndarray) -> _BlockFacts:
         """The facts of the topics at ``topics``, numbered 0 … len(topics) − 1 in that order."""
         counts = self.start[topics + 1] - self.start[topics]
         total = int(counts.sum())
@@ -620,4 +623,5 @@ class _BlockFacts(QrelsFacts):
 
     @property
     def gain_top(self) -> int | float:
+        assert self.whole is not None  # always given: the default only follows the inherited fields
         return self.whole.gain_top

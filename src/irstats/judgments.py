@@ -24,6 +24,9 @@ from irstats.errors import InputError, some, warn
 if TYPE_CHECKING:
     import polars as pl
 
+    from irstats.preference_judgments import Preferences
+    from irstats.subtopics import Subtopics
+
 UNJUDGED = -1
 PADDING = -2
 POOL_UNJUDGED = -3
@@ -194,10 +197,10 @@ class Judgments:
     tie_size: np.ndarray | None = None
     # subtopic judgments of the ranked documents (irstats.subtopics.Subtopics), when the
     # evaluation has subtopic qrels: the diversity measures read them; None otherwise
-    subtopics: object | None = None  # an irstats.subtopics.Subtopics
+    subtopics: Subtopics | None = None
     # the runs' ranking of the judged documents for the preference measures
     # (irstats.preference_judgments.Preferences), when the evaluation has preference judgments
-    preferences: object | None = None
+    preferences: Preferences | None = None
     # what was ranked away: documents outside the qrels (-J), and the cut-off depth (-M)
     judged_only: bool = False
     max_depth: int | None = None
@@ -271,7 +274,7 @@ class Judgments:
         """Mask of ranked documents whose qrels grade is negative (in the pool, not judged)."""
         return self.grades == POOL_UNJUDGED
 
-    def relevant(self, level: int | None = None) -> np.ndarray:
+    def relevant(self, level: int | float | None = None) -> np.ndarray:
         """Mask of ranked documents with grade >= level (the run's ℓ by default)."""
         level = self.rel_level if level is None else level
         key = ("rel", level)
@@ -280,7 +283,7 @@ class Judgments:
             self._cache[key] = self.grades >= max(self.qrels.level_code(level), 0)
         return self._cache[key]
 
-    def cum_relevant(self, level: int | None = None) -> np.ndarray:
+    def cum_relevant(self, level: int | float | None = None) -> np.ndarray:
         """C(i): relevant documents at ranks 1..i, along the rank axis (int32)."""
         level = self.rel_level if level is None else level
         key = ("C", level)
@@ -288,11 +291,11 @@ class Judgments:
             self._cache[key] = np.cumsum(self.relevant(level), axis=2, dtype=np.int32)
         return self._cache[key]
 
-    def num_relevant(self, level: int | None = None) -> np.ndarray:
+    def num_relevant(self, level: int | float | None = None) -> np.ndarray:
         """R per topic, shape (T,)."""
         return self.qrels.num_relevant(self.rel_level if level is None else level)
 
-    def num_nonrelevant(self, level: int | None = None) -> np.ndarray:
+    def num_nonrelevant(self, level: int | float | None = None) -> np.ndarray:
         """N per topic, shape (T,)."""
         return self.qrels.num_nonrelevant(self.rel_level if level is None else level)
 
@@ -410,7 +413,7 @@ def build_judgments(collection: Collection, runset: RunSet, options: EvalOptions
     n_ret = np.bincount(sys_idx.astype(np.int64) * n_top + top_idx, minlength=n_sys * n_top).reshape(n_sys, n_top)
 
     tie_start = tie_size = None
-    if expected:
+    if tie_keys is not None:  # expected
         tie_start, tie_size = _tie_groups(tie_keys[rows], sys_idx, top_idx, position,
                                           grades.shape)
     if options.complete:
@@ -531,6 +534,7 @@ def stack_runs(runset: RunSet, systems: list[int], topics: tuple[str, ...], opti
         for i in irregular:
             runset.reread_carefully(systems[i])
         return stack_runs(runset, systems, topics, options, outside)
+    assert frame is not None  # runs that do not concatenate include an irregular one
     bad_score = frame.get_column("score").is_nan()
     bad_rank = frame.get_column("rank").cast(pl.Int64, strict=False).is_null() if need_rank else None
     for bad in (bad_score, bad_rank):
@@ -771,7 +775,7 @@ def _check_topics_and_tags(frame: pl.DataFrame, runset: RunSet, systems: list[in
     other_tag = frame.get_column("other_tag").fill_null(False).to_numpy()
     common = np.bincount(sys_idx[~outside], minlength=len(systems))
     collected = outside_topics is None
-    outside_topics = {} if collected else outside_topics
+    outside_topics = {} if outside_topics is None else outside_topics
     for i in np.flatnonzero((common == 0) | np.bincount(sys_idx[outside | other_tag], minlength=len(systems))):
         part, name = runset.parts[systems[i]], runset.names[systems[i]]
         rows = frame.filter(pl.col("sys") == i)
@@ -798,8 +802,8 @@ def warn_topics_outside_qrels(outside: dict[str, int]) -> None:
         warn(f"run {name!r}: {count} topic(s) not in the qrels are ignored")
     elif outside:
         counts = sorted(set(outside.values()))
-        count = str(counts[0]) if len(counts) == 1 else f"{counts[0]} to {counts[-1]}"
-        warn(f"{len(outside)} runs ({some(outside, limit=3)}): {count} topic(s) each not in the qrels are ignored")
+        counted = str(counts[0]) if len(counts) == 1 else f"{counts[0]} to {counts[-1]}"
+        warn(f"{len(outside)} runs ({some(outside, limit=3)}): {counted} topic(s) each not in the qrels are ignored")
 
 
 def _check_duplicates(frame: pl.DataFrame, rows: np.ndarray, runset: RunSet, systems: list[int],

@@ -110,6 +110,8 @@ class Preferences(RankedRuns):
     """The ranking of a tensor's runs for the preference measures (``Judgments.preferences``):
     the facts and, made on first use, :attr:`ranked` (:meth:`PreferenceFacts.ranked`)."""
 
+    facts: PreferenceFacts  # for type checkers: the facts it is made with are preference facts
+
 
 @dataclass(eq=False)
 class PreferenceFacts(AxisFacts):

@@ -8,6 +8,8 @@ same seed gives the same numbers in every experiment, whatever the batch size.
 
 from __future__ import annotations
 
+from typing import Any, Mapping
+
 import numpy as np
 
 from irstats.errors import ArgumentError, ArgumentTypeError
@@ -55,7 +57,7 @@ def generator(seed: Seed = 0) -> np.random.Generator:
     return np.random.Generator(np.random.PCG64(0 if seed is None else int(seed)))
 
 
-def seed_label(seed) -> int | str | None:
+def seed_label(seed) -> int | str:
     """How a result records its seed: the whole number, or ``"generator"`` when a Generator
     was passed (its state is not a number one could pass again)."""
     check_seed(seed)
@@ -64,7 +66,7 @@ def seed_label(seed) -> int | str | None:
     return 0 if seed is None else int(seed)
 
 
-def at_state(state: dict) -> np.random.Generator:
+def at_state(state: Mapping[str, Any]) -> np.random.Generator:
     """A Generator whose bit generator is in ``state`` (a ``bit_generator.state`` dict): it
     draws exactly what the Generator that had that state drew next.
 
@@ -77,7 +79,7 @@ def at_state(state: dict) -> np.random.Generator:
     return np.random.Generator(bit_generator)
 
 
-def batch_states(rng: np.random.Generator, sizes, draw) -> list[tuple[int, dict]]:
+def batch_states(rng: np.random.Generator, sizes, draw) -> list[tuple[int, Mapping[str, Any]]]:
     """Where each batch of a batched random procedure starts: ``(size, state)`` per batch.
 
     ``draw(rng, size)`` makes exactly the draws the procedure makes for a batch of ``size``

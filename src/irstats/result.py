@@ -80,7 +80,9 @@ class Result:
 
         options = options or TableOptions()
         digits = self.DIGITS if digits is None else digits
-        table = self.display_table(digits, markers=options.markers) if self.MARKERS else self.display_table(digits)
+        # MARKERS: the subclass's display_table takes markers= (stats.compare.Comparison)
+        table = (self.display_table(digits, markers=options.markers)  # type: ignore[call-arg]
+                 if self.MARKERS else self.display_table(digits))
         if options.names and table.keys is not None:
             known = [k for k in dict.fromkeys((*table.keys, *self._systems())) if k is not None]
             unknown = [n for n in options.names if n not in known]

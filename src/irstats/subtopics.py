@@ -83,6 +83,8 @@ class Subtopics(RankedRuns):
     :meth:`SubtopicFacts.ranked`, the engine's ranking of the same runs against
     :meth:`SubtopicFacts.numbered`."""
 
+    facts: SubtopicFacts  # for type checkers: the facts it is made with are subtopic facts
+
 
 @dataclass(eq=False)
 class SubtopicFacts(AxisFacts):

@@ -254,7 +254,7 @@ class PoolSimulation:
         return self._cache["original"]
 
     # ------------------------------------------------------------------ pool facts
-    def r_k(self, depths: Sequence[int] | np.ndarray, level: int | None = None) -> np.ndarray:
+    def r_k(self, depths: Sequence[int] | np.ndarray, level: int | float | None = None) -> np.ndarray:
         """R_k per topic of the simulated qrels and per depth: shape (topics, len(depths)).
 
         R_k = relevant (grade ≥ ``level``, default the options' ℓ) qrels documents that

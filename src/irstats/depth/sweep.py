@@ -189,7 +189,7 @@ def condense(judgments: Judgments) -> Judgments:
 # ----------------------------------------------------------------------------- values
 
 def _sweep_values(j: Judgments, sm: SweptMeasure, depths: np.ndarray,
-                  r_k: Callable[[np.ndarray, int], np.ndarray] | None) -> np.ndarray:
+                  r_k: Callable[[np.ndarray, int | float], np.ndarray] | None) -> np.ndarray:
     """Per-topic values of one measure at every depth: (systems, topics, depths).
 
     Each family's own declaration gives them (:meth:`irstats.measures.Family.values`): its
@@ -329,7 +329,7 @@ TRAJECTORY_SCHEMA = {"system": pl.String, "measure": pl.String, "form": pl.Strin
 
 def sweep_judgments(judgments: Judgments, measures: Iterable[str | SweptMeasure] = DEFAULT_SWEEP_MEASURES,
                     depths=None, *, forms: Sequence[str] = UNJUDGED_FORMS,
-                    r_k: Callable[[np.ndarray, int], np.ndarray] | None = None, pool_depth: int | None = None,
+                    r_k: Callable[[np.ndarray, int | float], np.ndarray] | None = None, pool_depth: int | None = None,
                     contributing: Sequence[str] | None = None, options: EvalOptions | None = None,
                     per_topic: bool = True, progress: Progress = None) -> DepthSweep:
     """Sweep the measures over depth on one judgments tensor (unjudged documents as −1).

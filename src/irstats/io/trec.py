@@ -16,7 +16,7 @@ import stat
 import sys
 import zlib
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Sequence, Union
+from typing import TYPE_CHECKING, Iterable, Sequence, Union, cast
 
 from irstats.errors import ArgumentError, ArgumentTypeError, InputError, ResourceError, warn
 from irstats.io.shapes import _is_frame  # (shapes sits below this module)
@@ -300,7 +300,7 @@ def _grades(text: pl.Series) -> pl.Series:
     real = text.cast(pl.Float64, strict=False)
     real = pl.select(pl.when(real.is_finite()).then(real)).to_series().alias(text.name)
     integral = real.is_null() | (real.floor() == real)
-    largest = real.abs().max()  # None when no value is a number
+    largest = cast("float | None", real.abs().max())  # None when no value is a number
     if integral.all() and (largest is None or largest <= 2.0 ** 53):  # whole and exact as Int64
         return real.cast(pl.Int64)
     return real
@@ -367,9 +367,9 @@ def qrels_from_frame(frame) -> pl.DataFrame:
     out = pl.DataFrame([ids(frame.get_column("topic")), ids(frame.get_column("docno")), grades.alias("rel")])
     dup = out.select(pl.struct("topic", "docno").is_duplicated()).to_series()
     if dup.any():
-        row = out.filter(dup).row(0, named=True)
-        raise ArgumentError(f"qrels DataFrame: duplicate judgment for topic {row['topic']!r}, document "
-                            f"{row['docno']!r}", argument="qrels")
+        first = out.filter(dup).row(0, named=True)
+        raise ArgumentError(f"qrels DataFrame: duplicate judgment for topic {first['topic']!r}, document "
+                            f"{first['docno']!r}", argument="qrels")
     return out.sort(["topic", "docno"])
 
 

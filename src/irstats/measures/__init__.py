@@ -7,7 +7,8 @@ family is adding one file here (docs/design.md, "Measures").
 import importlib
 import pkgutil
 
-from irstats.measures.registry import FAMILIES, Family, Measure, Param, canonical_name, parse_measure
+from irstats.measures.params import Param
+from irstats.measures.registry import FAMILIES, Family, Measure, canonical_name, parse_measure
 
 _NOT_FAMILIES = {"registry", "common"}
 for _module in sorted(m.name for m in pkgutil.iter_modules(__path__)):

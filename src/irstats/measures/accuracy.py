@@ -22,13 +22,19 @@ some ordering leaves no pair.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from irstats.measures.common import LEVEL_PARAM, level_of
 from irstats.measures.registry import Family, IrMeasuresName, register
 
+if TYPE_CHECKING:  # pragma: no cover
+    from irstats.judgments import Judgments
+    from irstats.measures.registry import Measure
 
-def _split(j, m) -> tuple[np.ndarray, np.ndarray, int]:
+
+def _split(j: Judgments, m: Measure) -> tuple[np.ndarray, np.ndarray, int]:
     """Relevant and non-relevant masks over the ranks 1..min(k, K) inside each list (S, T, K),
     and the evaluated width min(k, K)."""
     width = j.depth if m.cutoff is None else min(int(m.cutoff), j.depth)
@@ -48,14 +54,14 @@ def _at(running: np.ndarray, place: np.ndarray) -> np.ndarray:
     return np.take_along_axis(running, place[:, :, None], axis=2)[:, :, 0]
 
 
-def _share(misordered, relevant, nonrelevant) -> np.ndarray:
+def _share(misordered: np.ndarray, relevant: np.ndarray, nonrelevant: np.ndarray) -> np.ndarray:
     """1 − M/(K·N), as ir_measures writes it; NaN where K·N = 0."""
     pairs = relevant * nonrelevant
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(pairs > 0, 1.0 - misordered / np.where(pairs > 0, pairs, 1.0), np.nan)
 
 
-def accuracy(j, m) -> np.ndarray:
+def accuracy(j: Judgments, m: Measure) -> np.ndarray:
     relevant, nonrelevant, width = _split(j, m)
     relevant, nonrelevant = relevant[:, :, :width], nonrelevant[:, :, :width]
     above = np.cumsum(nonrelevant, axis=2, dtype=np.int64) - nonrelevant
@@ -63,13 +69,14 @@ def accuracy(j, m) -> np.ndarray:
     return _share(misordered, relevant.sum(axis=2), nonrelevant.sum(axis=2).astype(np.float64))
 
 
-def expected_accuracy(j, m) -> np.ndarray:
+def expected_accuracy(j: Judgments, m: Measure) -> np.ndarray:
     """E[Accuracy] over every ordering of the tied documents (see the module's docstring)."""
     from scipy.special import gammaln
 
     from irstats.measures.ties import group_counts
 
     relevant, nonrelevant, width = _split(j, m)
+    assert j.tie_start is not None and j.tie_size is not None  # tie groups: only tied lists get here
     shown = np.minimum(j.n_ret, width)  # the places evaluated, (S, T)
     last = np.maximum(shown - 1, 0)
     start, size = _at(j.tie_start, last), _at(j.tie_size, last)
@@ -84,8 +91,9 @@ def expected_accuracy(j, m) -> np.ndarray:
     inside, above = group_counts(j, nonrelevant, j.depth)
     m0 = _at(_before(np.where(relevant, above + inside / 2.0, 0.0)), top)
 
-    def log_comb(n, k):
-        return gammaln(n + 1.0) - gammaln(k + 1.0) - gammaln(n - k + 1.0)
+    def log_comb(n: np.ndarray, k: np.ndarray) -> np.ndarray:
+        log_count: np.ndarray = gammaln(n + 1.0) - gammaln(k + 1.0) - gammaln(n - k + 1.0)
+        return log_count
 
     out = np.zeros(shown.shape)
     undefined = np.zeros(shown.shape, dtype=bool)

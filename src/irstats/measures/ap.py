@@ -7,6 +7,8 @@ raw and R-normalised forms (§4.7).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any, Hashable
+
 import numpy as np
 
 from irstats.measures.common import LEVEL_PARAM, depth_axis, level_of, per_topic
@@ -14,8 +16,12 @@ from irstats.measures.registry import (OFFICIAL, TREC_CUTS, Family, IrMeasuresNa
                                       register)
 from irstats.measures.ties import _log_comb, expected_precision_terms, group_counts
 
+if TYPE_CHECKING:  # pragma: no cover
+    from irstats.judgments import Judgments
+    from irstats.measures.registry import Measure
 
-def precision_terms(j, m, width: int) -> np.ndarray:
+
+def precision_terms(j: Judgments, m: Measure, width: int) -> np.ndarray:
     """b_i·C(i)/i for the first ``width`` ranks: precision at each relevant rank, else 0."""
     level = level_of(j, m)
     rel = j.head(j.relevant(level), width)
@@ -23,23 +29,25 @@ def precision_terms(j, m, width: int) -> np.ndarray:
     return np.where(rel, cum / j.ranks[:width], 0.0)
 
 
-def _same_terms(j, m):
+def _same_terms(j: Judgments, m: Measure) -> Hashable:
     return ("sum of precisions", level_of(j, m))
 
 
-def _by_r(j, m, depths):
+def _by_r(j: Judgments, m: Measure, depths: np.ndarray | None) -> np.ndarray:
     return per_topic(j.num_relevant(level_of(j, m)))
 
 
-def _by_min_k_r(j, m, depths):
-    return np.minimum(depth_axis(depths), _by_r(j, m, depths))
+def _by_min_k_r(j: Judgments, m: Measure, depths: np.ndarray | None) -> np.ndarray:
+    assert depths is not None  # the families divided by min(k, R) require a cut-off
+    by: np.ndarray = np.minimum(depth_axis(depths), _by_r(j, m, depths))
+    return by
 
 
-_SUM_OF_PRECISIONS = dict(terms=precision_terms, shares_terms=_same_terms, params=(LEVEL_PARAM,), ties="closed",
-                          expected_terms=expected_precision_terms)
+_SUM_OF_PRECISIONS: dict[str, Any] = dict(terms=precision_terms, shares_terms=_same_terms, params=(LEVEL_PARAM,),
+                                           ties="closed", expected_terms=expected_precision_terms)
 
 
-def expected_inferred_ap_terms(j, m, width: int) -> np.ndarray:
+def expected_inferred_ap_terms(j: Judgments, m: Measure, width: int) -> np.ndarray:
     """infAP's expected terms. Its term at a relevant rank i is 1/i + ((c + q + u)/i)·((c + ε)/(c + q
     + 2ε)) with c relevant, q judged non-relevant and u pool-unjudged documents above i: a ratio,
     so the counts' joint distribution is needed. Counts above i's group are fixed; inside it (n
@@ -48,6 +56,7 @@ def expected_inferred_ap_terms(j, m, width: int) -> np.ndarray:
     x relevant and y judged non-relevant are multivariate hypergeometric, and given them the
     pool-unjudged count is linear in the term, so its conditional mean (p − 1 − x − y)·v/o
     enters directly."""
+    assert j.tie_start is not None and j.tie_size is not None  # expected terms are asked for tied lists only
     width = min(width, j.depth)
     start = j.tie_start[:, :, :width]
     single = j.tie_size[:, :, :width] == 1
@@ -97,7 +106,7 @@ register(Family("SP", "Sum of precisions at the relevant ranks (un-normalised AP
 INFAP_EPSILON = 1e-5
 
 
-def inferred_ap_terms(j, m, width: int) -> np.ndarray:
+def inferred_ap_terms(j: Judgments, m: Measure, width: int) -> np.ndarray:
     """infAP's term at each judged relevant rank i (1-based; Yilmaz & Aslam, CIKM 2006, as
     trec_eval's m_infap.c): 1 at rank 1, else 1/i + ((i−1)/i)·(p/(i−1))·((c + ε)/(c + q + 2ε)),
     with c relevant and q judged non-relevant documents above, p = c + q + pool-unjudged ones

@@ -3,59 +3,68 @@ and the counts (METHODS.md §2.1, 2.2, 2.4, 2.10)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any, Hashable
+
 import numpy as np
 
 from irstats.measures.common import LEVEL_PARAM, depth_axis, level_of, per_topic, safe_divide, shown
-from irstats.measures.registry import (OFFICIAL, TREC_CUTS, Family, IrMeasuresName, Param, RNormalisation,
+from irstats.measures.params import Param
+from irstats.measures.registry import (OFFICIAL, TREC_CUTS, Family, IrMeasuresName, RNormalisation,
                                       TrecEvalName, register)
 from irstats.measures.ties import (expected_first_relevant_terms, expected_r_precision,
                                    expected_reciprocal_rank_terms)
 
+if TYPE_CHECKING:  # pragma: no cover
+    from irstats.judgments import Judgments
+    from irstats.measures.registry import Measure
 
-def relevant_terms(j, m, width: int) -> np.ndarray:
+
+def relevant_terms(j: Judgments, m: Measure, width: int) -> np.ndarray:
     """1 at a relevant rank, else 0: their sum to depth k is C(k)."""
     return j.head(j.relevant(level_of(j, m)), width)
 
 
-def first_relevant_terms(j, m, width: int) -> np.ndarray:
+def first_relevant_terms(j: Judgments, m: Measure, width: int) -> np.ndarray:
     """1 at the first relevant rank, else 0: their sum to depth k says whether one is inside k."""
     level = level_of(j, m)
-    return j.head(j.relevant(level), width) & (j.head(j.cum_relevant(level), width) == 1)
+    first: np.ndarray = j.head(j.relevant(level), width) & (j.head(j.cum_relevant(level), width) == 1)
+    return first
 
 
-def reciprocal_rank_terms(j, m, width: int) -> np.ndarray:
+def reciprocal_rank_terms(j: Judgments, m: Measure, width: int) -> np.ndarray:
     """1/i at the first relevant rank i, else 0."""
     return np.where(first_relevant_terms(j, m, width), 1.0 / j.ranks[:width], 0.0)
 
 
-def judged_terms(j, m, width: int) -> np.ndarray:
+def judged_terms(j: Judgments, m: Measure, width: int) -> np.ndarray:
     return j.head(j.judged, width)
 
 
-def _relevant_share(j, m):
+def _relevant_share(j: Judgments, m: Measure) -> Hashable:
     return ("relevant", level_of(j, m))
 
 
-def _first_relevant_share(j, m):
+def _first_relevant_share(j: Judgments, m: Measure) -> Hashable:
     return ("first relevant", level_of(j, m))
 
 
-def _by_k(j, m, depths):
+def _by_k(j: Judgments, m: Measure, depths: np.ndarray | None) -> np.ndarray:
     # The denominator stays k even when the list is shorter (m_P.c).
+    assert depths is not None  # the families divided by k require a cut-off
     return depth_axis(depths)
 
 
-def _by_r(j, m, depths):
+def _by_r(j: Judgments, m: Measure, depths: np.ndarray | None) -> np.ndarray:
     return per_topic(j.num_relevant(level_of(j, m)))
 
 
-def _by_shown(j, m, depths):
+def _by_shown(j: Judgments, m: Measure, depths: np.ndarray | None) -> np.ndarray:
     # The share of the documents actually shown: denominator min(k, n), as in ir_measures
     # since 0.3.1 (METHODS §2.10); an empty list gives 0.
     return shown(j, depths)
 
 
-def r_precision(j, m) -> np.ndarray:
+def r_precision(j: Judgments, m: Measure) -> np.ndarray:
     """Precision at rank c = ⌊mult·R + 0.9⌋ (trec_eval's Rprec_mult; c = R for mult = 1): C(c)/c,
     0 when c = 0. Positions past the list hold no relevant document, so C(c) = C(min(c, K))."""
     level = level_of(j, m)
@@ -72,22 +81,27 @@ MULT_PARAM = Param("mult", float, 1.0, help="the rank cut-off as a multiple of R
                    low=0, open_low=True)
 
 
-def num_ret(j, m) -> np.ndarray:
-    return j.n_ret.astype(float)
+def num_ret(j: Judgments, m: Measure) -> np.ndarray:
+    counts: np.ndarray = j.n_ret.astype(float)
+    return counts
 
 
-def num_rel(j, m) -> np.ndarray:
-    return np.broadcast_to(j.num_relevant(level_of(j, m))[None, :].astype(float), j.n_ret.shape).copy()
+def num_rel(j: Judgments, m: Measure) -> np.ndarray:
+    per_list: np.ndarray = np.broadcast_to(j.num_relevant(level_of(j, m))[None, :].astype(float), j.n_ret.shape).copy()
+    return per_list
 
 
-def _ideal_precision(raw, r, depth):
+def _ideal_precision(raw: Measure, r: np.ndarray, depth: int | None) -> np.ndarray:
     """min(R, k)/k: the precision at k of a ranking with every relevant document first."""
-    return np.minimum(r, raw.cutoff) / raw.cutoff
+    assert raw.cutoff is not None  # P's cut-off is required
+    ideal: np.ndarray = np.minimum(r, raw.cutoff) / raw.cutoff
+    return ideal
 
 
-_RELEVANT = dict(terms=relevant_terms, shares_terms=_relevant_share, params=(LEVEL_PARAM,), ties="pointwise")
-_FIRST = dict(shares_terms=_first_relevant_share, params=(LEVEL_PARAM,), ties="closed",
-              expected_terms=expected_first_relevant_terms)
+_RELEVANT: dict[str, Any] = dict(terms=relevant_terms, shares_terms=_relevant_share, params=(LEVEL_PARAM,),
+                                 ties="pointwise")
+_FIRST: dict[str, Any] = dict(shares_terms=_first_relevant_share, params=(LEVEL_PARAM,), ties="closed",
+                              expected_terms=expected_first_relevant_terms)
 
 #: trec_eval's counts: in its official measures and the set measures' nickname.
 _COUNTED = ("official", "all_trec", "set")

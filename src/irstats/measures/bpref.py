@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from irstats.measures.common import LEVEL_PARAM, level_of, rank_sum, safe_divide
 from irstats.measures.registry import OFFICIAL, Family, IrMeasuresName, TrecEvalName, register
 from irstats.measures.ties import expected_bpref
 
+if TYPE_CHECKING:  # pragma: no cover
+    from irstats.judgments import Judgments
+    from irstats.measures.registry import Measure
 
-def bpref(j, m) -> np.ndarray:
+
+def bpref(j: Judgments, m: Measure) -> np.ndarray:
     level = level_of(j, m)
     rel = j.relevant(level)
     nonrel = j.judged & ~rel

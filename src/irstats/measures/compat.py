@@ -20,10 +20,17 @@ run's order (the paper's tie rule). ir_measures' implementation sorts them by ru
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from irstats.measures.common import rank_sum
-from irstats.measures.registry import Family, IrMeasuresName, Param, register
+from irstats.measures.params import Param
+from irstats.measures.registry import Family, IrMeasuresName, register
+
+if TYPE_CHECKING:  # pragma: no cover
+    from irstats.judgments import Judgments
+    from irstats.measures.registry import Measure
 
 P_PARAM = Param("p", float, 0.95, always_shown=True, help="persistence of the rank-biased overlap", low=0, high=1,
                 open_low=True, open_high=True)
@@ -31,7 +38,7 @@ NORMALIZE_PARAM = Param("normalize", str, "true", choices=("true", "false"),
                         help="divide by the ideal ranking's own overlap")
 
 
-def _grades_above(j) -> tuple[np.ndarray, np.ndarray]:
+def _grades_above(j: Judgments) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per topic: the distinct positive grades (G,) and, for each, how many qrels documents
     have a higher grade (T, G); also the number of relevant documents R per topic."""
     rel = np.asarray(j.qrels.rel)
@@ -45,7 +52,7 @@ def _grades_above(j) -> tuple[np.ndarray, np.ndarray]:
     return levels, above, n_rel
 
 
-def compat(j, m) -> np.ndarray:
+def compat(j: Judgments, m: Measure) -> np.ndarray:
     p = float(m["p"])
     grades = j.grades.astype(np.int64)
     n_sys, n_top, width = grades.shape

@@ -24,9 +24,16 @@ measure is the expected utility per document, Σ_i W(i)·g(i). As cwl_eval (and 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
-from irstats.measures.registry import Family, IrMeasuresName, Param, register
+from irstats.measures.params import Param
+from irstats.measures.registry import Family, IrMeasuresName, register
+
+if TYPE_CHECKING:  # pragma: no cover
+    from irstats.judgments import Judgments
+    from irstats.measures.registry import Measure
 
 T_PARAM = Param("T", float, 1.0, always_shown=True, help="the gain the user wants (INST, INSQ)", low=0,
                 open_low=True)
@@ -37,7 +44,7 @@ MAX_N_PARAM = Param("max_n", int, 1000, help="ranks of the C/W/L ranking (cwl_ev
 _SCALE = (MIN_REL_PARAM, MAX_REL_PARAM, MAX_N_PARAM)
 
 
-def cwl_gains(j, m) -> np.ndarray:
+def cwl_gains(j: Judgments, m: Measure) -> np.ndarray:
     """Gains in [0, 1] over ``max_n`` ranks, (S, T, max_n): the engine's ranking, padded with 0."""
     n = int(m["max_n"])
     low = float(m["min_rel"])
@@ -60,14 +67,21 @@ def expected_utility(continuation: np.ndarray, gains: np.ndarray) -> np.ndarray:
     W(1) = 1/Σ_k Π_{j<k} C(j), W(i) = W(1)·Π_{j<i} C(j)."""
     reach = np.ones(continuation.shape)
     np.cumprod(continuation[..., :-1], axis=-1, out=reach[..., 1:])
-    return (reach * gains).sum(axis=-1) / reach.sum(axis=-1)
+    utility: np.ndarray = (reach * gains).sum(axis=-1) / reach.sum(axis=-1)
+    return utility
+
+
+def _cutoff(m: Measure) -> int:
+    """The cut-off k of a family that requires one."""
+    assert m.cutoff is not None  # the family is declared with cutoff="required"
+    return int(m.cutoff)
 
 
 def _ranks(n: int) -> np.ndarray:
     return np.arange(1, n + 1, dtype=np.float64)
 
 
-def inst(j, m) -> np.ndarray:
+def inst(j: Judgments, m: Measure) -> np.ndarray:
     gains = cwl_gains(j, m)
     t = float(m["T"])
     i = _ranks(gains.shape[2])
@@ -76,7 +90,7 @@ def inst(j, m) -> np.ndarray:
     return expected_utility(continuation, gains)
 
 
-def insq(j, m) -> np.ndarray:
+def insq(j: Judgments, m: Measure) -> np.ndarray:
     gains = cwl_gains(j, m)
     t = float(m["T"])
     i = _ranks(gains.shape[2])
@@ -84,45 +98,45 @@ def insq(j, m) -> np.ndarray:
     return expected_utility(np.broadcast_to(continuation, gains.shape), gains)
 
 
-def _continue_unless_satisfied(j, m, base) -> np.ndarray:
+def _continue_unless_satisfied(j: Judgments, m: Measure, base: np.ndarray) -> np.ndarray:
     """NERR: the continuation ``base`` (…, n) times 1 − g(i) — a relevant document satisfies."""
     gains = cwl_gains(j, m)
     return expected_utility(base * (1.0 - gains), gains)
 
 
-def nerr8(j, m) -> np.ndarray:
-    n, k = int(m["max_n"]), int(m.cutoff)
+def nerr8(j: Judgments, m: Measure) -> np.ndarray:
+    n, k = int(m["max_n"]), _cutoff(m)
     return _continue_unless_satisfied(j, m, (_ranks(n) < k).astype(np.float64))
 
 
-def nerr9(j, m) -> np.ndarray:
-    n, k = int(m["max_n"]), int(m.cutoff)
+def nerr9(j: Judgments, m: Measure) -> np.ndarray:
+    n, k = int(m["max_n"]), _cutoff(m)
     i = _ranks(n)
     return _continue_unless_satisfied(j, m, np.where(i < k, i / (i + 1.0), 0.0))
 
 
-def nerr10(j, m) -> np.ndarray:
+def nerr10(j: Judgments, m: Measure) -> np.ndarray:
     return _continue_unless_satisfied(j, m, np.full(int(m["max_n"]), float(m["p"])))
 
 
-def nerr11(j, m) -> np.ndarray:
+def nerr11(j: Judgments, m: Measure) -> np.ndarray:
     i = _ranks(int(m["max_n"]))
     t = float(m["T"])
     return _continue_unless_satisfied(j, m, ((i + 2.0 * t - 1.0) / (i + 2.0 * t)) ** 2)
 
 
-def bpm(j, m) -> np.ndarray:
+def bpm(j: Judgments, m: Measure) -> np.ndarray:
     """Bejewelled player model (static): go on while the gain so far is below T and fewer than
     K = k documents (unit costs) have been read."""
     gains = cwl_gains(j, m)
     i = _ranks(gains.shape[2])
-    continuation = ((np.cumsum(gains, axis=-1) < float(m["T"])) & (i < int(m.cutoff))).astype(np.float64)
+    continuation = ((np.cumsum(gains, axis=-1) < float(m["T"])) & (i < _cutoff(m))).astype(np.float64)
     return expected_utility(continuation, gains)
 
 
-def sdcg(j, m) -> np.ndarray:
+def sdcg(j: Judgments, m: Measure) -> np.ndarray:
     gains = cwl_gains(j, m)
-    k = int(m.cutoff)
+    k = _cutoff(m)
     i = _ranks(gains.shape[2])
     continuation = np.where(i < k, np.log(i + 1.0) / np.log(i + 2.0), 0.0)
     return expected_utility(np.broadcast_to(continuation, gains.shape), gains)

@@ -7,11 +7,18 @@ not, and is not cut at the list length.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Callable, Hashable
+
 import numpy as np
 
 from irstats.measures.common import level_of, per_topic, rank_sum
 from irstats.errors import MeasureError
-from irstats.measures.registry import TREC_CUTS, Family, IrMeasuresName, Param, RNormalisation, TrecEvalName, register
+from irstats.measures.params import Param
+from irstats.measures.registry import TREC_CUTS, Family, IrMeasuresName, RNormalisation, TrecEvalName, register
+
+if TYPE_CHECKING:  # pragma: no cover
+    from irstats.judgments import Judgments
+    from irstats.measures.registry import Measure
 
 GAIN_PARAM = Param("gain", str, "lin", choices=("lin", "exp"),
                    help="a map of grades to gains such as 1:3;2:9 (other grades keep gain = grade, as trec_eval's "
@@ -24,7 +31,7 @@ GAIN_PARAM = Param("gain", str, "lin", choices=("lin", "exp"),
 EXP_GAIN_LIMIT = 1024
 
 
-def gain_function(kind: str):
+def gain_function(kind: str) -> Callable[[np.ndarray], np.ndarray]:
     """Map grades to gains; unjudged and padding give 0. ``lin``: the grade (0 for negative
     grades); ``exp``: 2^grade − 1; a map ``"1:3;2:9"``: those grades get those gains and every
     other grade ≥ 0 keeps gain = grade (trec_eval's gain maps: gains may be 0 or negative)."""
@@ -53,44 +60,47 @@ def _exp_gain(grades: np.ndarray) -> np.ndarray:
     if top >= EXP_GAIN_LIMIT:
         raise MeasureError(f"gain=exp: grade {top} gives the gain 2^{top} − 1, beyond the largest float; "
                            f"use gain=lin or grades below {EXP_GAIN_LIMIT}")
-    return np.exp2(np.maximum(grades, 0)) - 1.0
+    gains: np.ndarray = np.exp2(np.maximum(grades, 0)) - 1.0
+    return gains
 
 
-def gain_terms(j, m, width: int) -> np.ndarray:
+def gain_terms(j: Judgments, m: Measure, width: int) -> np.ndarray:
     """gain(g_i)/log2(i + 1) for the first ``width`` ranks."""
     grades = j.values(j.head(j.grades, width))
-    return gain_function(m["gain"])(grades) * (1.0 / np.log2(j.ranks[:width] + 1.0))
+    terms: np.ndarray = gain_function(m["gain"])(grades) * (1.0 / np.log2(j.ranks[:width] + 1.0))
+    return terms
 
 
-def ideal_dcg(j, kind: str, depths: np.ndarray | None) -> np.ndarray:
+def ideal_dcg(j: Judgments, kind: str, depths: np.ndarray | None) -> np.ndarray:
     """IDCG at each depth k, (T, D): the ideal list's DCG to rank k (the whole list when None).
 
     The ideal list holds every positively graded qrels document, so it is not cut at the
     run's length; a topic without one has IDCG 0 (and nDCG 0).
     """
-    def running_sum():
+    def running_sum() -> np.ndarray:
         ideal = _ideal(j, kind)
         return np.cumsum(ideal / np.log2(np.arange(2, ideal.shape[1] + 2, dtype=np.float64)), axis=1)
 
-    cumulative = j.memo(("ideal DCG", kind), running_sum)
+    cumulative: np.ndarray = j.memo(("ideal DCG", kind), running_sum)
     length = cumulative.shape[1]
     wanted = np.array([length]) if depths is None else np.clip(depths, 1, max(length, 1))
     if length == 0:
         return np.zeros((cumulative.shape[0], len(wanted)))
-    return cumulative[:, wanted - 1]
+    at_depths: np.ndarray = cumulative[:, wanted - 1]
+    return at_depths
 
 
-def _ideal(j, kind: str) -> np.ndarray:
+def _ideal(j: Judgments, kind: str) -> np.ndarray:
     """The ideal gains per topic (T, L); a gain map in trec_eval_compat mode walks the grade
     levels in trec_eval's order (judgments.trec_eval_ideal_gains)."""
     return j.qrels.ideal_gains(kind, gain_function(kind), trec_eval_order=j.trec_eval_compat)
 
 
-def _by_ideal_dcg(j, m, depths):
+def _by_ideal_dcg(j: Judgments, m: Measure, depths: np.ndarray | None) -> np.ndarray:
     return per_topic(ideal_dcg(j, m["gain"], depths))
 
 
-def _same_terms(j, m):
+def _same_terms(j: Judgments, m: Measure) -> Hashable:
     return ("discounted gain", m["gain"])
 
 
@@ -110,7 +120,8 @@ register(Family("nDCG", "DCG divided by the DCG of the ideal ranking of all judg
 # (capped at L, the number of positively graded qrels documents), n the list's length.
 
 
-def _run_and_ideal(j, m, gains: np.ndarray | None = None):
+def _run_and_ideal(j: Judgments, m: Measure,
+                   gains: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """D at every rank (S, T, K), I at every rank 1..L (T, L) and L per topic. ``gains``:
     other gains than the list's own (the expected gains under ties), (S, T, K)."""
     from irstats.measures.common import accumulate
@@ -130,7 +141,7 @@ def _run_and_ideal(j, m, gains: np.ndarray | None = None):
     return running, ideal_running, length
 
 
-def ndcg_rel(j, m) -> np.ndarray:
+def ndcg_rel(j: Judgments, m: Measure) -> np.ndarray:
     """nDCG averaged over the relevant documents: at each positive-gain document retrieved at
     rank i, D(i)/I(min(i, L)); each relevant document not retrieved contributes D(n)/I(L);
     the sum is divided by L (trec_eval ndcg_rel)."""
@@ -156,7 +167,7 @@ def ndcg_rel(j, m) -> np.ndarray:
     return np.where((length[None, :] > 0) & (total > 0), value, 0.0)
 
 
-def r_ndcg(j, m, gains: np.ndarray | None = None) -> np.ndarray:
+def r_ndcg(j: Judgments, m: Measure, gains: np.ndarray | None = None) -> np.ndarray:
     """nDCG averaged at the R levels: D(min(b, n))/I(b) at every boundary b where the ideal
     gain drops (the cumulative counts of the positive grades, highest first), and D(n)/I(L)
     once more when the list runs on past L + 1 (trec_eval Rndcg); 0 on a topic with no
@@ -198,21 +209,23 @@ def r_ndcg(j, m, gains: np.ndarray | None = None) -> np.ndarray:
     return out
 
 
-def _expected_gains(j) -> np.ndarray:
+def _expected_gains(j: Judgments) -> np.ndarray:
     """Each position's expected gain over the orderings of its tie group: the group's mean."""
     from irstats.measures.ties import group_sums
 
     total, _ = group_sums(j, np.asarray(j.positive_grades(), dtype=np.float64), j.depth)
-    return total / j.tie_size
+    assert j.tie_size is not None  # tie groups: only tied lists get here
+    mean: np.ndarray = total / j.tie_size
+    return mean
 
 
-def expected_r_ndcg(j, m) -> np.ndarray:
+def expected_r_ndcg(j: Judgments, m: Measure) -> np.ndarray:
     """RnDCG is linear in the gains (n, L and the boundaries do not depend on the order), so its
     expectation is RnDCG of the expected gains."""
     return r_ndcg(j, m, _expected_gains(j))
 
 
-def expected_ndcg_rel(j, m) -> np.ndarray:
+def expected_ndcg_rel(j: Judgments, m: Measure) -> np.ndarray:
     """E[nDCG_rel]: its sum Σ_i b_i·D(i)/I(i) is a sum of products b_i·g_j (j ≤ i), whose
     expectations are pairwise: for i at place p of a tie group of m documents with r of positive
     gain and gain sum Σg, and A the expected D above the group,
@@ -224,6 +237,7 @@ def expected_ndcg_rel(j, m) -> np.ndarray:
     out = np.zeros(j.n_ret.shape)
     if j.depth == 0:
         return out
+    assert j.tie_start is not None and j.tie_size is not None  # tie groups: only tied lists get here
     gains = np.asarray(j.positive_grades(), dtype=np.float64)
     positive = gains > 0
     expected = _expected_gains(j)
@@ -258,7 +272,7 @@ def expected_ndcg_rel(j, m) -> np.ndarray:
     return np.where((length[None, :] > 0) & (total > 0), value, 0.0)
 
 
-def _closed_for_grade_gains(j, m) -> str:
+def _closed_for_grade_gains(j: Judgments, m: Measure) -> str:
     # the closed forms are written for gain = grade; a gain map averages every arrangement
     return "closed" if m["gain"] == "lin" else "enumerate"
 
@@ -273,7 +287,7 @@ register(Family("RnDCG", "nDCG averaged at the R levels of the graded qrels (tre
                 expected_kernel=expected_r_ndcg))
 
 
-def g_terms(j, m, width: int) -> np.ndarray:
+def g_terms(j: Judgments, m: Measure, width: int) -> np.ndarray:
     """trec_eval's G: gain_i / log2(2 + Σ_{k≤i} max(g*_k, 1) − Σ_{k≤i} gain_k) at each rank with
     a gain, where g* is the ideal ranking's gain at rank k (0 past it): a document's credit
     shrinks with how far the run's gain so far lags the ideal's (m_G.c)."""
@@ -288,7 +302,7 @@ def g_terms(j, m, width: int) -> np.ndarray:
         return np.where(gains != 0, gains / np.log2(2.0 + cost[None, :, :] - so_far), 0.0)
 
 
-def _by_total_ideal_gain(j, m, depths):
+def _by_total_ideal_gain(j: Judgments, m: Measure, depths: np.ndarray | None) -> np.ndarray:
     return per_topic(_ideal(j, m["gain"]).sum(axis=1))
 
 

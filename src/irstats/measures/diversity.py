@@ -27,27 +27,41 @@ past its limit): exact, as every tie expectation.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Callable
+
 import numpy as np
 
 from irstats.errors import MeasureError
 from irstats.measures.common import LEVEL_PARAM, level_of, rank_sum
-from irstats.measures.registry import Family, IrMeasuresName, Param, register
+from irstats.measures.params import Param
+from irstats.measures.registry import Family, IrMeasuresName, register
+
+if TYPE_CHECKING:  # pragma: no cover
+    from irstats.judgments import Judgments
+    from irstats.measures.registry import Measure
+    from irstats.subtopics import SubtopicFacts
+
+#: A diversity family's computation on the ranked subtopic rows: ``compute(ranked, measure)`` → (S, T).
+Compute = Callable[["_Ranked", "Measure"], np.ndarray]
+#: A family's kernel on a tensor: ``kernel(judgments, measure)`` → (S, T).
+Kernel = Callable[["Judgments", "Measure"], np.ndarray]
 
 ALPHA_PARAM = Param("alpha", float, 0.5, help="redundancy intolerance α (ndeval)", low=0, high=1)
 BETA_PARAM = Param("beta", float, 0.5, help="persistence β of NRBP (ndeval)", low=0, high=1)
 
 
-def _facts(j):
+def _facts(j: Judgments) -> SubtopicFacts:
     if j.subtopics is None:
         raise MeasureError("the diversity measures need subtopic qrels ('topic subtopic docno grade'): give "
                            "subtopic_qrels= (irstats eval --subtopic-qrels FILE)")
     return j.subtopics.facts
 
 
-def _rows(j) -> np.ndarray:
+def _rows(j: Judgments) -> np.ndarray:
     """The subtopic row of every ranked document, (S, T, K) as the tensor's grades."""
-    def compute():
+    def compute() -> np.ndarray:
         facts = _facts(j)
+        assert j.subtopics is not None  # _facts refused a tensor without them
         rows, n_ret = j.subtopics.ranked
         if rows.shape[:2] != j.grades.shape[:2] or not np.array_equal(n_ret, j.n_ret):
             raise RuntimeError("the subtopic judgments were ranked otherwise than the tensor (a bug: please report)")
@@ -56,10 +70,17 @@ def _rows(j) -> np.ndarray:
         out[:, :, :width] = rows[:, :, :width]
         return out
 
-    return j.memo(("subtopic rows",), compute)
+    rows: np.ndarray = j.memo(("subtopic rows",), compute)
+    return rows
 
 
-def _width(j, m) -> int:
+def _cutoff(m: Measure) -> int:
+    """The cut-off k of a family that requires one."""
+    assert m.cutoff is not None  # the family is declared with cutoff="required"
+    return int(m.cutoff)
+
+
+def _width(j: Judgments, m: Measure) -> int:
     return j.depth if m.cutoff is None else min(int(m.cutoff), j.depth)
 
 
@@ -68,34 +89,39 @@ class _Ranked:
     document (``rows``, (S, T, K)), the facts, and the tensor's topics as positions on the
     facts' axis (``topics``: every topic, or the one an arranged tensor holds)."""
 
-    def __init__(self, j, rows: np.ndarray, topics):
+    def __init__(self, j: Judgments, rows: np.ndarray, topics: slice | list[int]) -> None:
         self.j, self.rows, self.topics, self.facts = j, rows, topics, _facts(j)
 
-    def relevance(self, m, width: int) -> np.ndarray:
+    def relevance(self, m: Measure, width: int) -> np.ndarray:
         """``[s, t, r, q]``: the document at rank r relevant to subtopic q, ranks 1..width: (S, T, width, Q)."""
         level = level_of(self.j, m)
-        return self.j.memo(("subtopic relevance", level, width),
-                           lambda: self.facts.relevant(level)[self.rows[:, :, :width]])
+        relevance: np.ndarray = self.j.memo(("subtopic relevance", level, width),
+                                            lambda: self.facts.relevant(level)[self.rows[:, :, :width]])
+        return relevance
 
-    def gains(self, m, width: int) -> np.ndarray:
+    def gains(self, m: Measure, width: int) -> np.ndarray:
         """gain(r) = Σ_s J(r, s)·(1 − α)^{c_s(r)} at ranks 1..width: (S, T, width)."""
         level, alpha = level_of(self.j, m), m["alpha"]
 
-        def compute():
+        def compute() -> np.ndarray:
             relevant = self.relevance(m, width)
             before = np.cumsum(relevant, axis=2, dtype=np.int64) - relevant
             powers = (1.0 - alpha) ** np.arange(width + 1, dtype=np.float64)
-            return (relevant * powers[before]).sum(axis=3)
+            novel: np.ndarray = (relevant * powers[before]).sum(axis=3)
+            return novel
 
-        return self.j.memo(("alpha gains", alpha, level, width), compute)
+        gains: np.ndarray = self.j.memo(("alpha gains", alpha, level, width), compute)
+        return gains
 
-    def subtopics(self, m) -> np.ndarray:
+    def subtopics(self, m: Measure) -> np.ndarray:
         """ndeval's S per topic: (T,)."""
-        return self.facts.num_subtopics(level_of(self.j, m))[self.topics]
+        per_topic: np.ndarray = self.facts.num_subtopics(level_of(self.j, m))[self.topics]
+        return per_topic
 
-    def ideal(self, m, width: int | None) -> np.ndarray:
+    def ideal(self, m: Measure, width: int | None) -> np.ndarray:
         """The greedy ideal ranking's gains per topic: (T, width)."""
-        return self.facts.ideal_gains(m["alpha"], level_of(self.j, m), width)[self.topics]
+        gains: np.ndarray = self.facts.ideal_gains(m["alpha"], level_of(self.j, m), width)[self.topics]
+        return gains
 
 
 def _per_topic(values: np.ndarray, subtopics: np.ndarray) -> np.ndarray:
@@ -111,10 +137,10 @@ def _rank_discount(n: int) -> np.ndarray:
     return 1.0 / np.arange(1, n + 1, dtype=np.float64)
 
 
-def _cascade(discount, normalised: bool):
+def _cascade(discount: Callable[[int], np.ndarray], normalised: bool) -> Compute:
     """α-DCG, α-nDCG (``discount`` log2), ERR-IA, nERR-IA (1/r) at the cut-off k."""
-    def compute(ranked: _Ranked, m) -> np.ndarray:
-        k, width, alpha = int(m.cutoff), _width(ranked.j, m), m["alpha"]
+    def compute(ranked: _Ranked, m: Measure) -> np.ndarray:
+        k, width, alpha = _cutoff(m), _width(ranked.j, m), m["alpha"]
         subtopics = ranked.subtopics(m)
         run = rank_sum(ranked.gains(m, width) * discount(width))
         if normalised:
@@ -134,8 +160,8 @@ def _cascade(discount, normalised: bool):
     return compute
 
 
-def _nrbp(normalised: bool):
-    def compute(ranked: _Ranked, m) -> np.ndarray:
+def _nrbp(normalised: bool) -> Compute:
+    def compute(ranked: _Ranked, m: Measure) -> np.ndarray:
         alpha, beta, depth = m["alpha"], m["beta"], ranked.j.depth
         subtopics = ranked.subtopics(m)
         decay = beta ** np.arange(depth, dtype=np.float64)
@@ -151,33 +177,33 @@ def _nrbp(normalised: bool):
     return compute
 
 
-def _intent_aware_precision(ranked: _Ranked, m) -> np.ndarray:
+def _intent_aware_precision(ranked: _Ranked, m: Measure) -> np.ndarray:
     """P-IA@k: the (document, subtopic) relevances in the top k over k·S."""
-    k, subtopics = int(m.cutoff), ranked.subtopics(m)
+    k, subtopics = _cutoff(m), ranked.subtopics(m)
     hits = ranked.relevance(m, _width(ranked.j, m)).sum(axis=(2, 3))
     return _per_topic(hits / (k * np.where(subtopics > 0, subtopics, 1))[None, :], subtopics)
 
 
-def _subtopic_recall(ranked: _Ranked, m) -> np.ndarray:
+def _subtopic_recall(ranked: _Ranked, m: Measure) -> np.ndarray:
     """StRecall@k: the subtopics with a relevant document in the top k over S."""
     subtopics = ranked.subtopics(m)
     covered = ranked.relevance(m, _width(ranked.j, m)).any(axis=2).sum(axis=2)
     return _per_topic(covered / np.where(subtopics > 0, subtopics, 1)[None, :], subtopics)
 
 
-def _kernels(compute):
+def _kernels(compute: Compute) -> tuple[Kernel, Kernel]:
     """The family's kernel on the tensor's ranking, and its expectation over tied orderings:
     the subtopic rows put in place of the grades, so that the enumeration arranges the tied
     documents themselves (a document is its row; documents judged for no subtopic are alike)."""
-    def kernel(j, m) -> np.ndarray:
+    def kernel(j: Judgments, m: Measure) -> np.ndarray:
         return compute(_Ranked(j, _rows(j), slice(None)), m)
 
-    def expected(j, m) -> np.ndarray:
+    def expected(j: Judgments, m: Measure) -> np.ndarray:
         from irstats.measures.ties import enumerated
 
         position = {topic: t for t, topic in enumerate(j.topics)}
 
-        def arranged(tensor):  # one topic's arranged lists, their rows as the grades
+        def arranged(tensor: Judgments) -> np.ndarray:  # one topic's arranged lists, their rows as the grades
             return compute(_Ranked(tensor, tensor.grades, [position[tensor.topics[0]]]), m)
 
         limit = None if m.cutoff is None else int(m.cutoff)
@@ -186,7 +212,8 @@ def _kernels(compute):
     return kernel, expected
 
 
-def _diversity(name: str, description: str, compute, params=(ALPHA_PARAM, LEVEL_PARAM), cutoff: str = "required",
+def _diversity(name: str, description: str, compute: Compute, params: tuple[Param, ...] = (ALPHA_PARAM, LEVEL_PARAM),
+               cutoff: str = "required",
                bounded: bool = True) -> Family:
     kernel, expected = _kernels(compute)
     return register(Family(name, description, params, kernel=kernel, cutoff=cutoff, bounded=bounded,

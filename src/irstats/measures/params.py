@@ -16,7 +16,7 @@ class Param:
     kind: type
     default: Any = None
     always_shown: bool = False
-    choices: tuple = ()
+    choices: tuple[Any, ...] = ()
     pattern: str | None = None  # a str value must match this (full match) when it is not one of the choices
     help: str = ""
     low: float | None = None  # the smallest allowed value (None: no bound)

@@ -29,13 +29,28 @@ documents in key order), a group of several by the pairs of its closure.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Callable
+
 import numpy as np
 
 from irstats.errors import MeasureError
 from irstats.measures.registry import Family, TrecEvalName, register
 
+if TYPE_CHECKING:  # pragma: no cover
+    from irstats.judgments import Judgments
+    from irstats.measures.registry import Measure
+    from irstats.preference_judgments import PreferenceFacts
 
-def _facts(j):
+#: A preference family's computation on the ranked rows: ``compute(ranked)`` → (S, T).
+Compute = Callable[["_Ranked"], np.ndarray]
+#: A family's kernel on a tensor: ``kernel(judgments, measure)`` → (S, T).
+Kernel = Callable[["Judgments", "Measure"], np.ndarray]
+#: The preference ranking of a tensor's runs: (rows, n_ret, tie_start, tie_size), the tie
+#: groups None without ties.
+RankedRows = tuple[np.ndarray, np.ndarray, "np.ndarray | None", "np.ndarray | None"]
+
+
+def _facts(j: Judgments) -> PreferenceFacts:
     if j.preferences is None:
         raise MeasureError("the preference measures need preference judgments ('topic jg jsg docno level'): give "
                            "preferences= (irstats eval --prefs FILE)")
@@ -46,7 +61,7 @@ class _Ranked:
     """What a kernel reads: the ranked rows of a tensor's lists ((S, T, K), prefs order), the
     facts and the tensor's topics as positions on the facts' axis (``columns``)."""
 
-    def __init__(self, j, rows: np.ndarray, columns: np.ndarray):
+    def __init__(self, j: Judgments, rows: np.ndarray, columns: np.ndarray) -> None:
         from irstats.preference_judgments import BIG
 
         self.j, self.facts = j, _facts(j)
@@ -91,7 +106,8 @@ class _Ranked:
         retrieved (``ful_ret``, ``poss_ret``), implied (``ful_imp``, ``poss_imp``), neither
         retrieved (``notoccur``), relevant and nonrelevant documents (``rel``, ``rel_ret``,
         ``nonrel``, ``nonrel_ret``); and per class, what the Rnonrel measures read."""
-        return self.j.memo(("preference counts",), self._counts)
+        counts: dict[str, np.ndarray] = self.j.memo(("preference counts",), self._counts)
+        return counts
 
     def _counts(self) -> dict[str, np.ndarray]:
         f = self.facts
@@ -134,7 +150,8 @@ class _Ranked:
 
     def _class_counts(self) -> dict[str, np.ndarray]:
         """Per system and class (S, C): the pairs of each class with the classes above it."""
-        return self.j.memo(("preference class counts",), self._count_classes)
+        counts: dict[str, np.ndarray] = self.j.memo(("preference class counts",), self._count_classes)
+        return counts
 
     def _count_classes(self) -> dict[str, np.ndarray]:
         f = self.facts
@@ -146,9 +163,10 @@ class _Ranked:
         unret_c = size_c - ret_c
         first = np.searchsorted(f.class_group, f.class_group, side="left")  # each group's first class
 
-        def above(x):  # of the classes above, in the same group
+        def above(x: np.ndarray) -> np.ndarray:  # of the classes above, in the same group
             before = np.cumsum(x, axis=-1) - x
-            return before - before[..., first]
+            in_group: np.ndarray = before - before[..., first]
+            return in_group
 
         above_ret, above_unret = above(ret_c), above(unret_c)
         return {"ret": ret_c, "size": size_c, "above_ret": above_ret, "above_size": above(size_c),
@@ -156,7 +174,8 @@ class _Ranked:
                 "poss_ret": above_ret * ret_c, "ful_imp": above_ret * unret_c,
                 "poss_imp": above_ret * unret_c + above_unret * ret_c, "notoccur": above_unret * unret_c}
 
-    def _in_key_order(self, chosen: np.ndarray, rows: np.ndarray, groups: np.ndarray):
+    def _in_key_order(self, chosen: np.ndarray, rows: np.ndarray,
+                      groups: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """The (system, line) pairs ``chosen`` ((S, N) mask; ``rows``, ``groups``: each line's
         document and group), by system, then group, then key: (s, e, the line's group, where its
         (system, group) block starts)."""
@@ -279,7 +298,8 @@ class _Ranked:
             ratios = ful / poss  # C's double division: 0/0 is NaN (which zeroes the average), x/0 infinite
         return self._group_average(ratios)
 
-    def _recalculated(self, retrieved_only: bool, ful: np.ndarray, poss: np.ndarray):
+    def _recalculated(self, retrieved_only: bool, ful: np.ndarray,
+                      poss: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """trec_eval's recalculate(): the counts with only the first R nonrelevant documents (by
         key) of each group — R of all the group's relevant documents, or, for a group of one
         sub-group and ``retrieved_only``, of the retrieved ones."""
@@ -292,7 +312,8 @@ class _Ranked:
             self._recalculate_closures(retrieved_only, ful, poss, c)
         return ful, poss
 
-    def _recalculate_classes(self, retrieved_only: bool, ful, poss, c) -> None:
+    def _recalculate_classes(self, retrieved_only: bool, ful: np.ndarray, poss: np.ndarray,
+                             c: dict[str, np.ndarray]) -> None:
         """Groups of one sub-group: the pairs of the classes above the last one among
         themselves, then every class (the last one too) against the first ``keep`` lines of
         the last class (``keep``: R, or the retrieved R), as trec_eval pairs them."""
@@ -344,7 +365,8 @@ class _Ranked:
         out[s, e] = first_equal - start
         return out
 
-    def _recalculate_closures(self, retrieved_only: bool, ful, poss, c) -> None:
+    def _recalculate_closures(self, retrieved_only: bool, ful: np.ndarray, poss: np.ndarray,
+                              c: dict[str, np.ndarray]) -> None:
         """Groups of several sub-groups: the closure's pairs between documents kept — every
         document but the nonrelevant ones past the group's first R (R: all its relevant
         documents) in key order (among the retrieved, for ``retrieved_only``)."""
@@ -371,25 +393,27 @@ class _Ranked:
         poss[:, groups] = self.by_group(f.pair_group, new_poss)[:, groups]
 
 
-def _rows(j) -> tuple:
+def _rows(j: Judgments) -> RankedRows:
     """(rows, n_ret, tie_start, tie_size) of the tensor's runs in the preference order."""
-    def compute():
+    def compute() -> RankedRows:
         _facts(j)
-        ranked = j.preferences.ranked
+        assert j.preferences is not None  # _facts refused a tensor without them
+        ranked: RankedRows = j.preferences.ranked
         if ranked[0].shape[:2] != j.grades.shape[:2]:
             raise RuntimeError("the preference ranking does not fit the tensor (a bug: please report)")
         return ranked
 
-    return j.memo(("preference rows",), compute)
+    rows: RankedRows = j.memo(("preference rows",), compute)
+    return rows
 
 
-def _kernels(compute):
+def _kernels(compute: Compute) -> tuple[Kernel, Kernel]:
     """The family's kernel, and its expectation over tied orderings: the preference ranking's
     rows put in place of the grades, so that the enumeration arranges the tied documents."""
-    def kernel(j, m) -> np.ndarray:
+    def kernel(j: Judgments, m: Measure) -> np.ndarray:
         return compute(_Ranked(j, _rows(j)[0], np.arange(len(j.topics))))
 
-    def expected(j, m) -> np.ndarray:
+    def expected(j: Judgments, m: Measure) -> np.ndarray:
         from irstats.measures.ties import enumerated
 
         rows, n_ret, start, size = _rows(j)
@@ -397,7 +421,7 @@ def _kernels(compute):
             return kernel(j, m)
         position = {topic: t for t, topic in enumerate(j.topics)}
 
-        def arranged(tensor):  # one topic's arranged lists, their rows as the grades
+        def arranged(tensor: Judgments) -> np.ndarray:  # one topic's arranged lists, their rows as the grades
             return compute(_Ranked(tensor, tensor.grades, np.array([position[tensor.topics[0]]])))
 
         return enumerated(j.variant(grades=rows, n_ret=n_ret, tie_start=start, tie_size=size), m, arranged, None)
@@ -410,8 +434,8 @@ _PREFS = ("all_prefs", "prefs")
 _ALL_PREFS = ("all_prefs",)
 
 
-def _preference(name: str, trec_name: str, order: int, description: str, compute, count: bool = False,
-                nicknames=_ALL_PREFS) -> Family:
+def _preference(name: str, trec_name: str, order: int, description: str, compute: Compute, count: bool = False,
+                nicknames: tuple[str, ...] = _ALL_PREFS) -> Family:
     kernel, expected = _kernels(compute)
     return register(Family(name, description, kernel=kernel, cutoff="none", over_topics="sum" if count else "mean",
                            bounded=not count, ties="closed", expected_kernel=expected, needs="preferences",

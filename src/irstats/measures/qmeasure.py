@@ -2,18 +2,25 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from irstats.measures.common import LEVEL_PARAM, depth_axis, level_of, per_topic, shown
 from irstats.measures.dcg import gain_function
-from irstats.measures.registry import Family, Param, register
+from irstats.measures.params import Param
+from irstats.measures.registry import Family, register
 from irstats.measures.ties import _positions, group_counts, group_sums
+
+if TYPE_CHECKING:  # pragma: no cover
+    from irstats.judgments import Judgments
+    from irstats.measures.registry import Measure
 
 BETA_PARAM = Param("beta", float, 1.0, always_shown=True, help="weight of cumulative gain in the blended ratio", low=0)
 NORM_PARAM = Param("norm", str, "R", choices=("R", "min"), help="divide by R (default) or by min(k, R)")
 
 
-def blended_terms(j, m, width: int) -> np.ndarray:
+def blended_terms(j: Judgments, m: Measure, width: int) -> np.ndarray:
     """The blended ratio (C(r) + β·cg(r))/(r + β·cg*(r)) at each relevant rank r, else 0."""
     beta, level = m["beta"], level_of(j, m)
     rel = j.head(j.relevant(level), width)
@@ -26,16 +33,17 @@ def blended_terms(j, m, width: int) -> np.ndarray:
     return np.where(rel, blended, 0.0)
 
 
-def _normaliser(j, m, depths):
+def _normaliser(j: Judgments, m: Measure, depths: np.ndarray | None) -> np.ndarray:
     big_r = per_topic(j.num_relevant(level_of(j, m)))
     if m["norm"] != "min":
         return big_r
     # min(k, R); without a cut-off, min(n, R) with the list's own length n.
-    return np.minimum(big_r, shown(j, None) if depths is None else depth_axis(depths))
+    by: np.ndarray = np.minimum(big_r, shown(j, None) if depths is None else depth_axis(depths))
+    return by
 
 
 
-def expected_blended_terms(j, m, width: int) -> np.ndarray:
+def expected_blended_terms(j: Judgments, m: Measure, width: int) -> np.ndarray:
     """The Q-measure's expected terms E[b_i·(C(i) + β·cg(i))]/(i + β·cg*(i)): the denominator
     does not depend on the order; E[b_i·C(i)] is AP's, and with gains g, G above the group,
     and in it r relevant, Σg and Σb·g: E[b_i·cg(i)] = (r/n)·G + Σb·g/n + (p − 1)(r·Σg − Σb·g)/(n(n − 1))
@@ -53,7 +61,8 @@ def expected_blended_terms(j, m, width: int) -> np.ndarray:
     relevant_gain = r / n * gain_above + both_in / n + np.where(n > 1, (p - 1) * (r * gain_in - both_in) / pairs, 0.0)
     ideal_cum = np.cumsum(j.qrels.ideal_gains("lin", gain_function("lin")), axis=1)
     cg_star = ideal_cum[:, np.minimum(np.arange(width), ideal_cum.shape[1] - 1)]  # (T, width)
-    return (relevant_count + beta * relevant_gain) / (j.ranks[:width] + beta * cg_star[None, :, :])
+    terms: np.ndarray = (relevant_count + beta * relevant_gain) / (j.ranks[:width] + beta * cg_star[None, :, :])
+    return terms
 
 
 register(Family("Q", "Q-measure: AP with the blended ratio (C(r) + β·cg(r))/(r + β·cg*(r)).",

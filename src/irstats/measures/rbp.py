@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from irstats.measures.common import LEVEL_PARAM, accumulate, shown
-from irstats.measures.registry import Family, Param, RNormalisation, TrecEvalName, register
+from irstats.measures.params import Param
+from irstats.measures.registry import Family, RNormalisation, TrecEvalName, register
+
+if TYPE_CHECKING:  # pragma: no cover
+    from irstats.judgments import Judgments
+    from irstats.measures.registry import Measure
 
 P_PARAM = Param("p", float, 0.8, always_shown=True, help="persistence, the probability of going on to the next rank",
                 low=0, high=1, open_low=True, open_high=True)
@@ -28,17 +35,18 @@ SCALE_PARAM = Param("scale", str, "collection", choices=("collection", "topic"),
                          "(trec_eval's rbp)")
 
 
-def _topic_top_grades(j) -> np.ndarray:
+def _topic_top_grades(j: Judgments) -> np.ndarray:
     """Each topic's top qrels grade (0 when none is positive), shaped (1, T, 1)."""
-    def compute():
+    def compute() -> np.ndarray:
         top = np.zeros(j.qrels.n_topics)
         np.maximum.at(top, j.qrels.topic_index, np.maximum(j.qrels.values(j.qrels.rel), 0))
         return top[None, :, None]
 
-    return j.memo("topic top grades", compute)
+    top_grades: np.ndarray = j.memo("topic top grades", compute)
+    return top_grades
 
 
-def rbp_terms(j, m, width: int) -> np.ndarray:
+def rbp_terms(j: Judgments, m: Measure, width: int) -> np.ndarray:
     if m["rel"] is None and m["scale"] == "topic":
         # trec_eval's rbp: each topic's gains divided by its own top grade when that is above 1
         gains = np.maximum(j.values(j.head(j.grades, width)), 0) / np.maximum(_topic_top_grades(j), 1.0)
@@ -48,36 +56,44 @@ def rbp_terms(j, m, width: int) -> np.ndarray:
         gains = np.clip(j.values(j.head(j.grades, width)), 0, g_max) / g_max
     else:
         gains = j.head(j.relevant(m["rel"]), width)
+    terms: np.ndarray
     if _as_trec_eval(j, m):  # Σ gain·p^(i−1), times (1 − p) at the end (_rbp_finish)
-        return gains * _trec_eval_powers(m["p"], width)[:width]
-    return gains * _weights(m["p"], width)
+        terms = gains * _trec_eval_powers(m["p"], width)[:width]
+    else:
+        terms = gains * _weights(m["p"], width)
+    return terms
 
 
-def _as_trec_eval(j, m) -> bool:
+def _as_trec_eval(j: Judgments, m: Measure) -> bool:
     return j.trec_eval_compat and m["rel"] is None and m["scale"] == "topic" and not j.tied
 
 
-def _rbp_finish(j, m, inside, depths):
-    return (1.0 - m["p"]) * inside if _as_trec_eval(j, m) else inside
+def _rbp_finish(j: Judgments, m: Measure, inside: np.ndarray, depths: np.ndarray | None) -> np.ndarray:
+    finished: np.ndarray = (1.0 - m["p"]) * inside if _as_trec_eval(j, m) else inside
+    return finished
 
 
-def _unjudged(j, width: int) -> np.ndarray:
+def _unjudged(j: Judgments, width: int) -> np.ndarray:
     return j.head(j.unjudged, width)
 
 
-def residual_terms(j, m, width: int) -> np.ndarray:
+def residual_terms(j: Judgments, m: Measure, width: int) -> np.ndarray:
     """The weight of every unjudged document inside the list (trec_eval_compat: p^(i−1) as
     trec_eval sums them; its (1 − p) comes in :func:`_add_tail`)."""
+    terms: np.ndarray
     if j.trec_eval_compat:
-        return _unjudged(j, width) * _trec_eval_powers(m["p"], width)[:width]
-    return _unjudged(j, width) * _weights(m["p"], width)
+        terms = _unjudged(j, width) * _trec_eval_powers(m["p"], width)[:width]
+    else:
+        terms = _unjudged(j, width) * _weights(m["p"], width)
+    return terms
 
 
-def _add_tail(j, m, inside, depths):
+def _add_tail(j: Judgments, m: Measure, inside: np.ndarray, depths: np.ndarray | None) -> np.ndarray:
     """Add p^min(k, n), the weight of every rank past the list (or past k)."""
     n = shown(j, depths)
     if not j.trec_eval_compat:
-        return inside + np.power(m["p"], n)
+        with_tail: np.ndarray = inside + np.power(m["p"], n)
+        return with_tail
     # trec_eval's rbp_resid, operation for operation: p^n (by repeated products) + (1 − p)·Σ;
     # 0 (the tail dropped) when no retrieved document is unjudged
     seen = accumulate(j, "unjudged", lambda width: _unjudged(j, width), depths) > 0
@@ -85,13 +101,14 @@ def _add_tail(j, m, inside, depths):
     return np.where(seen, powers[n] + (1.0 - m["p"]) * inside, 0.0)
 
 
-def _ideal_rbp(raw, r, depth):
+def _ideal_rbp(raw: Measure, r: np.ndarray, depth: int | None) -> np.ndarray:
     """1 − p^min(R, m): RBP of a ranking with every relevant document first, to depth m."""
     limit = raw.cutoff if raw.cutoff is not None else depth
-    return 1.0 - np.power(raw["p"], r if limit is None else np.minimum(r, limit))
+    ideal: np.ndarray = 1.0 - np.power(raw["p"], r if limit is None else np.minimum(r, limit))
+    return ideal
 
 
-def _graded(raw) -> str | None:
+def _graded(raw: Measure) -> str | None:
     if raw["rel"] is None:
         return (f"R-normalisation of graded {raw} is not defined (METHODS.md §4.7 covers binary RBP); "
                 "use RBP(p=…,rel=1)")

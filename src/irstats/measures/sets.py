@@ -16,24 +16,31 @@ relevant in the qrels); every undefined ratio (n = 0, R = 0) is 0, as in trec_ev
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Callable
+
 import numpy as np
 
 from irstats.measures.binary import relevant_terms
 from irstats.measures.common import LEVEL_PARAM, accumulate, depth_axis, level_of, per_topic, safe_divide
-from irstats.measures.registry import (EVERY_NICKNAME, TREC_CUTS, Family, IrMeasuresName, Param, TrecEvalName,
+from irstats.measures.params import Param
+from irstats.measures.registry import (EVERY_NICKNAME, TREC_CUTS, Family, IrMeasuresName, TrecEvalName,
                                       register)
 from irstats.measures.ties import group_counts
+
+if TYPE_CHECKING:  # pragma: no cover
+    from irstats.judgments import Judgments
+    from irstats.measures.registry import Measure
 
 BETA_PARAM = Param("beta", float, 1.0, always_shown=True, help="weight of precision against recall (trec_eval: not squared)",
                    low=0)
 
 
-def _retrieved_relevant(j, m) -> np.ndarray:
+def _retrieved_relevant(j: Judgments, m: Measure) -> np.ndarray:
     """C over the whole list, (S, T)."""
     return accumulate(j, ("relevant", level_of(j, m)), lambda width: relevant_terms(j, m, width), None)[:, :, 0]
 
 
-def _sizes(j, m) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _sizes(j: Judgments, m: Measure) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """C, n and R, each broadcast to (S, T)."""
     c = _retrieved_relevant(j, m)
     n = j.n_ret.astype(np.float64)
@@ -41,49 +48,53 @@ def _sizes(j, m) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return c, n, r
 
 
-def set_precision(j, m) -> np.ndarray:
+def set_precision(j: Judgments, m: Measure) -> np.ndarray:
     c, n, _ = _sizes(j, m)
     return safe_divide(c, n)
 
 
-def set_recall(j, m) -> np.ndarray:
+def set_recall(j: Judgments, m: Measure) -> np.ndarray:
     c, _, r = _sizes(j, m)
     return safe_divide(c, r)
 
 
-def set_relative_precision(j, m) -> np.ndarray:
+def set_relative_precision(j: Judgments, m: Measure) -> np.ndarray:
     c, n, r = _sizes(j, m)
     return safe_divide(c, np.minimum(n, r))
 
 
-def set_average_precision(j, m) -> np.ndarray:
+def set_average_precision(j: Judgments, m: Measure) -> np.ndarray:
     c, n, r = _sizes(j, m)
     return safe_divide(c * c, n * r)
 
 
-def set_f(j, m) -> np.ndarray:
+def set_f(j: Judgments, m: Measure) -> np.ndarray:
     c, n, r = _sizes(j, m)
     p, rec, beta = safe_divide(c, n), safe_divide(c, r), m["beta"]
     return np.where(c > 0, safe_divide((beta + 1.0) * p * rec, beta * p + rec), 0.0)
 
 
-def num_q(j, m) -> np.ndarray:
+def num_q(j: Judgments, m: Measure) -> np.ndarray:
     return np.ones(j.n_ret.shape)
 
 
-def judged_nonrelevant_terms(j, m, width: int) -> np.ndarray:
-    return j.head(j.judged, width) & ~j.head(j.relevant(level_of(j, m)), width)
+def judged_nonrelevant_terms(j: Judgments, m: Measure, width: int) -> np.ndarray:
+    judged_nonrelevant: np.ndarray = j.head(j.judged, width) & ~j.head(j.relevant(level_of(j, m)), width)
+    return judged_nonrelevant
 
 
-def unjudged_terms(j, m, width: int) -> np.ndarray:
+def unjudged_terms(j: Judgments, m: Measure, width: int) -> np.ndarray:
     return j.head(j.unjudged, width)
 
 
-def _by_min_k_r(j, m, depths):
-    return np.minimum(depth_axis(depths), per_topic(j.num_relevant(level_of(j, m))))
+def _by_min_k_r(j: Judgments, m: Measure, depths: np.ndarray | None) -> np.ndarray:
+    assert depths is not None  # RelP's cut-off is required
+    by: np.ndarray = np.minimum(depth_axis(depths), per_topic(j.num_relevant(level_of(j, m))))
+    return by
 
 
-def _by_k(j, m, depths):
+def _by_k(j: Judgments, m: Measure, depths: np.ndarray | None) -> np.ndarray:
+    assert depths is not None  # Unj's cut-off is required
     return depth_axis(depths)
 
 
@@ -91,8 +102,8 @@ def _by_k(j, m, depths):
 _SET = ("all_trec", "set")
 
 
-def _set(name: str, description: str, kernel, trec: str, order: int, ir_measures: IrMeasuresName,
-         params=(LEVEL_PARAM,)) -> None:
+def _set(name: str, description: str, kernel: Callable[[Judgments, Measure], np.ndarray], trec: str, order: int,
+         ir_measures: IrMeasuresName, params: tuple[Param, ...] = (LEVEL_PARAM,)) -> None:
     register(Family(name, description, params, kernel=kernel, cutoff="none", ties="order_free",
                     trec_eval=(TrecEvalName(trec, name, order, nicknames=_SET),), ir_measures=ir_measures))
 
@@ -106,7 +117,7 @@ _set("SetRelP", "Relative set precision: relevant retrieved / min(retrieved, rel
 _set("SetAP", "Set AP: (relevant retrieved)² / (retrieved · relevant) (trec_eval set_map).", set_average_precision,
      "set_map", 31, IrMeasuresName("SetAP"))
 
-def expected_bin_g_terms(j, m, width: int) -> np.ndarray:
+def expected_bin_g_terms(j: Judgments, m: Measure, width: int) -> np.ndarray:
     """binG's expected terms: b_i/log2(2 + non-relevant documents above i). In i's group (n
     documents, r relevant, q = n − r not, a non-relevant above the group), i is relevant with
     chance r/n and then the non-relevant among the p − 1 places before it are hypergeometric
@@ -114,6 +125,7 @@ def expected_bin_g_terms(j, m, width: int) -> np.ndarray:
     from scipy.stats import hypergeom
 
 
+    assert j.tie_start is not None and j.tie_size is not None  # tie groups: only tied lists get here
     width = min(width, j.depth)
     start = j.tie_start[:, :, :width]
     single = j.tie_size[:, :, :width] == 1
@@ -151,7 +163,7 @@ register(Family("Unj", "Unjudged at k: unjudged documents in the top k / k; rank
                 trec_eval=(TrecEvalName("unj", "Unj@{}", 53, "longs", (5, 10, 20)),)))
 
 
-def bin_g_terms(j, m, width: int) -> np.ndarray:
+def bin_g_terms(j: Judgments, m: Measure, width: int) -> np.ndarray:
     """1/log2(2 + non-relevant documents ranked above) at each relevant rank, else 0 (binG)."""
     level = level_of(j, m)
     rel = j.head(j.relevant(level), width)
@@ -159,7 +171,7 @@ def bin_g_terms(j, m, width: int) -> np.ndarray:
     return np.where(rel, 1.0 / np.log2(2.0 + nonrel_above), 0.0)
 
 
-def _by_num_relevant(j, m, depths):
+def _by_num_relevant(j: Judgments, m: Measure, depths: np.ndarray | None) -> np.ndarray:
     return per_topic(j.num_relevant(level_of(j, m)))
 
 
@@ -169,15 +181,16 @@ register(Family("binG", "Binary G: relevant documents' 1/log2(2 + non-relevant r
                 trec_eval=(TrecEvalName("binG", "binG", 19),)), aliases=("BinG",))
 
 
-def utility(j, m) -> np.ndarray:
+def utility(j: Judgments, m: Measure) -> np.ndarray:
     """a·C + b·(n − C) + c·(R − C) + d·(N + C − n − R): the relevant retrieved, non-relevant
     retrieved, relevant missed and non-relevant not retrieved, weighted (trec_eval utility;
     N = ``docs``, the collection's size, trec_eval's -N)."""
     c, n, r = _sizes(j, m)
-    return m["a"] * c + m["b"] * (n - c) + m["c"] * (r - c) + m["d"] * (m["docs"] + c - n - r)
+    weighted: np.ndarray = m["a"] * c + m["b"] * (n - c) + m["c"] * (r - c) + m["d"] * (m["docs"] + c - n - r)
+    return weighted
 
 
-def _made_up_utility(weights, num_rel: int, num_docs: int) -> float:
+def _made_up_utility(weights: tuple[float, float, float, float], num_rel: int, num_docs: int) -> float:
     """trec_eval's utility of its made-up ranking for a topic -c adds (TrecEvalName.made_up):
     one document retrieved, not relevant — n = 1, C = 0 — added up as m_utility.c does."""
     a, b, c, d = weights

@@ -25,17 +25,26 @@ from __future__ import annotations
 import itertools
 import math
 from collections import Counter
-from typing import Callable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterator
 
 import numpy as np
+import numpy.typing as npt
 
 from irstats.errors import MeasureError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from irstats.judgments import Judgments
+    from irstats.judgments import QrelsFacts
+    from irstats.measures.registry import Family, Measure, Terms
+
+#: A grade code of the tensor (an int of the grades array; a float when labels are real-valued).
+Grade = int | float
 
 #: Most arrangements of one ranked list's tied grades that the exact enumeration averages.
 ENUMERATION_LIMIT = 20_000
 
 
-def expected_value(family, j, m) -> np.ndarray:
+def expected_value(family: Family, j: Judgments, m: Measure) -> np.ndarray:
     """``family``'s measure ``m`` averaged over every ordering of the tied documents: (S, T)."""
     method = family.tie_method(j, m)
     if method == "order_free":
@@ -52,14 +61,16 @@ def expected_value(family, j, m) -> np.ndarray:
     return enumerated(j, m, lambda arranged: family.evaluate_ordering(arranged, m), limit)
 
 
-def expected_terms(family, j, m):
+def expected_terms(family: Family, j: Judgments, m: Measure) -> Terms | None:
     """The family's expected per-rank terms, as a ``terms(j, m, width)`` callable, or None when
     it has no per-rank form (then the arrangements are enumerated)."""
     method = family.tie_method(j, m)
     if method == "closed" and family.expected_terms is not None:
         return family.expected_terms
     if method == "pointwise":
-        return lambda j_, m_, width: pointwise_terms(family.terms, j_, m_, width)
+        terms = family.terms
+        assert terms is not None  # a pointwise tie method is declared with the terms it averages
+        return lambda j_, m_, width: pointwise_terms(terms, j_, m_, width)
     return None
 
 
@@ -72,29 +83,34 @@ def _running(mask: np.ndarray) -> np.ndarray:
     return out
 
 
-def group_counts(j, mask: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
+def group_counts(j: Judgments, mask: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
     """For the first ``width`` positions: how many of ``mask`` lie in the position's tie group,
     and how many lie above (before) the group; (S, T, width) each."""
+    assert j.tie_start is not None and j.tie_size is not None  # tie groups: only tied lists get here
     running = _running(mask)
     start = j.tie_start[:, :, :width]
     end = start + j.tie_size[:, :, :width]
     before = np.take_along_axis(running, start, axis=2)
-    return np.take_along_axis(running, end, axis=2) - before, before
+    inside: np.ndarray = np.take_along_axis(running, end, axis=2) - before
+    return inside, before
 
 
-def expected_relevant(j, level: int) -> np.ndarray:
+def expected_relevant(j: Judgments, level: int | float) -> np.ndarray:
     """P(the document at each position is relevant) = r/n of its tie group: (S, T, K)."""
+    assert j.tie_start is not None and j.tie_size is not None  # tie groups: only tied lists get here
     inside, _ = group_counts(j, j.relevant(level), j.depth)
-    return inside / j.tie_size
+    chance: np.ndarray = inside / j.tie_size
+    return chance
 
 
-def pointwise_terms(terms, j, m, width: int) -> np.ndarray:
+def pointwise_terms(terms: Terms, j: Judgments, m: Measure, width: int) -> np.ndarray:
     """E[term at rank i] = Σ_g (share of grade g in i's tie group) · term(i, g), for terms that
     depend only on the rank and its grade: each grade's terms come from a tensor holding that
     grade at every position of the lists."""
     from irstats.judgments import PADDING
 
-    out = np.zeros(j.grades.shape[:2] + (min(width, j.depth),))
+    assert j.tie_start is not None and j.tie_size is not None  # tie groups: only tied lists get here
+    out: np.ndarray = np.zeros(j.grades.shape[:2] + (min(width, j.depth),))
     width = out.shape[2]
     size = j.tie_size[:, :, :width]
     for grade in np.unique(j.grades[j.grades != PADDING]).tolist():
@@ -107,7 +123,8 @@ def pointwise_terms(terms, j, m, width: int) -> np.ndarray:
     return out
 
 
-def _with_grades(j, grades: np.ndarray, n_ret=None, present=None, topics=None, qrels=None):
+def _with_grades(j: Judgments, grades: np.ndarray, n_ret: np.ndarray | None = None, present: np.ndarray | None = None,
+                 topics: tuple[str, ...] | None = None, qrels: QrelsFacts | None = None) -> Judgments:
     """A tensor like ``j`` (no tie groups) with other grades."""
     return j.variant(grades=grades, n_ret=j.n_ret if n_ret is None else n_ret,
                      present=j.present if present is None else present, topics=j.topics if topics is None else topics,
@@ -116,13 +133,14 @@ def _with_grades(j, grades: np.ndarray, n_ret=None, present=None, topics=None, q
 
 # ----------------------------------------------------------------------------- closed forms
 
-def _positions(j, width: int) -> tuple[np.ndarray, np.ndarray]:
+def _positions(j: Judgments, width: int) -> tuple[np.ndarray, np.ndarray]:
     """(p, n): each position's 1-based place within its tie group and the group's size."""
+    assert j.tie_start is not None and j.tie_size is not None  # tie groups: only tied lists get here
     start = j.tie_start[:, :, :width]
     return np.arange(width)[None, None, :] - start + 1, j.tie_size[:, :, :width]
 
 
-def expected_precision_terms(j, m, width: int) -> np.ndarray:
+def expected_precision_terms(j: Judgments, m: Measure, width: int) -> np.ndarray:
     """E[b_i·C(i)/i] (AP's terms). With c relevant above the group, r relevant among its n
     documents and i at place p in it: E[b_i·C(i)] = (r/n)(c + 1) + (p − 1)·r(r − 1)/(n(n − 1)),
     the chance i is relevant times itself, plus each earlier place's chance of being relevant
@@ -133,10 +151,11 @@ def expected_precision_terms(j, m, width: int) -> np.ndarray:
     r, c = group_counts(j, j.relevant(level_of(j, m)), width)
     p, n = _positions(j, width)
     pairs = np.where(n > 1, (p - 1) * r * (r - 1) / np.maximum(n * (n - 1), 1), 0.0)
-    return (r / n * (c + 1) + pairs) / j.ranks[:width]
+    terms: np.ndarray = (r / n * (c + 1) + pairs) / j.ranks[:width]
+    return terms
 
 
-def first_relevant_chance(j, m, width: int) -> np.ndarray:
+def first_relevant_chance(j: Judgments, m: Measure, width: int) -> np.ndarray:
     """P(the first relevant document of the list is at rank i): 0 when a relevant document lies
     above i's group; else C(n − p, r − 1)/C(n, r), none of the p − 1 places before i and i
     itself relevant."""
@@ -149,9 +168,10 @@ def first_relevant_chance(j, m, width: int) -> np.ndarray:
     p, n = _positions(j, width)
     possible = (c == 0) & (r > 0) & (n - p >= r - 1)
 
-    def log_choose(a, b):
+    def log_choose(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         a, b = np.maximum(a, 0), np.clip(b, 0, np.maximum(a, 0))
-        return gammaln(a + 1.0) - gammaln(b + 1.0) - gammaln(a - b + 1.0)
+        log_count: np.ndarray = gammaln(a + 1.0) - gammaln(b + 1.0) - gammaln(a - b + 1.0)
+        return log_count
 
     chance = np.exp(log_choose(n - p, r - 1) - log_choose(n, r))
     # no tie: the ordering's own answer, exactly
@@ -159,18 +179,19 @@ def first_relevant_chance(j, m, width: int) -> np.ndarray:
     return np.where(n == 1, exact.astype(np.float64), np.where(possible, chance, 0.0))
 
 
-def expected_first_relevant_terms(j, m, width: int) -> np.ndarray:
+def expected_first_relevant_terms(j: Judgments, m: Measure, width: int) -> np.ndarray:
     """Success's expected terms: the chance the first relevant document is at each rank."""
     return first_relevant_chance(j, m, width)
 
 
-def expected_reciprocal_rank_terms(j, m, width: int) -> np.ndarray:
+def expected_reciprocal_rank_terms(j: Judgments, m: Measure, width: int) -> np.ndarray:
     """RR's expected terms: the chance the first relevant document is at rank i, over i."""
     chance = first_relevant_chance(j, m, width)
-    return chance / j.ranks[:chance.shape[2]]
+    over_rank: np.ndarray = chance / j.ranks[:chance.shape[2]]
+    return over_rank
 
 
-def expected_r_precision(j, m) -> np.ndarray:
+def expected_r_precision(j: Judgments, m: Measure) -> np.ndarray:
     """E[C(c)]/c at c = ⌊mult·R + 0.9⌋: C is a sum of relevance indicators, so its expectation
     sums each position's r/n."""
     from irstats.measures.common import level_of, safe_divide
@@ -185,7 +206,7 @@ def expected_r_precision(j, m) -> np.ndarray:
     return safe_divide(np.where(cut[None, :] > 0, hits, 0.0), cut[None, :])
 
 
-def expected_bpref(j, m) -> np.ndarray:
+def expected_bpref(j: Judgments, m: Measure) -> np.ndarray:
     """E[bpref]: a relevant document's credit is 1 − min(x, R)/min(N, R) with x the judged
     non-relevant documents above it; in a group with q of them and a above the group, its place
     among those q + 1 documents is uniform, so x is uniform on a..a + q and the credit's mean
@@ -198,7 +219,7 @@ def expected_bpref(j, m) -> np.ndarray:
     big_r = j.num_relevant(level)[None, :, None].astype(np.float64)
     denominator = np.minimum(j.num_nonrelevant(level)[None, :, None], big_r)
 
-    def partial(top):  # S(M) = Σ_{x=0..M} min(x, R), 0 for M < 0
+    def partial(top: np.ndarray) -> np.ndarray:  # S(M) = Σ_{x=0..M} min(x, R), 0 for M < 0
         top = top.astype(np.float64)
         low = np.minimum(top, big_r)
         return np.where(top < 0, 0.0, low * (low + 1) / 2 + np.maximum(top - big_r, 0) * big_r)
@@ -208,25 +229,27 @@ def expected_bpref(j, m) -> np.ndarray:
     return safe_divide(total, j.num_relevant(level)[None, :])
 
 
-def group_sums(j, values: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
+def group_sums(j: Judgments, values: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
     """For the first ``width`` positions: the sum of ``values`` over the position's tie group
     and over the positions above the group; (S, T, width) each, float."""
+    assert j.tie_start is not None and j.tie_size is not None  # tie groups: only tied lists get here
     running = np.zeros(values.shape[:2] + (values.shape[2] + 1,))
     np.cumsum(values, axis=2, dtype=np.float64, out=running[:, :, 1:])
     start = j.tie_start[:, :, :width]
     before = np.take_along_axis(running, start, axis=2)
-    return np.take_along_axis(running, start + j.tie_size[:, :, :width], axis=2) - before, before
+    inside: np.ndarray = np.take_along_axis(running, start + j.tie_size[:, :, :width], axis=2) - before
+    return inside, before
 
 
-def _log_comb(n, k) -> np.ndarray:
+def _log_comb(n: npt.ArrayLike, k: npt.ArrayLike) -> np.ndarray:
     """log C(n, k), −inf where k < 0 or k > n (so exp gives 0): the multivariate hypergeometric
     probabilities as products of binomials, with no special case for empty classes."""
     from scipy.special import gammaln
 
-    n, k = np.asarray(n, dtype=np.float64), np.asarray(k, dtype=np.float64)
-    valid = (k >= 0) & (k <= n)
-    safe_k = np.where(valid, k, 0.0)
-    return np.where(valid, gammaln(n + 1) - gammaln(safe_k + 1) - gammaln(n - safe_k + 1), -np.inf)
+    total, chosen = np.asarray(n, dtype=np.float64), np.asarray(k, dtype=np.float64)
+    valid = (chosen >= 0) & (chosen <= total)
+    safe_k = np.where(valid, chosen, 0.0)
+    return np.where(valid, gammaln(total + 1) - gammaln(safe_k + 1) - gammaln(total - safe_k + 1), -np.inf)
 
 
 def _mean_subset_products(classes: list[tuple[float, int]], most: int) -> np.ndarray:
@@ -237,7 +260,8 @@ def _mean_subset_products(classes: list[tuple[float, int]], most: int) -> np.nda
 
     ks = np.arange(most + 1)
     if not classes:
-        return (ks == 0).astype(np.float64)
+        only_empty: np.ndarray = (ks == 0).astype(np.float64)
+        return only_empty
     (value, count), rest = classes[0], classes[1:]
     total = count + sum(c for _, c in rest)
     rest_means = _mean_subset_products(rest, most)
@@ -246,12 +270,14 @@ def _mean_subset_products(classes: list[tuple[float, int]], most: int) -> np.nda
     remaining = ks[:, None] - drawn[None, :]
     valid = (remaining >= 0) & (remaining <= total - count)
     rest_at = np.where(valid, rest_means[np.clip(remaining, 0, most)], 0.0)
-    return np.sum(np.where(valid, chance * np.power(value, drawn)[None, :] * rest_at, 0.0), axis=1)
+    means: np.ndarray = np.sum(np.where(valid, chance * np.power(value, drawn)[None, :] * rest_at, 0.0), axis=1)
+    return means
 
 
 # ----------------------------------------------------------------------------- enumeration
 
-def enumerated(j, m, evaluate: Callable, limit: int | None) -> np.ndarray:
+def enumerated(j: Judgments, m: Measure, evaluate: Callable[[Judgments], npt.ArrayLike],
+               limit: int | float | None) -> np.ndarray:
     """The mean of ``evaluate`` over every distinct arrangement of each list's tied grades.
 
     ``evaluate(tensor)`` gives (A, 1[, D]) for a one-topic tensor of A arranged lists; ``limit``:
@@ -262,10 +288,11 @@ def enumerated(j, m, evaluate: Callable, limit: int | None) -> np.ndarray:
     for t in range(n_top):  # refused up front, before any list is arranged
         for s in range(n_sys):
             _arrangement_count(j, s, t, limit, m)
-    out = None
+    out: np.ndarray | None = None
     for t in range(n_top):
         facts = _topic_facts(j, t)
-        rows, owners = [], []
+        rows: list[np.ndarray] = []
+        owners: list[np.ndarray] = []
         for s in range(n_sys):
             arranged = _arrangements(j, s, t, limit, m)
             rows.append(arranged)
@@ -285,20 +312,22 @@ def enumerated(j, m, evaluate: Callable, limit: int | None) -> np.ndarray:
     return out if out is not None else np.zeros((n_sys, n_top))
 
 
-def _topic_facts(j, t: int):
+def _topic_facts(j: Judgments, t: int) -> QrelsFacts:
     """The qrels facts of topic ``t`` alone (a one-topic axis), for the arranged tensors."""
     from irstats.judgments import QrelsFacts
 
-    def compute():
+    def compute() -> QrelsFacts:
         keep = j.qrels.topic_index == t
         return QrelsFacts(np.zeros(int(keep.sum()), dtype=np.int64), j.qrels.rel[keep], 1, j.qrels.g_max, j.qrels.labels)
 
-    return j.memo(("one topic's qrels", t), compute)
+    facts: QrelsFacts = j.memo(("one topic's qrels", t), compute)
+    return facts
 
 
-def _tie_groups(j, s: int, t: int, limit: int | None) -> list[tuple[int, list]]:
+def _tie_groups(j: Judgments, s: int, t: int, limit: int | float | None) -> list[tuple[int, list[Grade]]]:
     """List (s, t)'s tie groups whose grades differ, as (first rank, grades); ``limit``: only
     groups starting above this rank."""
+    assert j.tie_start is not None and j.tie_size is not None  # tie groups: only tied lists get here
     base = j.grades[s, t]
     starts, sizes = j.tie_start[s, t], j.tie_size[s, t]
     groups = []
@@ -311,7 +340,7 @@ def _tie_groups(j, s: int, t: int, limit: int | None) -> list[tuple[int, list]]:
     return groups
 
 
-def _arrangement_count(j, s: int, t: int, limit: int | None, m) -> int:
+def _arrangement_count(j: Judgments, s: int, t: int, limit: int | float | None, m: Measure) -> int:
     """How many distinct arrangements list (s, t) has; a MeasureError past ENUMERATION_LIMIT."""
     count = math.prod(_multinomial(g) for _, g in _tie_groups(j, s, t, limit))
     if count > ENUMERATION_LIMIT:
@@ -321,12 +350,13 @@ def _arrangement_count(j, s: int, t: int, limit: int | None, m) -> int:
     return count
 
 
-def _arrangements(j, s: int, t: int, limit: int | None, m) -> np.ndarray:
+def _arrangements(j: Judgments, s: int, t: int, limit: int | float | None, m: Measure) -> np.ndarray:
     """Every distinct arrangement of list (s, t)'s tied grades: (A, K), each row a list."""
     base = j.grades[s, t]
     groups = _tie_groups(j, s, t, limit)
     if not groups:
-        return base[None, :]
+        alone: np.ndarray = base[None, :]
+        return alone
     count = _arrangement_count(j, s, t, limit, m)
     out = np.repeat(base[None, :], count, axis=0)
     choices = [list(_distinct_permutations(g)) for _, g in groups]
@@ -336,7 +366,7 @@ def _arrangements(j, s: int, t: int, limit: int | None, m) -> np.ndarray:
     return out
 
 
-def _multinomial(values: list) -> int:
+def _multinomial(values: list[Grade]) -> int:
     """The number of distinct orderings of a multiset."""
     total = math.factorial(len(values))
     for k in Counter(values).values():
@@ -344,14 +374,14 @@ def _multinomial(values: list) -> int:
     return total
 
 
-def _distinct_permutations(values: list) -> Iterator[tuple]:
+def _distinct_permutations(values: list[Grade]) -> Iterator[tuple[Grade, ...]]:
     """Each distinct ordering of a multiset once (no repeats of equal values)."""
     counts = Counter(values)
     distinct = sorted(counts)
     n = len(values)
-    current: list = []
+    current: list[Grade] = []
 
-    def extend() -> Iterator[tuple]:
+    def extend() -> Iterator[tuple[Grade, ...]]:
         if len(current) == n:
             yield tuple(current)
             return

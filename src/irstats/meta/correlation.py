@@ -124,10 +124,10 @@ def _inversions(p: np.ndarray) -> np.ndarray:
     n, s = p.shape
     if s < 2:
         return np.zeros(n, dtype=np.int64)
-    onehot, greater = _bit_tables(s)
-    words = onehot.shape[1]
-    onehot = [np.ascontiguousarray(onehot[:, w]) for w in range(words)]
-    greater = [np.ascontiguousarray(greater[:, w]) for w in range(words)]
+    onehot_table, greater_table = _bit_tables(s)
+    words = onehot_table.shape[1]
+    onehot = [np.ascontiguousarray(onehot_table[:, w]) for w in range(words)]
+    greater = [np.ascontiguousarray(greater_table[:, w]) for w in range(words)]
     out = np.empty(n, dtype=np.int64)
     rows = max(1, _BLOCK_BYTES // (s * 8 * 3))
     for start in range(0, n, rows):

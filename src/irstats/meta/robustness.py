@@ -107,6 +107,7 @@ def _am_std_scores(x: np.ndarray, mu: np.ndarray, sd: np.ndarray, ok: np.ndarray
         z = np.where(ok, z, np.nan)
     if has_zero:
         at_mean = np.abs(diff) <= ZERO_TOL
+        zz: np.ndarray | float
         if zero_sd == "trec_eval":
             zz = np.where(at_mean, 0.0, np.nan)
         elif zero_sd == "inf":
@@ -384,9 +385,9 @@ def standardization_robustness(matrix: ScoreMatrix, standardizing: Sequence[str]
                                 argument="sizes")
     if sizes is not None:
         sizes = [whole(n, "sizes") for n in sizes]
-    q = numbers(quantiles, "quantiles").ravel()
-    if np.isnan(q).any() or ((q < 0) | (q > 1)).any():
-        raise ArgumentError(f"quantiles must lie in [0, 1], not {tuple(q.tolist())}", argument="quantiles")
+    given = numbers(quantiles, "quantiles").ravel()
+    if np.isnan(given).any() or ((given < 0) | (given > 1)).any():
+        raise ArgumentError(f"quantiles must lie in [0, 1], not {tuple(given.tolist())}", argument="quantiles")
     pool, eval_matrix = _resolve_sets(matrix, standardizing, evaluated)
     s_std = len(pool.systems)
     if s_std < ddof + 1:
@@ -398,7 +399,7 @@ def standardization_robustness(matrix: ScoreMatrix, standardizing: Sequence[str]
     if bad:
         raise ArgumentError(f"sample size(s) {', '.join(map(str, bad))} outside {ddof + 1}..{s_std} "
                             f"(the standardizing pool has {s_std} systems; ddof={ddof})", argument="sizes")
-    q = tuple(float(v) for v in q)
+    q = tuple(float(v) for v in given)
 
     reference = reference_scores(pool, eval_matrix, ddof, zero_sd)
     if np.isnan(reference).any():
@@ -509,7 +510,8 @@ def factor_longevity(evaluated: ScoreMatrix, first: Factors | ScoreMatrix | Sequ
         warnings.simplefilter("ignore", ZeroVarianceWarning)
         a = apply_factors(ev, _factors_from(first, evaluated, ddof, "first"), zero_sd=zero_sd).means()
         b = apply_factors(ev, _factors_from(second, evaluated, ddof, "second"), zero_sd=zero_sd).means()
-    return LongevityResult(ev.systems, a, b, float(pearson(a, b)), float(kendall_tau_b(a, b)), tuple(labels))
+    return LongevityResult(ev.systems, a, b, float(pearson(a, b)), float(kendall_tau_b(a, b)),
+                           (labels[0], labels[1]))
 
 
 def correlate_means(first: ScoreMatrix, second: ScoreMatrix) -> dict[str, float]:

@@ -245,6 +245,7 @@ class SplitAggregator:
             if self.method == "median":
                 values = self._median_finish(counts[len(self._flag_names):], n)
             else:
+                assert self._plan is not None  # made for every method but the median
                 bits, count = self._layout
                 term_sums = [_from_limbs(limbs[k * count:(k + 1) * count], scale[:, None], bits)
                              for k, scale in enumerate(self._scales)]

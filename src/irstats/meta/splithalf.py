@@ -145,7 +145,7 @@ class SplitHalfResult(Result):
     low: dict[str, LowScoreShare] = field(default_factory=dict)
     fixed: dict[str, np.ndarray] = field(default_factory=dict)
     difficulty: dict | None = None
-    seed: int | None = 0
+    seed: Seed = 0  # as given (a Generator too), or the splits' recorded seed
     tie_rtol: float = DEFAULT_TIE_RTOL
     skipna: bool = False
     nan_policy: str = "raise"
@@ -285,7 +285,7 @@ class SplitHalfResult(Result):
         note = "paired comparisons (Δ = a − b on the same halvings)"
         if paired:
             return FrameResult(pairs, f"{self.header}\n{note}", summary_columns=True, label="tab:splithalf-pairs")
-        more = ()
+        more: tuple[FrameResult, ...] = ()
         if comparisons and pairs.height:
             more = (FrameResult(pairs.select("measure_a", "method_a", "measure_b", "method_b", "mean_delta",
                                              "share_positive", "t", "p"), note, summary_columns=True,

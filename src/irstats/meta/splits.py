@@ -255,7 +255,7 @@ def _seed_of(seed) -> int | None:
     from irstats.random import seed_label
 
     label = seed_label(seed)
-    return None if label == "generator" else label
+    return label if isinstance(label, int) else None  # the other label is "generator"
 
 
 __all__ = ["DEFAULT_PREDICTIVE_SPLITS", "DEFAULT_SPLITHALF_SPLITS", "TopicSplits", "fixed_split", "random_halvings",

@@ -40,7 +40,7 @@ MAX_HEIGHT = 9.0
 #: The smallest text, in points, in a figure at its own width.
 MIN_FONT_SIZE = 7.0
 
-_SIZE = contextvars.ContextVar("irstats_figure_size", default=None)
+_SIZE: contextvars.ContextVar[str | None] = contextvars.ContextVar("irstats_figure_size", default=None)
 
 # Font sizes and line weights for each width. The smallest text is MIN_FONT_SIZE; lines,
 # markers and ticks are thinner in a column so the marks keep their weight against the text.

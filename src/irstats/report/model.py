@@ -288,6 +288,7 @@ class BackgroundPdfs:
 
         if not (hasattr(os, "waitid") and hasattr(os, "WNOWAIT")):
             return False  # no way to look without reaping: the next wait() reaps it
+        assert self._child is not None  # asked while a child runs
         return os.waitid(os.P_PID, self._child[0], os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
 
     def _reap(self) -> None:
@@ -296,6 +297,7 @@ class BackgroundPdfs:
 
         from irstats._interrupts import deferred, settle
 
+        assert self._child is not None  # asked while a child runs
         pid, path, errors = self._child
         if hasattr(os, "waitid") and hasattr(os, "WNOWAIT"):  # wait, not reap: interrupted here, the child stays known
             os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)
@@ -505,7 +507,7 @@ def input_files(study: "Study") -> pl.DataFrame:
     if study.settings.repro:
         entries += [("original run", f) for f in study.settings.repro[0]]
         entries += [("reproduced run", f) for f in study.settings.repro[1]]
-    rows = []
+    rows: list[dict[str, object]] = []
     for role, name in entries:
         if name in ("DataFrame", "", None):  # given as data, not as a file
             rows.append({"role": role, "path": "(data frame)", "bytes": None, "sha256": ""})

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import math
 import warnings
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -12,7 +13,7 @@ import polars as pl
 from irstats.errors import InputError, MeasureError, some
 from irstats.measures import FAMILIES, parse_measure
 from irstats.report.document import Items, Note, Section, Table, Text
-from irstats.report.model import Study, command_line, environment, input_files, traded
+from irstats.report.model import SectionBuilder, Study, command_line, environment, input_files, traded
 from irstats.standardize import apply_factors, fit_factors, write_factors
 from irstats.stats import compare, t_interval
 
@@ -277,13 +278,13 @@ def agreement(study: Study) -> Section | None:
     qrels_b = study.settings.qrels_b
     if qrels_b is None:
         return None
-    import irstats
     from irstats.agreement import NoSharedPairsError, conclusion_agreement, label_agreement
     from irstats.errors import InputError
+    from irstats.evaluate import evaluate
     from irstats.judgments import NoTopicInCommon
 
     section = Section("Agreement with a second qrels", "agreement")
-    boot = dict(n_resamples=study.settings.effort.bootstrap_resamples, seed=study.settings.seed)
+    boot: dict[str, Any] = dict(n_resamples=study.settings.effort.bootstrap_resamples, seed=study.settings.seed)
     text = (f"qrels A: `{study.qrels_path}`; qrels B: `{qrels_b}`. Intervals: percentile bootstrap over topics. ")
     try:
         labels = label_agreement(study.qrels_path, qrels_b, **boot)
@@ -292,7 +293,7 @@ def agreement(study: Study) -> Section | None:
         text += f"Labels are not compared: {exc}. "
     try:
         with taking(lambda w: "not in the qrels are ignored" in str(w.message)) as outside:  # said below, by topic
-            b_scores = irstats.evaluate(qrels_b, study.runs, list(study.measures), **study.settings.options)
+            b_scores = evaluate(qrels_b, study.runs, list(study.measures), **study.settings.options)
     except NoTopicInCommon as exc:
         raise InputError(f"--qrels-b judges none of the topics of a run: {exc}", path=str(qrels_b)) from None
     a_scores = {m: study.scores[m] for m in study.measures}
@@ -680,8 +681,8 @@ def leaderboard(study: Study, built: list[Section]) -> Section:
     baseline = settings.baselines[0] if settings.baselines else None
     if baseline is not None:
         means = means.filter(pl.col("baseline") == baseline)
-    order = means.filter(pl.col("measure") == first).sort("mean", descending=True, maintain_order=True)["system"]
-    order = order.to_list()
+    order = means.filter(pl.col("measure") == first).sort("mean", descending=True,
+                                                          maintain_order=True)["system"].to_list()
     data: dict[str, list] = {"system": order}
     shown: dict[str, list] = {"system": order}
     paper: dict[str, list] = {"system": order}
@@ -925,7 +926,7 @@ def bayesian(study: Study) -> Section | None:
 #: sections compute, rather than last, when the report would wait for them.
 COMPUTED_FIRST = ("volatility",)
 
-STAGES = [
+STAGES: list[tuple[str, SectionBuilder]] = [
     ("collection", collection),
     ("systems", systems),
     ("risk", risk),

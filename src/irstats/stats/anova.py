@@ -36,6 +36,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
+from typing import TYPE_CHECKING
 
 import numpy as np
 import polars as pl
@@ -45,6 +46,9 @@ from irstats.checks import kind_of, score_matrix, share
 from irstats.errors import ArgumentError, ArgumentTypeError, InputError
 from irstats.scores import ScoreMatrix
 from irstats.stats.resampling import warn_dropped_topics
+
+if TYPE_CHECKING:  # pragma: no cover
+    from irstats.render import Table
 
 DESIGNS = ("two-way", "one-way")
 #: The design of :func:`anova_with_replication`'s table.
@@ -201,7 +205,7 @@ class AnovaResult(Result):
                 f"ω² = {self.omega_squared:.4f}; {100 * self.confidence:g}% margin of error of a system mean "
                 f"± {self.margin_of_error:.4f}")
 
-    def display_table(self, digits: int = 4):
+    def display_table(self, digits: int = 4) -> Table:
         from irstats.render import Cell, Table, number_cell
 
         rows = [[Cell(r["source"]), number_cell(r["variation"], digits), Cell(str(r["df"])),
@@ -237,17 +241,18 @@ def anova(matrix: ScoreMatrix, design: str = "two-way", confidence: float = 0.95
     means = x.mean(axis=1)
     total = float(((x - grand) ** 2).sum())
     between_systems = float(n * ((means - grand) ** 2).sum())
+    sources: tuple[str, ...]
     if design == "one-way":
         residual = total - between_systems
-        sources, variation, df = ("systems", "residual", "total"), [between_systems, residual, total], \
+        sources, sums, dfs = ("systems", "residual", "total"), [between_systems, residual, total], \
             [m - 1, m * (n - 1), m * n - 1]
     else:
         between_topics = float(m * ((x.mean(axis=0) - grand) ** 2).sum())
         # The residual from its definition, not as a difference: no cancellation error when it is small.
         residual = float(((x - means[:, None] - x.mean(axis=0)[None, :] + grand) ** 2).sum())
         sources = ("systems", "topics", "residual", "total")
-        variation, df = [between_systems, between_topics, residual, total], [m - 1, n - 1, (m - 1) * (n - 1), m * n - 1]
-    variation, df = np.array(variation), np.array(df, dtype=np.float64)
+        sums, dfs = [between_systems, between_topics, residual, total], [m - 1, n - 1, (m - 1) * (n - 1), m * n - 1]
+    variation, df = np.array(sums), np.array(dfs, dtype=np.float64)
     v_e = variation[sources.index("residual")] / df[sources.index("residual")]
     omega = float((between_systems - (m - 1) * v_e) / (total + v_e)) if total + v_e > 0 else float("nan")
     topics = tuple(t for t, keep in zip(matrix.topics, complete) if keep)
@@ -255,7 +260,7 @@ def anova(matrix: ScoreMatrix, design: str = "two-way", confidence: float = 0.95
                        confidence)
 
 
-def _replicates(replicates) -> tuple[ScoreMatrix, ...]:
+def _replicates(replicates: object) -> tuple[ScoreMatrix, ...]:
     if isinstance(replicates, ScoreMatrix) or isinstance(replicates, (str, bytes)) or \
             not isinstance(replicates, Sequence):
         raise ArgumentTypeError(f"replicates must be a list of ScoreMatrix (one per replicate); got "

@@ -32,7 +32,7 @@ depends on the batch size.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 import numpy as np
 import polars as pl
@@ -42,6 +42,11 @@ from irstats.errors import ArgumentError, ArgumentTypeError, some, warn
 from irstats.random import Seed, check_seed, generator, seed_label
 from irstats.result import Result
 from irstats.scores import ScoreMatrix, score_matrices
+
+if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.axes import Axes
+
+    from irstats.render import Table
 
 #: The ROPE of a measure bounded to [0, 1], in its units.
 DEFAULT_ROPE = 0.01
@@ -89,7 +94,8 @@ def _winner_shares(thetas: np.ndarray) -> np.ndarray:
     """Per column of (samples, 3) θ: the share of samples in which it is the largest, a tie
     sharing its sample equally."""
     top = thetas == thetas.max(axis=1, keepdims=True)
-    return (top / top.sum(axis=1, keepdims=True)).sum(axis=0)
+    shares: np.ndarray = (top / top.sum(axis=1, keepdims=True)).sum(axis=0)
+    return shares
 
 
 def _pair_indices(z: np.ndarray, rope: float) -> tuple[np.ndarray, ...]:
@@ -252,20 +258,20 @@ class BayesComparison(Result):
     def to_frame(self) -> pl.DataFrame:
         return self.frame
 
-    def display_table(self, digits: int = 4):
+    def display_table(self, digits: int = 4) -> Table:
         from irstats.render import table_of_frame
 
         return table_of_frame(self.frame, title=self.title, legend=self.legend(), digits=digits, label="tab:bayes")
 
     def plot_posterior(self, measure: str | None = None, system: str | None = None, baseline: str | None = None,
-                       ax=None, size: str | None = None):
+                       ax: Axes | None = None, size: str | None = None) -> Any:
         """The posterior of the mean difference of one pair (default: the first row), the
         ROPE shaded (:func:`irstats.plots.bayes.plot_posterior`)."""
         from irstats.plots.bayes import plot_posterior
 
         return plot_posterior(self, measure, system, baseline, ax=ax, size=size)
 
-    def plot_simplex(self, measure: str | None = None, ax=None, size: str | None = None):
+    def plot_simplex(self, measure: str | None = None, ax: Axes | None = None, size: str | None = None) -> Any:
         """Every pair's three probabilities as a point of the simplex
         (:func:`irstats.plots.bayes.plot_simplex`)."""
         from irstats.plots.bayes import plot_simplex
@@ -295,7 +301,7 @@ def _bounded(measure: str) -> bool:
         return False
 
 
-def _rope_for(value, matrix: ScoreMatrix) -> float:
+def _rope_for(value: object, matrix: ScoreMatrix) -> float:
     """A ROPE half-width for ``matrix``'s measure: a number >= 0, at most the measure's range
     (1 for a measure in [0, 1]: an error past it; a warning past the observed range otherwise)."""
     rope = check_rope(value)
@@ -313,7 +319,7 @@ def _rope_for(value, matrix: ScoreMatrix) -> float:
     return rope
 
 
-def check_rope(value) -> float:
+def check_rope(value: object) -> float:
     """A ROPE half-width: a finite number >= 0 (the region is [−r, r])."""
     rope = real(value, "rope")
     if rope < 0:
@@ -322,7 +328,8 @@ def check_rope(value) -> float:
     return rope
 
 
-def _ropes(rope, matrices: Mapping[str, ScoreMatrix]) -> tuple[dict[str, float], tuple[str, ...]]:
+def _ropes(rope: float | Mapping[str, float] | None,
+           matrices: Mapping[str, ScoreMatrix]) -> tuple[dict[str, float], tuple[str, ...]]:
     """Each measure's ROPE (``rope``: None for the defaults, a number for all, or a mapping by
     measure) and the measures that got the default."""
     if isinstance(rope, Mapping):
@@ -345,15 +352,16 @@ def _ropes(rope, matrices: Mapping[str, ScoreMatrix]) -> tuple[dict[str, float],
     return out, tuple(defaults)
 
 
-def _pairs(matrix: ScoreMatrix, baseline: str | None, all_pairs: bool, order: tuple[str, ...]):
+def _pairs(matrix: ScoreMatrix, baseline: str | None, all_pairs: bool, order: tuple[str, ...]) -> list[tuple[str, str]]:
     """The (system, baseline) pairs of one measure: every other system against ``baseline``,
     or every pair (the system the one ranked higher in ``order``)."""
     if all_pairs:
         return [(a, b) for i, a in enumerate(order) for b in order[i + 1:]]
+    assert baseline is not None  # compare_bayes picks one when all_pairs is off
     return [(s, baseline) for s in order if s != baseline]
 
 
-def _differences(matrix: ScoreMatrix, pairs) -> list[np.ndarray]:
+def _differences(matrix: ScoreMatrix, pairs: list[tuple[str, str]]) -> list[np.ndarray]:
     """system − baseline on the topics both have, per pair; an error for a pair sharing fewer
     than two topics."""
     index = {s: i for i, s in enumerate(matrix.systems)}

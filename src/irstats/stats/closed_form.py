@@ -16,16 +16,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from irstats.checks import numbers, share
 from irstats.errors import ArgumentError, ArgumentTypeError, warn
-from irstats.stats.degenerate import ZERO_TOL, degenerate_t, zero_spread
-
-#: |d| at or below this counts as zero (METHODS §5.6 [CHOICE]).
+from irstats.stats.degenerate import ZERO_TOL as ZERO_TOL  # re-exported: |d| at or below it counts as zero
+from irstats.stats.degenerate import degenerate_t, zero_spread
 
 ALTERNATIVES = ("two-sided", "greater", "less")
 
@@ -50,7 +49,7 @@ class TestResult:
     ci_high: float = np.nan
     effect_size: float = np.nan
     n: int = 0
-    details: dict = field(default_factory=dict)
+    details: dict[str, Any] = field(default_factory=dict)
 
     def significant(self, alpha: float = 0.05) -> bool:
         """Whether p < alpha."""
@@ -85,7 +84,7 @@ def paired_differences(a: ArrayLike, b: ArrayLike, *, quiet: bool = False) -> tu
     return a[keep] - b[keep], dropped
 
 
-def _scipy_stats():
+def _scipy_stats() -> Any:
     """scipy.stats, imported when a test runs: importing it costs start-up (about a second)
     that commands such as ``splithalf`` never need."""
     from scipy import stats
@@ -110,20 +109,25 @@ def _t_pvalue(t: np.ndarray, df: np.ndarray, alternative: str) -> np.ndarray:
     # cost a command most of a second of start-up for the same numbers.
     from scipy.special import stdtr
 
+    p: np.ndarray
     if alternative == "two-sided":
-        return np.minimum(1.0, 2.0 * stdtr(df, -np.abs(t)))
-    if alternative == "greater":
-        return stdtr(df, -t)
-    return stdtr(df, t)
+        p = np.minimum(1.0, 2.0 * stdtr(df, -np.abs(t)))
+    elif alternative == "greater":
+        p = stdtr(df, -t)
+    else:
+        p = stdtr(df, t)
+    return p
 
 
-def _t_quantile(q: float, df) -> np.ndarray:
+def _t_quantile(q: float, df: ArrayLike) -> np.ndarray:
     from scipy.special import stdtrit  # scipy.stats.t.ppf
 
-    return stdtrit(df, q)
+    quantile: np.ndarray = stdtrit(df, q)
+    return quantile
 
 
-def _t_ci(mean, se, df, alternative: str, confidence: float) -> tuple[np.ndarray, np.ndarray]:
+def _t_ci(mean: float | np.ndarray, se: float | np.ndarray, df: float | np.ndarray, alternative: str,
+          confidence: float) -> tuple[np.ndarray, np.ndarray]:
     if alternative == "two-sided":
         q = _t_quantile((1 + confidence) / 2, df)
         return mean - q * se, mean + q * se
@@ -432,26 +436,28 @@ def two_sample_t(x: ArrayLike, y: ArrayLike, equal_var: bool = False, alternativ
     """
     _check_alternative(alternative)
     _check_confidence(confidence)
-    x = numbers(x, "x").ravel()
-    y = numbers(y, "y").ravel()
-    dropped = int(np.isnan(x).sum() + np.isnan(y).sum())
+    xs = numbers(x, "x").ravel()
+    ys = numbers(y, "y").ravel()
+    dropped = int(np.isnan(xs).sum() + np.isnan(ys).sum())
     if dropped:
         warn(f"{dropped} missing score(s) (NaN) dropped from the two samples")
-    x, y = x[~np.isnan(x)], y[~np.isnan(y)]
-    nx, ny = x.size, y.size
+    xs, ys = xs[~np.isnan(xs)], ys[~np.isnan(ys)]
+    nx, ny = xs.size, ys.size
     details = {"equal_var": equal_var, "alternative": alternative, "confidence": confidence, "dropped": dropped,
                "n_x": nx, "n_y": ny}
     if nx < 2 or ny < 2:
         return TestResult("two_sample_t", np.nan, np.nan, n=nx + ny, details=details | {"df": np.nan})
-    row = two_sample_t_rows(x, y, equal_var, alternative)  # the batched test, on one row
+    row = two_sample_t_rows(xs, ys, equal_var, alternative)  # the batched test, on one row
     t, df, p = float(row.statistic), float(row.df), float(row.p_value)
     mx, my = float(row.mean_x), float(row.mean_y)
-    vx, vy = x.var(ddof=1), y.var(ddof=1)
+    vx, vy = xs.var(ddof=1), ys.var(ddof=1)
     sp2 = ((nx - 1) * vx + (ny - 1) * vy) / (nx + ny - 2)
     diff = mx - my
     se = np.sqrt(sp2 * (1 / nx + 1 / ny)) if equal_var else np.sqrt(vx / nx + vy / ny)
     with np.errstate(invalid="ignore", divide="ignore"):
         cohen = diff / np.sqrt(sp2)
+    lo: float | np.ndarray
+    hi: float | np.ndarray
     if zero_spread(se, diff):
         warn("both samples are constant: the t statistic is undefined; p set by convention")
         lo, hi = (diff, diff)
@@ -474,14 +480,14 @@ def t_interval(x: ArrayLike, confidence: float = 0.95) -> Interval:
     (0.0446, 0.4554)
     """
     _check_confidence(confidence)
-    x = numbers(x, "x").ravel()
-    missing = int(np.isnan(x).sum())
+    values = numbers(x, "x").ravel()
+    missing = int(np.isnan(values).sum())
     if missing:
         warn(f"{missing} missing value(s) (NaN) dropped before the t-interval")
-        x = x[~np.isnan(x)]
-    n = x.size
+        values = values[~np.isnan(values)]
+    n = values.size
     if n < 2:
         return Interval(np.nan, np.nan)
-    mean = x.mean()
-    half = _t_quantile((1 + confidence) / 2, n - 1) * x.std(ddof=1) / np.sqrt(n)
+    mean = values.mean()
+    half = _t_quantile((1 + confidence) / 2, n - 1) * values.std(ddof=1) / np.sqrt(n)
     return Interval(float(mean - half), float(mean + half))

@@ -8,6 +8,8 @@ counted in the family size m.
 
 from __future__ import annotations
 
+from typing import Callable
+
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -34,10 +36,11 @@ def bonferroni(pvalues: ArrayLike) -> np.ndarray:
     """
     p = _as_pvalues(pvalues)
     m = int(np.count_nonzero(~np.isnan(p)))
-    return np.minimum(1.0, m * p)
+    adjusted: np.ndarray = np.minimum(1.0, m * p)
+    return adjusted
 
 
-def _in_order(pvalues: ArrayLike, adjust_sorted) -> np.ndarray:
+def _in_order(pvalues: ArrayLike, adjust_sorted: Callable[[np.ndarray, int], np.ndarray]) -> np.ndarray:
     """Apply ``adjust_sorted(p_sorted, m)`` to the non-NaN p-values in ascending order (stable),
     and put the results back in the input's order and shape; NaN stays NaN."""
     p = _as_pvalues(pvalues)
@@ -97,6 +100,7 @@ def adjust(pvalues: ArrayLike, method: str = "holm") -> np.ndarray:
     if method in ("bh", "by"):
         return benjamini_hochberg(pvalues, dependent=method == "by")
     if method == "none":
-        return _as_pvalues(pvalues).copy()
+        unadjusted: np.ndarray = _as_pvalues(pvalues).copy()
+        return unadjusted
     raise ArgumentError(f"unknown correction {method!r}; expected one of {', '.join(CORRECTIONS)}",
                         argument="method")

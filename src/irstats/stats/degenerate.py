@@ -9,17 +9,19 @@ statistic is 0 and p = 1 if the mean difference is 0 too, else t = ±∞ and p =
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 
 #: |x| at or below this counts as 0; a spread at or below ZERO_TOL·max(1, |center|) as none.
 ZERO_TOL = 1e-12
 
 
-def zero_spread(spread, center) -> np.ndarray:
+def zero_spread(spread: npt.ArrayLike, center: npt.ArrayLike) -> np.ndarray:
     """Whether a standard deviation or error ``spread`` is 0 next to ``center`` (elementwise)."""
-    return np.asarray(spread) <= ZERO_TOL * np.maximum(1.0, np.abs(center))
+    flat: np.ndarray = np.asarray(spread) <= ZERO_TOL * np.maximum(1.0, np.abs(center))
+    return flat
 
 
-def degenerate_t(center, alternative: str = "two-sided") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def degenerate_t(center: npt.ArrayLike, alternative: str = "two-sided") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """t, p and the "no difference" mask of t-tests whose standard error is 0.
 
     >>> [x.tolist() for x in degenerate_t(np.array([0.0, 0.2, -0.1]))]
@@ -37,7 +39,7 @@ def degenerate_t(center, alternative: str = "two-sided") -> tuple[np.ndarray, np
     return t, p, same
 
 
-def studentize(center, spread, n=1) -> np.ndarray:
+def studentize(center: npt.ArrayLike, spread: npt.ArrayLike, n: npt.ArrayLike = 1) -> np.ndarray:
     """t = center/(spread/√n), with the one rule where the spread is 0 (t = 0 or ±∞).
 
     ``spread`` is a standard deviation of n values (or, with n = 1, a standard error).

@@ -17,13 +17,17 @@ the draws of ``scipy.stats.bootstrap`` with the same Generator — and the perce
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from irstats.checks import numbers, one_of, share, whole
 from irstats.errors import ArgumentError, ArgumentTypeError, InputError
-from irstats.random import check_seed, generator
+from irstats.random import Seed, check_seed, generator
+
+if TYPE_CHECKING:  # pragma: no cover
+    from irstats.distributed import Job
 
 INTERVAL_METHODS = ("percentile", "bca")
 
@@ -43,11 +47,11 @@ def _pooled_sd(x: np.ndarray, y: np.ndarray) -> float:
 
 
 def _two_samples(x: ArrayLike, y: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
-    x, y = numbers(x, "x").ravel(), numbers(y, "y").ravel()
-    x, y = x[~np.isnan(x)], y[~np.isnan(y)]
-    if x.size < 2 or y.size < 2:
+    xs, ys = numbers(x, "x").ravel(), numbers(y, "y").ravel()
+    xs, ys = xs[~np.isnan(xs)], ys[~np.isnan(ys)]
+    if xs.size < 2 or ys.size < 2:
         raise InputError("each sample needs at least two values")
-    return x, y
+    return xs, ys
 
 
 #: How Cohen's d pools the two samples' variance: "df" divides the pooled sum of squares by
@@ -105,7 +109,7 @@ class BootstrapIntervals:
 
 
 def bootstrap_mean_intervals(values: ArrayLike, n_resamples: int = 10000, confidence: float = 0.95,
-                             method: str = "percentile", seed=0, *, client=None) -> BootstrapIntervals:
+                             method: str = "percentile", seed: Seed = 0, *, client: Any = None) -> BootstrapIntervals:
     """Percentile or BCa bootstrap intervals of the mean of each row of ``values`` (rows ×
     topics, no NaN), every row resampled with the same B index draws (as scipy does for
     2-D data), so that rows of paired differences stay paired.
@@ -120,9 +124,10 @@ def bootstrap_mean_intervals(values: ArrayLike, n_resamples: int = 10000, confid
     """
     from irstats.distributed import planned
 
-    return planned(client, "bootstrap intervals",
-                   lambda job: _bootstrap_mean_intervals(values, n_resamples, confidence, method, seed, job),
-                   unit="resample")
+    intervals: BootstrapIntervals = planned(
+        client, "bootstrap intervals",
+        lambda job: _bootstrap_mean_intervals(values, n_resamples, confidence, method, seed, job), unit="resample")
+    return intervals
 
 
 #: Resamples per task on a cluster, in steps of :func:`_means_step`: a task gathers about 64 MB.
@@ -144,7 +149,8 @@ def resampled_means(x: np.ndarray, index: np.ndarray, step: int) -> np.ndarray:
     return means
 
 
-def _bootstrap_mean_intervals(values, n_resamples, confidence, method, seed, job):
+def _bootstrap_mean_intervals(values: ArrayLike, n_resamples: int, confidence: float, method: str, seed: Seed,
+                              job: Job | None) -> Callable[[], BootstrapIntervals]:
     """:func:`bootstrap_mean_intervals` up to its resampled means; returns the function that
     completes the result. With ``job`` (:class:`irstats.distributed.Job`), the means are
     submitted to it in runs of whole steps, each with its slice of the index draws."""

@@ -26,15 +26,21 @@ Q < k − 1; then the random-effects estimate is the fixed one).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 import numpy as np
+import numpy.typing as npt
 import polars as pl
 
 from irstats.checks import kind_of, share
 from irstats.errors import ArgumentError, ArgumentTypeError, some, warn
 from irstats.result import Result
 from irstats.scores import ScoreMatrix, score_matrices
+
+if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.axes import Axes
+
+    from irstats.render import Table
 
 #: The effects one collection can contribute (``effect=``, ``--effect``).
 EFFECTS = {"md": "mean difference (system − baseline), variance s_d²/n",
@@ -84,7 +90,8 @@ def paule_mandel_tau2(effects: np.ndarray, variances: np.ndarray) -> float:
     return float(brentq(excess, 0.0, high, xtol=1e-300, rtol=1e-15, maxiter=500))
 
 
-def pool(effects, variances, confidence: float = 0.95, hartung_knapp: bool = False) -> Pooled:
+def pool(effects: npt.ArrayLike, variances: npt.ArrayLike, confidence: float = 0.95,
+         hartung_knapp: bool = False) -> Pooled:
     """Fixed- and random-effects estimates of effects ``effects`` with variances
     ``variances`` (one per collection; see the module's docstring)."""
     from scipy import stats
@@ -206,13 +213,13 @@ class MetaAnalysis(Result):
             pl.lit(None, pl.Float64).alias("q_p"), "collection")
         return pl.concat([self.frame, rows])
 
-    def display_table(self, digits: int = 4):
+    def display_table(self, digits: int = 4) -> Table:
         from irstats.render import table_of_frame
 
         return table_of_frame(self.to_frame(), title=self.title, legend=self.legend(), digits=digits,
                               label="tab:meta-analysis")
 
-    def plot(self, measure: str | None = None, ax=None, size: str | None = None):
+    def plot(self, measure: str | None = None, ax: Axes | None = None, size: str | None = None) -> Any:
         """The forest plot of one measure (:func:`irstats.plots.forest.plot_forest`)."""
         from irstats.plots.forest import plot_forest
 
@@ -223,7 +230,7 @@ _COLUMNS = ("measure", "system", "baseline", "method", "effect", "ci_low", "ci_h
             "collection")
 
 
-def _per_collection(value, role: str, names: tuple[str, ...]) -> dict[str, str]:
+def _per_collection(value: object, role: str, names: tuple[str, ...]) -> dict[str, str]:
     """``system``/``baseline``: one run name for every collection, or a mapping by collection."""
     if isinstance(value, str):
         return {c: value for c in names}
@@ -239,7 +246,8 @@ def _per_collection(value, role: str, names: tuple[str, ...]) -> dict[str, str]:
 
 
 def meta_analysis(collections: Mapping[str, Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix] | ScoreMatrix],
-                  system: str | Mapping[str, str], baseline: str | Mapping[str, str], measures=None, *,
+                  system: str | Mapping[str, str], baseline: str | Mapping[str, str],
+                  measures: str | Sequence[str] | None = None, *,
                   effect: str = "md", confidence: float = 0.95, hartung_knapp: bool = False,
                   per_collection: bool = False) -> MetaAnalysis:
     """Pool the effect of ``system`` over ``baseline`` across ``collections`` (name → the

@@ -39,6 +39,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import polars as pl
@@ -47,6 +48,9 @@ from irstats.checks import kind_of, one_of, real, score_matrix, share, whole
 from irstats.errors import ArgumentError, ArgumentTypeError, InputError
 from irstats.result import Result
 from irstats.scores import ScoreMatrix
+
+if TYPE_CHECKING:  # pragma: no cover
+    from irstats.render import Table
 
 TESTS = ("paired_t", "two_sample_t", "one_way_anova", "two_way_anova", "two_way_anova_replicated")
 T_TESTS = ("paired_t", "two_sample_t")
@@ -62,7 +66,7 @@ _NAMES = {"paired_t": "paired t-test", "two_sample_t": "two-sample t-test", "one
           "two_way_anova_replicated": "two-way ANOVA with replication"}
 
 
-def _stats():
+def _stats() -> Any:
     import scipy.stats  # when a power is computed: scipy.stats costs ~0.5 s to load
 
     return scipy.stats
@@ -99,8 +103,11 @@ class _Design:
 
     def df_effect(self) -> int:
         m, n = self.n_systems, self.n_topics
-        return {"systems": m - 1, "topics": n - 1, "interaction": (m - 1) * (n - 1)}[self.effect] \
-            if self.test == "two_way_anova_replicated" else self.n_systems - 1
+        assert m is not None  # the F-tests, the only ones with an effect's df, count systems
+        if self.test == "two_way_anova_replicated":
+            assert n is not None  # ... and with replication, topics
+            return {"systems": m - 1, "topics": n - 1, "interaction": (m - 1) * (n - 1)}[self.effect]
+        return m - 1
 
     def dfs(self, size: int, size2: int | None = None) -> tuple[float, float]:
         """(df1, df2) with ``size`` (and ``size2`` for two_sample_t) in the design's unit."""
@@ -110,10 +117,12 @@ class _Design:
         if test == "two_sample_t":
             return size + (size if size2 is None else size2) - 2, math.nan
         m = self.n_systems
+        assert m is not None  # the F-tests count systems
         if test == "one_way_anova":
             return m - 1, m * (size - 1)
         if test == "two_way_anova":
             return m - 1, (m - 1) * (size - 1)
+        assert self.n_topics is not None  # two_way_anova_replicated counts topics
         return self.df_effect(), m * self.n_topics * (size - 1)
 
     def noncentrality(self, size: int, size2: int | None = None) -> float:
@@ -218,7 +227,7 @@ class PowerAnalysis(Result):
                      f"{self.alpha:g} if the observed effect is the true one (Sakai 2018, ch. 7)")
         return lines
 
-    def display_table(self, digits: int = 4):
+    def display_table(self, digits: int = 4) -> Table:
         from irstats.render import Cell, Table, number_cell
 
         frame = self.summary()
@@ -231,7 +240,7 @@ class PowerAnalysis(Result):
                         label="tab:power")
 
 
-def _check_test(test) -> str:
+def _check_test(test: object) -> str:
     if not (isinstance(test, str) and test in TESTS):
         raise (ArgumentError if isinstance(test, str) else ArgumentTypeError)(
             f"unknown test {test!r}; expected one of {', '.join(TESTS)}", argument="test")
@@ -297,6 +306,7 @@ def power_analysis(statistic: float, test: str = "paired_t", *, n: int, n2: int 
     if test == "paired_t":
         effect_size = statistic / math.sqrt(n)
     elif test == "two_sample_t":
+        assert n2 is not None  # set above for two_sample_t
         effect_size = statistic * math.sqrt(1 / n + 1 / n2)
     else:
         effect_size = math.sqrt(df1 * statistic / df2)
@@ -315,12 +325,12 @@ def power_analysis(statistic: float, test: str = "paired_t", *, n: int, n2: int 
                          n if test == "two_way_anova_replicated" else None, effect, tuple(compared))
 
 
-def achieved_power(statistic: float, test: str = "paired_t", **kwargs) -> float:
+def achieved_power(statistic: float, test: str = "paired_t", **kwargs: Any) -> float:
     """The power the reported test had (:func:`power_analysis`'s ``power``)."""
     return power_analysis(statistic, test, **kwargs).power
 
 
-def future_sample_size(statistic: float, test: str = "paired_t", **kwargs) -> int | None:
+def future_sample_size(statistic: float, test: str = "paired_t", **kwargs: Any) -> int | None:
     """The sample size for power 1 − β (:func:`power_analysis`'s ``sample_size``)."""
     return power_analysis(statistic, test, **kwargs).sample_size
 
@@ -386,7 +396,7 @@ def power_from_scores(scores: ScoreMatrix | Sequence[ScoreMatrix], test: str = "
                           measure=table.measure)
 
 
-def _names(systems) -> tuple[str, ...]:
+def _names(systems: object) -> tuple[str, ...]:
     if isinstance(systems, str) or not isinstance(systems, Sequence) or \
             not all(isinstance(s, str) for s in systems):
         raise ArgumentTypeError(f"systems must be a list of system names; got {kind_of(systems)}",

@@ -30,6 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from irstats.checks import numbers, real, share
 
@@ -72,7 +73,7 @@ class PPIMean:
     n_effective: float
 
 
-def _rows(value, argument: str) -> np.ndarray:
+def _rows(value: npt.ArrayLike, argument: str) -> np.ndarray:
     array = numbers(value, argument)
     if array.ndim == 1:
         array = array[None, :]
@@ -86,17 +87,20 @@ def _rows(value, argument: str) -> np.ndarray:
 
 def _masked_mean(x: np.ndarray, mask: np.ndarray, count: np.ndarray) -> np.ndarray:
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(mask, x, 0.0).sum(axis=1) / count
+        mean: np.ndarray = np.where(mask, x, 0.0).sum(axis=1) / count
+    return mean
 
 
 def _masked_std(x: np.ndarray, mask: np.ndarray, count: np.ndarray, ddof: int = 0) -> np.ndarray:
     """Two-pass standard deviation of each row's masked values (numpy's ``std``)."""
     centred = np.where(mask, x - _masked_mean(x, mask, count)[:, None], 0.0)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.sqrt((centred ** 2).sum(axis=1) / (count - ddof))
+        std: np.ndarray = np.sqrt((centred ** 2).sum(axis=1) / (count - ddof))
+    return std
 
 
-def ppi_mean_rows(Y, Yhat, Yhat_unlabeled, *, alpha=0.05, lam: float | None = None) -> PPIRows:
+def ppi_mean_rows(Y: npt.ArrayLike, Yhat: npt.ArrayLike, Yhat_unlabeled: npt.ArrayLike, *,
+                  alpha: npt.ArrayLike = 0.05, lam: float | None = None) -> PPIRows:
     """Prediction-powered means of rows: ``Y`` and ``Yhat`` (rows × n gold topics: the gold
     and the cheap scores), ``Yhat_unlabeled`` (rows × N other topics: the cheap scores).
     ``alpha``: one level, or one per row (e.g. Bonferroni-adjusted); ``lam``: None for PPI++'s
@@ -155,7 +159,7 @@ def ppi_mean_rows(Y, Yhat, Yhat_unlabeled, *, alpha=0.05, lam: float | None = No
                                      nf + Nf)
     z = ndtri(1.0 - np.asarray(alpha) / 2.0)
 
-    def keep(values):
+    def keep(values: np.ndarray) -> np.ndarray:
         return np.where(usable, values, np.nan)
 
     return PPIRows(keep(estimate), keep(estimate - z * se), keep(estimate + z * se), keep(se), keep(lam_rows),
@@ -163,7 +167,8 @@ def ppi_mean_rows(Y, Yhat, Yhat_unlabeled, *, alpha=0.05, lam: float | None = No
                    keep(gold_se), keep(auto_estimate), n.astype(np.int64), N.astype(np.int64), keep(n_effective))
 
 
-def ppi_mean(Y, Yhat, Yhat_unlabeled, *, alpha: float = 0.05, lam: float | None = None) -> PPIMean:
+def ppi_mean(Y: npt.ArrayLike, Yhat: npt.ArrayLike, Yhat_unlabeled: npt.ArrayLike, *, alpha: float = 0.05,
+             lam: float | None = None) -> PPIMean:
     """The prediction-powered mean of one system: :func:`ppi_mean_rows` on one row.
 
     >>> m = ppi_mean([0.5, 0.7, 0.2], [0.6, 0.8, 0.2], [0.4, 0.9, 0.3, 0.5], lam=1)

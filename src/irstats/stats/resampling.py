@@ -15,7 +15,7 @@ gives with the same seed. :func:`irstats.stats.pairwise` uses this.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator, Mapping
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -37,18 +37,18 @@ def _check_resamples(n_resamples: int, values_per_resample: int = 1, *, feasible
     return resample_count(n_resamples, "n_resamples", values_per_resample, feasible=feasible)
 
 
-def check_batch_size(batch_size) -> int | None:
+def check_batch_size(batch_size: object) -> int | None:
     """``batch_size``: None (the default, sized to the memory budget) or a whole number >= 1."""
     return None if batch_size is None else whole(batch_size, "batch_size", minimum=1)
 
 
-def exact_is_cheaper(n_topics: int, n_resamples) -> bool:
+def exact_is_cheaper(n_topics: int, n_resamples: int) -> bool:
     """Whether enumerating all 2^n sign vectors is less work than the resamples asked for.
 
     Then the randomisation test is exact, and says so (a warning and ``details["exact"]``).
     """
     exact = n_topics <= MAX_EXACT_TOPICS and isinstance(n_resamples, (int, np.integer)) and (
-        not isinstance(n_resamples, bool)) and (1 << n_topics) <= n_resamples
+        not isinstance(n_resamples, bool)) and bool((1 << n_topics) <= n_resamples)
     if exact:
         warn(f"randomization test: the {1 << n_topics} sign vectors of {n_topics} topics are fewer than the "
              f"{int(n_resamples):,} resamples asked for; the p-value is exact (every sign vector enumerated)")
@@ -60,7 +60,7 @@ def batch_sizes(total: int, batch_size: int | None, per_item: int) -> Iterator[i
     if batch_size is None:
         batch_size = max(1, ELEMENT_BUDGET // max(1, per_item))
     else:
-        batch_size = check_batch_size(batch_size)
+        batch_size = whole(batch_size, "batch_size", minimum=1)  # as check_batch_size
     done = 0
     while done < total:
         size = min(batch_size, total - done)
@@ -132,7 +132,9 @@ class _Core:
     whole: Callable[[np.ndarray, int, np.random.Generator, int | None], object]
 
     @classmethod
-    def of(cls, per_item, draw, run) -> "_Core":
+    def of(cls, per_item: Callable[[int, int], int],
+           draw: Callable[[np.random.Generator, int, tuple[int, int]], np.ndarray],
+           run: Callable[[np.ndarray, int, np.random.Generator, int | None], object]) -> "_Core":
         """``run(data, n_resamples, rng, batch_size)``: the core itself; a batch is the core run
         on the batch's resamples as one batch."""
         return cls(per_item, draw, lambda data, size, rng: run(data, size, rng, size), run)
@@ -149,7 +151,7 @@ _CORES = {
 
 
 def resample_batches(kind: str, shape: tuple[int, int], n_resamples: int, rng: np.random.Generator,
-                     batch_size: int | None = None) -> list[tuple[int, dict]]:
+                     batch_size: int | None = None) -> list[tuple[int, Mapping[str, Any]]]:
     """The batches the core ``kind`` (``bootstrap``, ``randomization``, ``tukey``) draws for
     data of ``shape`` with ``n_resamples`` and ``batch_size``: ``(size, state of rng at the
     batch's start)`` each, ``rng`` left where the core leaves it. :func:`resample_batch`
@@ -160,14 +162,14 @@ def resample_batches(kind: str, shape: tuple[int, int], n_resamples: int, rng: n
 
 
 def resample_counts(kind: str, data: np.ndarray, n_resamples: int, rng: np.random.Generator,
-                    batch_size: int | None = None):
+                    batch_size: int | None = None) -> Any:
     """The core ``kind`` (``bootstrap``, ``randomization``) run on all ``n_resamples`` here, in
     its batches: ``(statistic, counts)`` per row, as the sum of :func:`resample_batch` over
     :func:`resample_batches` gives them."""
     return _CORES[kind].whole(data, n_resamples, rng, batch_size)
 
 
-def resample_batch(kind: str, data: np.ndarray, size: int, state: dict):
+def resample_batch(kind: str, data: np.ndarray, size: int, state: Mapping[str, Any]) -> Any:
     """One batch of :func:`resample_batches`: the core run on ``size`` resamples, as one batch,
     from a Generator at ``state`` — the same draws and sums as in the whole run. Returns
     ``(t_obs, counts)`` (bootstrap), ``(T, counts)`` (randomisation) or the ranges (Tukey)."""
@@ -206,7 +208,7 @@ def bootstrap_core(D: np.ndarray, n_resamples: int, rng: np.random.Generator, ba
                 squares += dev * dev
             t = studentize(mean, np.sqrt(squares / (n - 1)), n)  # size × pairs
             counts[cols] += (np.abs(t) >= np.abs(t_obs[cols])).sum(axis=0)
-            if keep:
+            if t_star is not None:  # kept
                 t_star[cols, done:done + size] = t.T
         done += size
     return t_obs, counts, t_star
@@ -240,6 +242,7 @@ def bootstrap_test(a: ArrayLike, b: ArrayLike, n_resamples: int = 10000, seed: S
         return TestResult("bootstrap", np.nan, np.nan, n=n, details=details)
     rng = generator(seed)
     t_obs, counts, t_star = bootstrap_core(d[None, :], B, rng, batch_size, keep=True)
+    assert t_star is not None  # kept: keep=True
     mean, sd = d.mean(), d.std(ddof=1)
     se = sd / np.sqrt(n)
     alpha = 1 - confidence

@@ -25,6 +25,7 @@ Both need non-negative scores (e_ij is a product of totals); a negative score is
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import polars as pl
@@ -36,6 +37,9 @@ from irstats.scores import ScoreMatrix
 from irstats.stats.degenerate import degenerate_t, zero_spread
 from irstats.stats.resampling import warn_dropped_topics
 
+if TYPE_CHECKING:  # pragma: no cover
+    from irstats.render import Table
+
 
 def weighted_losses(delta: np.ndarray, alpha: float) -> np.ndarray:
     """δ′: wins as they are, losses multiplied by 1 + α."""
@@ -46,7 +50,8 @@ def weighted_losses(delta: np.ndarray, alpha: float) -> np.ndarray:
 
 def urisk(delta: np.ndarray, alpha: float = 1.0) -> np.ndarray:
     """URisk(α) = mean(δ′) along the last axis (topics)."""
-    return weighted_losses(delta, alpha).mean(axis=-1)
+    mean: np.ndarray = weighted_losses(delta, alpha).mean(axis=-1)
+    return mean
 
 
 def trisk(delta: np.ndarray, alpha: float = 1.0) -> np.ndarray:
@@ -63,7 +68,7 @@ def trisk(delta: np.ndarray, alpha: float = 1.0) -> np.ndarray:
     return np.where(flat, degenerate_t(mean)[0], t)
 
 
-def _systems_by_topics(matrix) -> np.ndarray:
+def _systems_by_topics(matrix: ScoreMatrix | np.ndarray) -> np.ndarray:
     x = numbers(matrix.values if isinstance(matrix, ScoreMatrix) else matrix, "matrix")
     if x.ndim != 2:
         raise ArgumentError(f"matrix must be systems × topics, got an array of shape {x.shape}", argument="matrix")
@@ -77,7 +82,8 @@ def zrisk(matrix: np.ndarray, alpha: float = 1.0) -> np.ndarray:
     expected = _expected(x)
     with np.errstate(divide="ignore", invalid="ignore"):
         z = np.where(expected > 0, (x - expected) / np.sqrt(expected), 0.0)
-    return np.where(x >= expected, z, (1.0 + alpha) * z).sum(axis=1)
+    weighted: np.ndarray = np.where(x >= expected, z, (1.0 + alpha) * z).sum(axis=1)
+    return weighted
 
 
 def georisk(matrix: np.ndarray, alpha: float = 1.0) -> np.ndarray:
@@ -86,7 +92,8 @@ def georisk(matrix: np.ndarray, alpha: float = 1.0) -> np.ndarray:
 
     x = _systems_by_topics(matrix)
     c = x.shape[1]
-    return np.sqrt(x.mean(axis=1) * ndtr(zrisk(x, alpha) / c))
+    risk: np.ndarray = np.sqrt(x.mean(axis=1) * ndtr(zrisk(x, alpha) / c))
+    return risk
 
 
 def _expected(x: np.ndarray) -> np.ndarray:
@@ -94,7 +101,8 @@ def _expected(x: np.ndarray) -> np.ndarray:
     total = x.sum()
     if total == 0:
         return np.zeros_like(x)
-    return np.outer(x.sum(axis=1), x.sum(axis=0)) / total
+    expected: np.ndarray = np.outer(x.sum(axis=1), x.sum(axis=0)) / total
+    return expected
 
 
 @dataclass(frozen=True)
@@ -135,7 +143,7 @@ class RiskResult(Result):
                 "significantly safer (|TRisk| > 2, about p < 0.05, two-sided)",
                 "ZRisk and GeoRisk: risk within the set of all systems"]
 
-    def display_table(self, digits: int = 4):
+    def display_table(self, digits: int = 4) -> Table:
         """A row per system other than the baseline, the safest first (URisk descending)."""
         from irstats.render import Cell, Table, number_cell
 

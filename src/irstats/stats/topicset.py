@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any, Callable
 
 import numpy as np
 import polars as pl
@@ -56,7 +57,7 @@ CI_DESIGNS = ("ci", "two_sample_ci")
 MAX_TOPICS = 1_000_000
 
 
-def _stats():
+def _stats() -> Any:
     import scipy.stats  # imported when a design is computed: scipy.stats costs ~0.5 s to load
 
     return scipy.stats
@@ -100,10 +101,11 @@ def expected_ci_width(n: int, variance: float, alpha: float = 0.05, design: str 
     st = _stats()
     df, spread = (n - 1, variance / n) if design == "ci" else (2 * n - 2, 2 * variance / n)
     c4 = math.sqrt(2 / df) * math.exp(math.lgamma((df + 1) / 2) - math.lgamma(df / 2))
-    return 2 * st.t.isf(alpha / 2, df) * c4 * math.sqrt(spread)
+    width: float = 2 * st.t.isf(alpha / 2, df) * c4 * math.sqrt(spread)
+    return width
 
 
-def smallest_size(good, what: str, context: str = "", start: int = 2) -> int:
+def smallest_size(good: Callable[[int], bool], what: str, context: str = "", start: int = 2) -> int:
     """The smallest whole n ≥ ``start`` for which ``good(n)`` holds, when ``good`` is monotone
     (false, then true): doubled until it holds, then bisected. More than :data:`MAX_TOPICS`
     is an error: "more than 1,000,000 ``what`` would be needed ``context``"."""
@@ -180,7 +182,8 @@ def variance_for(matrix: ScoreMatrix, design: str) -> float:
     return 2 * v_e if design in ("paired_t", "ci") else v_e
 
 
-def _check(design, alpha, beta, min_diff, variance, n_systems) -> None:
+def _check(design: object, alpha: float, beta: float | None, min_diff: float | None, variance: float,
+           n_systems: int) -> None:
     if not (isinstance(design, str) and design in DESIGNS):
         raise (ArgumentError if isinstance(design, str) else ArgumentTypeError)(
             f"unknown design {design!r}; expected one of {', '.join(DESIGNS)}", argument="design")
