@@ -432,7 +432,12 @@ def test_a_scheduler_killed_mid_run_is_one_line(reference_data, tmp_path):
                                     str(runs), "-m", "all_trec", "--per-topic", "--scheduler", address],
                                    env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                                    preexec_fn=_default_signals)
-        time.sleep(3)
+        from distributed import Client
+
+        with Client(address, timeout=30) as watcher:  # the scheduler is killed once the job's tasks run
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline and irstats.poll() is None and not any(watcher.processing().values()):
+                time.sleep(0.02)
         scheduler.kill()
         _, err = irstats.communicate(timeout=120)
     finally:
