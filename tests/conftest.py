@@ -127,6 +127,15 @@ def reference_data() -> Path:
     return require_path(REFERENCE_DATA)
 
 
+def best_and_median(matrix) -> tuple[str, str]:
+    """The worked examples' pair of runs of a score matrix: the one with the best mean and the one
+    ranked at the median (tests/test_bayes.py, tests/test_meta_analysis.py)."""
+    import numpy as np
+
+    order = np.argsort(-matrix.means(), kind="stable")
+    return matrix.systems[order[0]], matrix.systems[order[len(order) // 2]]
+
+
 def run_cli(args, capsys):
     """Run ``irstats ARGS`` in-process; return (exit code, stdout, stderr)."""
     from irstats.cli.main import main

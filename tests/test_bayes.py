@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from irstats.io.trec_eval_output import read_trec_eval
 from irstats.scores import ScoreMatrix
 from irstats.stats.bayes import bayes, bayes_pair
-from tests.conftest import examples, run_cli
+from tests.conftest import best_and_median, examples, run_cli
 
 SAMPLES = 50_000
 MC_TOL = 5 * math.sqrt(0.25 * 2 / SAMPLES)  # 0.0158
@@ -99,12 +99,6 @@ def test_t_constant_difference():
     row = bayes(matrix, "base", test="t", rope=0.01).frame.row(0, named=True)
     assert (row["p_baseline_better"], row["p_rope"], row["p_system_better"]) == (0.0, 0.0, 1.0)
     assert row["interval_low"] == pytest.approx(0.05) and row["interval_high"] == pytest.approx(0.05)
-
-
-def best_and_median(matrix: ScoreMatrix) -> tuple[str, str]:
-    """The worked examples' pair: the run with the best mean and the run ranked at the median."""
-    order = np.argsort(-matrix.means(), kind="stable")
-    return matrix.systems[order[0]], matrix.systems[order[len(order) // 2]]
 
 
 @pytest.fixture(scope="module")

@@ -212,6 +212,14 @@ def test_no_command_replaces_an_input_whatever_the_spelling(case, spelling, te, 
     """Random command × input × spelling of the output path: exit 2, one line, and every input
     byte for byte as it was."""
     command, target = case
+    code, err, before, after = _write_over_an_input(command, target, spelling, te, tmp_path, capsys)
+    assert code == 2 and "refusing to write" in err and len(err.strip().splitlines()) == 1, (command, err)
+    assert after == before
+
+
+def _write_over_an_input(command, target, spelling, te, tmp_path, capsys):
+    """``command`` run with its output at its input ``target`` spelled as ``spelling``, in a folder
+    of its own: (exit code, stderr, the inputs' bytes before, and after)."""
     here = Path(tempfile.mkdtemp(prefix=f"{command}-{spelling}-", dir=tmp_path))
     paths = _inputs(here / "in", te)
     before = _snapshot(here / "in")
@@ -222,8 +230,7 @@ def test_no_command_replaces_an_input_whatever_the_spelling(case, spelling, te, 
         code, _, err = run_cli(_command(command, paths, out), capsys)
     finally:
         os.chdir(cwd)
-    assert code == 2 and "refusing to write" in err and len(err.strip().splitlines()) == 1, (command, out, err)
-    assert _snapshot(here / "in") == before
+    return code, err, before, _snapshot(here / "in")
 
 
 # ----------------------------------------------------------------------------- standard output closed
@@ -664,15 +671,6 @@ def test_every_command_input_and_spelling_is_refused(te, tmp_path, capsys):
     """The property above, exhaustively: every command × each of its inputs × every spelling."""
     for command, target in _CASES:
         for spelling in _SPELLINGS:
-            here = Path(tempfile.mkdtemp(prefix=f"{command}-{spelling}-", dir=tmp_path))
-            paths = _inputs(here / "in", te)
-            before = _snapshot(here / "in")
-            cwd = os.getcwd()
-            os.chdir(here)
-            try:
-                out = _spell(here / "in" / target, spelling, here)
-                code, _, err = run_cli(_command(command, paths, out), capsys)
-            finally:
-                os.chdir(cwd)
+            code, err, before, after = _write_over_an_input(command, target, spelling, te, tmp_path, capsys)
             assert code == 2 and "refusing to write" in err, (command, target, spelling, err)
-            assert _snapshot(here / "in") == before, (command, target, spelling)
+            assert after == before, (command, target, spelling)

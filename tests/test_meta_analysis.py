@@ -14,7 +14,7 @@ from hypothesis import given, settings, strategies as st
 from irstats.io.trec_eval_output import read_trec_eval
 from irstats.scores import ScoreMatrix
 from irstats.stats.meta_analysis import collection_effect, meta_analysis, pool
-from tests.conftest import examples, run_cli
+from tests.conftest import best_and_median, examples, run_cli
 
 TOL = 1e-9
 FORMATS = ("table", "markdown", "latex", "tsv", "csv", "json")
@@ -113,12 +113,6 @@ def test_collection_effect_is_the_plain_formula(effect):
     got = collection_effect(matrix, "sys", "base", effect)
     assert got[2] == n == 29
     assert got[:2] == pytest.approx(expected, rel=1e-12)
-
-
-def best_and_median(matrix: ScoreMatrix) -> tuple[str, str]:
-    """The worked example's pair: the run with the best mean and the run ranked at the median."""
-    order = np.argsort(-matrix.means(), kind="stable")
-    return matrix.systems[order[0]], matrix.systems[order[len(order) // 2]]
 
 
 @pytest.fixture(scope="module")
