@@ -345,7 +345,7 @@ class Job:
         self._passing: dict[int, list] = {}  # task → the data futures it alone reads (see feed)
         self._early: dict[int, tuple] = {}  # task → its value, kept as it finished (see feed)
 
-    def share(self, value):
+    def share(self, value: object) -> Any:
         """``value`` as a future that tasks take as an argument: one copy per worker. It is the
         result of a task holding the value, so a worker that dies takes no data with it."""
         key = f"irstats-{self._name}-data-{self._data}-{self._token}"
@@ -354,7 +354,7 @@ class Job:
         self._shared.append(future)
         return future
 
-    def pass_on(self, value):
+    def pass_on(self, value: object) -> Any:
         """``value`` (bytes, say) for the next task submitted alone: as :meth:`share`, but released
         — on the scheduler and the workers — as soon as that task is done, so that a job fed by
         :meth:`run` holds only the data of the tasks in flight."""
@@ -405,10 +405,11 @@ class Job:
                     shown.add((category, message, filename, lineno))
                     warnings.warn_explicit(message, category, filename, lineno)
 
-    def result(self, k: int):
+    def result(self, k: int) -> Any:
         """Task k's value (after :meth:`run`)."""
         if self._results is None:
             self.run()
+        assert self._results is not None  # run() sets them (or raises)
         return self._results[k]
 
     def _wait(self, feed: Iterator[None] | None, window: int, more: int) -> None:
