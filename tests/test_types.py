@@ -41,7 +41,7 @@ KNOWN_ERRORS: dict[str, int] = {
     "src/irstats/evaluation.py": 3,
     "src/irstats/integrations/columns.py": 2,
     "src/irstats/integrations/ir_measures.py": 6,
-    "src/irstats/io/output.py": 11,
+    "src/irstats/io/output.py": 2,
     "src/irstats/meta/comparability.py": 5,
     "src/irstats/meta/predictive.py": 2,
     "src/irstats/plots/agreement.py": 2,
