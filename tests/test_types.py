@@ -48,7 +48,6 @@ KNOWN_ERRORS: dict[str, int] = {
     "src/irstats/plots/common.py": 4,
     "src/irstats/plots/volatility.py": 2,
     "src/irstats/ppi.py": 4,
-    "src/irstats/render_stream.py": 3,
     "src/irstats/report/sections.py": 2,
     "src/irstats/repro.py": 4,
     "src/irstats/scores.py": 1,
