@@ -37,7 +37,7 @@ KNOWN_ERRORS: dict[str, int] = {
     "src/irstats/collection.py": 2,
     "src/irstats/depth/sweep.py": 3,
     "src/irstats/distributed.py": 8,
-    "src/irstats/evaluate.py": 10,
+    "src/irstats/evaluate.py": 4,
     "src/irstats/evaluation.py": 3,
     "src/irstats/integrations/columns.py": 2,
     "src/irstats/integrations/ir_measures.py": 6,
