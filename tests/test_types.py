@@ -36,7 +36,6 @@ KNOWN_ERRORS: dict[str, int] = {
     "src/irstats/cli/output.py": 3,
     "src/irstats/collection.py": 2,
     "src/irstats/depth/sweep.py": 3,
-    "src/irstats/distributed.py": 8,
     "src/irstats/evaluate.py": 4,
     "src/irstats/evaluation.py": 3,
     "src/irstats/integrations/columns.py": 2,
