@@ -56,7 +56,7 @@ import threading
 import uuid
 import warnings
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Literal, Sequence, TypeVar
 
 import numpy as np
 
@@ -263,7 +263,8 @@ class LibraryLines:
         self._said: set[str] = set()
         self._saved: list = []
         self._handler = logging.Handler(logging.WARNING)
-        self._handler.emit = self._emit
+        # the handler's emit replaced on this one instance (mypy refuses any assignment to a method)
+        self._handler.emit = self._emit  # type: ignore[method-assign]
 
     def __enter__(self) -> "LibraryLines":
         import logging
@@ -280,7 +281,7 @@ class LibraryLines:
             logger.propagate = False
         return self
 
-    def __exit__(self, *exc) -> bool:
+    def __exit__(self, *exc) -> Literal[False]:
         for logger, handlers, level, propagate in self._saved:
             logger.handlers, logger.propagate = handlers, propagate
             logger.setLevel(level)
@@ -345,7 +346,7 @@ class Job:
         self._passing: dict[int, list] = {}  # task → the data futures it alone reads (see feed)
         self._early: dict[int, tuple] = {}  # task → its value, kept as it finished (see feed)
 
-    def share(self, value):
+    def share(self, value: object) -> Any:
         """``value`` as a future that tasks take as an argument: one copy per worker. It is the
         result of a task holding the value, so a worker that dies takes no data with it."""
         key = f"irstats-{self._name}-data-{self._data}-{self._token}"
@@ -354,7 +355,7 @@ class Job:
         self._shared.append(future)
         return future
 
-    def pass_on(self, value):
+    def pass_on(self, value: object) -> Any:
         """``value`` (bytes, say) for the next task submitted alone: as :meth:`share`, but released
         — on the scheduler and the workers — as soon as that task is done, so that a job fed by
         :meth:`run` holds only the data of the tasks in flight."""
@@ -405,10 +406,11 @@ class Job:
                     shown.add((category, message, filename, lineno))
                     warnings.warn_explicit(message, category, filename, lineno)
 
-    def result(self, k: int):
+    def result(self, k: int) -> Any:
         """Task k's value (after :meth:`run`)."""
         if self._results is None:
             self.run()
+        assert self._results is not None  # run() sets them (or raises)
         return self._results[k]
 
     def _wait(self, feed: Iterator[None] | None, window: int, more: int) -> None:
@@ -610,24 +612,25 @@ def _score_round(client, evaluator: "Evaluator", runset: "RunSet", names: list[s
                     for start, end in spans]
     with tempfile.TemporaryDirectory(prefix="irstats-run-") as folder:
         # sorted here while the workers take the tasks above; each part read, sent and deleted in turn
-        parts = {i: list(sorted_parts(runset.parts[i].source, runset.parts[i].size, os.path.join(folder, str(i))))
-                 for i in shuffled}
+        sorted_paths = {i: list(sorted_parts(runset.parts[i].source, runset.parts[i].size,
+                                             os.path.join(folder, str(i))))
+                        for i in shuffled}
 
         def feed() -> Iterator[None]:
             for i in shuffled:
                 tasks[i] = []
-                for n, path in enumerate(parts[i], start=1):
+                for n, path in enumerate(sorted_paths[i], start=1):
                     with open(path, "rb") as fh:
                         data = job.pass_on(fh.read())
                     os.unlink(path)
-                    tasks[i].append(job.submit(f"run {runset.names[i]!r}, part {n} of {len(parts[i])} of its lines "
+                    tasks[i].append(job.submit(f"run {runset.names[i]!r}, part {n} of {len(sorted_paths[i])} of its lines "
                                                "sorted by topic", _score_sorted, qrels, evaluator.options,
                                                runset.names[i], runset.parts[i], data, names, cwd))
                     yield
 
         # two parts (of about BLOCK_BYTES) per worker in flight: each has the next one at hand
         workers = max(len(client.scheduler_info().get("workers", {})), 1)
-        job.run(feed(), window=2 * workers, more=sum(len(p) for p in parts.values()))
+        job.run(feed(), window=2 * workers, more=sum(len(p) for p in sorted_paths.values()))
     r_zero = None
     for k, batch in enumerate(batches):
         batch_present, batch_r_zero, batch_values, batch_outside, batch_pieces = job.result(k)

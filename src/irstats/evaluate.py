@@ -16,6 +16,9 @@ from irstats.measures.common import widest_first
 from irstats.scores import ScoreMatrix
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
+    from irstats.beyond import AxisFacts
     from irstats.evaluation import Evaluation
 
 DEFAULT_MEASURES = ("AP", "nDCG@10", "P@10", "RR", "RBP(p=0.8)", "Rprec", "Bpref", "R@1000")
@@ -51,7 +54,7 @@ class Evaluator:
                            else Collection.load(qrels, qrels_duplicate=self.options.qrels_duplicate))
         # judgments beyond the qrels (measures.registry.NEEDS) over the qrels' topics, carried by
         # every batch's tensor in the field of that name
-        self.beyond: dict[str, object] = {}
+        self.beyond: dict[str, AxisFacts] = {}
         if subtopic_qrels is not None:
             from irstats.subtopics import subtopic_qrels as read
 
@@ -158,9 +161,10 @@ class Evaluator:
         from concurrent.futures import ThreadPoolExecutor
 
         with ThreadPoolExecutor(max_workers=1) as pool:
-            pending = pool.submit(judged, groups[1])
+            pending: Future[Judgments] | None = pool.submit(judged, groups[1])
             yield groups[0], first
             for i, batch in enumerate(groups[1:], start=1):
+                assert pending is not None  # submitted for every batch after the first
                 current = pending.result()
                 pending = pool.submit(judged, groups[i + 1]) if i + 1 < len(groups) else None
                 yield batch, current
@@ -213,7 +217,8 @@ class Evaluator:
                                  for j in tensors], axis=0)
         n_ret = np.concatenate([j.n_ret for j in tensors], axis=0)
         present = np.concatenate([j.present for j in tensors], axis=0)
-        tie_start = tie_size = None
+        tie_start: np.ndarray | None = None
+        tie_size: np.ndarray | None = None
         if self.options.ties == "expected" and all(j.tie_start is not None for j in tensors):
             # padding positions are groups of one starting where they stand
             tie_start = np.concatenate([_widen(j.tie_start, width, np.arange(width)) for j in tensors], axis=0)
@@ -223,6 +228,7 @@ class Evaluator:
             pick = [where[s] for s in wanted]
             grades, n_ret, present = grades[pick], n_ret[pick], present[pick]
             if tie_start is not None:
+                assert tie_size is not None  # made with tie_start
                 tie_start, tie_size = tie_start[pick], tie_size[pick]
         first = tensors[0]
         return first.variant(grades=grades, n_ret=n_ret, present=present, systems=tuple(runset.names[i] for i in wanted),
@@ -270,6 +276,7 @@ class Evaluator:
 
         evaluation = Evaluation(matrices)
         if printed:
+            assert print_as is not None  # the workers print only when asked to
             evaluation.printed = PrintedScores(print_as, printed)
         return evaluation
 
@@ -288,7 +295,8 @@ def judge_and_score(evaluator: Evaluator, runset: RunSet, measures: list[Measure
 
     scored = False
     for batch, topics, judgments in evaluator.blocks(runset, outside=outside):
-        cells = batch if topics is None else np.ix_(batch, topics)
+        # numpy's stubs take only arrays in ix_; it takes any sequence of whole numbers
+        cells = batch if topics is None else np.ix_(batch, topics)  # type: ignore[arg-type]
         present[cells] = judgments.present
         for m in widest_first(measures):
             values[str(m)][cells] = m.definition.evaluate(judgments, m)
@@ -334,8 +342,8 @@ def warn_partial_runs(names: Sequence[str], answered: np.ndarray, n_topics: int)
              f"(trec_eval's rule); complete=True (-c) scores the other {n_topics - count} as 0")
     elif partial:
         counts = sorted(set(partial.values()))
-        count = str(counts[0]) if len(counts) == 1 else f"{counts[0]} to {counts[-1]}"
-        warn(f"{len(partial)} runs ({some(partial, limit=3)}) answer {count} of the qrels' {n_topics} topics: "
+        answered_text = str(counts[0]) if len(counts) == 1 else f"{counts[0]} to {counts[-1]}"
+        warn(f"{len(partial)} runs ({some(partial, limit=3)}) answer {answered_text} of the qrels' {n_topics} topics: "
              f"their means are over the topics each answers (trec_eval's rule); complete=True (-c) scores "
              f"the others as 0")
 

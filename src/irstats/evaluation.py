@@ -165,6 +165,8 @@ class Evaluation(dict, Result):
         """Whether every matrix has the same systems and topics, in the same order (so a block
         of positions is the same block in each)."""
         first = next(iter(self.values()), None)
+        if first is None:  # no matrix: all of none
+            return True
         return all(m.systems == first.systems and m.topics == first.topics for m in self.values())
 
     def __repr__(self) -> str:

@@ -236,7 +236,9 @@ def ppi_scores(gold_scores, auto_scores, measures=None, *, alpha: float = 0.05, 
               else tuple(m for m in auto_all if m in gold_all))
     if not chosen:
         raise ArgumentError("gold_scores and auto_scores share no measure", argument="auto_scores")
-    frames, gold_topics, other_topics = [], {}, {}
+    frames = []
+    gold_topics: dict[str, None] = {}  # ordered sets of the topics
+    other_topics: dict[str, None] = {}
     for name in chosen:
         name = _stored_name(name, gold_all, auto_all)
         if name not in gold_all or name not in auto_all:

@@ -719,7 +719,7 @@ def _sentence(line: str) -> str:
 
 #: How the summary tables of the experiments name and write their usual columns: (header,
 #: writer). Columns not listed: their own name, numbers with the table's decimals.
-SUMMARY_COLUMNS: dict[str, tuple[str, Callable[[float], Cell]]] = {
+SUMMARY_COLUMNS: dict[str, tuple[str, Callable[[float], Cell] | None]] = {
     "epsilon": ("ε", lambda v: Cell(f"{v:g}")),
     "epsilon_a": ("epsilon_a", lambda v: Cell(f"{v:g}")),
     "epsilon_b": ("epsilon_b", lambda v: Cell(f"{v:g}")),
@@ -770,11 +770,11 @@ def render(frame: pl.DataFrame, fmt: str = "table", *, title: str | None = None,
     if fmt in ("tsv", "csv"):
         return delimited(frame, "\t" if fmt == "tsv" else ",")
     if fmt == "json":
-        rows = [{k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in r.items()}
-                for r in frame.to_dicts()]
+        records = [{k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in r.items()}
+                   for r in frame.to_dicts()]
         import json  # here: the start-up of every command that prints text imports render
 
-        return json.dumps(rows, indent=1, default=str) + "\n"
+        return json.dumps(records, indent=1, default=str) + "\n"
     header, rows, right = cells(frame, formats, digits)
     if fmt == "table":
         return text_table(header, rows, right=right, title=title)

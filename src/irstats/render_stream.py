@@ -18,7 +18,7 @@ LaTeX row ends) with no Python call per row; the text is the same.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence, cast
 
 from irstats.render import COLUMN_GAP_CHARACTERS, LATEX_NEEDS, LATEX_ROWS, Cell, latex_float, markdown_escape
 
@@ -60,10 +60,11 @@ class StreamedTable:
         widths = [len(h) for h in self.header]
         if self.columns is not None:
             for block in self.columns("text"):
-                widths = [max(w, c.str.len_chars().max() or 0) for w, c in zip(widths, block)]
+                # polars types a Series' max as any value it may hold; a length's is an int (None: empty)
+                widths = [max(w, cast(int, c.str.len_chars().max()) or 0) for w, c in zip(widths, block)]
             return widths
-        for block in self.blocks():
-            for row in block:
+        for cell_block in self.blocks():
+            for row in cell_block:
                 for c, cell in enumerate(row):
                     if len(cell.text) > widths[c]:
                         widths[c] = len(cell.text)
@@ -121,7 +122,8 @@ class StreamedTable:
             return latex_float(self, rows, k, n_parts, caption=caption, label=label, wide=wide, characters=characters)
 
         yield LATEX_NEEDS
-        k, rows = 1, []
+        k = 1
+        rows: list[Any] = []  # LaTeX lines (from column blocks) or rows of cells
         if self.columns is not None:  # each row's LaTeX line made a block at a time, the floats cut from them
             for block in self.columns("latex"):
                 lines = _rows(block, " & ", end=r" \\").to_list()

@@ -58,7 +58,7 @@ NUM_REL = FAMILIES["NumRel"].name
 def _r_sources(index: int, scores: dict[str, ScoreMatrix], num_rel_files, qrels_files, need_ideal: set[str],
                options):
     """(num_rel, {measure: ideal}) for the score file at position ``index``."""
-    num_rel = None
+    num_rel: ScoreMatrix | dict[str, float] | None = None  # from a score file, or counted in the qrels
     ideals: dict[str, dict] = {}
     if index < len(num_rel_files):
         other = load_scores(num_rel_files[index], None, (), ())

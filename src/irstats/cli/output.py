@@ -205,7 +205,8 @@ def spare_inputs(ctx: click.Context) -> None:
 
     from irstats.io.output import check_outputs_spare_inputs
 
-    outputs, inputs = [], []
+    outputs: list[tuple[str, str, str]] = []
+    inputs: list[tuple[str, str]] = []
     for param in ctx.command.params:
         value = ctx.params.get(param.name)
         if value is None or isinstance(value, bool):

@@ -48,7 +48,7 @@ from __future__ import annotations
 import warnings
 from functools import lru_cache
 from operator import is_
-from typing import Any, Iterator
+from typing import Any, Iterator, cast
 
 try:
     import ir_measures
@@ -109,7 +109,7 @@ def _irstats_name(measure) -> str | None:
         if declared is None or declared.name != measure.NAME or not declared.accepts(given, value_of):
             continue
         own = {p.name for p in family.params}
-        checked = {name for name, _ in declared.only}
+        checked = {name for name, _ in cast("tuple[tuple[str, Any], ...]", declared.only)}  # pairs since __post_init__
         if any(key not in own and key not in checked for key in given):
             continue  # a parameter the family does not take: declined
         text = ",".join(f"{key}={_text(value)}" for key, value in sorted(given.items()) if key in own)

@@ -40,7 +40,7 @@ import shutil
 import stat
 import tempfile
 from pathlib import Path
-from typing import IO, Iterator
+from typing import IO, Any, Iterator, Literal
 
 from irstats._interrupts import deferred, settle, track
 from irstats.errors import InputError, ResourceError
@@ -184,15 +184,16 @@ def check_outputs_spare_inputs(outputs, inputs) -> None:
         if kind == "folder":
             _check_folder_spares(out_label, out, files + folders)
             continue
+        out_stat: os.stat_result | None
         try:
-            st = os.stat(out)
+            out_stat = os.stat(out)
         except OSError:
-            st = None
-        if st is not None and not stat.S_ISREG(st.st_mode):
+            out_stat = None
+        if out_stat is not None and not stat.S_ISREG(out_stat.st_mode):
             continue  # a device or FIFO: written to, never replaced
-        if st is not None:
+        if out_stat is not None:
             for label, path, identity in files:
-                if identity == (st.st_dev, st.st_ino):
+                if identity == (out_stat.st_dev, out_stat.st_ino):
                     same = "" if os.path.normpath(path) == os.path.normpath(out) else " (the same file)"
                     raise InputError(f"refusing to write {out_label} {out}: it is the input {label} {path}{same}; "
                                      f"give another file")
@@ -205,8 +206,8 @@ def check_outputs_spare_inputs(outputs, inputs) -> None:
                 raise InputError(f"refusing to write {out_label} {out}: it is in the folder of the input "
                                  f"{label} {path}, which is read whole, so it would be read as an input; "
                                  f"give a file outside that folder")
-            if st is not None and st.st_nlink > 1:  # a hard link elsewhere of a file the folder holds
-                inside = _same_file_in(path, st)
+            if out_stat is not None and out_stat.st_nlink > 1:  # a hard link elsewhere of a file the folder holds
+                inside = _same_file_in(path, out_stat)
                 if inside is not None:
                     raise InputError(f"refusing to write {out_label} {out}: it is the input {label} {inside} "
                                      f"(the same file); give another file")
@@ -341,7 +342,7 @@ def atomic_open(path, mode: str = "w", *, encoding: str = "utf-8", fsync: bool =
         from irstats.errors import ArgumentError
 
         raise ArgumentError(f"atomic_open writes only, mode 'w' or 'wb', not {mode!r}", argument="mode")
-    kwargs = {"encoding": encoding} if mode == "w" else {}
+    kwargs: dict[str, Any] = {"encoding": encoding} if mode == "w" else {}
     with atomic_path(path, fsync=False) as temp:
         direct = os.fspath(temp) == os.fspath(path)  # a device, FIFO, /dev/stdout: never truncated
         try:
@@ -456,7 +457,7 @@ class OutputFolder:
             raise
         return self.scratch
 
-    def __exit__(self, exc_type, exc, tb) -> bool:
+    def __exit__(self, exc_type, exc, tb) -> Literal[False]:
         try:
             if exc_type is None:
                 try:
@@ -492,6 +493,7 @@ class OutputFolder:
 
     def _commit(self) -> None:
         scratch, target = self.scratch, self.target
+        assert scratch is not None  # made by __enter__; _commit runs only after it
         files, folders = _tree(scratch)
         os.chmod(scratch, 0o777 & ~current_umask())  # mkdtemp makes 0700
         if not os.path.lexists(target):

@@ -16,10 +16,21 @@ the relevant documents retrieved) gives 0, and so does a list with no relevant d
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Iterable, Sequence
+
 import numpy as np
+import numpy.typing as npt
 
 from irstats.measures.common import LEVEL_PARAM, level_of
-from irstats.measures.registry import OFFICIAL, Family, IrMeasuresName, Param, TrecEvalName, register
+from irstats.measures.params import Param
+from irstats.measures.registry import OFFICIAL, Family, IrMeasuresName, TrecEvalName, register
+
+if TYPE_CHECKING:  # pragma: no cover
+    from irstats.judgments import Judgments
+    from irstats.measures.registry import Measure
+
+#: One ranked list's tie groups: (offset, size, relevant documents, relevant documents above).
+TieGroup = tuple[int, int, int, int]
 
 ELEVEN_POINTS = tuple(k / 10 for k in range(11))
 
@@ -29,28 +40,32 @@ ROUND_PARAM = Param("round", str, "lround", choices=("lround", "trec_eval_9"),
                     help="the recall cut: lround(r·R) (trec_eval 10) or trec_eval_9 ((long)(r·R + 0.9), pytrec_eval)")
 
 
-def relevant_cut(r: float, big_r, m):
+def relevant_cut(r: float, big_r: npt.ArrayLike, m: Measure) -> np.ndarray:
     """The number of relevant documents recall level ``r`` asks for, per topic (``big_r``: R):
     ``round(r·R)`` half away from zero (C's lround), or trec_eval 9's cut for ``round=trec_eval_9``."""
     if m.get("round", "lround") == "trec_eval_9":  # in doubles, as pytrec_eval computes it
-        return np.floor(r * np.asarray(big_r, dtype=np.float64) + 0.9)
-    return np.floor(r * np.asarray(big_r, dtype=np.float64) + 0.5)  # np.round would round half to even
+        cut: np.ndarray = np.floor(r * np.asarray(big_r, dtype=np.float64) + 0.9)
+        return cut
+    cut = np.floor(r * np.asarray(big_r, dtype=np.float64) + 0.5)  # np.round would round half to even
+    return cut
 
 
-def _max_precision_from(j, m) -> np.ndarray:
+def _max_precision_from(j: Judgments, m: Measure) -> np.ndarray:
     """M[s, t, i] = max over ranks i' ≥ i (within the list) of C(i')/i' — kept on the tensor."""
     level = level_of(j, m)
 
-    def compute():
+    def compute() -> np.ndarray:
         precision = j.cum_relevant(level) / j.ranks
         inside = j.ranks[None, None, :] <= j.n_ret[:, :, None]
         precision = np.where(inside, precision, -np.inf)
-        return np.maximum.accumulate(precision[:, :, ::-1], axis=2)[:, :, ::-1]
+        best: np.ndarray = np.maximum.accumulate(precision[:, :, ::-1], axis=2)[:, :, ::-1]
+        return best
 
-    return j.memo(("max precision from", level), compute)
+    memoised: np.ndarray = j.memo(("max precision from", level), compute)
+    return memoised
 
 
-def _at_levels(j, m, levels) -> np.ndarray:
+def _at_levels(j: Judgments, m: Measure, levels: Sequence[float]) -> np.ndarray:
     """IPrec at each recall level: (S, T, L)."""
     level = level_of(j, m)
     out = np.zeros(j.n_ret.shape + (len(levels),))
@@ -70,7 +85,7 @@ def _at_levels(j, m, levels) -> np.ndarray:
     return _undefined_on_empty_lists(j, m, levels, out)
 
 
-def _undefined_on_empty_lists(j, m, levels, out: np.ndarray) -> np.ndarray:
+def _undefined_on_empty_lists(j: Judgments, m: Measure, levels: Sequence[float], out: np.ndarray) -> np.ndarray:
     """trec_eval_compat: a list with no document (:meth:`Judgments.empty_lists`: all unjudged
     under -J, or -M 0) starts trec_eval's interpolation from precision 0/0 and keeps it at every
     recall level that rounds to no relevant document (lround(r·R) = 0); trec_eval prints NaN
@@ -87,8 +102,10 @@ def _undefined_on_empty_lists(j, m, levels, out: np.ndarray) -> np.ndarray:
     return out
 
 
-def interpolated_precision(j, m) -> np.ndarray:
-    return _at_levels(j, m, (m.cutoff,))[:, :, 0]
+def interpolated_precision(j: Judgments, m: Measure) -> np.ndarray:
+    assert m.cutoff is not None  # the family's cut-off (the recall level) is required
+    at_level: np.ndarray = _at_levels(j, m, (m.cutoff,))[:, :, 0]
+    return at_level
 
 
 # ----------------------------------------------------------------------------- tied scores
@@ -108,7 +125,7 @@ LIST_STEPS = 2 * 10**9
 TOTAL_STEPS = 10**10
 
 
-def _expected_at_levels(j, m, levels) -> np.ndarray:
+def _expected_at_levels(j: Judgments, m: Measure, levels: Sequence[float]) -> np.ndarray:
     """E[IPrec] at each recall level over every ordering of the tied documents: (S, T, L)."""
     level = level_of(j, m)
     out = np.zeros(j.n_ret.shape + (len(levels),))
@@ -116,7 +133,8 @@ def _expected_at_levels(j, m, levels) -> np.ndarray:
         return _undefined_on_empty_lists(j, m, levels, out)
     relevant = j.relevant(level)
     big_r = j.num_relevant(level)
-    lists = []
+    assert j.tie_start is not None and j.tie_size is not None  # expected values are asked for tied lists only
+    lists: list[tuple[int, int, list[TieGroup], int]] = []
     for s, t in zip(*np.nonzero(j.n_ret)):
         n = int(j.n_ret[s, t])
         rel = relevant[s, t, :n].astype(np.int64)
@@ -138,7 +156,7 @@ def _expected_at_levels(j, m, levels) -> np.ndarray:
     return _undefined_on_empty_lists(j, m, levels, out)
 
 
-def _steps(groups, firsts) -> int:
+def _steps(groups: Sequence[TieGroup], firsts: Iterable[int]) -> int:
     """The steps :func:`_max_at_most` takes for one list's tie groups at each first counted
     relevant document: per group, (its candidate values) × (its relevant documents) × (its size)."""
     total = 0
@@ -150,7 +168,8 @@ def _steps(groups, firsts) -> int:
     return total
 
 
-def _refuse_beyond_budget(j, m, lists, firsts) -> None:
+def _refuse_beyond_budget(j: Judgments, m: Measure, lists: Sequence[tuple[int, int, list[TieGroup], int]],
+                          firsts: Sequence[Sequence[int]]) -> None:
     """Refuse up front (a MeasureError naming the measure, the run and the topic) an
     expectation that would take more than a few seconds: what is left of it is a count over
     the arrangements of each tie group's relevant documents, quadratic in the group's size."""
@@ -172,10 +191,10 @@ def _refuse_beyond_budget(j, m, lists, firsts) -> None:
                            f"depth (-M)")
 
 
-def _expected_best_precision(groups, first: int) -> float:
+def _expected_best_precision(groups: Sequence[TieGroup], first: int) -> float:
     """E[max over relevant documents j ≥ first of j/pos_j]; groups as (offset, size, relevant,
     relevant above)."""
-    steps = []  # per group: its possible values (ascending) and P(group's max ≤ each)
+    steps: list[tuple[np.ndarray, np.ndarray]] = []  # per group: its possible values (ascending) and P(group's max ≤ each)
     for offset, size, k, above in groups:
         ranks = [i for i in range(1, k + 1) if above + i >= first]
         if not ranks:
@@ -197,7 +216,7 @@ def _expected_best_precision(groups, first: int) -> float:
     return float(np.sum(support * np.diff(np.concatenate(([0.0], cdf)))))
 
 
-def _max_at_most(pairs, offset: int, size: int, k: int, above: int, ranks: list[int]) -> np.ndarray:
+def _max_at_most(pairs: Sequence[tuple[int, int]], offset: int, size: int, k: int, above: int, ranks: list[int]) -> np.ndarray:
     """P(every (above + i)/(offset + q_i) ≤ a/b) for each threshold a/b in ``pairs``, the k
     relevant places q_1 < … < q_k a uniform k-subset of 1..size: a count of subsets with
     q_i ≥ ⌈(above + i)·b/a⌉ − offset, by a running sum over places, divided by C(size, k)
@@ -208,7 +227,7 @@ def _max_at_most(pairs, offset: int, size: int, k: int, above: int, ranks: list[
         chunk = pairs[start:start + 2048]
         a = np.array([1] + [p[0] for p in chunk], dtype=np.int64)[:, None]
         b = np.array([0] + [p[1] for p in chunk], dtype=np.int64)[:, None]
-        ways = None
+        ways: np.ndarray | None = None
         for i in range(1, k + 1):
             bound = np.full(a.shape, i, dtype=np.int64)
             if i in ranks:
@@ -221,28 +240,34 @@ def _max_at_most(pairs, offset: int, size: int, k: int, above: int, ranks: list[
             else:
                 before = np.concatenate((np.zeros((len(a), 1)), np.cumsum(ways, axis=1)[:, :-1]), axis=1)
                 ways = before * allowed
+            assert ways is not None  # set at i = 1
             ways /= ways[0].sum()  # keeps the counts in range; the ratio to row 0 is unchanged
+        assert ways is not None  # k >= 1: a group with a counted relevant document
         totals = ways.sum(axis=1)
         out[start:start + len(chunk)] = totals[1:] / totals[0]
     return out
 
 
-def expected_interpolated_precision(j, m) -> np.ndarray:
-    return _expected_at_levels(j, m, (m.cutoff,))[:, :, 0]
+def expected_interpolated_precision(j: Judgments, m: Measure) -> np.ndarray:
+    assert m.cutoff is not None  # the family's cut-off (the recall level) is required
+    at_level: np.ndarray = _expected_at_levels(j, m, (m.cutoff,))[:, :, 0]
+    return at_level
 
 
-def expected_eleven_point_average(j, m) -> np.ndarray:
+def expected_eleven_point_average(j: Judgments, m: Measure) -> np.ndarray:
     levels = tuple(float(v) for v in m["levels"].split(";")) if m["levels"] else ELEVEN_POINTS
-    return _expected_at_levels(j, m, levels).mean(axis=2)  # the mean of expectations: linear
+    mean: np.ndarray = _expected_at_levels(j, m, levels).mean(axis=2)  # the mean of expectations: linear
+    return mean
 
 
 LEVELS_PARAM = Param("levels", str, "", help="recall levels such as 0.25;0.5;0.75 (default the 11 points)",
                      pattern=r"(0|1|0?\.\d+|1\.0*|0\.\d*)(;(0|1|0?\.\d+|1\.0*|0\.\d*))*")
 
 
-def eleven_point_average(j, m) -> np.ndarray:
+def eleven_point_average(j: Judgments, m: Measure) -> np.ndarray:
     levels = tuple(float(v) for v in m["levels"].split(";")) if m["levels"] else ELEVEN_POINTS
-    return _at_levels(j, m, levels).mean(axis=2)
+    mean: np.ndarray = _at_levels(j, m, levels).mean(axis=2)
+    return mean
 
 
 register(Family("IPrec", "Interpolated precision at recall level r: the best precision at or after the rank where "

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 import string
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Hashable
+from typing import TYPE_CHECKING, Any, Callable, Container, Hashable, Iterable, Mapping, Sequence, cast
 
 from irstats.errors import MAX_WHOLE, MeasureError
 from irstats.measures.params import Param, _format_value
@@ -91,14 +91,14 @@ class _Form:
     carries it (``P_10``, ``rbp.p=0.8``), read by ``alias_value``."""
 
     listed: bool
-    args: Callable[[Any], tuple]
-    value: Callable[[tuple], Any]
+    args: Callable[[Any], tuple[Any, ...]]
+    value: Callable[[tuple[Any, ...]], Any]
     text: Callable[[Any], str]
     alias: str | None = None
     alias_value: Callable[[str], Any] = float
 
 
-def _g(values) -> str:
+def _g(values: Iterable[float]) -> str:
     return ",".join(f"{v:g}" for v in values)
 
 
@@ -173,7 +173,7 @@ class TrecEvalName:
     measure: str | None
     order: int
     form: str = "none"
-    defaults: tuple = ()
+    defaults: tuple[Any, ...] = ()
     plain: str | None = None
     kind: str = "float"
     nicknames: tuple[str, ...] = IN_ALL_TREC
@@ -191,7 +191,7 @@ class TrecEvalName:
         """Whether ``-m name.a,b`` gives one printed value per parameter (``P.5,10``)."""
         return _FORMS[self.form].listed
 
-    def printed(self, param) -> str:
+    def printed(self, param: object) -> str:
         """The printed name of one parameter: a value of a listed form, else its text as given."""
         if self.form == "none":
             return self.name
@@ -199,7 +199,7 @@ class TrecEvalName:
             return f"{self.name}_{_FORMS[self.form].text(param)}"
         return f"{self.name}_{param}"
 
-    def irstats_measure(self, value=None) -> str | None:
+    def irstats_measure(self, value: Any = None) -> str | None:
         """The irstats measure of one value (None: the defaults of a form printed once)."""
         if self.measure is None:
             return None
@@ -210,7 +210,7 @@ class TrecEvalName:
             return self.plain
         return self.measure.format(*form.args(value))
 
-    def values(self, params=None) -> list[tuple[str, str | None]]:
+    def values(self, params: Sequence[Any] | None = None) -> list[tuple[str, str | None]]:
         """``(printed name, irstats measure)`` of every printed value, in print order.
         ``params``: None (the defaults), a listed form's values, or ``(text, value)``."""
         if self.form == "none":
@@ -264,7 +264,7 @@ class TrecEvalName:
         return self.printed(value if form.listed else form.text(value))
 
 
-def _template_regex(template: str) -> re.Pattern:
+def _template_regex(template: str) -> re.Pattern[str]:
     parts = []
     for literal, field_name, _, _ in string.Formatter().parse(template):
         parts.append(re.escape(literal))
@@ -299,19 +299,20 @@ class IrMeasuresName:
     """
 
     name: str
-    only: tuple[tuple[str, Any], ...] = ()
+    # given as a mapping or as pairs; kept as pairs (``__post_init__``)
+    only: tuple[tuple[str, Any], ...] | Mapping[str, Any] = ()
     requires: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if isinstance(self.only, dict):
             object.__setattr__(self, "only", tuple(self.only.items()))
 
-    def accepts(self, given: dict, value_of: Callable[[str], Any]) -> bool:
+    def accepts(self, given: Mapping[str, Any], value_of: Callable[[str], Any]) -> bool:
         """Whether a measure with parameters ``given`` (without its cut-off and judged_only) is
         this family's; ``value_of(name)``: a parameter's value, given or by default."""
         if any(name not in given for name in self.requires):
             return False
-        for name, wanted in self.only:
+        for name, wanted in cast("tuple[tuple[str, Any], ...]", self.only):  # pairs since __post_init__
             value = value_of(name)
             if not (wanted(value) if callable(wanted) else value == wanted):
                 return False
@@ -438,10 +439,11 @@ class Family:
         if judgments.tied:
             from irstats.measures.ties import enumerated, expected_terms
 
-            terms = expected_terms(self, judgments, measure)
-            if terms is None:  # no per-rank form: average every arrangement of the tied grades
+            expected = expected_terms(self, judgments, measure)
+            if expected is None:  # no per-rank form: average every arrangement of the tied grades
                 return enumerated(judgments, measure, lambda j: self.values(j, measure, depths, normaliser),
                                   None if depths is None else int(max(depths)))
+            terms = expected
             # Expected terms are summed under their own key: a kernel may have summed the
             # ordering's own terms under the shared one.
             key = ("expected over ties", key)
@@ -456,7 +458,7 @@ class Family:
         return out
 
 
-def _depth_array(k: int) -> "np.ndarray":
+def _depth_array(k: int | float) -> "np.ndarray":
     import numpy as np
 
     return np.array([k], dtype=np.int64)
@@ -559,7 +561,7 @@ NEEDS = {
 }
 
 
-def check_needs(measures, given, client=None) -> None:
+def check_needs(measures: Iterable[Measure], given: Container[str], client: Any = None) -> None:
     """A MeasureError for the measures whose family needs judgments that are not ``given`` (the
     :data:`NEEDS` an evaluation has); an ArgumentError (on ``client``) for those a Dask
     ``client``'s workers are not given."""
@@ -589,7 +591,7 @@ def trec_eval_names() -> list[TrecEvalName]:
     return sorted((entry for family in FAMILIES.values() for entry in family.trec_eval), key=lambda e: e.order)
 
 
-_DERIVED: dict[str, tuple] = {}
+_DERIVED: dict[str, tuple[tuple[int, int], Any]] = {}
 
 
 def derived(key: str, build: Callable[[], Any]) -> Any:
@@ -622,7 +624,8 @@ def trec_eval_alias(name: str) -> str | None:
     # The first entry in table order whose pattern takes the whole name. Only the entries whose
     # name or spelling the name begins with can, so only their patterns are compiled: one regex
     # over all of them cost 6 ms at every start of the trec_eval drop-in.
-    for prefixes, entry in derived("aliases", _alias_table):
+    table: list[tuple[tuple[str, ...], TrecEvalName]] = derived("aliases", _alias_table)
+    for prefixes, entry in table:
         if name.startswith(prefixes):
             match = re.fullmatch(entry.alias_pattern(), name)
             if match is not None:
@@ -696,7 +699,7 @@ def parse_measure(name: str | Measure, *, family_only: bool = False) -> Measure:
     return Measure(family.name, tuple(values.items()), cutoff)
 
 
-def _cutoff(text: str, family: Family, name) -> int | float:
+def _cutoff(text: str, family: Family, name: object) -> int | float:
     """The cut-off after ``@``: a whole-number depth, or a recall level in [0, 1]."""
     if family.cutoff_kind == "recall":
         try:
@@ -732,22 +735,23 @@ def _convert(spec: Param, raw: str, name: str) -> Any:
 def all_trec() -> tuple[str, ...]:
     """The irstats measures of trec_eval's ``-m all_trec`` (its nickname's members that a family
     computes, with their default parameters), canonical, in trec_eval's order."""
-    def build():
+    def build() -> tuple[str, ...]:
         names = (m for entry in trec_eval_names() if "all_trec" in entry.nicknames
                  for _, m in entry.values() if m is not None)
         return tuple(dict.fromkeys(str(parse_measure(m)) for m in names))
 
-    return derived("all_trec", build)
+    measures: tuple[str, ...] = derived("all_trec", build)
+    return measures
 
 
-def _list_form() -> re.Pattern:
+def _list_form() -> re.Pattern[str]:
     """trec_eval's list forms: ``P.5,10`` means P_5 and P_10 (every listed form: cut-offs,
     recall levels, R multiples)."""
     names = "|".join(re.escape(e.name) for e in trec_eval_names() if e.listed)
     return re.compile(rf"^({names})\.([0-9.]+(?:,[0-9.]+)+)$")
 
 
-def expand_measures(names) -> list[str]:
+def expand_measures(names: Iterable[object]) -> list[str]:
     """Expand trec_eval's list forms (``P.5,10``, ``all_trec``) and comma-free names into names."""
     out: list[str] = []
     for name in names:

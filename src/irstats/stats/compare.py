@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 import polars as pl
@@ -15,6 +15,17 @@ from irstats.errors import ArgumentError, ArgumentTypeError, did_you_mean, some
 from irstats.scores import ScoreMatrix, score_matrices
 from irstats.stats.corrections import CORRECTIONS, adjust
 from irstats.stats.pairwise import TESTS, PairwiseResult, _pairwise
+
+if TYPE_CHECKING:  # pragma: no cover
+    from irstats.distributed import Job
+    from irstats.render import Table
+
+#: Per system, a finished interval of its difference: (low, high, d_z).
+_Intervals = Callable[[], tuple[np.ndarray, np.ndarray, np.ndarray]]
+#: A score matrix's measures as :func:`compare` and :func:`compare_pairs` take them.
+_Scores = Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix] | ScoreMatrix
+#: One measure's plan in :func:`compare_pairs`: its test, pairs, family, their rows, their intervals.
+_PairsPlan = tuple[Callable[[], PairwiseResult], list[tuple[str, str]], str, np.ndarray, np.ndarray, _Intervals]
 
 #: Readable names of the corrections, for legends (BH and BY control the false discovery rate).
 CORRECTION_NAMES = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini–Hochberg",
@@ -124,7 +135,7 @@ class Comparison(Result):
         """One row per measure and system: mean, Δ, p-values, marker, interval and d_z."""
         return self.frame
 
-    def display_table(self, digits: int = 4, markers: str = "mean"):
+    def display_table(self, digits: int = 4, markers: str = "mean") -> Table:
         """The paper table: a row per system; per measure its mean (the best in bold), Δ to the
         baseline, the adjusted p-value and the topics won, tied and lost (+, =, −; in LaTeX only
         when asked for). The significance marker (* or †) of a system's test against the baseline
@@ -169,14 +180,15 @@ class Comparison(Result):
 
 
 
-def _matrices(scores) -> dict[str, ScoreMatrix]:
+def _matrices(scores: _Scores) -> dict[str, ScoreMatrix]:
     items = score_matrices(scores)  # checks that every item is a ScoreMatrix
     if isinstance(scores, Mapping):
         return dict(zip(scores, items))
     return {m.measure: m for m in items}
 
 
-def _check_options(test, correction, interval, alpha, confidence, seed) -> str:
+def _check_options(test: str, correction: object, interval: object, alpha: float, confidence: float,
+                   seed: Seed) -> str:
     """The checks shared by :func:`compare` and :func:`compare_pairs`; the correction to use."""
     from irstats.stats.closed_form import _check_confidence
     from irstats.stats.effects import INTERVAL_METHODS
@@ -212,7 +224,7 @@ def marker(p_adjusted: float, alpha: float) -> str:
 
 
 def _delta_intervals(matrix: ScoreMatrix, b: int, interval: str, confidence: float, n_resamples: int,
-                     seed, job) -> Callable[[], tuple[np.ndarray, np.ndarray, np.ndarray]]:
+                     seed: Seed, job: Job | None) -> _Intervals:
     """Per system: the interval of its mean difference to system ``b`` and d_z (NaN for b), as
     a function to call once ``job``'s batches (the bootstrap's resampled means) have run."""
     differences = matrix.values - matrix.values[b][None, :]
@@ -228,7 +240,7 @@ def _delta_intervals(matrix: ScoreMatrix, b: int, interval: str, confidence: flo
 
 
 def _difference_intervals(matrix: ScoreMatrix, differences: np.ndarray, interval: str, confidence: float,
-                          n_resamples: int, seed, job) -> Callable[[], tuple[np.ndarray, np.ndarray, np.ndarray]]:
+                          n_resamples: int, seed: Seed, job: Job | None) -> _Intervals:
     """The interval of each row of mean ``differences`` and its d_z: the paired t-interval on the
     topics the row has, or a bootstrap interval on the topics every system of ``matrix`` has
     (its resampled means submitted to ``job`` when given); returned by the function given back."""
@@ -252,7 +264,7 @@ def _difference_intervals(matrix: ScoreMatrix, differences: np.ndarray, interval
 def compare(scores: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix] | ScoreMatrix, baseline: str | None = None,
             test: str = "paired_t", correction: str | None = None, alpha: float = 0.05, n_resamples: int = 10000,
             seed: Seed = 0, batch_size: int | None = None, interval: str = "t",
-            confidence: float = 0.95, *, tie_tolerance: float = 0.0, client=None) -> Comparison:
+            confidence: float = 0.95, *, tie_tolerance: float = 0.0, client: Any = None) -> Comparison:
     """Compare every system with a baseline on each measure, and measure discriminative power.
 
     ``baseline`` defaults to the system with the best mean on the first measure (ties: the
@@ -305,9 +317,13 @@ def compare(scores: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix] | ScoreMat
             raise ArgumentError(f"unknown baseline {baseline!r}: no such system for {name} (systems: {known})"
                                 f"{did_you_mean(baseline, matrix.systems)}", argument="baseline")
     rows = []
-    results, power, sig_pairs, n_pairs = {}, {}, {}, {}
+    results: dict[str, PairwiseResult] = {}
+    power: dict[str, float] = {}
+    sig_pairs: dict[str, int] = {}
+    n_pairs: dict[str, int] = {}
 
-    def plan(job):  # per measure, its pairwise test, then its intervals: the order of the random draws
+    def plan(job: Job | None) -> Callable[[], dict[str, tuple[Callable[[], PairwiseResult], _Intervals]]]:
+        # per measure, its pairwise test, then its intervals: the order of the random draws
         parts = {name: (_pairwise(matrix, test, n_resamples, seed, False, batch_size, job),
                         _delta_intervals(matrix, matrix.systems.index(baseline), interval, confidence, n_resamples,
                                          seed, job)) for name, matrix in matrices.items()}
@@ -347,6 +363,7 @@ def compare(scores: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix] | ScoreMat
                                        "delta_low": pl.Float64, "delta_high": pl.Float64,
                                        "effect_size": pl.Float64, "wins": pl.Int64, "ties": pl.Int64,
                                        "losses": pl.Int64})
+    assert baseline is not None  # given, or chosen above
     return Comparison(frame, baseline, systems, measures, test, correction, alpha, n_resamples,
                       seed_label(seed), results, power, sig_pairs,
                       n_pairs, chosen, float(tie_tolerance))
@@ -395,7 +412,7 @@ class PairComparison(Result):
     def to_frame(self) -> pl.DataFrame:
         return self.frame
 
-    def display_table(self, digits: int = 4):
+    def display_table(self, digits: int = 4) -> Table:
         """Per measure, a system × system block of Δ (row − column) with its marker."""
         from irstats.render import Cell, Table, latex_escape, number_cell
 
@@ -443,7 +460,7 @@ class PairComparison(Result):
 def compare_pairs(scores: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix] | ScoreMatrix,
                   baselines: Sequence[str] | None = None, test: str = "paired_t", correction: str | None = None,
                   alpha: float = 0.05, n_resamples: int = 10000, seed: Seed = 0,
-                  interval: str = "t", confidence: float = 0.95, *, client=None) -> PairComparison:
+                  interval: str = "t", confidence: float = 0.95, *, client: Any = None) -> PairComparison:
     """Compare every system with each of several ``baselines`` — or, with ``baselines=None``,
     every pair of systems — per measure, adjusting the p-values over that family.
 
@@ -471,8 +488,9 @@ def compare_pairs(scores: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix] | Sc
     rows = []
     family = ""
 
-    def plan(job):  # per measure, its pairwise test, then its intervals: the order of the random draws
-        parts = {}
+    def plan(job: Job | None) -> Callable[[], dict[str, _PairsPlan]]:
+        # per measure, its pairwise test, then its intervals: the order of the random draws
+        parts: dict[str, _PairsPlan] = {}
         for name, matrix in matrices.items():
             finish = _pairwise(matrix, test, n_resamples, seed, False, None, job)
             pairs, family = _chosen_pairs(matrix, systems, baselines)
@@ -504,14 +522,16 @@ def compare_pairs(scores: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix] | Sc
     return PairComparison(frame, systems, measures, baselines, test, correction, alpha, family)
 
 
-def _chosen_pairs(matrix: ScoreMatrix, systems: Sequence[str], baselines) -> tuple[list[tuple[str, str]], str]:
+def _chosen_pairs(matrix: ScoreMatrix, systems: Sequence[str],
+                  baselines: Sequence[str] | None) -> tuple[list[tuple[str, str]], str]:
     """The pairs (a, b) :func:`compare_pairs` tests for one measure, and the family in words."""
     known = set(matrix.systems)
     present = [s for s in systems if s in known]
     if baselines is None:
         pairs = [(a, b) for i, a in enumerate(present) for b in present[i + 1:]]
         return pairs, f"all {len(pairs)} pairs of systems, per measure"
-    pairs, seen = [], set()
+    pairs = []
+    seen: set[frozenset[str]] = set()
     for b in baselines:
         for s in present:
             if s != b and frozenset((s, b)) not in seen:  # two baselines are compared once

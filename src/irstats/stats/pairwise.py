@@ -13,6 +13,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable, Protocol, cast
 
 import numpy as np
 import polars as pl
@@ -36,10 +37,27 @@ from irstats.stats.resampling import (
 )
 from irstats.stats.closed_form import (
     ZERO_TOL,
+    PairedTRows,
+    SignedRank,
     paired_t_rows,
     sign_rows,
     wilcoxon_from_differences,
 )
+
+if TYPE_CHECKING:  # pragma: no cover
+    from irstats.distributed import Job
+
+
+class RowsResult(Protocol):
+    """What a :attr:`PairedTest.rows` function returns: one value per row of differences."""
+
+    @property
+    def statistic(self) -> np.ndarray: ...
+    @property
+    def p_value(self) -> np.ndarray: ...
+    @property
+    def effect_size(self) -> np.ndarray: ...
+
 
 # ----------------------------------------------------------------------------- declarations
 
@@ -64,15 +82,16 @@ class PairedTest:
     resamples: bool = False
     familywise: bool = False
     min_topics: int = 1
-    rows: object = None  # Callable[[np.ndarray], rows result] | None
-    lower: object = None  # Callable[[rows result], np.ndarray] | None
+    rows: Callable[[np.ndarray], RowsResult] | None = None
+    # takes what ``rows`` returned (its own result class: the sign test reads ``neg``)
+    lower: Callable[[Any], np.ndarray] | None = None
     # a test computed one pair at a time: the pair's difference row (no NaN) → its result
     # (statistic, p_value, effect_size, n_nonzero, method)
-    per_pair: object = None  # Callable[[np.ndarray], pair result] | None
+    per_pair: Callable[[np.ndarray], SignedRank] | None = None
     # a resampling test of pairs: the p-value from the count of resamples at least as extreme
     # and B; ``exact``: the core that enumerates all 2^n resamples instead (randomisation)
-    p_value: object = None  # Callable[[np.ndarray, int], np.ndarray] | None
-    exact: object = None  # Callable[[np.ndarray, int | None], (statistic, counts)] | None
+    p_value: Callable[[np.ndarray, int], np.ndarray] | None = None
+    exact: Callable[[np.ndarray, int | None], tuple[np.ndarray, np.ndarray]] | None = None
     # pairs differing by one amount on every topic get METHODS.md §5.6's convention (warned of)
     degenerate_rule: bool = False
 
@@ -111,7 +130,7 @@ class PairwiseResult(Result):
     p_value: np.ndarray
     effect_size: np.ndarray
     n: np.ndarray
-    details: dict = field(default_factory=dict)
+    details: dict[str, Any] = field(default_factory=dict)
 
     def index(self, name: str) -> int:
         """The row of system ``name``."""
@@ -135,7 +154,8 @@ class PairwiseResult(Result):
         """Boolean systems × systems matrix of p < alpha (NaN counts as not significant)."""
         share(alpha, "alpha")
         with np.errstate(invalid="ignore"):
-            return np.nan_to_num(self.p_value, nan=1.0) < alpha
+            below: np.ndarray = np.nan_to_num(self.p_value, nan=1.0) < alpha
+        return below
 
     def discriminative_power(self, alpha: float = 0.05) -> float:
         """Sakai's discriminative power: the share of the s(s − 1)/2 pairs with p < alpha (a pair
@@ -160,7 +180,7 @@ class PairwiseResult(Result):
         return f"PairwiseResult({self.test!r}, {len(self.systems)} systems, {self.n_pairs} pairs)"
 
 
-def _as_matrix(scores) -> tuple[np.ndarray, tuple[str, ...], str | None, np.ndarray]:
+def _as_matrix(scores: object) -> tuple[np.ndarray, tuple[str, ...], str | None, np.ndarray]:
     """A C-contiguous systems × topics array in canonical order, names, measure, and the
     permutation ``order`` of the systems (row k of the array is input row ``order[k]``).
 
@@ -185,13 +205,13 @@ def _as_matrix(scores) -> tuple[np.ndarray, tuple[str, ...], str | None, np.ndar
     return X, tuple(str(i) for i in range(X.shape[0])), None, np.arange(X.shape[0])
 
 
-def check_test(test) -> str:
+def check_test(test: str) -> str:
     """``test`` if it names one of :data:`PAIRWISE_TESTS`."""
     paired_test(test)
     return test
 
 
-def paired_test(test) -> PairedTest:
+def paired_test(test: object) -> PairedTest:
     """The declaration of the test named ``test``; an error naming the argument otherwise."""
     if not (isinstance(test, str) and test in TESTS):
         error = ArgumentError if isinstance(test, str) else ArgumentTypeError
@@ -203,7 +223,8 @@ def _restore(matrix: np.ndarray, order: np.ndarray) -> np.ndarray:
     """Undo the canonical system order on a systems × systems matrix."""
     inverse = np.empty_like(order)
     inverse[order] = np.arange(order.size)
-    return matrix[np.ix_(inverse, inverse)]
+    restored: np.ndarray = matrix[np.ix_(inverse, inverse)]
+    return restored
 
 
 def _generator_copy(rng: np.random.Generator) -> np.random.Generator:
@@ -222,7 +243,7 @@ def _full(m: int, upper: np.ndarray, lower: np.ndarray, diagonal: float = np.nan
 
 def pairwise(scores: ScoreMatrix | np.ndarray, test: str = "paired_t", n_resamples: int = 10000,
              seed: Seed = 0, exact: bool = False,
-             batch_size: int | None = None, *, client=None) -> PairwiseResult:
+             batch_size: int | None = None, *, client: Any = None) -> PairwiseResult:
     """Compare every pair of systems of a score matrix with one test.
 
     ``test`` is one of ``paired_t``, ``wilcoxon``, ``sign``, ``bootstrap``,
@@ -246,7 +267,8 @@ def pairwise(scores: ScoreMatrix | np.ndarray, test: str = "paired_t", n_resampl
                    unit="resample")
 
 
-def _pairwise(scores, test, n_resamples, seed, exact, batch_size, job):
+def _pairwise(scores: object, test: str, n_resamples: int, seed: Seed, exact: bool, batch_size: int | None,
+              job: Job | None) -> Callable[[], PairwiseResult]:
     """:func:`pairwise` up to its resamples; returns the function that completes the result
     (resample batches submitted to ``job``, when given, are read there)."""
     spec = paired_test(test)
@@ -269,17 +291,19 @@ def _pairwise(scores, test, n_resamples, seed, exact, batch_size, job):
              "(a score is missing for one of the two systems)")
     with np.errstate(invalid="ignore", divide="ignore"):
         delta = np.where(ok, D, 0.0).sum(axis=1) / n
-    details: dict = {"topics": X.shape[1]}
+    details: dict[str, Any] = {"topics": X.shape[1]}
 
     if spec.rows is not None:  # a closed form of each pair's difference row
         res = spec.rows(D)
         stat, p, effect = res.statistic, res.p_value, res.effect_size
+        assert spec.lower is not None  # declared with every ``rows``
         stat_lower = spec.lower(res)
-        if spec.degenerate_rule and res.degenerate.any():
-            k = np.flatnonzero(res.degenerate)
-            named = ", ".join(f"{systems[order[I[x]]]} vs {systems[order[J[x]]]}" for x in k[:3])
-            warn(f"{measure + ': ' if measure else ''}{k.size} system pair(s) differ by the same amount on every "
-                 f"topic (s_d = 0: {named}{' …' if k.size > 3 else ''}); their p-values are set by convention "
+        # the degenerate rule is declared with the paired t-test's rows, which mark the degenerate rows
+        if spec.degenerate_rule and cast(PairedTRows, res).degenerate.any():
+            flat = np.flatnonzero(cast(PairedTRows, res).degenerate)
+            named = ", ".join(f"{systems[order[I[x]]]} vs {systems[order[J[x]]]}" for x in flat[:3])
+            warn(f"{measure + ': ' if measure else ''}{flat.size} system pair(s) differ by the same amount on every "
+                 f"topic (s_d = 0: {named}{' …' if flat.size > 3 else ''}); their p-values are set by convention "
                  "(1 if identical, else 0)")
     elif spec.per_pair is not None:
         stat, stat_lower, p, effect = (np.full(I.size, np.nan) for _ in range(4))
@@ -291,7 +315,9 @@ def _pairwise(scores, test, n_resamples, seed, exact, batch_size, job):
             methods[r.method] += 1
         details["methods"] = methods
     else:  # a resampling test (bootstrap, randomisation)
-        if spec.exact is None:
+        exact_core, p_value = spec.exact, spec.p_value
+        assert p_value is not None  # declared with every resampling test of pairs
+        if exact_core is None:
             exact = False
         elif not exact:
             exact = exact_is_cheaper(X.shape[1], n_resamples)  # topics with NaN only make it cheaper
@@ -309,9 +335,11 @@ def _pairwise(scores, test, n_resamples, seed, exact, batch_size, job):
             if size < spec.min_topics:
                 continue
             if exact:
-                T, counts = spec.exact(Dg, batch_size)
+                assert exact_core is not None  # exact stays True only where the test declares a core
+                T, counts = exact_core(Dg, batch_size)
                 stat[rows], p[rows] = T, counts / 2.0 ** size
                 continue
+            assert B is not None  # B is None only when exact
             last = _generator_copy(rng)
             if job is not None:  # the same batches, each from the generator's state at its start
                 data, tasks, done = job.share(Dg), [], 0
@@ -323,7 +351,7 @@ def _pairwise(scores, test, n_resamples, seed, exact, batch_size, job):
                 pending.append((rows, tasks))
                 continue
             statistic, counts = resample_counts(test, Dg, B, last, batch_size)
-            stat[rows], p[rows] = statistic, spec.p_value(counts, B)
+            stat[rows], p[rows] = statistic, p_value(counts, B)
         if last is not None and isinstance(seed, np.random.Generator):
             seed.bit_generator.state = last.bit_generator.state
         with warnings.catch_warnings():
@@ -334,10 +362,11 @@ def _pairwise(scores, test, n_resamples, seed, exact, batch_size, job):
 
         def finish() -> PairwiseResult:
             for rows, tasks in pending:  # counts are whole numbers: their sum is exact in any order
+                assert job is not None and B is not None  # pending only when resampled on a cluster
                 parts = [job.result(k) for k in tasks]
                 counts = np.sum([c for _, c in parts], axis=0)
                 stat[rows] = parts[0][0]
-                p[rows] = spec.p_value(counts, B)
+                p[rows] = p_value(counts, B)
             return _pairwise_result(test, systems, measure, order, m, X.shape[1], delta, stat, -stat, p, effect, n,
                                     details)
 
@@ -348,15 +377,17 @@ def _pairwise(scores, test, n_resamples, seed, exact, batch_size, job):
     return lambda: result
 
 
-def _pairwise_result(test, systems, measure, order, m, topics, delta, stat, stat_lower, p, effect, n,
-                     details) -> PairwiseResult:
+def _pairwise_result(test: str, systems: tuple[str, ...], measure: str | None, order: np.ndarray, m: int,
+                     topics: int, delta: np.ndarray, stat: np.ndarray, stat_lower: np.ndarray, p: np.ndarray,
+                     effect: np.ndarray, n: np.ndarray, details: dict[str, Any]) -> PairwiseResult:
     mats = [_full(m, delta, -delta, 0.0), _full(m, stat, stat_lower), _full(m, p, p), _full(m, effect, -effect),
             _full(m, n, n, topics).astype(np.int64)]
-    return PairwiseResult(test, systems, measure, *(_restore(a, order) for a in mats), details)
+    delta_m, stat_m, p_m, effect_m, n_m = (_restore(a, order) for a in mats)
+    return PairwiseResult(test, systems, measure, delta_m, stat_m, p_m, effect_m, n_m, details)
 
 
 def tukey_hsd(scores: ScoreMatrix | np.ndarray, n_resamples: int = 10000, seed: Seed = 0,
-              batch_size: int | None = None, *, client=None) -> PairwiseResult:
+              batch_size: int | None = None, *, client: Any = None) -> PairwiseResult:
     """Carterette's randomised Tukey HSD test over all pairs of systems (TOIS 2012).
 
     For an m systems × n topics matrix: observed D_ij = x̄_i − x̄_j. Each of the B
@@ -379,7 +410,8 @@ def tukey_hsd(scores: ScoreMatrix | np.ndarray, n_resamples: int = 10000, seed: 
                    unit="resample")
 
 
-def _tukey_hsd(scores, n_resamples, seed, batch_size, job):
+def _tukey_hsd(scores: object, n_resamples: int, seed: Seed, batch_size: int | None,
+               job: Job | None) -> Callable[[], PairwiseResult]:
     check_seed(seed)
     check_batch_size(batch_size)
     X, systems, measure, order = _as_matrix(scores)
@@ -407,7 +439,9 @@ def _tukey_hsd(scores, n_resamples, seed, batch_size, job):
                                  order, seed, m, total)
 
 
-def _tukey_result(X, B, D, means, ranges, systems, measure, order, seed, m, total) -> PairwiseResult:
+def _tukey_result(X: np.ndarray, B: int, D: np.ndarray, means: np.ndarray, ranges: np.ndarray,
+                  systems: tuple[str, ...], measure: str | None, order: np.ndarray, seed: Seed, m: int,
+                  total: int) -> PairwiseResult:
     n = X.shape[1]
     ranges = np.sort(ranges)
     threshold = np.abs(D) - ZERO_TOL * np.maximum(1.0, np.abs(D))

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import getopt
 import sys
+from typing import Any
 
 from irstats.errors import InputError
 
@@ -74,7 +75,7 @@ def run(args: list[str]) -> int:
     except getopt.GetoptError as exc:
         sys.stderr.write(f"irstats trec_eval: {exc.msg}\n{USAGE}")
         return 1
-    settings = {"measures": [], "per_topic": False, "summary_lines": True, "complete": False, "rel_level": 1,
+    settings: dict[str, Any] = {"measures": [], "per_topic": False, "summary_lines": True, "complete": False, "rel_level": 1,
                 "depth": None, "judged_only": False, "num_docs": 0, "zscores": None, "rel_format": "trec_qrels"}
     for option, value in options:
         if option == "-h":

@@ -104,12 +104,12 @@ def parse(measure: TrecEvalName, text: str) -> tuple | None:
         return None  # trec_eval ignores them (map.3 is map)
     parts = text.split(",")
     if form == "longs":  # get_long_cutoffs
-        values = sorted(_atol(p, strict=False) for p in parts)
-        if values[0] <= 0:
+        cutoffs = sorted(_atol(p, strict=False) for p in parts)
+        if cutoffs[0] <= 0:
             raise _cannot_initialise(measure, "Negative cutoff detected")
-        if len(set(values)) < len(values):
+        if len(set(cutoffs)) < len(cutoffs):
             raise _cannot_initialise(measure, "duplicate cutoffs detected")
-        return tuple(values)
+        return tuple(cutoffs)
     if form == "floats":  # get_double_cutoffs
         values = sorted(_atof(p) for p in parts)
         if len(set(values)) < len(values):
@@ -118,11 +118,11 @@ def parse(measure: TrecEvalName, text: str) -> tuple | None:
     if form == "double_first":  # get_double_params; relstring reads the first
         return (text, (_atof(parts[0]),))
     if form == "floats_one":  # get_double_params; utility needs its four coefficients when it calculates
-        values = tuple(_atof(p) for p in parts)
-        if len(values) != len(measure.defaults):
+        coefficients = tuple(_atof(p) for p in parts)
+        if len(coefficients) != len(measure.defaults):
             raise ParameterError([f"trec_eval.calc_{measure.name}: improper number of coefficients",
                                   f"trec_eval: Can't calculate measure '{measure.name}'"], exit_code=4)
-        return (text, values)
+        return (text, coefficients)
     if form == "levels_one":
         return (text, tuple(_atof(p) for p in parts))
     if form == "float":  # set_F.0.5: atof of the text
@@ -277,6 +277,7 @@ def _with_docs(measure: TrecEvalName, num_docs: int) -> TrecEvalName:
     plain = measure.irstats_measure(measure.defaults[0] if measure.listed else None)
     if plain is None or all(p.name != "docs" for p in parse_measure(plain).definition.params):
         return measure
+    assert measure.measure is not None  # plain is made from it
     return replace(measure, measure=measure.measure[:-1] + f",docs={int(num_docs)})")
 
 
