@@ -220,8 +220,10 @@ def test_signal_while_importing_numpy_or_polars(launcher, sig, library, te, tmp_
 @pytest.mark.parametrize("after", [0.3, 1.5])
 def test_signal_during_a_long_computation(sig, after, scores_file, tmp_path):
     """``irstats splithalf`` with many halvings: reading the scores, then the kernel."""
+    # seconds of work: the signal lands in it even on a loaded machine (with 400,000 halvings a slow
+    # wake-up of this process once let the command finish and write out.tsv before the signal)
     argv = [sys.executable, "-m", "irstats", "splithalf", str(scores_file), "-m", "AP", "--method", "am",
-            "--method", "egm", "--method", "median", "-n", "400000", "-o", "out.tsv"]
+            "--method", "egm", "--method", "median", "-n", "4000000", "-o", "out.tsv"]
     proc = _start(argv, tmp_path / "work")
     _wait_mapped(proc, "_polars_runtime")
     time.sleep(after)
