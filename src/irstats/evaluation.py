@@ -130,6 +130,8 @@ class Evaluation(dict, Result):
                         header_latex=["System", *(latex_escape(m) for m in self)], label="tab:means")
 
     def latex_label(self, table) -> str:
+        """The table's kind (``tab:means``, ``tab:per-topic``) and the measures: two tables of a
+        paper differ."""
         from irstats.render import label_slug
 
         return f"{table.label}-{label_slug(*self)}".rstrip("-")
@@ -354,9 +356,7 @@ class PerTopicScores(Result):
                                    wide=wide))
 
     def latex_label(self, table) -> str:
-        from irstats.render import label_slug
-
-        return f"{table.label}-{label_slug(*self.evaluation)}".rstrip("-")
+        return self.evaluation.latex_label(table)  # the per-topic table's kind, then the same measures
 
 
 def read_scores(path, fmt: str | None = None) -> Evaluation:

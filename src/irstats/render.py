@@ -419,13 +419,12 @@ class Table:
             found = [self.header.index(name)] if name in self.header else [
                 k for k, g in enumerate(groups) if g in (name, name.rstrip("s"), name + "s") and g != "system"]
             if not found:
-                from irstats.errors import ArgumentError
+                from irstats.errors import ArgumentError, did_you_mean
 
                 kinds = [g for g in dict.fromkeys(groups) if g not in self.header and g != "system"]
-                known = list(self.header) + kinds
-                hint = did_you_mean(name, known)
-                raise ArgumentError(f"no column {name!r} in this table{hint}; it has {', '.join(self.header)}"
-                                    + (f" (kinds: {', '.join(kinds)})" if kinds else ""), argument="columns")
+                raise ArgumentError(f"no column {name!r} in this table; it has {', '.join(self.header)}"
+                                    + (f" (kinds: {', '.join(kinds)})" if kinds else "")
+                                    + did_you_mean(name, [*self.header, *kinds]), argument="columns")
             keep += [k for k in found if k not in keep]
         if not any(name in self.header for name in columns):
             keep.sort()  # kinds only: each measure's columns stay together, in the table's order
@@ -446,10 +445,10 @@ class Table:
         known = [k for k in dict.fromkeys(self.keys) if k is not None]
         for name in systems:
             if name not in known:
-                from irstats.errors import ArgumentError
+                from irstats.errors import ArgumentError, did_you_mean, some
 
-                raise ArgumentError(f"unknown system {name!r}{did_you_mean(name, known)}; the table has "
-                                    f"{_listed(known)}", argument="systems")
+                raise ArgumentError(f"unknown system {name!r}; the table has {some(known, limit=8, quote=False)}"
+                                    f"{did_you_mean(name, known)}", argument="systems")
         rows = [(key, row) for key, row in zip(self.keys, self.rows)]
         picked = [(key, row) for name in dict.fromkeys(systems) for key, row in rows if key == name]
         return replace(self, rows=tuple(r for _, r in picked), keys=tuple(k for k, _ in picked))
@@ -498,18 +497,16 @@ class Table:
         return "\n".join(out).rstrip() + "\n"
 
     def latex(self, *, caption: str | None = None, label: str | None = None, wide: bool | None = None,
-              legend: bool = True, rows_per_float: int | None = None) -> str:
+              legend: bool = True) -> str:
         """A paper-ready float: ``table`` (``table*`` when ``wide``; by default when the table
         does not fit a 3.33 in column at 8 pt) with the caption and a label above a booktabs ``tabular`` with
         right-aligned numbers, scaled down only if it is wider than the column (adjustbox's
         ``max width``). Needs booktabs and adjustbox. The caption is the title as a sentence and
         the legend as another; ``caption`` replaces the title and keeps the legend (``legend=False``
-        drops it). ``label``: the ``\\label`` key (checked: letters, digits and ``:._-/+``).
-        ``rows_per_float``: the most rows of one float (default :data:`LATEX_ROWS`); a longer table
-        is split into parts, labelled ``LABEL``, ``LABEL-2`` …"""
+        drops it). ``label``: the ``\\label`` key (checked: letters, digits and ``:._-/+``). A table
+        longer than :data:`LATEX_ROWS` rows is split into parts, labelled ``LABEL``, ``LABEL-2`` …"""
         # a table longer than a page is split into floats of LATEX_ROWS rows, each its own part
-        size = rows_per_float or LATEX_ROWS
-        parts = [self.rows[k:k + size] for k in range(0, max(len(self.rows), 1), size)]
+        parts = [self.rows[k:k + LATEX_ROWS] for k in range(0, max(len(self.rows), 1), LATEX_ROWS)]
         characters = estimated_characters(self.header, self.rows)
         return LATEX_NEEDS + "".join(latex_float(self, rows, k, len(parts), caption=caption, label=label, wide=wide,
                                                  legend=legend, characters=characters)
@@ -566,22 +563,6 @@ class Table:
                 + (f"<small>{legend[4:]}</small>" if legend else "") + "</div>")
 
 
-def did_you_mean(name: str, known: Sequence[str]) -> str:
-    """`` (did you mean 'X'?)`` for the closest of ``known`` to a mistyped ``name``, else ``""``."""
-    import difflib
-
-    close = difflib.get_close_matches(str(name), [str(k) for k in known], n=1, cutoff=0.6)
-    if not close:
-        lowered = {str(k).lower(): str(k) for k in known}
-        close = [lowered[str(name).lower()]] if str(name).lower() in lowered else []
-    return f" (did you mean {close[0]!r}?)" if close else ""
-
-
-def _listed(names: Sequence[str], limit: int = 8) -> str:
-    shown = ", ".join(names[:limit])
-    return shown + (f" … ({len(names)} in all)" if len(names) > limit else "")
-
-
 #: Where a comparison's significance markers go: on the system's mean, on its difference to
 #: the baseline, or both.
 MARKER_PLACES = ("mean", "delta", "both")
@@ -610,7 +591,7 @@ class TableOptions:
     markers: str = "mean"
 
     def __post_init__(self) -> None:
-        from irstats.errors import ArgumentError, ArgumentTypeError
+        from irstats.errors import ArgumentError, ArgumentTypeError, did_you_mean
 
         if self.markers not in MARKER_PLACES:
             raise ArgumentError(f"markers {self.markers!r}: expected one of {', '.join(MARKER_PLACES)}"

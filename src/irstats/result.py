@@ -87,16 +87,15 @@ class Result:
             known = [k for k in dict.fromkeys((*table.keys, *self._systems())) if k is not None]
             unknown = [n for n in options.names if n not in known]
             if unknown:
-                from irstats.errors import ArgumentError
-                from irstats.render import did_you_mean
+                from irstats.errors import ArgumentError, did_you_mean, some
 
-                raise ArgumentError(f"names: unknown system {unknown[0]!r}{did_you_mean(unknown[0], known)}; the "
-                                    f"table has {', '.join(known[:8])}{' …' if len(known) > 8 else ''}",
+                raise ArgumentError(f"names: unknown system {unknown[0]!r}; the table has "
+                                    f"{some(known, limit=8, quote=False)}{did_you_mean(unknown[0], known)}",
                                     argument="names")
         return options.apply(table, latex=latex)
 
     def _systems(self) -> list[str]:
-        """Every system this result is about (its frame's ``system`` column), shown or not."""
+        """Every system this result is about (its ``systems``), shown in its table or not."""
         systems = getattr(self, "systems", None)
         if isinstance(systems, tuple) and all(isinstance(s, str) for s in systems):
             return list(systems)
@@ -324,8 +323,7 @@ def _data_of(frame: "pl.DataFrame", systems, fmt: str) -> str:
         known = list(dict.fromkeys(frame["system"].to_list()))
         missing = [s for s in systems if s not in known]
         if missing:
-            from irstats.errors import ArgumentError
-            from irstats.render import did_you_mean
+            from irstats.errors import ArgumentError, did_you_mean
 
             raise ArgumentError(f"unknown system {missing[0]!r}{did_you_mean(missing[0], known)}", argument="systems")
         frame = frame.filter(pl.col("system").is_in(list(systems)))

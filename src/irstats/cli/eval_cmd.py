@@ -13,6 +13,7 @@ from irstats.cli.output import OutputFile, emit_result, given_table_options, tab
 from irstats.evaluate import DEFAULT_MEASURES, evaluate
 from irstats.trec_eval.printer import score_chunks as trec_eval_chunks
 from irstats.measures.registry import expand_measures
+from irstats.render import TableOptions
 from irstats.result import DISPLAY_FORMATS
 from irstats.scores import BATCH_FORMATS, CHUNKED_FORMATS, score_chunks, scores_to_frame, write_frame
 
@@ -79,8 +80,7 @@ def eval_command(qrels, runs, measures, options, per_topic, fmt, output, client,
         _emit_chunks(scores.printed.chunks(), output)
     elif fmt == "trec_eval":
         _emit_chunks(trec_eval_chunks(scores, per_topic), output)
-    elif fmt == "latex" or (fmt in DISPLAY_FORMATS and any(v not in (None, True, "mean")
-                                                           for v in given_table_options().values())):
+    elif fmt == "latex" or (fmt in DISPLAY_FORMATS and TableOptions(**given_table_options()) != TableOptions()):
         emit_result(scores.view(per_topic), fmt, output)  # a paper's float, or some systems or columns
     elif fmt in DISPLAY_FORMATS:
         _emit_chunks(scores.view(per_topic).format_chunks(fmt), output)

@@ -100,12 +100,12 @@ def listing(names, limit: int = NAMES_SHOWN, sep: str = ", ") -> str:
 
 def check_baselines(baselines, systems) -> None:
     """Every ``--baseline`` is one of the runs (checked once the runs are read, before any section)."""
-    from irstats.render import did_you_mean
+    from irstats.errors import did_you_mean
 
     for name in baselines:
         if name not in systems:
-            raise InputError(f"unknown baseline {name!r}{did_you_mean(name, systems)}: no run has that name "
-                             f"(runs: {some(systems, limit=8, quote=False)})")
+            raise InputError(f"unknown baseline {name!r}: no run has that name (runs: "
+                             f"{some(systems, limit=8, quote=False)}){did_you_mean(name, systems)}")
 
 
 def systems(study: Study) -> Section:
@@ -720,20 +720,22 @@ def leaderboard(study: Study, built: list[Section]) -> Section:
     if baseline is None:
         section.add(Text(f"What the study found (each measure's best system is tested against every other by a "
                          f"two-sided {test}, Holm-adjusted, α = {settings.alpha:g}):"))
-        caption = (f"Systems by {first}: mean [95% t-interval] per measure; {WORSE_THAN_BEST} significantly below "
-                   f"the measure's best system ({test}, Holm, α = {settings.alpha:g})")
+        markers = (f"{WORSE_THAN_BEST} significantly below the measure's best system ({test}, Holm, "
+                   f"α = {settings.alpha:g})")
     else:
         section.add(Text(f"What the study found (every system is tested against the baseline {baseline} by a "
                          f"two-sided {test}, Holm-adjusted, α = {settings.alpha:g}):"))
-        caption = (f"Systems by {first}: mean [95% t-interval] per measure; * significantly different from the "
-                   f"baseline {baseline} ({test}, Holm, p < {settings.alpha:g}), † p < {settings.alpha / 5:g}")
+        markers = (f"* significantly different from the baseline {baseline} ({test}, Holm, p < {settings.alpha:g}), "
+                   f"† p < {settings.alpha / 5:g}")
+
+    def caption(cells: str) -> str:  # the leaderboard's caption, for what its cells show
+        return f"Systems by {first}: {cells} per measure; {markers}"
+
     section.add(Items(findings(study, tables)))
-    section.add(Table("leaderboard", pl.DataFrame(data), caption, display=pl.DataFrame(shown), markers=True,
-                      fold=False, paper=pl.DataFrame(paper),
-                      paper_caption=caption.replace("mean [95% t-interval]", "mean ± half-width of the 95% "
-                                                                              "t-interval"),
-                      column=pl.DataFrame(column),
-                      column_caption=caption.replace("mean [95% t-interval]", "mean")))
+    section.add(Table("leaderboard", pl.DataFrame(data), caption("mean [95% t-interval]"), display=pl.DataFrame(shown),
+                      markers=True, fold=False, paper=pl.DataFrame(paper),
+                      paper_caption=caption("mean ± half-width of the 95% t-interval"),
+                      column=pl.DataFrame(column), column_caption=caption("mean")))
     notes = [(b.text, s) for s in built for b in s.blocks if isinstance(b, Note)]  # each once (see drop_repeated_notes)
     if notes:
         section.add(Text(f"{len(notes)} warning(s), each also in the section it concerns:"),

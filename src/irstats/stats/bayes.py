@@ -41,7 +41,7 @@ from irstats.checks import kind_of, real, resample_count, share
 from irstats.errors import ArgumentError, ArgumentTypeError, some, warn
 from irstats.random import Seed, check_seed, generator, seed_label
 from irstats.result import Result
-from irstats.scores import ScoreMatrix, score_matrices
+from irstats.scores import ScoreMatrix
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -408,21 +408,16 @@ def bayes(scores: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix] | ScoreMatri
                                 argument="baseline")
     if all_pairs and baseline is not None:
         raise ArgumentError("give a baseline or all_pairs=True, not both", argument="baseline")
-    items = score_matrices(scores)
-    matrices = dict(zip(scores, items)) if isinstance(scores, Mapping) else {m.measure: m for m in items}
-    if not matrices:
-        raise ArgumentError("no scores to compare: scores holds no ScoreMatrix", argument="scores")
-    measures = tuple(matrices)
-    first = matrices[measures[0]]
-    if len(first.systems) < 2:
-        raise ArgumentError(f"a comparison needs at least two systems; the scores have {len(first.systems)}",
+    from irstats.stats.compare import compared_matrices
+
+    matrices, order = compared_matrices(scores)
+    if len(order) < 2:
+        raise ArgumentError(f"a comparison needs at least two systems; the scores have {len(order)}",
                             argument="scores")
     for name, matrix in matrices.items():
         if len(matrix.topics) < 2:
             raise ArgumentError(f"the {name} scores have one topic; a Bayesian comparison over topics needs at least "
                                 "two: evaluate the runs on more topics", argument="scores")
-    means = np.nan_to_num(first.means(), nan=-np.inf)
-    order = tuple(first.systems[i] for i in np.argsort(-means, kind="stable"))
     if baseline is None and not all_pairs:
         baseline = order[0]
     for name, matrix in matrices.items():
@@ -450,7 +445,7 @@ def bayes(scores: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix] | ScoreMatri
             "baseline": np.repeat(bases, points).tolist(), "difference": result.x.ravel(),
             "density": result.density.ravel()}, schema=_DENSITY_SCHEMA))
     return BayesComparison(pl.concat(frames), test, ropes, float(level), n_samples, float(prior), seed_label(seed),
-                           baseline, measures, pl.concat(densities), defaults)
+                           baseline, tuple(matrices), pl.concat(densities), defaults)
 
 
 _SCHEMA = {"measure": pl.String, "system": pl.String, "baseline": pl.String, "p_baseline_better": pl.Float64,

@@ -180,11 +180,17 @@ class Comparison(Result):
 
 
 
-def _matrices(scores: _Scores) -> dict[str, ScoreMatrix]:
+def compared_matrices(scores: _Scores) -> tuple[dict[str, ScoreMatrix], tuple[str, ...]]:
+    """What a comparison starts from: the score matrices by measure (one at least) and their
+    systems, the best first by the first measure's mean (undefined means last, ties in order) —
+    for :func:`compare`, :func:`compare_pairs` and :func:`irstats.stats.bayes.bayes`."""
     items = score_matrices(scores)  # checks that every item is a ScoreMatrix
-    if isinstance(scores, Mapping):
-        return dict(zip(scores, items))
-    return {m.measure: m for m in items}
+    matrices = dict(zip(scores, items)) if isinstance(scores, Mapping) else {m.measure: m for m in items}
+    if not matrices:
+        raise ArgumentError("no scores to compare: scores holds no ScoreMatrix", argument="scores")
+    first = next(iter(matrices.values()))
+    order = np.argsort(-np.nan_to_num(first.means(), nan=-np.inf), kind="stable")
+    return matrices, tuple(first.systems[i] for i in order)
 
 
 def _check_options(test: str, correction: object, interval: object, alpha: float, confidence: float,
@@ -297,17 +303,11 @@ def compare(scores: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix] | ScoreMat
     if baseline is not None and not isinstance(baseline, str):
         raise ArgumentTypeError(f"baseline must be a system name or None; got {kind_of(baseline)}",
                                 argument="baseline")
-    matrices = _matrices(scores)
-    if not matrices:
-        raise ArgumentError("no scores to compare: scores holds no ScoreMatrix", argument="scores")
+    matrices, systems = compared_matrices(scores)
     measures = tuple(matrices)
-    first = matrices[measures[0]]
-    if len(first.systems) < 2:
-        raise ArgumentError(f"comparing needs at least two systems; the scores have {len(first.systems)}",
+    if len(systems) < 2:
+        raise ArgumentError(f"comparing needs at least two systems; the scores have {len(systems)}",
                             argument="scores")
-    first_means = first.means()
-    order = np.argsort(-np.nan_to_num(first_means, nan=-np.inf), kind="stable")
-    systems = tuple(first.systems[i] for i in order)
     chosen = baseline is None
     if chosen:
         baseline = systems[0]
@@ -470,13 +470,8 @@ def compare_pairs(scores: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix] | Sc
     resample batches on a Dask cluster, as for :func:`compare`.
     """
     correction = _check_options(test, correction or None, interval, alpha, confidence, seed)
-    matrices = _matrices(scores)
-    if not matrices:
-        raise ArgumentError("no scores to compare: scores holds no ScoreMatrix", argument="scores")
+    matrices, systems = compared_matrices(scores)
     measures = tuple(matrices)
-    first = matrices[measures[0]]
-    order = np.argsort(-np.nan_to_num(first.means(), nan=-np.inf), kind="stable")
-    systems = tuple(first.systems[i] for i in order)
     if baselines is not None:
         baselines = tuple(dict.fromkeys(names(baselines, "baselines", what="system names")))
         for name, matrix in matrices.items():

@@ -429,10 +429,9 @@ def _per_topic_lines(marked, columns: _Columns, strings: dict[str, str], start: 
     if not n_topics or not n_fields:
         return ""
     if n_topics * n_fields <= SMALL_LINES:  # a line at a time: no frame library for a short command
-        numeric = [k for k in range(n_fields) if k not in quoted]
+        column_of = {k: i for i, k in enumerate(k for k in range(n_fields) if k not in quoted)}  # field → number
         rows = [list(r) for r in zip(*(column.tolist() for column in numbers))] if numbers else [[]] * n_topics
-        cells = [(k, t, quoted[k][t] if k in quoted else value_text(rows[t][numeric.index(k)],
-                                                                      kinds[numeric.index(k)]))
+        cells = [(k, t, quoted[k][t] if k in quoted else value_text(rows[t][column_of[k]], kinds[column_of[k]]))
                  for t in range(n_topics) for k in range(n_fields)]
         return small_lines(fields, topics, cells)
     import polars as pl
