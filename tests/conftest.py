@@ -136,6 +136,29 @@ def best_and_median(matrix) -> tuple[str, str]:
     return matrix.systems[order[0]], matrix.systems[order[len(order) // 2]]
 
 
+#: The package's source tree, put first on a child's PYTHONPATH (:func:`child_env`).
+SRC = Path(__file__).resolve().parents[1] / "src"
+
+
+def child_env() -> dict:
+    """The environment of an ``irstats`` child process: this checkout's sources first on its
+    path, and no IRSTATS_DEBUG (which would print tracebacks the tests check are absent)."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(SRC), *filter(None, [env.get("PYTHONPATH")])])
+    env.pop("IRSTATS_DEBUG", None)
+    return env
+
+
+def default_signals() -> None:
+    """A child's ``preexec_fn``: it starts with the default dispositions of SIGINT, SIGTERM and
+    SIGHUP even when the test runner ignores them (a background job of a non-interactive shell
+    does; nohup, SIGHUP), since irstats keeps ignored signals ignored."""
+    import signal
+
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_DFL)
+
+
 def run_cli(args, capsys):
     """Run ``irstats ARGS`` in-process; return (exit code, stdout, stderr)."""
     from irstats.cli.main import main

@@ -22,6 +22,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import default_signals
+
 from conftest import REFERENCE_DATA, run_cli
 from irstats.demo import make_demo_collection
 from irstats.errors import InputError, ResourceError
@@ -483,10 +485,6 @@ def _program_env() -> dict:
     return {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])}
 
 
-def _default_signals():  # a background job may inherit SIGINT (nohup: SIGHUP) ignored; irstats keeps those
-    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, signal.SIG_DFL)
-
 
 def assert_whole(folder: Path) -> None:
     """``folder`` is absent, or a folder irstats made whole: its manifest lists exactly the
@@ -517,7 +515,7 @@ def test_sighup_during_report_leaves_nothing(small, tmp_path):
     target = tmp_path / "study"
     command = [sys.executable, "-m", "irstats", *map(str, report_args(demo, target))]
     proc = subprocess.Popen(command, env=_program_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            preexec_fn=_default_signals, start_new_session=True)
+                            preexec_fn=default_signals, start_new_session=True)
     deadline = time.monotonic() + 300
     while (not list(tmp_path.glob(".study.partial-*/figures/*.png")) and proc.poll() is None
            and time.monotonic() < deadline):
@@ -606,7 +604,7 @@ def test_repeated_signals_during_demo_leave_nothing_half_written(moment, tmp_pat
     work.mkdir()
     fired = tmp_path / "fired"
     command = [sys.executable, "-c", _SIGNAL_AT, DEMO_MOMENTS[moment], str(fired), "demo", "--out", "d", "--quiet"]
-    done = subprocess.run(command, cwd=work, env=_program_env(), capture_output=True, preexec_fn=_default_signals,
+    done = subprocess.run(command, cwd=work, env=_program_env(), capture_output=True, preexec_fn=default_signals,
                           timeout=600)
     err = done.stderr.decode()
     hooks = DEMO_MOMENTS[moment].split(";")

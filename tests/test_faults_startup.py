@@ -35,25 +35,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.conftest import child_env, default_signals
+
 from conftest import run_cli
 
-SRC = Path(__file__).resolve().parents[1] / "src"
 LINUX = sys.platform.startswith("linux")
 INTERRUPTED = "irstats: interrupted\n"
 
 
-def _env() -> dict:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(SRC), *filter(None, [env.get("PYTHONPATH")])])
-    env.pop("IRSTATS_DEBUG", None)
-    return env
-
-
-def _default_signals() -> None:
-    """Children start with default dispositions even when the test runner ignores SIGINT
-    (a background job of a non-interactive shell does; irstats keeps ignored signals ignored)."""
-    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, signal.SIG_DFL)
 
 
 def _launchers() -> list[list[str]]:
@@ -129,11 +118,11 @@ def _start(argv: list[str], workdir: Path, stdout=subprocess.DEVNULL, ready: Pat
     """Start ``argv`` in ``workdir``; with ``ready``, irstats creates that file (outside
     ``workdir``) once its signal handlers are installed (``IRSTATS_READY_FILE``)."""
     workdir.mkdir(exist_ok=True)
-    env = _env()
+    env = child_env()
     if ready is not None:
         env["IRSTATS_READY_FILE"] = str(ready)
     return subprocess.Popen(argv, cwd=workdir, env=env, stdout=stdout, stderr=subprocess.PIPE,
-                            preexec_fn=_default_signals)
+                            preexec_fn=default_signals)
 
 
 def _wait_ready(proc: subprocess.Popen, ready: Path, timeout: float = 120.0) -> None:
@@ -191,8 +180,8 @@ def test_ready_file_comes_once_the_handlers_are_installed(launcher, tmp_path):
     """``IRSTATS_READY_FILE`` is created (empty) by the program before the command runs, and
     not by irstats used in-process (which installs no handlers)."""
     ready = tmp_path / "ready"
-    env = {**_env(), "IRSTATS_READY_FILE": str(ready)}
-    done = subprocess.run([*launcher, "--version"], env=env, capture_output=True, preexec_fn=_default_signals)
+    env = {**child_env(), "IRSTATS_READY_FILE": str(ready)}
+    done = subprocess.run([*launcher, "--version"], env=env, capture_output=True, preexec_fn=default_signals)
     assert done.returncode == 0 and ready.read_bytes() == b""
     ready.unlink()
     done = subprocess.run([sys.executable, "-c", "import irstats.cli.main"], env=env, capture_output=True)
@@ -298,8 +287,8 @@ def test_stray_os_error_is_one_line_exit_1(monkeypatch, capsys, te):
 def test_broken_pipe_exits_0_quietly(run_folder):
     qrels, runs = run_folder
     proc = subprocess.Popen([sys.executable, "-m", "irstats", "eval", str(qrels), str(runs), "-m", "AP",
-                             "--per-topic", "--format", "tsv"], env=_env(), stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, preexec_fn=_default_signals)
+                             "--per-topic", "--format", "tsv"], env=child_env(), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, preexec_fn=default_signals)
     proc.stdout.read(100)
     proc.stdout.close()  # the reader goes away, as `| head -1` does
     err = proc.stderr.read().decode()
@@ -325,11 +314,11 @@ def test_the_program_leaves_after_its_exit_functions_with_its_code(args, code, t
                "held = Held()\n"
                "weakref.finalize(held, lambda: open(marks, 'a').write('finalize\\n'))\n"
                "sys.exit(main())\n")
-    done = subprocess.run([sys.executable, "-c", program, *filled], env=_env(), capture_output=True,
-                          preexec_fn=_default_signals)
+    done = subprocess.run([sys.executable, "-c", program, *filled], env=child_env(), capture_output=True,
+                          preexec_fn=default_signals)
     assert done.returncode == code, done.stderr
     assert sorted(marks.read_text().split()) == ["atexit", "finalize"]
-    in_process = subprocess.run([sys.executable, "-c", _run_main(filled)], env=_env(), capture_output=True)
+    in_process = subprocess.run([sys.executable, "-c", _run_main(filled)], env=child_env(), capture_output=True)
     assert done.stdout == in_process.stdout and (done.stdout != b"" or code != 0)
 
 
@@ -344,8 +333,8 @@ def test_standard_output_closed_is_no_traceback(args, code, te, tmp_path):
 
     filled = [a.format(qrels=te / "qrels.test", run=te / "results.test", missing=tmp_path / "none") for a in args]
     command = " ".join(shlex.quote(w) for w in [sys.executable, "-m", "irstats", *filled])
-    done = subprocess.run(["sh", "-c", f"exec {command} >&-"], env=_env(), capture_output=True, text=True,
-                          preexec_fn=_default_signals)
+    done = subprocess.run(["sh", "-c", f"exec {command} >&-"], env=child_env(), capture_output=True, text=True,
+                          preexec_fn=default_signals)
     assert done.returncode == code, done.stderr
     assert "Traceback" not in done.stderr and len(done.stderr.splitlines()) == (code != 0)
 
@@ -369,7 +358,7 @@ def _modules_after(code: str) -> set[str]:
     probe = (f"import sys, io, contextlib\nbuf = io.StringIO()\n"
              f"with contextlib.redirect_stdout(buf):\n" + "".join(f"    {line}\n" for line in code.splitlines())
              + "sys.__stdout__.write('\\n'.join(sorted(sys.modules)))\n")
-    out = subprocess.run([sys.executable, "-c", probe], env=_env(), capture_output=True, text=True, check=True)
+    out = subprocess.run([sys.executable, "-c", probe], env=child_env(), capture_output=True, text=True, check=True)
     return set(out.stdout.split())
 
 

@@ -20,9 +20,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import examples, run_cli
+from tests.conftest import child_env, default_signals, examples, run_cli
 
-SRC = Path(__file__).resolve().parents[1] / "src"
 
 
 @pytest.fixture(scope="module")
@@ -30,16 +29,6 @@ def te(reference_data) -> Path:
     return reference_data / "conformance" / "trec_eval-test"
 
 
-def _env() -> dict:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(SRC), *filter(None, [env.get("PYTHONPATH")])])
-    env.pop("IRSTATS_DEBUG", None)
-    return env
-
-
-def _default_signals() -> None:
-    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, signal.SIG_DFL)
 
 
 # ----------------------------------------------------------------------------- inputs are sacred
@@ -196,8 +185,8 @@ def test_standard_output_appended_to_an_input_is_refused(te, tmp_path):
     before = paths["qrels"].read_bytes()
     command = " ".join(shlex.quote(w) for w in [sys.executable, "-m", "irstats", "eval", str(paths["qrels"]),
                                                str(paths["run"])])
-    done = subprocess.run(["sh", "-c", f"exec {command} >> {shlex.quote(str(paths['qrels']))}"], env=_env(),
-                          capture_output=True, text=True, preexec_fn=_default_signals)
+    done = subprocess.run(["sh", "-c", f"exec {command} >> {shlex.quote(str(paths['qrels']))}"], env=child_env(),
+                          capture_output=True, text=True, preexec_fn=default_signals)
     assert done.returncode == 2 and "standard output" in done.stderr and "qrels" in done.stderr, done.stderr
     assert paths["qrels"].read_bytes() == before
 
@@ -244,8 +233,8 @@ def test_standard_output_closed_is_one_line_exit_1(args, te, tmp_path):
     paths = _inputs(tmp_path, te)
     filled = [a.format(**{k: str(v) for k, v in paths.items()}) for a in args]
     command = " ".join(shlex.quote(w) for w in [sys.executable, "-m", "irstats", *filled])
-    done = subprocess.run(["sh", "-c", f"exec {command} >&-"], env=_env(), capture_output=True, text=True,
-                          preexec_fn=_default_signals)
+    done = subprocess.run(["sh", "-c", f"exec {command} >&-"], env=child_env(), capture_output=True, text=True,
+                          preexec_fn=default_signals)
     assert done.returncode == 1, done.stderr
     assert done.stderr.splitlines() == [
         "irstats: error: standard output: cannot write (it is closed; give -o FILE, or leave it open)"]
@@ -258,8 +247,8 @@ def test_full_disk_on_standard_output_names_it(args, te, tmp_path):
     paths = _inputs(tmp_path, te)
     filled = [a.format(**{k: str(v) for k, v in paths.items()}) for a in args]
     with open("/dev/full", "w") as full:
-        done = subprocess.run([sys.executable, "-m", "irstats", *filled], env=_env(), stdout=full,
-                              stderr=subprocess.PIPE, text=True, preexec_fn=_default_signals)
+        done = subprocess.run([sys.executable, "-m", "irstats", *filled], env=child_env(), stdout=full,
+                              stderr=subprocess.PIPE, text=True, preexec_fn=default_signals)
     assert done.returncode == 1
     assert done.stderr.splitlines() == ["irstats: error: standard output: cannot write (No space left on device)"]
 
@@ -424,7 +413,7 @@ def test_a_scheduler_killed_mid_run_is_one_line(reference_data, tmp_path):
     pytest.importorskip("distributed")
     address = f"tcp://127.0.0.1:{_free_port()}"
     port = address.rsplit(":", 1)[1]
-    quiet = dict(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=_default_signals)
+    quiet = dict(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=default_signals)
     scheduler = subprocess.Popen([sys.executable, "-m", "dask", "scheduler", "--host", "127.0.0.1", "--port", port,
                                   "--dashboard-address", "127.0.0.1:0"], **quiet)
     worker = None
@@ -437,8 +426,8 @@ def test_a_scheduler_killed_mid_run_is_one_line(reference_data, tmp_path):
         runs = _more_runs(base / "runs", tmp_path / "runs", copies=4)  # work that outlasts the scheduler
         irstats = subprocess.Popen([sys.executable, "-m", "irstats", "eval", str(base / "qrels.dl19-passage.txt"),
                                     str(runs), "-m", "all_trec", "--per-topic", "--scheduler", address],
-                                   env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                                   preexec_fn=_default_signals)
+                                   env=child_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                                   preexec_fn=default_signals)
         from distributed import Client
 
         with Client(address, timeout=30) as watcher:  # the scheduler is killed once the job's tasks run
@@ -464,10 +453,10 @@ def test_ctrl_c_while_the_cluster_starts_is_one_line(te, tmp_path):
 
     pytest.importorskip("distributed")
     ready = tmp_path / "ready"
-    env = {**_env(), "IRSTATS_READY_FILE": str(ready)}
+    env = {**child_env(), "IRSTATS_READY_FILE": str(ready)}
 
     def session() -> None:
-        _default_signals()
+        default_signals()
         os.setsid()
 
     for delay in (1.0, 2.0, 3.0):  # while the workers import Dask, start, connect
