@@ -159,6 +159,19 @@ def default_signals() -> None:
         signal.signal(sig, signal.SIG_DFL)
 
 
+def chromium(playwright):
+    """Headless Chromium (Debian's, installed by ./install.sh --test) launched through Playwright
+    with the network off; fails (never skips) when it is missing."""
+    import shutil
+
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    if found is None:
+        pytest.fail("Chromium is not installed: it is Debian's 'chromium' package, installed by ./install.sh")
+    return playwright.chromium.launch(executable_path=found, args=[
+        "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--no-first-run"])
+
+
 def run_cli(args, capsys):
     """Run ``irstats ARGS`` in-process; return (exit code, stdout, stderr)."""
     from irstats.cli.main import main

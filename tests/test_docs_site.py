@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import chromium
+
 import irstats
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -146,24 +148,13 @@ def test_readme_is_a_front_page():
         assert (ROOT / link).is_file(), link
 
 
-def _chromium(p):
-    """Headless Chromium (Debian's, installed by ./install.sh --test)."""
-    import shutil
-
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    if chromium is None:
-        pytest.fail("Chromium is not installed: it is Debian's 'chromium' package, installed by ./install.sh")
-    return p.chromium.launch(executable_path=chromium, args=[
-        "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run"])
-
 
 def test_search_works_from_the_file_system(site, tmp_path):
     """site/index.html opened as a file, network off: typing a query lists the pages that hold it."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        browser = _chromium(p)
+        browser = chromium(p)
         context = browser.new_context(offline=True, viewport={"width": 1280, "height": 900})
         page = context.new_page()
         errors: list[str] = []

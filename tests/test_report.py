@@ -6,13 +6,14 @@ import gzip
 import math
 import os
 import re
-import shutil
 from html.parser import HTMLParser
 from pathlib import Path
 
 import numpy as np
 import polars as pl
 import pytest
+
+from tests.conftest import chromium
 
 import irstats
 from conftest import run_cli
@@ -295,15 +296,6 @@ def test_cli_report(tmp_path, demo_report, capsys):
     assert "index.html" in capsys.readouterr().out
 
 
-def _chromium(p):
-    """Headless Chromium (Debian's, installed by ./install.sh --test) with the network off."""
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    if chromium is None:
-        pytest.fail("Chromium is not installed: it is Debian's 'chromium' package, installed by ./install.sh")
-    return p.chromium.launch(executable_path=chromium, args=[
-        "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run"])
-
 
 def _watch(page) -> tuple[list[str], list[str]]:
     """The page's console errors and the URLs it requests."""
@@ -322,7 +314,7 @@ def test_renders_in_chromium(demo_report, tmp_path):
     _, _, report = demo_report
     html = report.out_dir / "index.html"
     with sync_playwright() as p:
-        browser = _chromium(p)
+        browser = chromium(p)
         context = browser.new_context(offline=True, viewport={"width": 1280, "height": 900})
         page = context.new_page()
         errors, requests = _watch(page)
@@ -369,7 +361,7 @@ def test_dl19_report_and_notebook_tables_in_chromium(dl19_report, tmp_path):
     html = report.out_dir / "index.html"
     widths: dict[int, dict] = {}
     with sync_playwright() as p:
-        browser = _chromium(p)
+        browser = chromium(p)
         for width in (800, 1400):
             context = browser.new_context(offline=True, viewport={"width": width, "height": 1000})
             page = context.new_page()
