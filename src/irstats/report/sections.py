@@ -115,38 +115,31 @@ def systems(study: Study) -> Section:
     baselines = study.settings.baselines
     for measure in study.measures:
         matrix = study.scores[measure]
+        intervals = {s: t_interval(v[~np.isnan(v)]) for s, v in zip(matrix.systems, matrix.values)}
         residual_measure = parse_measure(measure).residual
         residual = study.scores.get(str(residual_measure)) if residual_measure is not None else None
+        residuals = dict(zip(residual.systems, residual.means().tolist())) if residual is not None else {}
         for baseline in baselines or (None,):
             with taking(lambda w: "s_d = 0" in str(w.message)):  # named in full by constant_pairs_note below
                 result = compare({measure: matrix}, baseline=baseline, test=study.settings.test, correction="holm",
                                  alpha=study.settings.alpha)
             for row in result.frame.iter_rows(named=True):
-                values = matrix.system(row["system"])
-                interval = t_interval(values[~np.isnan(values)])
-                record = {"measure": measure, "system": row["system"], "mean": row["mean"], "ci_low": interval.low,
-                          "ci_high": interval.high}
                 tested = not row["is_baseline"]
-                against = {"delta": row["delta"], "p_holm": row["p_adjusted"] if tested else None,
-                           "significant": ("yes" if row["significant"] else "no") if tested else "",
-                           "residual": float(residual.means()[residual.systems.index(row["system"])]) if residual
-                           else None, "effect_size": row["effect_size"] if tested else None}
-                if baseline is None:  # the columns of a report against each measure's best system
-                    record.update({"delta_to_best": against["delta"], "p_holm_vs_best": against["p_holm"],
-                                   "significant": against["significant"], "residual": against["residual"],
-                                   "effect_size_vs_best": against["effect_size"]})
-                else:
-                    record.update({"baseline": baseline, **against})
-                record.update({k: row[k] if tested else None for k in ("wins", "ties", "losses")})
-                rows.append(record)
-    vs = "vs_best" if not baselines else ""
-    schema = {"measure": pl.String, "system": pl.String, "mean": pl.Float64, "ci_low": pl.Float64,
-              "ci_high": pl.Float64}
-    schema.update({"delta_to_best": pl.Float64, "p_holm_vs_best": pl.Float64} if not baselines else
-                  {"baseline": pl.String, "delta": pl.Float64, "p_holm": pl.Float64})
-    schema.update({"significant": pl.String, "residual": pl.Float64, f"effect_size{'_' + vs if vs else ''}": pl.Float64,
-                   "wins": pl.Int64, "ties": pl.Int64, "losses": pl.Int64})
-    table = pl.DataFrame(rows, schema=schema)
+                interval = intervals[row["system"]]
+                rows.append({
+                    "measure": measure, "system": row["system"], "mean": row["mean"], "ci_low": interval.low,
+                    "ci_high": interval.high, "baseline": baseline, "delta": row["delta"],
+                    "p_holm": row["p_adjusted"] if tested else None,
+                    "significant": ("yes" if row["significant"] else "no") if tested else "",
+                    "residual": residuals.get(row["system"]), "effect_size": row["effect_size"] if tested else None,
+                    **{k: row[k] if tested else None for k in ("wins", "ties", "losses")}})
+    table = pl.DataFrame(rows, schema={
+        "measure": pl.String, "system": pl.String, "mean": pl.Float64, "ci_low": pl.Float64, "ci_high": pl.Float64,
+        "baseline": pl.String, "delta": pl.Float64, "p_holm": pl.Float64, "significant": pl.String,
+        "residual": pl.Float64, "effect_size": pl.Float64, "wins": pl.Int64, "ties": pl.Int64, "losses": pl.Int64})
+    if not baselines:  # against each measure's best system: the columns say so
+        table = table.drop("baseline").rename({"delta": "delta_to_best", "p_holm": "p_holm_vs_best",
+                                               "effect_size": "effect_size_vs_best"})
     first = study.scores[study.measures[0]]
     against_whom = (f"the baseline {listing(baselines, limit=len(baselines), sep=', ')}" if baselines
                     else "the measure's best system")
