@@ -135,11 +135,19 @@ def connect(workers: int | None = None, scheduler: str | None = None, *, named: 
     elif not isinstance(scheduler, str) or not scheduler.strip():
         raise ArgumentTypeError(f"scheduler must be an address such as tcp://127.0.0.1:8786, not {scheduler!r}",
                                 argument="scheduler")
-    distributed = _dask()
+    # a local cluster's process starts while this one imports Dask (which must be imported before
+    # LibraryLines takes its loggers)
+    process = _start_cluster_process(workers) if workers is not None else None
+    try:
+        distributed = _dask()
+    except BaseException:
+        if process is not None:
+            _close_cluster_process(process)
+        raise
     with LibraryLines(("distributed", "tornado", "asyncio")) as lines:
         try:
-            if workers is not None:
-                with _local_cluster(distributed, workers, lines) as client:
+            if process is not None:
+                with _local_cluster(distributed, process, workers, lines) as client:
                     yield client
                 return
             try:
@@ -183,68 +191,112 @@ def machine_workers() -> tuple[int, str]:
     return max(1, most), why
 
 
-@contextmanager
-def _local_cluster(distributed, workers: int, lines: "LibraryLines") -> Iterator[Any]:
-    """A client of a new local cluster of ``workers`` processes, closed at the end; when the
-    block fails or is interrupted, what Dask logs while closing it is not said (``lines``)."""
-    import logging
+#: Dask settings of the local cluster's scheduler and nannies: the event loop's tick watcher
+#: (every 20 ms by default), the system and memory monitors (0.5 s, 0.1 s) and work stealing
+#: (every 100 ms) are for long-lived shared clusters; for one command's cluster of equal batches
+#: they were most of the scheduler's CPU.
+QUIET_SCHEDULER = {"distributed.admin.tick.interval": "1s", "distributed.admin.system-monitor.interval": "5s",
+                   "distributed.worker.memory.monitor-interval": "1s"}
 
+#: What the process of a local cluster runs (``python -c``): the cluster of ``argv[1]`` workers,
+#: its scheduler's address on standard output, then nothing until standard input closes — when
+#: irstats closes it, or when irstats ends in any way, a kill included. A failure to start is one
+#: ``error:`` line. Standard error is the null device: the cluster's logging is silenced, and
+#: what fails on it reaches irstats as its tasks' errors or a lost connection.
+CLUSTER_PROCESS = """
+import logging, sys
+try:
     import dask
+    from distributed import LocalCluster
+    from irstats.distributed import QUIET_SCHEDULER, WORKER_ENVIRONMENT
+    with dask.config.set({**WORKER_ENVIRONMENT, **QUIET_SCHEDULER}):
+        cluster = LocalCluster(n_workers=int(sys.argv[1]), threads_per_worker=1, processes=True,
+                               dashboard_address=None, silence_logs=logging.CRITICAL,
+                               scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
+        print(cluster.scheduler_address, flush=True)
+        sys.stdin.read()
+        cluster.close(timeout=10)
+except BaseException as exc:
+    print("error:", type(exc).__name__, str(exc).splitlines()[0] if str(exc) else "", flush=True)
+    sys.exit(1)
+"""
 
-    # No dashboard; the scheduler's own HTTP endpoint on a free local port (not 8787, which
-    # another cluster may hold); a failed task is reported by irstats, not logged by Dask.
-    # Dask starts its workers with MALLOC_TRIM_THRESHOLD_ set, which turns off glibc's
-    # adaptive mmap threshold: every large numpy temporary is then mapped and zeroed anew
-    # (split-half 1.6× slower); the workers keep glibc's default (WORKER_ENVIRONMENT, in
-    # force while the cluster lives: workers are started, and restarted, in the background).
-    with dask.config.set(WORKER_ENVIRONMENT):
+
+def _start_cluster_process(workers: int):
+    """The process of a local cluster of ``workers`` (:data:`CLUSTER_PROCESS`), started."""
+    import importlib.util
+    import subprocess
+    import sys
+
+    if importlib.util.find_spec("distributed") is None:
+        _dask()  # the error saying how to install it
+    environment = dict(os.environ)
+    # the cluster imports irstats from where this process did (a script's own sys.path included)
+    environment["PYTHONPATH"] = os.pathsep.join(path for path in sys.path if path)
+    try:
+        return subprocess.Popen([sys.executable, "-c", CLUSTER_PROCESS, str(workers)], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=environment,
+                                start_new_session=True)
+    except OSError as exc:
+        raise ClusterError(f"cannot start a local Dask cluster: {_one_line(exc)}") from None
+
+
+@contextmanager
+def _local_cluster(distributed, process, workers: int, lines: "LibraryLines") -> Iterator[Any]:
+    """A client of the local cluster of ``workers`` processes that ``process`` starts, closed at
+    the end; when the block fails or is interrupted, what Dask logs while closing it is not said
+    (``lines``).
+
+    The cluster — its scheduler and the nannies that watch the worker processes — runs in a
+    process of its own (:data:`CLUSTER_PROCESS`), as a cluster one connects to with
+    ``--scheduler`` does: this process is then only a client, which assigns batches and gathers
+    what they return (issue 36: with the scheduler's event loop in it, the client spent a fifth
+    to a third of one process's CPU on the 100-run ``wide`` workload). The cluster's process is
+    in a session of its own, so a Ctrl-C at the terminal reaches irstats alone, which closes the
+    cluster; it ends by itself when irstats ends otherwise (its standard input closes)."""
+    try:
         try:
-            with _workers_write_nowhere():
-                cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                                   dashboard_address=None, silence_logs=logging.CRITICAL,
-                                                   scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
+            address = process.stdout.readline().decode(errors="replace").strip()
+            if not address.startswith("tcp://"):
+                why = address.removeprefix("error:").strip() or f"its process ended (exit {process.wait()})"
+                raise ClusterError(f"cannot start a local Dask cluster of {workers} workers: {why}")
+            client = distributed.Client(address, timeout=30, set_as_default=False)
         except BaseException:
             lines.failed = True
             raise
         try:
-            client = distributed.Client(cluster, set_as_default=False)
-            try:
-                yield client
-            except BaseException:
-                lines.failed = True  # before closing: what Dask logs then is irstats' error's business
-                raise
-            finally:
-                client.close()
+            yield client
+        except BaseException:
+            lines.failed = True  # before closing: what Dask logs then is irstats' error's business
+            raise
         finally:
-            cluster.close()
-
-
-@contextmanager
-def _workers_write_nowhere() -> Iterator[None]:
-    """Standard error is the null device while the cluster starts, so the worker processes
-    spawned meanwhile inherit it as theirs: a Ctrl-C, which the terminal sends to every process
-    of the group, would make each print a KeyboardInterrupt traceback of its own. What a worker
-    has to say reaches irstats otherwise: a failed task's exception, a lost worker (its logs
-    are silenced anyway). This process's standard error is given back before anything else —
-    an interrupt while the cluster starts included — so irstats' own line is printed."""
-    import sys
-
-    try:
-        sys.stderr.flush()
-        saved = os.dup(2)
-    except (OSError, ValueError):
-        yield
-        return
-    try:
-        null = os.open(os.devnull, os.O_WRONLY)
-        try:
-            os.dup2(null, 2)
-        finally:
-            os.close(null)
-        yield
+            client.close()
     finally:
-        os.dup2(saved, 2)
-        os.close(saved)
+        _close_cluster_process(process)
+
+
+def _close_cluster_process(process) -> None:
+    """Close the cluster's standard input (it closes its workers and ends), and wait for it;
+    kill it, and its workers with it, if it does not end within 10 s."""
+    import signal
+    import subprocess
+
+    try:
+        if process.stdin:
+            process.stdin.close()
+    except OSError:
+        pass
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except OSError:
+            process.kill()
+        process.wait()
+    finally:
+        if process.stdout:
+            process.stdout.close()
 
 
 class LibraryLines:
