@@ -79,7 +79,7 @@ import polars as pl
 
 from irstats.checks import names, one_of, real, whole
 from irstats.errors import ArgumentError, InputError, warn
-from irstats.result import Result
+from irstats.result import Result, provided
 
 #: The statistics of :meth:`ReproResult.to_frame`, in its order.
 STATISTICS = ("ktu", "rbo", "rmse", "er", "dri", "p_value")
@@ -456,17 +456,14 @@ class ReproResult(Result):
         return pl.DataFrame({"measure": list(self.measures), "er": self.er, "dri": self.dri})
 
     def plot_order(self, ax=None):
-        """KTU and RBO per topic, baseline and advanced (repro_eval's per-topic figure). Returns the Axes."""
-        from irstats.plots.repro import plot_order
-
-        return plot_order(self, ax=ax)
+        """KTU and RBO per topic, baseline and advanced (repro_eval's per-topic figure,
+        :func:`irstats.plots.repro.plot_order`). Returns the Axes."""
+        return provided(self, "plot_order", "irstats.plots")(self, ax=ax)
 
     def plot_effects(self, ax=None, measures: Sequence[str] | None = None):
         """ER (x) against ΔRI (y), one point per measure; (1, 0) is a perfect reproduction of the
-        effect. Returns the Axes."""
-        from irstats.plots.repro import plot_effects
-
-        return plot_effects(self, ax=ax, measures=measures)
+        effect (:func:`irstats.plots.repro.plot_effects`). Returns the Axes."""
+        return provided(self, "plot_effects", "irstats.plots")(self, ax=ax, measures=measures)
 
 
 def _mean(values: np.ndarray) -> float:

@@ -7,12 +7,14 @@ import polars as pl
 
 from irstats.plots.common import (MAX_HEIGHT, MIN_FONT_SIZE, PALETTE, figure_function, line_width, marker_size,
                                   new_axes)
+from irstats.result import provides
 
 #: Movers labelled by name on each side of the slope chart (the rest stay grey and unnamed).
 LABELLED = 5
 _GAIN, _LOSS, _STILL = PALETTE[2], PALETTE[3], "#b0b0b0"
 
 
+@provides("irstats.agreement.ConclusionAgreement", "plot")
 @figure_function
 def plot_rank_changes(gains: pl.DataFrame, ax=None, labels: tuple[str, str] = ("A", "B"),
                       labelled: int = LABELLED):
