@@ -309,8 +309,8 @@ class PerTopicScores(Result):
                     continue
                 chosen = values[places]
                 written = fixed_column(np.where(np.isnan(chosen), 0.0, chosen).ravel(), kind)  # (NaN: a dash)
-                for n, k in enumerate(places):
-                    texts[k] = written.slice(n * len(rows), len(rows))
+                for n, place in enumerate(places):
+                    texts[place] = written.slice(n * len(rows), len(rows))
             columns = [escaped(systems.gather(rows // n_topics)), escaped(topics.gather(rows % n_topics))]
             for k, text in enumerate(texts):
                 if fmt == "latex":  # a typeset minus sign
