@@ -31,9 +31,6 @@ LAYERS: list[tuple[str, ...]] = [
 #: Upward imports that remain (importer, imported) → why; each one to be removed by the work
 #: named. Anything else pointing up fails the test.
 KNOWN_UPWARD: dict[tuple[str, str], str] = {
-    ("irstats.factors", "irstats.measures"): "factors name their measures by canonical name; the reader is to "
-                                             "take the parser from its caller",
-    ("irstats.io.factors", "irstats.measures"): "as irstats.factors",
     ("irstats.io.trec_eval_output", "irstats.measures.registry"): "the trec_eval -q reader is to move beside "
                                                                   "the drop-in (trec_eval/read.py)",
     ("irstats.io.trec_eval_output", "irstats.scores"): "as above",
