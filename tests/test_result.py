@@ -144,7 +144,7 @@ def test_results_and_score_matrices_render_as_valid_html_in_notebooks(demo, scor
 def test_evaluate_returns_an_evaluation_that_shows_itself(reference_data):
     """irstats.evaluate returns one result: still a dict of ScoreMatrix, with labelled means
     (equal to pytrec_eval's on trec_eval's own test files), a notebook table with the best
-    value in bold and no dtype row, and compare() equal to stats.compare."""
+    value in bold and no dtype row."""
     import pytrec_eval
 
     import irstats
@@ -173,7 +173,8 @@ def test_evaluate_returns_an_evaluation_that_shows_itself(reference_data):
 
 def test_experiment_is_evaluate_and_compare_in_one_call(reference_data):
     """irstats.experiment: the labelled comparison frame of pt.Experiment in one call; its
-    p-values are scipy's paired t on the per-topic scores; to_latex(columns=) drops columns."""
+    p-values (and those of the evaluation's own compare()) are scipy's paired t on the per-topic
+    scores; to_latex(columns=) drops columns."""
     from scipy import stats as sps
 
     base = reference_data / "trec-dl-2019-passage"
@@ -183,6 +184,12 @@ def test_experiment_is_evaluate_and_compare_in_one_call(reference_data):
     frame = result.to_pandas()
     assert list(frame.columns[:4]) == ["measure", "system", "mean", "delta"] and len(frame) == 8
     for row in frame[~frame["is_baseline"]].itertuples():
+        a, b = scores[row.measure].system(row.system), scores[row.measure].system(result.baseline)
+        assert row.p_value == pytest.approx(sps.ttest_rel(a, b).pvalue, rel=1e-9)
+    # Evaluation.compare: the comparison stats/ registers for an evaluation (irstats.result.provided)
+    by_method = scores.compare(baseline=result.baseline, correction="none").to_pandas()
+    assert len(by_method) == 8
+    for row in by_method[~by_method["is_baseline"]].itertuples():
         a, b = scores[row.measure].system(row.system), scores[row.measure].system(result.baseline)
         assert row.p_value == pytest.approx(sps.ttest_rel(a, b).pvalue, rel=1e-9)
     latex = result.to_latex(columns=["system", "AP", "ΔAP"])

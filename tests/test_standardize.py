@@ -300,3 +300,20 @@ def test_standardize_shortcut_and_options_warning():
     factors = fit_factors(fitted)
     with pytest.warns(irstats.IrstatsWarning, match="depth: fitted 1000, scores 100"):
         apply_factors(other, factors)
+
+
+def test_the_factor_reader_parses_measure_names_as_its_caller_says(tmp_path):
+    """irstats.io.factors sits below the measures (docs/design.md's layers): without a parser the
+    names stay as written and are found only so; irstats.standardize's readers give irstats' own,
+    so trec_eval's map is read as AP and AP's factors are found under either name; its writer
+    gives trec_eval's names back (map; a name that is no measure as read)."""
+    from irstats.io import factors as files
+
+    path = _write(tmp_path / "z.txt", "t1 map 0.25 0.5\nt1 made_up_measure 0.75 0.125\n")
+    raw = files.read_trec_eval_factors(path)
+    assert raw.measures == ("map", "made_up_measure")
+    assert raw.has_measure("map") and not raw.has_measure("AP")
+    read = read_trec_eval_factors(path)
+    assert read.measures == ("AP", "made_up_measure") and read.has_measure("map") and read.has_measure("AP")
+    assert read.lookup("map", ["t1"])[0].tolist() == [0.25]
+    assert write_trec_eval_factors(read, None) == "t1 made_up_measure 0.75 0.125\nt1 map 0.25 0.5\n"

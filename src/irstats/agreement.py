@@ -31,7 +31,7 @@ import polars as pl
 from irstats.checks import names, resample_count, share
 from irstats.errors import InputError, warn
 from irstats.random import generator, seed_label
-from irstats.result import Result
+from irstats.result import Result, provided
 
 STATISTICS = ("pairs", "cohen_kappa", "cohen_kappa_linear", "cohen_kappa_quadratic", "krippendorff_alpha_nominal",
               "krippendorff_alpha_ordinal", "krippendorff_alpha_interval")
@@ -309,11 +309,10 @@ class ConclusionAgreement(Result):
 
     def plot(self, measure: str | None = None, ax=None, labels: tuple[str, str] = ("A", "B")):
         """Which systems gain or lose most under B: each system's rank under A and under B,
-        joined by a line (a slope chart), the largest movers labelled. Returns the Axes."""
-        from irstats.plots.agreement import plot_rank_changes
-
+        joined by a line (a slope chart), the largest movers labelled
+        (:func:`irstats.plots.agreement.plot_rank_changes`). Returns the Axes."""
         name = measure or self.changes["measure"][0]
-        return plot_rank_changes(self.gains(name), ax=ax, labels=labels)
+        return provided(self, "plot", "irstats.plots")(self.gains(name), ax=ax, labels=labels)
 
     @property
     def title(self) -> str:

@@ -219,10 +219,11 @@ class Evaluator:
         present = np.concatenate([j.present for j in tensors], axis=0)
         tie_start: np.ndarray | None = None
         tie_size: np.ndarray | None = None
-        if self.options.ties == "expected" and all(j.tie_start is not None for j in tensors):
+        ties = [(j.tie_start, j.tie_size) for j in tensors if j.tie_start is not None and j.tie_size is not None]
+        if self.options.ties == "expected" and len(ties) == len(tensors):
             # padding positions are groups of one starting where they stand
-            tie_start = np.concatenate([_widen(j.tie_start, width, np.arange(width)) for j in tensors], axis=0)
-            tie_size = np.concatenate([_widen(j.tie_size, width, 1) for j in tensors], axis=0)
+            tie_start = np.concatenate([_widen(start, width, np.arange(width)) for start, _ in ties], axis=0)
+            tie_size = np.concatenate([_widen(size, width, 1) for _, size in ties], axis=0)
         if order != wanted:  # put the system axis in the order asked for
             where = {s: k for k, s in enumerate(order)}
             pick = [where[s] for s in wanted]
@@ -265,7 +266,8 @@ class Evaluator:
         keep = present.any(axis=0)
         if self.options.drop_r0:
             keep &= ~r_zero
-        topics = tuple(t for t, k in zip(self.collection.topics, keep) if k)
+        qrels_topics = self.collection.topics
+        topics = tuple(qrels_topics[i] for i in np.flatnonzero(keep))
         matrices = {}
         for m in parsed:  # in place, a measure at a time: at most one more systems × topics array
             v = values.pop(str(m))
@@ -443,7 +445,7 @@ def score_judgments(judgments: Judgments, measures: list[Measure] | list[str],
     keep = present.any(axis=0)
     if options.drop_r0:
         keep &= judgments.num_relevant() > 0
-    topics = tuple(t for t, k in zip(judgments.topics, keep) if k)
+    topics = tuple(judgments.topics[i] for i in np.flatnonzero(keep))
     computed = {str(m): m.definition.evaluate(judgments, m) for m in widest_first(parsed)}
     out: dict[str, ScoreMatrix] = {}
     for m in parsed:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Iterator
 
 import numpy as np
 
-from irstats.result import DISPLAY_FORMATS, Result
+from irstats.result import DISPLAY_FORMATS, Result, provided
 
 if TYPE_CHECKING:
     import polars as pl
@@ -138,11 +138,11 @@ class Evaluation(dict, Result):
 
     def compare(self, baseline: str | None = None, measures=None, **options):
         """Every system against ``baseline`` per measure (:func:`irstats.stats.compare`:
-        ``test=``, ``correction=``, ``alpha=``, ``n_resamples=``, ``seed=`` …)."""
-        from irstats.stats.compare import compare
-
+        ``test=``, ``correction=``, ``alpha=``, ``n_resamples=``, ``seed=`` …). An evaluation
+        sits below ``stats/`` (it is what the engine returns), so the comparison is the one
+        ``irstats.stats`` registers for it (:func:`irstats.result.provided`)."""
         chosen = self if measures is None else {m: self[m] for m in measures}
-        return compare(chosen, baseline=baseline, **options)
+        return provided(self, "compare", "irstats.stats")(chosen, baseline=baseline, **options)
 
     def per_topic_result(self) -> "PerTopicScores":
         """The per-topic scores as a result: printed a row per system and topic (a column per
@@ -309,8 +309,8 @@ class PerTopicScores(Result):
                     continue
                 chosen = values[places]
                 written = fixed_column(np.where(np.isnan(chosen), 0.0, chosen).ravel(), kind)  # (NaN: a dash)
-                for n, k in enumerate(places):
-                    texts[k] = written.slice(n * len(rows), len(rows))
+                for n, place in enumerate(places):
+                    texts[place] = written.slice(n * len(rows), len(rows))
             columns = [escaped(systems.gather(rows // n_topics)), escaped(topics.gather(rows % n_topics))]
             for k, text in enumerate(texts):
                 if fmt == "latex":  # a typeset minus sign

@@ -1,16 +1,18 @@
 """Standardization factors (METHODS.md §4): the table of per-topic means and standard
 deviations that :mod:`irstats.standardize` fits and applies and :mod:`irstats.io.factors`
-reads and writes — in a module of its own, below both, so that neither imports the other."""
+reads and writes — in a module of its own, below both, so that neither imports the other.
+It sits below the measures too (docs/design.md's layers): whoever makes the factors gives the
+measure-name parser they are looked up with."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 import polars as pl
 
-from irstats.errors import ArgumentError, InputError, MeasureError
+from irstats.errors import ArgumentError, InputError
 
 #: The columns of a factor file.
 FACTOR_COLUMNS = ("topic", "measure", "mean", "sd", "n", "ddof")
@@ -25,7 +27,10 @@ class Factors:
     row i. ``ddof`` is the delta degrees of freedom of ``sd`` (None when unknown),
     ``reference`` the reference systems (None when unknown), ``options`` maps each measure
     to the evaluation options of the scores the factors were fitted on, ``source`` is the
-    file they were read from (for messages).
+    file they were read from (for messages). ``canonical`` is the measure-name parser of
+    whoever made them (a name → its canonical name, None for a name that is no measure;
+    :mod:`irstats.standardize` gives irstats' own), so that factors of ``AP`` are found under
+    ``map`` too; without it a measure is found by the name the factors hold.
     """
 
     topics: tuple[str, ...]
@@ -38,6 +43,7 @@ class Factors:
     options: dict[str, dict] = field(default_factory=dict)
     source: str | None = None
     version: str | None = None
+    canonical: Callable[[str], str | None] | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self):
         self.topics = tuple(str(t) for t in self.topics)
@@ -65,7 +71,7 @@ class Factors:
         names = set(self.measures)
         if measure in names:
             return measure
-        canonical = canonical_or_none(measure)
+        canonical = self.canonical(measure) if self.canonical is not None else None
         if canonical in names:
             return canonical
         return None
@@ -100,15 +106,4 @@ class Factors:
                 f"reference={'unknown' if self.reference is None else f'{len(self.reference)} systems'})")
 
 
-def canonical_or_none(name: str) -> str | None:
-    """The canonical name of a measure name, or None if it is none irstats knows."""
-    from irstats.measures import canonical_name
-
-    try:
-        return canonical_name(name)
-    except (MeasureError, KeyError, ValueError):
-        return None
-
-
-
-__all__ = ["FACTOR_COLUMNS", "Factors", "canonical_or_none"]
+__all__ = ["FACTOR_COLUMNS", "Factors"]

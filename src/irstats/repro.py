@@ -79,7 +79,7 @@ import polars as pl
 
 from irstats.checks import names, one_of, real, whole
 from irstats.errors import ArgumentError, InputError, warn
-from irstats.result import Result
+from irstats.result import Result, provided
 
 #: The statistics of :meth:`ReproResult.to_frame`, in its order.
 STATISTICS = ("ktu", "rbo", "rmse", "er", "dri", "p_value")
@@ -373,6 +373,7 @@ class ReproResult(Result):
                     notes.append(f"KTU of the {run} runs is blank: Kendall's τ-b is undefined on every topic (it needs "
                                  "two documents ranked apart in both rankings).")
         if self.er is not None:
+            assert self.dri is not None  # made with ER
             for m, measure in enumerate(self.measures):
                 if not np.isfinite(self.er[m]):
                     notes.append(f"ER of {measure} is blank: the original advanced run's mean improvement over its "
@@ -392,6 +393,7 @@ class ReproResult(Result):
         for statistic, values in (("ktu", self.ktu), ("rbo", self.rbo)):
             if values is None:
                 continue
+            assert self.order_pairs is not None  # made with KTU and RBO
             for r, run in enumerate(self.runs):
                 for topic, v, pair in zip(self.order_topics, values[r], self.order_pairs[r]):
                     if pair:  # the run has both rankings of the topic
@@ -443,6 +445,7 @@ class ReproResult(Result):
         """KTU and RBO of every topic and run (``topic run ktu rbo``): the data of :meth:`plot_order`."""
         if self.ktu is None:
             raise InputError("a replication compares no rankings: KTU and RBO are for reproductions")
+        assert self.rbo is not None and self.order_pairs is not None  # made with KTU
         n = len(self.order_topics)
         frame = pl.DataFrame({"topic": list(self.order_topics) * len(self.runs),
                               "run": [run for run in self.runs for _ in range(n)],
@@ -456,17 +459,14 @@ class ReproResult(Result):
         return pl.DataFrame({"measure": list(self.measures), "er": self.er, "dri": self.dri})
 
     def plot_order(self, ax=None):
-        """KTU and RBO per topic, baseline and advanced (repro_eval's per-topic figure). Returns the Axes."""
-        from irstats.plots.repro import plot_order
-
-        return plot_order(self, ax=ax)
+        """KTU and RBO per topic, baseline and advanced (repro_eval's per-topic figure,
+        :func:`irstats.plots.repro.plot_order`). Returns the Axes."""
+        return provided(self, "plot_order", "irstats.plots")(self, ax=ax)
 
     def plot_effects(self, ax=None, measures: Sequence[str] | None = None):
         """ER (x) against ΔRI (y), one point per measure; (1, 0) is a perfect reproduction of the
-        effect. Returns the Axes."""
-        from irstats.plots.repro import plot_effects
-
-        return plot_effects(self, ax=ax, measures=measures)
+        effect (:func:`irstats.plots.repro.plot_effects`). Returns the Axes."""
+        return provided(self, "plot_effects", "irstats.plots")(self, ax=ax, measures=measures)
 
 
 def _mean(values: np.ndarray) -> float:

@@ -21,11 +21,13 @@ A result is frozen: what an experiment returned cannot be changed afterwards by 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 if TYPE_CHECKING:  # pragma: no cover
     import polars as pl
     from irstats.render import Table, TableOptions
+
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 #: The formats every result prints itself in: for people, then for machines.
 DISPLAY_FORMATS = ("table", "markdown", "latex")
@@ -332,4 +334,46 @@ def _data_of(frame: "pl.DataFrame", systems, fmt: str) -> str:
     return render(frame, "json")
 
 
-__all__ = ["DATA_FORMATS", "DISPLAY_FORMATS", "FORMATS", "FrameResult", "Result", "Results"]
+# ----------------------------------------------------------------------------- from a layer above
+
+#: What a result does through a layer above its own: (its class, by dotted name; the method) →
+#: the function doing it, registered by that layer with :func:`provides`. A result sits below
+#: ``stats/`` and ``plots/`` (docs/design.md's layers: an import only points down), so a method
+#: such as ``plot()`` looks its function up here (:func:`provided`) instead of importing it.
+_PROVIDED: dict[tuple[str, str], Callable[..., Any]] = {}
+
+
+def provides(result_type: str, method: str) -> Callable[[_F], _F]:
+    """Register the decorated function as what ``result_type``'s ``method`` calls (``result_type``:
+    the class's dotted name, ``"irstats.agreement.ConclusionAgreement"``, so that registering it
+    imports no result module)."""
+    def register(function: _F) -> _F:
+        _PROVIDED[(result_type, method)] = function
+        return function
+
+    return register
+
+
+def provided(result: object, method: str, layer: str) -> Callable[..., Any]:
+    """The function registered for ``result``'s ``method``, importing ``layer`` (the package that
+    registers it: ``"irstats.plots"``, ``"irstats.stats"``) the first time it is asked for."""
+    function = _registered(type(result), method)
+    if function is None:
+        import importlib
+
+        importlib.import_module(layer)
+        function = _registered(type(result), method)
+    if function is None:  # a slip of irstats, not of its user
+        raise LookupError(f"{layer} registers no {method}() for {type(result).__qualname__}")
+    return function
+
+
+def _registered(kind: type, method: str) -> Callable[..., Any] | None:
+    for cls in kind.__mro__:  # a subclass does as its parent unless it registers its own
+        function = _PROVIDED.get((f"{cls.__module__}.{cls.__qualname__}", method))
+        if function is not None:
+            return function
+    return None
+
+
+__all__ = ["DATA_FORMATS", "DISPLAY_FORMATS", "FORMATS", "FrameResult", "Result", "Results", "provided", "provides"]

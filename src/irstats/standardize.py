@@ -24,6 +24,7 @@ Example
 
 from __future__ import annotations
 
+import os
 import warnings
 from typing import Iterable, Mapping, Sequence
 
@@ -131,7 +132,7 @@ def fit_factors(matrix_or_scores: ScoreMatrix | Mapping[str, ScoreMatrix] | Iter
 
     return Factors(tuple(np.concatenate(topics_out).tolist()), tuple(np.concatenate(measures_out).tolist()),
                    np.concatenate(means), np.concatenate(sds), np.concatenate(ns), int(ddof), ref_names, options,
-                   None, __version__)
+                   None, __version__, _canonical_or_none)
 
 
 # --- applying -----------------------------------------------------------------------------
@@ -260,18 +261,71 @@ def standardize(matrix_or_scores, reference: Sequence[str] | None = None, ddof: 
     return out
 
 
-#: Reading and writing factor files lives in :mod:`irstats.io.factors`; the names stay
-#: importable from here.
-_FILE_FUNCTIONS = ("read_any_factors", "read_factors", "read_trec_eval_factors", "write_factors",
-                   "write_trec_eval_factors")
+# --- factor files -------------------------------------------------------------------------
+# Read and written by irstats.io.factors, which sits below the measures: the names are parsed here.
 
 
-def __getattr__(name: str):
-    if name in _FILE_FUNCTIONS:
-        from irstats.io import factors
+def _canonical_or_none(name: str) -> str | None:
+    """The canonical name of a measure name, or None if it is none irstats knows."""
+    from irstats.errors import MeasureError
+    from irstats.measures import canonical_name
 
-        return getattr(factors, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    try:
+        return canonical_name(name)
+    except (MeasureError, KeyError, ValueError):
+        return None
+
+
+def _trec_eval_name_or_own(name: str) -> str | None:
+    """trec_eval's name of a measure (None: trec_eval lacks it), or ``name`` itself where it
+    names no irstats measure (a trec_eval name irstats does not compute, kept as read)."""
+    from irstats.errors import MeasureError
+    from irstats.measures import parse_measure
+
+    try:
+        return parse_measure(name).trec_eval_name
+    except MeasureError:
+        return name
+
+
+def read_factors(path: str | os.PathLike) -> Factors:
+    """Read irstats' factor TSV (:func:`irstats.io.factors.read_factors`), measure names
+    canonicalised (``map`` → ``AP``); a malformed line is an error naming the file and line."""
+    from irstats.io import factors
+
+    return factors.read_factors(path, _canonical_or_none)
+
+
+def read_trec_eval_factors(path: str | os.PathLike) -> Factors:
+    """Read a trec_eval ``-Z`` file (:func:`irstats.io.factors.read_trec_eval_factors`), trec_eval's
+    names mapped to canonical ones (``P_10`` → ``P@10``), names irstats does not know kept."""
+    from irstats.io import factors
+
+    return factors.read_trec_eval_factors(path, _canonical_or_none)
+
+
+def read_any_factors(path: str | os.PathLike) -> Factors:
+    """Read either format: irstats' TSV if a header line names ``topic``, else trec_eval's."""
+    from irstats.io import factors
+
+    return factors.read_any_factors(path, _canonical_or_none)
+
+
+def write_factors(factors: Factors, path: str | os.PathLike | None) -> str | None:
+    """Write factors as irstats' TSV (:func:`irstats.io.factors.write_factors`); return the
+    text when ``path`` is None."""
+    from irstats.io import factors as files
+
+    return files.write_factors(factors, path)
+
+
+def write_trec_eval_factors(factors: Factors, path: str | os.PathLike | None) -> str | None:
+    """Write factors in trec_eval's ``-Z`` format under trec_eval's measure names
+    (:func:`irstats.io.factors.write_trec_eval_factors`); a measure trec_eval lacks (``SP``) is
+    an error. Returns the text when ``path`` is None."""
+    from irstats.io import factors as files
+
+    return files.write_trec_eval_factors(factors, path, _trec_eval_name_or_own)
 
 
 __all__ = ["Factors", "MissingFactorsWarning", "ZeroVarianceWarning", "apply_factors", "fit_factors",

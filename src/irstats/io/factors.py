@@ -4,6 +4,11 @@ irstats' TSV: ``# key: value`` metadata lines (format, irstats version, ddof, re
 systems, measure options as JSON), then ``topic measure mean sd n ddof``. trec_eval's
 ``-Z`` format: ``topic measure mean sd`` with trec_eval's measure names. Both are written
 atomically (:mod:`irstats.io.output`) and read with file:line errors.
+
+A reader sits below the measures (docs/design.md's layers), so the measure names are parsed by
+what its caller gives (:mod:`irstats.standardize` gives irstats' own): ``canonical``, a name →
+its canonical name (None for a name that is no measure), and, to write trec_eval's format,
+``trec_eval_name``.
 """
 
 from __future__ import annotations
@@ -11,14 +16,17 @@ from __future__ import annotations
 import json
 import math
 import os
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 import numpy as np
 import polars as pl
 
-from irstats.errors import ArgumentTypeError, InputError, MeasureError
+from irstats.errors import ArgumentTypeError, InputError
 from irstats.io.trec import check_field_count, path_name, read_lines, split_fields
-from irstats.factors import FACTOR_COLUMNS, Factors, canonical_or_none as _canonical_or_none
+from irstats.factors import FACTOR_COLUMNS, Factors
+
+#: A measure-name parser: a name → its canonical name, None for a name that is no measure.
+Canonical = Callable[[str], str | None]
 
 def _check_factors(factors, path) -> None:
     """Factors to write, and a file name or None (the text is returned)."""
@@ -77,24 +85,21 @@ def write_factors(factors: Factors, path: str | os.PathLike | None) -> str | Non
     return None
 
 
-def write_trec_eval_factors(factors: Factors, path: str | os.PathLike | None) -> str | None:
+def write_trec_eval_factors(factors: Factors, path: str | os.PathLike | None,
+                            trec_eval_name: Callable[[str], str | None]) -> str | None:
     """Write factors in trec_eval's ``-Z`` format: ``topic measure mean sd`` per line.
 
-    Measures are written under trec_eval's names (``map``, ``P_10``, ``ndcg_cut_10``);
-    names irstats does not know are written as they are. Rows are sorted bytewise by
-    (topic, measure) and numbers written with ``%.17g``. A measure that trec_eval lacks
-    (e.g. ``SP``) is an error: use :func:`write_factors` for it.
+    Measures are written under trec_eval's names (``map``, ``P_10``, ``ndcg_cut_10``), as
+    ``trec_eval_name`` gives them: a measure's name → trec_eval's, the name itself for a name
+    that is no measure (kept as read, e.g. trec_eval's ``iprec_at_recall_0.10``), None for a
+    measure trec_eval lacks (e.g. ``SP``), which is an error: use :func:`write_factors` for it.
+    Rows are sorted bytewise by (topic, measure) and numbers written with ``%.17g``.
     """
-    from irstats.measures import parse_measure
-
     _check_factors(factors, path)
 
     names_of: dict[str, str] = {}
     for m in factors.measure_names:
-        try:
-            name = parse_measure(m).trec_eval_name
-        except MeasureError:
-            name = m  # not an irstats measure: kept as read (e.g. trec_eval's iprec_at_recall_0.10)
+        name = trec_eval_name(m)
         if name is None:
             raise InputError(f"measure {m!r} has no trec_eval name, so trec_eval's -Z format cannot hold it; "
                              "write irstats' factor TSV instead")
@@ -158,18 +163,16 @@ def _check_rows(frame: pl.DataFrame, mean: np.ndarray, sd: np.ndarray, measures:
     return ~dup
 
 
-def _canonical_names(raw: Iterable[str]) -> dict[str, str]:
-    out = {}
-    for name in raw:
-        out[name] = _canonical_or_none(name) or name
-    return out
+def _canonical_names(raw: Iterable[str], canonical: Canonical | None) -> dict[str, str]:
+    return {name: (canonical(name) if canonical is not None else None) or name for name in raw}
 
 
-def read_factors(path: str | os.PathLike) -> Factors:
+def read_factors(path: str | os.PathLike, canonical: Canonical | None = None) -> Factors:
     """Read irstats' factor TSV (see :func:`write_factors`).
 
     The header must hold at least ``topic measure mean sd n``; other columns are ignored.
-    Measure names are canonicalised (``map`` → ``AP``). A malformed line raises
+    Measure names are canonicalised by ``canonical`` (``map`` → ``AP``; None: kept as written),
+    which the factors keep to be looked up with. A malformed line raises
     :class:`~irstats.errors.InputError` naming the file and line.
     """
     name = path_name(path)
@@ -210,7 +213,7 @@ def read_factors(path: str | os.PathLike) -> Factors:
         raise InputError(f"expected a count (or nan) for n, found {frame['n'][i]!r}", path=name,
                          line=int(frame["line"][i]))
     raw = frame.get_column("measure").to_list()
-    mapping = _canonical_names(set(raw))
+    mapping = _canonical_names(set(raw), canonical)
     measures = [mapping[m] for m in raw]
     keep = _check_rows(frame, mean, sd, measures, name)
     frame, mean, sd, n_values = frame.filter(pl.Series(keep)), mean[keep], sd[keep], n_values.filter(pl.Series(keep))
@@ -246,15 +249,16 @@ def read_factors(path: str | os.PathLike) -> Factors:
             raise InputError("expected a JSON object after 'options:'", path=name, line=line) from None
     version = meta_value("irstats_version")[1]
     return Factors(tuple(frame.get_column("topic").to_list()), tuple(measures), mean, sd,
-                   n_values.fill_null(np.nan).to_numpy().astype(np.float64), ddof, reference, options, name, version)
+                   n_values.fill_null(np.nan).to_numpy().astype(np.float64), ddof, reference, options, name, version,
+                   canonical)
 
 
-def read_trec_eval_factors(path: str | os.PathLike) -> Factors:
+def read_trec_eval_factors(path: str | os.PathLike, canonical: Canonical | None = None) -> Factors:
     """Read a trec_eval ``-Z`` file: ``topic measure mean sd`` per line, ``#`` lines skipped.
 
-    trec_eval names are mapped to canonical ones (``map`` → ``AP``, ``P_10`` → ``P@10``);
-    names irstats does not know are kept as they are. ``ddof``, ``n`` and the reference
-    systems are unknown in this format.
+    trec_eval names are mapped to canonical ones by ``canonical`` (``map`` → ``AP``, ``P_10`` →
+    ``P@10``); names it does not know (or all, without it) are kept as they are. ``ddof``, ``n``
+    and the reference systems are unknown in this format.
     """
     name = path_name(path)
     if not os.path.exists(name):
@@ -266,24 +270,25 @@ def read_trec_eval_factors(path: str | os.PathLike) -> Factors:
     mean = _floats(frame, "mean", name)
     sd = _floats(frame, "sd", name)
     raw = frame.get_column("measure").to_list()
-    mapping = _canonical_names(set(raw))
+    mapping = _canonical_names(set(raw), canonical)
     measures = [mapping[m] for m in raw]
     keep = _check_rows(frame, mean, sd, measures, name)
     frame, mean, sd = frame.filter(pl.Series(keep)), mean[keep], sd[keep]
     measures = [m for m, k in zip(measures, keep) if k]
     return Factors(tuple(frame.get_column("topic").to_list()), tuple(measures), mean, sd,
-                   np.full(len(measures), np.nan), None, None, {}, name, None)
+                   np.full(len(measures), np.nan), None, None, {}, name, None, canonical)
 
 
-def read_any_factors(path: str | os.PathLike) -> Factors:
-    """Read either format: irstats' TSV if a header line names ``topic``, else trec_eval's."""
+def read_any_factors(path: str | os.PathLike, canonical: Canonical | None = None) -> Factors:
+    """Read either format: irstats' TSV if a header line names ``topic``, else trec_eval's
+    (``canonical`` as for :func:`read_factors`)."""
     name = path_name(path)
     rows, _ = _content_rows(name) if os.path.exists(name) else (None, None)
     if rows is None:
         raise InputError("no such factors file", path=name)
     if rows.height and rows["fields"][0].to_list()[:1] == ["topic"]:
-        return read_factors(path)
-    return read_trec_eval_factors(path)
+        return read_factors(path, canonical)
+    return read_trec_eval_factors(path, canonical)
 
 
 

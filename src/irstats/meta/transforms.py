@@ -28,7 +28,7 @@ from typing import Callable
 import numpy as np
 import polars as pl
 
-from irstats.result import Result
+from irstats.result import Result, provided
 from irstats.checks import names, real, score_matrix, share
 from irstats.errors import ArgumentError, InputError
 from irstats.scores import ScoreMatrix
@@ -119,16 +119,9 @@ class TransformRobustness(Result):
                         [False] + [True] * 5, title=self.title, label="tab:transforms")
 
     def plot(self, ax=None):
-        """A bar per transformation: the share of system pairs whose conclusion changes."""
-        from irstats.plots.common import new_axes
-
-        ax = new_axes(ax, figsize=(5.5, 3.2))
-        frame = self.to_frame().filter(pl.col("transform") != "raw")
-        ax.bar(frame["transform"].to_list(), (100 * frame["change_rate"]).to_list(), color="0.45")
-        ax.set_ylabel("pairs whose conclusion changes (%)")
-        ax.set_title(f"{self.measure}: conclusions under transformed scores", fontsize="medium")
-        ax.irstats_data = frame
-        return ax
+        """A bar per transformation: the share of system pairs whose conclusion changes
+        (:func:`irstats.plots.meta.plot_transform_robustness`). Returns the Axes."""
+        return provided(self, "plot", "irstats.plots")(self, ax=ax)
 
 
 def transform_robustness(matrix: ScoreMatrix, transforms=tuple(TRANSFORMS), alpha: float = 0.05,

@@ -7,12 +7,14 @@ import polars as pl
 
 from irstats.plots.common import (MAX_HEIGHT, MIN_FONT_SIZE, PALETTE, figure_function, line_width, marker_size,
                                   new_axes)
+from irstats.result import provides
 
 #: Movers labelled by name on each side of the slope chart (the rest stay grey and unnamed).
 LABELLED = 5
 _GAIN, _LOSS, _STILL = PALETTE[2], PALETTE[3], "#b0b0b0"
 
 
+@provides("irstats.agreement.ConclusionAgreement", "plot")
 @figure_function
 def plot_rank_changes(gains: pl.DataFrame, ax=None, labels: tuple[str, str] = ("A", "B"),
                       labelled: int = LABELLED):
@@ -35,7 +37,7 @@ def plot_rank_changes(gains: pl.DataFrame, ax=None, labels: tuple[str, str] = ("
         if i in named:
             ax.annotate(f"{row['system']} ({row['rank_gain']:+d})", (1, row["rank_b"]), xytext=(6, 0),
                         textcoords="offset points", va="center", fontsize=MIN_FONT_SIZE, color=colour)
-    n = int(max(gains["rank_a"].max(), gains["rank_b"].max()))
+    n = int(max(gains["rank_a"].to_numpy().max(), gains["rank_b"].to_numpy().max()))
     ax.set_ylim(n + 0.5, 0.5)
     ax.set_xlim(-0.15, 1.6)
     ax.set_xticks([0, 1], [f"rank under {labels[0]}", f"rank under {labels[1]}"])

@@ -11,6 +11,7 @@ import polars as pl
 from irstats.errors import NotFoundError, some
 from irstats.plots.common import (MIN_FONT_SIZE, PALETTE, figure_function, legend_outside, line_width, marker_size,
                                   new_axes)
+from irstats.result import provides
 
 #: Pairs named beside their point in the simplex, at most (the least decided ones, apart).
 LABELLED = 8
@@ -33,6 +34,7 @@ def _pair(result, measure, system, baseline) -> dict:
     return rows.row(0, named=True)
 
 
+@provides("irstats.stats.bayes.BayesComparison", "plot_posterior")
 @figure_function
 def plot_posterior(result, measure: str | None = None, system: str | None = None, baseline: str | None = None,
                    ax=None):
@@ -72,6 +74,7 @@ def _project(p_baseline: np.ndarray, p_rope: np.ndarray, p_system: np.ndarray) -
     return p_system + 0.5 * p_rope, p_rope * math.sqrt(3) / 2
 
 
+@provides("irstats.stats.bayes.BayesComparison", "plot_simplex")
 @figure_function
 def plot_simplex(result, measure: str | None = None, ax=None, labelled: int = LABELLED):
     """Every compared pair of one measure (default: the first) as a point of the probability

@@ -7,8 +7,10 @@ import polars as pl
 
 from irstats.errors import NotFoundError, some
 from irstats.plots.common import PALETTE, figure_function, line_width, marker_size, new_axes
+from irstats.result import provides
 
 
+@provides("irstats.stats.meta_analysis.MetaAnalysis", "plot")
 @figure_function
 def plot_forest(result, measure: str | None = None, ax=None):
     """Forest plot of one measure (default: the first) of a

@@ -20,6 +20,7 @@ F5        :func:`plot_phi_heatmap`               :class:`~irstats.meta.predictiv
 F6        :func:`plot_phi_curve`                 :class:`~irstats.meta.predictive.SubsetCurveResult`
 F10       :func:`plot_score_heatmap`             a :class:`~irstats.scores.ScoreMatrix`
 F11       :func:`plot_system_means`              a ScoreMatrix
+—         :func:`plot_transform_robustness`      :class:`~irstats.meta.transforms.TransformRobustness`
 ========  =====================================  =========================================
 """
 
@@ -35,6 +36,7 @@ from irstats.errors import ArgumentError
 from irstats.plots.common import (LABEL_CHARACTERS, MIN_FONT_SIZE, PALETTE, figure_function, figure_height,
                                   figure_width, index_ticks, legend_outside, line_width, marker_size, new_axes,
                                   rows_fit, rows_height, short_label)
+from irstats.result import provides
 from irstats.scores import ScoreMatrix
 
 #: How aggregation methods are written in figures (*Score Aggregation* notation).
@@ -422,7 +424,21 @@ def plot_system_means(matrix: ScoreMatrix, confidence: float = 0.95, ax=None):
     return _attach(ax, data)
 
 
+
+@provides("irstats.meta.transforms.TransformRobustness", "plot")
+def plot_transform_robustness(result, ax=None):
+    """A bar per transformation of a :class:`~irstats.meta.transforms.TransformRobustness`: the
+    share of system pairs whose conclusion changes (``result.plot()``). Returns the Axes."""
+    ax = new_axes(ax, figsize=(5.5, 3.2))
+    frame = result.to_frame().filter(pl.col("transform") != "raw")
+    ax.bar(frame["transform"].to_list(), (100 * frame["change_rate"]).to_list(), color="0.45")
+    ax.set_ylabel("pairs whose conclusion changes (%)")
+    ax.set_title(f"{result.measure}: conclusions under transformed scores", fontsize="medium")
+    ax.irstats_data = frame
+    return ax
+
 __all__ = ["METHOD_NAMES", "delta_low_data", "epsilon_sweep_data", "figure_data", "phi_curve_data",
            "phi_heatmap_data", "plot_delta_low", "plot_epsilon_sweep", "plot_phi_curve", "plot_phi_heatmap",
            "plot_score_density", "plot_score_heatmap", "plot_system_means", "plot_tau_density",
+           "plot_transform_robustness",
            "score_density_data", "score_heatmap_data", "system_means_data", "tau_density_data", "variant_name"]

@@ -10,11 +10,13 @@ import polars as pl
 
 from irstats.plots.common import (MIN_FONT_SIZE, PALETTE, figure_function, index_ticks, legend_outside, line_width,
                                   marker_size, new_axes)
+from irstats.result import provides
 
 #: Points of the ER–ΔRI plane named beside them, at most.
 LABELLED = 12
 
 
+@provides("irstats.repro.ReproResult", "plot_order")
 @figure_function
 def plot_order(result, ax=None, statistics: Sequence[str] = ("ktu", "rbo")):
     """KTU (filled circles) and RBO (open squares) of every topic, baseline in blue and
@@ -53,6 +55,7 @@ def plot_order(result, ax=None, statistics: Sequence[str] = ("ktu", "rbo")):
     return ax
 
 
+@provides("irstats.repro.ReproResult", "plot_effects")
 @figure_function
 def plot_effects(results, ax=None, measures: Sequence[str] | None = None, labels: Sequence[str] | None = None):
     """Effect ratio (x) against ΔRI (y), one point per measure and reproduction; the grey

@@ -40,7 +40,7 @@ import polars as pl
 from irstats.checks import kind_of, real, resample_count, share
 from irstats.errors import ArgumentError, ArgumentTypeError, some, warn
 from irstats.random import Seed, check_seed, generator, seed_label
-from irstats.result import Result
+from irstats.result import Result, provided
 from irstats.scores import ScoreMatrix
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -267,16 +267,12 @@ class BayesComparison(Result):
                        ax: Axes | None = None, size: str | None = None) -> Any:
         """The posterior of the mean difference of one pair (default: the first row), the
         ROPE shaded (:func:`irstats.plots.bayes.plot_posterior`)."""
-        from irstats.plots.bayes import plot_posterior
-
-        return plot_posterior(self, measure, system, baseline, ax=ax, size=size)
+        return provided(self, "plot_posterior", "irstats.plots")(self, measure, system, baseline, ax=ax, size=size)
 
     def plot_simplex(self, measure: str | None = None, ax: Axes | None = None, size: str | None = None) -> Any:
         """Every pair's three probabilities as a point of the simplex
         (:func:`irstats.plots.bayes.plot_simplex`)."""
-        from irstats.plots.bayes import plot_simplex
-
-        return plot_simplex(self, measure, ax=ax, size=size)
+        return provided(self, "plot_simplex", "irstats.plots")(self, measure, ax=ax, size=size)
 
 
 def default_rope(matrix: ScoreMatrix) -> float:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 import numpy as np
 import polars as pl
 
-from irstats.result import Result
+from irstats.result import Result, provides
 from irstats.checks import kind_of, names, share
 from irstats.random import Seed, check_seed, seed_label
 from irstats.errors import ArgumentError, ArgumentTypeError, did_you_mean, some
@@ -267,6 +267,7 @@ def _difference_intervals(matrix: ScoreMatrix, differences: np.ndarray, interval
     return finish
 
 
+@provides("irstats.evaluation.Evaluation", "compare")  # scores.compare(...): an evaluation sits below stats/
 def compare(scores: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix] | ScoreMatrix, baseline: str | None = None,
             test: str = "paired_t", correction: str | None = None, alpha: float = 0.05, n_resamples: int = 10000,
             seed: Seed = 0, batch_size: int | None = None, interval: str = "t",

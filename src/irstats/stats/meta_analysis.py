@@ -34,7 +34,7 @@ import polars as pl
 
 from irstats.checks import kind_of, share
 from irstats.errors import ArgumentError, ArgumentTypeError, some, warn
-from irstats.result import Result
+from irstats.result import Result, provided
 from irstats.scores import ScoreMatrix, score_matrices
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -221,9 +221,7 @@ class MetaAnalysis(Result):
 
     def plot(self, measure: str | None = None, ax: Axes | None = None, size: str | None = None) -> Any:
         """The forest plot of one measure (:func:`irstats.plots.forest.plot_forest`)."""
-        from irstats.plots.forest import plot_forest
-
-        return plot_forest(self, measure, ax=ax, size=size)
+        return provided(self, "plot", "irstats.plots")(self, measure, ax=ax, size=size)
 
 
 _COLUMNS = ("measure", "system", "baseline", "method", "effect", "ci_low", "ci_high", "tau2", "i2", "q", "q_p",
