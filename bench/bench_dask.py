@@ -43,14 +43,17 @@ median in brackets (every trial is kept in the JSON):
   ``wide``, 100 runs × 50 topics × 1,000 documents, ``irstats eval QRELS RUNS -m all_trec -q
   --format trec_eval``; ``wide400``, the same on the 100 runs four times, retagged; ``bigrun``,
   one run of ``--bigrun-gb`` GB written topic by topic,
-  ``irstats eval -m AP -m nDCG@10 -m P@10 -q``): a fresh process each, one process and
+  ``irstats eval -m AP -m nDCG@10 -m P@10 -q``; and the resampling commands of :data:`RESAMPLING`,
+  ``splithalf``, ``predictive``, ``randomization``, ``bootstrap`` and ``intervals``, on the
+  100 × 50 score file of bench_splithalf): a fresh process each, one process and
   ``--workers k`` for k in ``--worker-counts`` (default 1, 2, and 4, 8, 15 where the machine has
   that many cores), interleaved, median of ``--repeat``; wall seconds and the command's own CPU
-  time (``getrusage(RUSAGE_SELF)`` at its exit: the client — with the scheduler of the local
-  cluster it starts — its workers excluded), the client's share (its CPU ÷ the one process's),
+  time (``getrusage(RUSAGE_SELF)`` at its exit: the client alone — the local cluster ``--workers``
+  starts, its scheduler and workers, runs in processes of its own), the client's share (its CPU ÷
+  the one process's),
   and the outputs compared byte for byte (issue 36: the client only assigns and gathers).
-  ``--scheduler-apart`` adds the most workers with their scheduler in a process of its own
-  (``--scheduler ADDRESS``; the client's CPU then has no scheduler in it);
+  ``--scheduler-apart`` adds the most workers of a cluster started beforehand (``--scheduler
+  ADDRESS``: no cluster start-up in the command);
   ``--src DIR`` measures another source tree (an older commit unpacked with ``git archive``);
   ``--doc`` writes the table into docs/scale.md between its ``dask-cli`` markers.
 
@@ -136,7 +139,8 @@ def main(argv=None) -> None:
     ap.add_argument("--dl19", type=Path, default=DEFAULT_DL19, metavar="DIR",
                     help="qrels.dl19-passage.txt and runs/*.run.gz (default tests/data's 14 runs; the recorded "
                          "numbers used all 37 official runs)")
-    ap.add_argument("--client-workloads", nargs="+", default=["wide"], choices=["wide", "wide400", "bigrun"])
+    ap.add_argument("--client-workloads", nargs="+", default=["wide"],
+                    choices=["wide", "wide400", "bigrun", *RESAMPLING])
     ap.add_argument("--worker-counts", type=int, nargs="+",
                     default=[k for k in (1, 2, 4, 8, 15) if k <= 2 or k < (os.cpu_count() or 1)])
     ap.add_argument("--src", type=Path, default=HERE.parent / "src", help="the source tree the commands run")
@@ -281,6 +285,22 @@ def main(argv=None) -> None:
     finish(args, results)
 
 
+#: The client job's resampling workloads: (the command, its score file put second; the label).
+#: The score file is bench_splithalf's 100 systems × 50 topics of AP (bench_startup.score_file).
+RESAMPLING = {
+    "splithalf": (["splithalf", "-m", "AP", "-n", "100000", "--seed", "1"],
+                  "`splithalf -n 100000`, 100 systems × 50 topics, 4 methods"),
+    "predictive": (["predictive", "-m", "AP", "-n", "100000", "--seed", "1"],
+                   "`predictive -n 100000`, 100 systems × 50 topics"),
+    "randomization": (["compare", "-m", "AP", "--test", "randomization", "-n", "20000", "--seed", "1"],
+                      "`compare --test randomization -n 20000`, 100 systems × 50 topics"),
+    "bootstrap": (["compare", "-m", "AP", "--test", "bootstrap", "-n", "20000", "--seed", "1"],
+                  "`compare --test bootstrap -n 20000`, 100 systems × 50 topics"),
+    "intervals": (["compare", "-m", "AP", "--interval", "bca", "-n", "100000", "--seed", "1"],
+                  "`compare --interval bca -n 100000`, 100 systems × 50 topics"),
+}
+
+
 def _client_child(report: str, argv: list[str]) -> None:
     """``irstats ARGV`` in this process; at its exit, this process's own CPU seconds (user +
     system: the client and the scheduler of a local cluster, never its worker processes)
@@ -323,6 +343,11 @@ def client_job(args) -> dict:
                            "--format", "trec_eval"]
                 label = f"`eval -q -m all_trec --format trec_eval`, {len(list((wide / 'runs').glob('*.run')))} " \
                         "`wide` runs (50 topics × 1,000)"
+            elif workload in RESAMPLING:
+                from bench_startup import score_file
+
+                command, label = RESAMPLING[workload]
+                command = [command[0], str(score_file(folder, env)), *command[1:]]
             else:
                 from bench_bigrun import LINE_BYTES, TOPICS, generate
 
