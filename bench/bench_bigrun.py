@@ -42,47 +42,47 @@ from bench_topics import child_env, run, write_result  # a fresh process per tri
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-TOPICS = 75_000
+TOPICS = 75_000  # the default of --topics
 JUDGED = 8
 LINE_BYTES = 41  # "q12345 Q0 D12345678 123 12.345678 bigrun\n", about
 TAG = "bigrun"
 
 
-def write_qrels(path: Path, seed: int = 1) -> None:
+def write_qrels(path: Path, seed: int = 1, topics: int = TOPICS) -> None:
     """Every topic judges JUDGED documents (docnos D10000000 + k·7919 for k < JUDGED: ranked by
     every run below at positions k·3), grades 0–3."""
     import numpy as np
     import polars as pl
 
     rng = np.random.default_rng(seed)
-    topic = np.repeat(np.arange(TOPICS), JUDGED)
-    k = np.tile(np.arange(JUDGED), TOPICS)
+    topic = np.repeat(np.arange(topics), JUDGED)
+    k = np.tile(np.arange(JUDGED), topics)
     frame = pl.DataFrame({"topic": "q" + pl.Series(topic).cast(pl.String), "iter": "0",
                           "docno": "D" + pl.Series(10_000_000 + k * 7919).cast(pl.String),
                           "rel": rng.integers(0, 4, len(topic))})
     frame.write_csv(path, separator=" ", include_header=False)
 
 
-def write_run(path: Path, depth: int, shuffled: bool = False, seed: int = 2) -> None:
-    """TOPICS topics × ``depth`` documents, in score order (or shuffled), a block of topics at a
+def write_run(path: Path, depth: int, shuffled: bool = False, seed: int = 2, topics: int = TOPICS) -> None:
+    """``topics`` topics × ``depth`` documents, in score order (or shuffled), a block of topics at a
     time through polars' CSV writer."""
     import numpy as np
 
     rng = np.random.default_rng(seed)
     block = max(1, 2_000_000 // depth)
-    order = rng.permutation(TOPICS * depth) if shuffled else None
+    order = rng.permutation(topics * depth) if shuffled else None
     with open(path, "wb") as fh:
         if shuffled:  # built whole, then written in the shuffled order a block at a time
-            topic = np.repeat(np.arange(TOPICS), depth)
-            rank = np.tile(np.arange(depth), TOPICS)
-            docs = _docnos(rng, 0, TOPICS, depth)
+            topic = np.repeat(np.arange(topics), depth)
+            rank = np.tile(np.arange(depth), topics)
+            docs = _docnos(rng, 0, topics, depth)
             for start in range(0, len(order), block * depth):
                 pick = order[start:start + block * depth]
                 _frame(topic[pick], rank[pick], docs[pick]).write_csv(fh, separator=" ", include_header=False,
                                                                        float_precision=6)
             return
-        for first in range(0, TOPICS, block):
-            n = min(block, TOPICS - first)
+        for first in range(0, topics, block):
+            n = min(block, topics - first)
             topic = np.repeat(np.arange(first, first + n), depth)
             rank = np.tile(np.arange(depth), n)
             _frame(topic, rank, _docnos(rng, first, n, depth)).write_csv(fh, separator=" ", include_header=False,
@@ -109,10 +109,10 @@ def _frame(topic, rank, docs):
                          "score": 100.0 - pl.Series(rank) * 0.01, "tag": TAG})
 
 
-def generate(what: str, path: Path, depth: int = 0) -> None:
+def generate(what: str, path: Path, depth: int = 0, topics: int = TOPICS) -> None:
     """Write the qrels or a run in a child process: this process stays small, because a child
     forked from it starts with its pages (and ``ru_maxrss`` would count them)."""
-    subprocess.run([sys.executable, __file__, "--write", what, str(path), str(depth)], check=True)
+    subprocess.run([sys.executable, __file__, "--write", what, str(path), str(depth), str(topics)], check=True)
 
 
 def find_trec_eval(given: str | None) -> str | None:
@@ -134,14 +134,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, default=1800, help="seconds per command and point")
     ap.add_argument("--tmp", type=Path, default=Path(tempfile.gettempdir()), help="where the files are written")
     ap.add_argument("--json", type=Path, default=HERE / "results" / "bigrun.json", metavar="FILE")
-    ap.add_argument("--write", nargs=3, metavar=("WHAT", "PATH", "DEPTH"), help=argparse.SUPPRESS)
+    ap.add_argument("--topics", type=int, default=TOPICS, help="topics of the qrels and of every run")
+    ap.add_argument("--depths", type=int, nargs="+", metavar="N",
+                    help="documents per topic of each run (instead of --sizes)")
+    ap.add_argument("--drop-in", action="store_true",
+                    help="also irstats trec_eval -q (streamed, and read whole up to --in-memory-max) and trec_eval -q")
+    ap.add_argument("--write", nargs=4, metavar=("WHAT", "PATH", "DEPTH", "TOPICS"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.write:  # in a child process (see generate)
-        what, path, depth = args.write
+        what, path, depth, topics = args.write
         if what == "qrels":
-            write_qrels(Path(path))
+            write_qrels(Path(path), topics=int(topics))
         else:
-            write_run(Path(path), int(depth), shuffled=what == "shuffled")
+            write_run(Path(path), int(depth), shuffled=what == "shuffled", topics=int(topics))
         return 0
     trec_eval = find_trec_eval(args.trec_eval)
     py = sys.executable
@@ -149,18 +154,26 @@ def main(argv: list[str] | None = None) -> int:
     results = []
     try:
         qrels = folder / "qrels.txt"
-        generate("qrels", qrels)
-        for size in sorted(args.sizes):
-            depth = max(1, round(size * 1e9 / LINE_BYTES / TOPICS))
+        generate("qrels", qrels, topics=args.topics)
+        depths = args.depths or [max(1, round(size * 1e9 / LINE_BYTES / args.topics)) for size in args.sizes]
+        for depth in sorted(depths):
+            size = depth * LINE_BYTES * args.topics / 1e9
             for shuffled in (False, True) if args.shuffled else (False,):
-                run_file = folder / f"run-{size}{'-shuffled' if shuffled else ''}.txt"
-                generate("shuffled" if shuffled else "sorted", run_file, depth)
+                run_file = folder / f"run-{depth}{'-shuffled' if shuffled else ''}.txt"
+                generate("shuffled" if shuffled else "sorted", run_file, depth, args.topics)
                 gb = run_file.stat().st_size / 1e9
                 commands = {"irstats eval": ([py, "-m", "irstats", "eval", str(qrels), str(run_file)], {})}
                 if size <= args.in_memory_max:
                     commands["irstats eval, in memory"] = (commands["irstats eval"][0], {"IRSTATS_NO_STREAMING": "1"})
                 if trec_eval and not shuffled:
                     commands["trec_eval -m all_trec"] = ([trec_eval, "-m", "all_trec", str(qrels), str(run_file)], {})
+                if args.drop_in:  # the drop-in streams too (issue 36): the same bytes as read whole, and as trec_eval's
+                    drop_in = [py, "-m", "irstats", "trec_eval", "-q", str(qrels), str(run_file)]
+                    commands["irstats trec_eval -q"] = (drop_in, {})
+                    if size <= args.in_memory_max:
+                        commands["irstats trec_eval -q, in memory"] = (drop_in, {"IRSTATS_NO_STREAMING": "1"})
+                    if trec_eval and not shuffled:
+                        commands["trec_eval -q"] = ([trec_eval, "-q", str(qrels), str(run_file)], {})
                 trials: dict[str, list[dict]] = {name: [] for name in commands}
                 outputs: dict[str, bytes] = {}
                 for _ in range(args.repeat):
@@ -170,22 +183,27 @@ def main(argv: list[str] | None = None) -> int:
                         outputs[name] = out.read_bytes()
                 for name, rows in trials.items():
                     done = [r for r in rows if r.get("seconds") is not None]
-                    row = {"tool": name, "run_gb": round(gb, 3), "docs_per_topic": depth, "topics": TOPICS,
+                    row = {"tool": name, "run_gb": round(gb, 3), "docs_per_topic": depth, "topics": args.topics,
                            "shuffled": shuffled, "repeats": len(rows),
                            "seconds": statistics.median(r["seconds"] for r in done) if done else None,
                            "peak_mib": statistics.median(r["peak_mib"] for r in rows),
                            "exit": rows[-1].get("exit")}
-                    if name == "irstats eval, in memory":
-                        row["same_output_as_streamed"] = outputs[name] == outputs["irstats eval"]
+                    streamed = name.removesuffix(", in memory")
+                    if streamed != name:
+                        row["same_output_as_streamed"] = outputs[name] == outputs[streamed]
+                    if name == "irstats trec_eval -q" and "trec_eval -q" in outputs:
+                        row["same_output_as_trec_eval"] = outputs[name] == outputs["trec_eval -q"]
                     results.append(row)
                     shown = f"{row['seconds']:.1f} s" if row["seconds"] is not None else "timed out"
                     print(f"{gb:5.2f} GB {'shuffled' if shuffled else 'sorted  '}  {name:<26} {shown:>10}  "
                           f"{row['peak_mib']:7.0f} MiB" + (f"  same output: {row['same_output_as_streamed']}"
-                                                         if "same_output_as_streamed" in row else ""), flush=True)
+                                                         if "same_output_as_streamed" in row else "")
+                          + (f"  same as trec_eval: {row['same_output_as_trec_eval']}"
+                             if "same_output_as_trec_eval" in row else ""), flush=True)
                 run_file.unlink()
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-    write_result(args.json, "bigrun", trec_eval=trec_eval, topics=TOPICS, qrels_lines=TOPICS * JUDGED,
+    write_result(args.json, "bigrun", trec_eval=trec_eval, topics=args.topics, qrels_lines=args.topics * JUDGED,
                  results=results)
     return 0
 

@@ -135,6 +135,8 @@ def main(argv=None) -> None:
                                                     "randomization", "robustness", "volatility", "intervals",
                                                     "bigrun"])
     ap.add_argument("--bigrun-gb", type=float, default=1.0, help="size of the bigrun job's run (GB)")
+    ap.add_argument("--bigrun-topics", type=int, default=75_000, help="topics of the bigrun and client bigrun runs")
+    ap.add_argument("--bigrun-depth", type=int, help="client bigrun: documents per topic (instead of --bigrun-gb)")
     ap.add_argument("--bigrun-shuffled", action="store_true", help="bigrun: also the run with its lines shuffled")
     ap.add_argument("--dl19", type=Path, default=DEFAULT_DL19, metavar="DIR",
                     help="qrels.dl19-passage.txt and runs/*.run.gz (default tests/data's 14 runs; the recorded "
@@ -349,15 +351,16 @@ def client_job(args) -> dict:
                 command, label = RESAMPLING[workload]
                 command = [command[0], str(score_file(folder, env)), *command[1:]]
             else:
-                from bench_bigrun import LINE_BYTES, TOPICS, generate
+                from bench_bigrun import LINE_BYTES, generate
 
-                generate("qrels", folder / "qrels.txt")
-                depth = max(1, round(args.bigrun_gb * 1e9 / LINE_BYTES / TOPICS))
-                generate("sorted", folder / "big.run", depth)
+                topics = args.bigrun_topics
+                generate("qrels", folder / "qrels.txt", topics=topics)
+                depth = args.bigrun_depth or max(1, round(args.bigrun_gb * 1e9 / LINE_BYTES / topics))
+                generate("sorted", folder / "big.run", depth, topics)
                 command = ["eval", str(folder / "qrels.txt"), str(folder / "big.run"), "-m", "AP", "-m", "nDCG@10",
                            "-m", "P@10", "-q"]
                 label = f"`eval -m AP -m nDCG@10 -m P@10 -q`, one run of " \
-                        f"{(folder / 'big.run').stat().st_size / 1e9:.2f} GB ({TOPICS:,} topics × {depth})"
+                        f"{(folder / 'big.run').stat().st_size / 1e9:.2f} GB ({topics:,} topics × {depth})"
             configurations = {"one process": command,
                               **{f"{k} workers": [*command, "--workers", str(k)] for k in args.worker_counts}}
             if scheduler is not None:
