@@ -363,6 +363,8 @@ def client_job(args) -> dict:
                         f"{(folder / 'big.run').stat().st_size / 1e9:.2f} GB ({topics:,} topics × {depth})"
             configurations = {"one process": command,
                               **{f"{k} workers": [*command, "--workers", str(k)] for k in args.worker_counts}}
+            if "-q" in command and workload != "bigrun":  # the output's cost: the same evaluation, means only
+                configurations["means only"] = [a for a in command if a != "-q"]
             if scheduler is not None:
                 configurations[f"{max(args.worker_counts)} workers, scheduler apart"] = [
                     *command, "--scheduler", scheduler[1]]
@@ -382,6 +384,7 @@ def client_job(args) -> dict:
                     record[name].append(trial)
                     outputs[name] = target.read_bytes()
                     print("client", workload, name, trial, file=sys.stderr)
+            outputs.pop("means only", None)
             record["same_output"] = len(set(outputs.values())) == 1 and all(
                 t["exit"] == 0 for name in configurations for t in record[name])
             record["load_after"] = os.getloadavg()
@@ -457,11 +460,20 @@ def client_markdown(c: dict) -> str:
             cpu = _med([t["client_cpu"] for t in record[k]])
             cells.append(f"{seconds:.1f} s" + ("" if k == "one process" else f" (client {100 * cpu / local_cpu:.0f}%)"))
         lines.append(f"| {record['label']} | {' | '.join(cells)} |")
-    notes = [f"{r['label']}: one process {_med([t['client_cpu'] for t in r['one process']]):.2f} CPU s; same output "
-             f"{r['same_output']}; load average {r['load_before'][0]:.1f} before, {r['load_after'][0]:.1f} after"
+    notes = [f"{r['label']}: one process {_med([t['client_cpu'] for t in r['one process']]):.2f} CPU s"
+             + (f" ({output_cost(r):.2f}× the CPU of the same evaluation without `-q`)" if "means only" in r else "")
+             + f"; same output {r['same_output']}; load average {r['load_before'][0]:.1f} before, "
+               f"{r['load_after'][0]:.1f} after"
              for r in workloads.values()]
     return "\n".join(lines) + "\n\n" + "\n".join(f"- {n}" for n in notes) + \
         f"\n- {c['cores']} cores; median of {c['repeat']} fresh processes, interleaved; commit {c['commit']}\n"
+
+
+def output_cost(record: dict) -> float:
+    """What the per-topic output costs one process: the median over the interleaved repeats of its
+    CPU with ``-q`` over its CPU for the means alone (issue 36's target: at most 1.25)."""
+    return statistics.median(q["client_cpu"] / m["client_cpu"]
+                             for q, m in zip(record["one process"], record["means only"]))
 
 
 CLIENT_START, CLIENT_END = "<!-- dask-cli:start -->", "<!-- dask-cli:end -->"
@@ -575,6 +587,7 @@ def bigrun(gb: float, repeat: int, shuffled: bool) -> dict:
                     record[name].append(_bigrun_trial(command, target))
                     outputs[name] = target.read_bytes()
                     print("bigrun", kind, name, record[name][-1], file=sys.stderr)
+            outputs.pop("means only", None)
             record["same_output"] = len(set(outputs.values())) == 1 and all(
                 t["exit"] == 0 for name in configurations for t in record[name])
             record["load_after"] = os.getloadavg()
