@@ -615,7 +615,7 @@ def _topic_ranges(evaluator: "Evaluator", runset: "RunSet") -> tuple[dict[int, t
         return {}, []
     ranges, shuffled = {}, []
     for i, part in enumerate(runset.parts):
-        if not ingest.streamable(evaluator.collection, runset, evaluator.options, i):
+        if not ingest.streamable(evaluator.collection, runset, evaluator.options, i, judged_here=False):
             continue
         try:
             stat = os.stat(part.source)

@@ -180,10 +180,14 @@ class _NotContiguous(Exception):
     """A topic's lines come back after another topic's: the run is sorted by blocks instead."""
 
 
-def streamable(collection: "Collection", runset: "RunSet", options: "EvalOptions", system: int) -> bool:
+def streamable(collection: "Collection", runset: "RunSet", options: "EvalOptions", system: int, *,
+               judged_here: bool = True) -> bool:
     """Whether run ``system`` is read a block of topics at a time: a plain file (gzip or not,
     not standard input or a pipe) of more than :data:`STREAM_BYTES` that the compiled path
-    would take whole."""
+    would take whole. ``judged_here=False``: the run is judged elsewhere (the client of a Dask
+    cluster, cutting it into byte ranges for its workers), so the qrels' hash table is not built
+    here just to see that it can be — a worker that cannot build it declines the blocks
+    (:class:`Declined`) and the run is read whole, as one process reads it."""
     import stat
 
     from irstats.io.trec import STDIN, _read_once
@@ -199,7 +203,7 @@ def streamable(collection: "Collection", runset: "RunSet", options: "EvalOptions
         regular = stat.S_ISREG(os.stat(part.source).st_mode)
     except OSError:
         return False
-    return regular and qrels_table(collection, options) is not None
+    return regular and (not judged_here or qrels_table(collection, options) is not None)
 
 
 def streamed_judgments(collection: "Collection", runset: "RunSet", options: "EvalOptions", system: int,
