@@ -146,7 +146,7 @@ def connect(workers: int | None = None, scheduler: str | None = None, *, named: 
         raise
     with LibraryLines(("distributed", "tornado", "asyncio")) as lines:
         try:
-            if process is not None:
+            if process is not None and workers is not None:
                 with _local_cluster(distributed, process, workers, lines) as client:
                     yield client
                 return
