@@ -132,16 +132,18 @@ def test_only_judgments_touches_its_cache():
 
 
 def test_no_statistical_test_name_compared_as_a_string_outside_its_declaration():
-    """Paired tests (``paired_t``, ``bootstrap`` …) are read from their declarations in
-    stats/pairwise.TESTS (whether one resamples, its p-value, its exact core, its degenerate
-    rule), never dispatched by name elsewhere (issue 24 item 4). stats/power.py and
-    stats/topicset.py declare their own tests and designs, one of which is also called
-    ``paired_t``."""
+    """Paired tests (``paired_t``, ``bootstrap`` …), the tests whose power is analysed
+    (``two_sample_t``, ``two_way_anova_replicated`` …) and the topic-set designs (``anova``,
+    ``two_sample_ci`` …) are read from their declarations in stats/pairwise.TESTS,
+    stats/power.POWER_DESIGNS and stats/topicset.TOPIC_SET_DESIGNS (whether one resamples and
+    with which core, its p-value, its degrees of freedom, its unit …), never dispatched by name
+    (issue 24 item 4, issue 37)."""
     from irstats.stats.pairwise import TESTS
+    from irstats.stats.power import POWER_DESIGNS
+    from irstats.stats.topicset import TOPIC_SET_DESIGNS
 
-    own = {"stats/power.py", "stats/topicset.py"}
+    names = set(TESTS) | set(POWER_DESIGNS) | set(TOPIC_SET_DESIGNS)
     found = [f"{path.relative_to(SRC)}:{line}: {source}"
              for path in sorted((SRC / "irstats").rglob("*.py"))
-             if not any(str(path).endswith(name) for name in own)
-             for line, _, source in _name_comparisons(path, set(TESTS))]
+             for line, _, source in _name_comparisons(path, names)]
     assert not found, "test names compared as strings:\n" + "\n".join(found)

@@ -44,7 +44,8 @@ noncentrality alpha power beta n n2 sample_size unit.
 @cli.command("power", epilog=POWER_EPILOG)
 @scores_input(optional=True,
               measure_help="Measure(s) to analyse (default: every measure in SCORES); a label without SCORES.")
-@click.option("--test", default="paired_t", show_default=True, type=click.Choice(list(POWER_DESIGNS)), help="The test reported.")
+@click.option("--test", default="paired_t", show_default=True, type=click.Choice(list(POWER_DESIGNS)),
+              help="The test reported.")
 @click.option("--t", "t_value", type=float, help="The t statistic reported (paired_t, two_sample_t).")
 @click.option("--f", "f_value", type=float, help="The F statistic of the effect reported (the ANOVA tests).")
 @click.option("--n", "n", type=int, help="Topics (paired_t, two_way_anova; per system for the others).")

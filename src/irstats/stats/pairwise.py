@@ -231,7 +231,7 @@ def paired_test(test: object) -> PairedTest:
     """The declaration of the test named ``test``; an error naming the argument otherwise."""
     if not (isinstance(test, str) and test in TESTS):
         error = ArgumentError if isinstance(test, str) else ArgumentTypeError
-        raise error(f"unknown test {test!r}; expected one of {', '.join(PAIRWISE_TESTS)}", argument="test")
+        raise error(f"unknown test {test!r}; expected one of {', '.join(TESTS)}", argument="test")
     return TESTS[test]
 
 

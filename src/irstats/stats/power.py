@@ -480,5 +480,5 @@ def _names(systems: object) -> tuple[str, ...]:
     return tuple(systems)
 
 
-__all__ = ["EFFECTS", "POWER_DESIGNS", "PowerAnalysis", "PowerDesign", "TESTS", "UNITS", "achieved_power", "f_power", "future_sample_size",
-           "power_analysis", "power_design", "power_from_scores", "t_power"]
+__all__ = ["EFFECTS", "POWER_DESIGNS", "PowerAnalysis", "PowerDesign", "TESTS", "UNITS", "achieved_power", "f_power",
+           "future_sample_size", "power_analysis", "power_design", "power_from_scores", "t_power"]
