@@ -809,7 +809,8 @@ def findings(study: Study, tables: dict[str, pl.DataFrame]) -> list[str]:
         changed = scale.filter(pl.col("transform") != "raw")
         if changed.height:
             most = changed.sort("change_rate", descending=True).row(0, named=True)
-            fewest, most_rate = changed.select(pl.col("change_rate").min(), pl.col("change_rate").max()).row(0)
+            fewest, most_rate = changed.select(pl.col("change_rate").min().alias("fewest"),
+                                               pl.col("change_rate").max().alias("most")).row(0)
             out.append(f"A change of scale (log, logit, ranks, standardized) changes the conclusion of "
                        f"{fewest:.0%} to {most_rate:.0%} of the system "
                        f"pairs; most for {most['measure']} under {most['transform']} ({most['changed']} of "
