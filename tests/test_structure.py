@@ -1,7 +1,8 @@
-"""The code's shape (issues 11, 24): no import cycle between irstats' modules (counting the
+"""The code's shape (issues 11, 24, 37): no import cycle between irstats' modules (counting the
 imports inside functions), no measure name
-compared as a string outside measures/ (where the families declare their names), and nothing
-outside Judgments touches its cache."""
+compared as a string outside measures/ (where the families declare their names) nor a family
+looked up by name where a role is meant, no statistical test or design dispatched by name,
+and nothing outside Judgments touches its cache."""
 
 from __future__ import annotations
 
@@ -123,6 +124,44 @@ def test_no_measure_name_compared_as_a_string_outside_its_declaration():
         f"{file}:{w}" for (file, _), lines in new.items() for w in lines)
     stale = set(KNOWN_NAME_COMPARISONS) - set(found)
     assert not stale, f"no longer compared, remove from KNOWN_NAME_COMPARISONS: {sorted(stale)}"
+
+
+def _family_lookups(path: Path, names: set[str]):
+    """Where ``path`` looks a family's measure up by its name: ``scores["NumRet"]``,
+    ``matrices.get("AP")``, ``FAMILIES["AP"]``; as (line, the source)."""
+    text = path.read_text()
+
+    def named(node: ast.expr) -> bool:
+        return isinstance(node, ast.Constant) and node.value in names
+
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.Subscript) and named(node.slice) or (
+                isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get"
+                and node.args and named(node.args[0])):
+            yield node.lineno, ast.get_source_segment(text, node)
+
+
+#: Families still looked up by name where a role is meant (file: why), each to ask
+#: ``measure_for(Role…)`` instead; the test fails on any other and on an entry no longer found.
+KNOWN_FAMILY_LOOKUPS = {
+    "irstats/meta/comparability.py": "R per topic as NumRel; the file still has mypy errors (tests/test_types.py)",
+}
+
+
+def test_no_family_looked_up_by_name_where_a_role_is_meant():
+    """The default measure, R per topic, the documents retrieved, the judged share and the pool
+    variant are asked for by role (``measures.measure_for(Role.…)``, issue 37), never as
+    ``scores["NumRet"]`` or ``FAMILIES["AP"].name``."""
+    from irstats.measures import FAMILIES
+
+    names = set(FAMILIES)
+    found = {str(path.relative_to(SRC)): [f"{line}: {source}" for line, source in _family_lookups(path, names)]
+             for path in sorted((SRC / "irstats").rglob("*.py")) if "measures" not in path.parts}
+    found = {file: lines for file, lines in found.items() if lines}
+    new = {file: lines for file, lines in found.items() if file not in KNOWN_FAMILY_LOOKUPS}
+    assert not new, "families looked up by name:\n" + "\n".join(f"{f}:{w}" for f, lines in new.items() for w in lines)
+    stale = set(KNOWN_FAMILY_LOOKUPS) - set(found)
+    assert not stale, f"no longer looked up by name, remove from KNOWN_FAMILY_LOOKUPS: {sorted(stale)}"
 
 
 def test_only_judgments_touches_its_cache():
