@@ -72,13 +72,13 @@ class PairedTest:
     ``label``: its name in legends. ``core``: the Monte Carlo core it draws its random
     resamples with (:class:`~irstats.stats.resampling.ResamplingCore`; B and the seed then
     belong in its legend, ``n_resamples``/``seed`` matter, and its batches can run on a Dask
-    cluster). ``familywise``: its p-values
-    control the familywise error already (no further correction). ``min_topics``: the fewest
-    topics a pair needs for a p-value (fewer: NaN, and the legend says why). ``rows``: for a
-    test whose every pair's statistic and p-value are a closed form of the pair's difference
-    row (pairs × topics, no NaN), the batched row function — callers may then test any batch
-    of pairs at once (the sweep: every depth in one call); its result has ``statistic``,
-    ``p_value``, ``effect_size``, and ``lower`` gives the statistic read the other way.
+    cluster). ``familywise``: its p-values control the familywise error already (no further
+    correction). ``min_topics``: the fewest topics a pair needs for a p-value (fewer: NaN,
+    and the legend says why). ``rows``: for a test whose every pair's statistic and p-value
+    are a closed form of the pair's difference row (pairs × topics, no NaN), the batched row
+    function — callers may then test any batch of pairs at once (the sweep: every depth in one
+    call); its result has ``statistic``, ``p_value``, ``effect_size``, and ``lower`` gives the
+    statistic read the other way.
     """
 
     name: str
