@@ -86,7 +86,7 @@ class PowerDesign:
 
     ``label``: its name in sentences. ``unit``: what its sample size counts. ``statistic``:
     the symbol of what it reports, ``"t"`` (a t-test: d̂ from |t|, power from the noncentral t)
-    or ``"F"`` (the F of an effect: Cohen's f̂, power from the noncentral F). ``dfs(design,
+    or ``"F"`` (the F of an effect: Cohen's f̂, power from the noncentral F). ``dfs(observed,
     size, size2)``: (df1, df2) at a size in its unit (df2 NaN for a t-test); ``noncentrality``
     likewise; ``effect_size(statistic, n, n2, df1, df2)``: the effect the test saw;
     ``sizes(analysis)``: the sizes at hand in words. ``two_groups``: a second group's topics
@@ -115,12 +115,12 @@ class PowerDesign:
         """Whether it reports a t (else the F of an effect)."""
         return self.statistic == "t"
 
-    def power(self, design: _Effect, size: int, size2: int | None, alpha: float) -> float:
-        """The power of the test of ``design``'s effect at ``size`` (and ``size2``)."""
-        df1, df2 = self.dfs(design, size, size2)
+    def power(self, observed: _Effect, size: int, size2: int | None, alpha: float) -> float:
+        """The power of the test of the ``observed`` effect at ``size`` (and ``size2``)."""
+        df1, df2 = self.dfs(observed, size, size2)
         if self.is_t_test:
-            return t_power(df1, self.noncentrality(design, size, size2), alpha)
-        return f_power(df1, df2, self.noncentrality(design, size, size2), alpha)
+            return t_power(df1, self.noncentrality(observed, size, size2), alpha)
+        return f_power(df1, df2, self.noncentrality(observed, size, size2), alpha)
 
 
 @dataclass(frozen=True)
@@ -145,43 +145,43 @@ class _Effect:
         return self.design.power(self, size, size2, alpha)
 
 
-def _paired_t_dfs(design: _Effect, size: int, size2: int | None) -> tuple[float, float]:
+def _paired_t_dfs(observed: _Effect, size: int, size2: int | None) -> tuple[float, float]:
     return size - 1, math.nan
 
 
-def _two_sample_t_dfs(design: _Effect, size: int, size2: int | None) -> tuple[float, float]:
+def _two_sample_t_dfs(observed: _Effect, size: int, size2: int | None) -> tuple[float, float]:
     return size + (size if size2 is None else size2) - 2, math.nan
 
 
-def _one_way_dfs(design: _Effect, size: int, size2: int | None) -> tuple[float, float]:
-    m = design.systems
+def _one_way_dfs(observed: _Effect, size: int, size2: int | None) -> tuple[float, float]:
+    m = observed.systems
     return m - 1, m * (size - 1)
 
 
-def _two_way_dfs(design: _Effect, size: int, size2: int | None) -> tuple[float, float]:
-    m = design.systems
+def _two_way_dfs(observed: _Effect, size: int, size2: int | None) -> tuple[float, float]:
+    m = observed.systems
     return m - 1, (m - 1) * (size - 1)
 
 
-def _replicated_dfs(design: _Effect, size: int, size2: int | None) -> tuple[float, float]:
-    m, n = design.systems, design.n_topics
+def _replicated_dfs(observed: _Effect, size: int, size2: int | None) -> tuple[float, float]:
+    m, n = observed.systems, observed.n_topics
     assert n is not None  # the replicated design counts topics
-    df_effect = {"systems": m - 1, "topics": n - 1, "interaction": (m - 1) * (n - 1)}[design.effect]
+    df_effect = {"systems": m - 1, "topics": n - 1, "interaction": (m - 1) * (n - 1)}[observed.effect]
     return df_effect, m * n * (size - 1)
 
 
-def _paired_t_noncentrality(design: _Effect, size: int, size2: int | None) -> float:
-    return math.sqrt(size) * design.effect_size
+def _paired_t_noncentrality(observed: _Effect, size: int, size2: int | None) -> float:
+    return math.sqrt(size) * observed.effect_size
 
 
-def _two_sample_t_noncentrality(design: _Effect, size: int, size2: int | None) -> float:
+def _two_sample_t_noncentrality(observed: _Effect, size: int, size2: int | None) -> float:
     other = size if size2 is None else size2
-    return design.effect_size / math.sqrt(1 / size + 1 / other)
+    return observed.effect_size / math.sqrt(1 / size + 1 / other)
 
 
-def _f_noncentrality(design: _Effect, size: int, size2: int | None) -> float:
-    df1, df2 = design.design.dfs(design, size, None)
-    return float(design.effect_size ** 2 * (df1 + df2 + 1))
+def _f_noncentrality(observed: _Effect, size: int, size2: int | None) -> float:
+    df1, df2 = observed.design.dfs(observed, size, None)
+    return float(observed.effect_size ** 2 * (df1 + df2 + 1))
 
 
 def _paired_d(statistic: float, n: int, n2: int | None, df1: float, df2: float) -> float:
@@ -305,8 +305,8 @@ class PowerAnalysis(Result):
 
     def legend(self) -> list[str]:
         if self.design.is_t_test:
-            lines = [f"effect_size: d = |t|{self.design.effect_formula}, the effect the test saw; power of the two-sided test with the "
-                     f"noncentral t (df = {self.df1:g}, λ = |t|)"]
+            lines = [f"effect_size: d = |t|{self.design.effect_formula}, the effect the test saw; power of the "
+                     f"two-sided test with the noncentral t (df = {self.df1:g}, λ = |t|)"]
         else:
             lines = [f"effect_size: Cohen's f = √(φF/φ_E) (φ = {self.df1:g}, φ_E = {self.df2:g}), the effect the "
                      f"test saw; power with the noncentral F, λ = f²(φ + φ_E + 1) = {self.noncentrality:.4g} "
@@ -390,19 +390,20 @@ def power_analysis(statistic: float, test: str = "paired_t", *, n: int, n2: int 
             if effect != "systems":
                 raise ArgumentError(f"{test} tests the systems; effect={effect!r} is for "
                                     f"two_way_anova_replicated", argument="effect")
+    # the degrees of freedom depend on the sizes only: read them before the effect is known
     df1, df2 = spec.dfs(_Effect(spec, 1.0, n, n2, n_systems, n_topics, effect), n, n2)
     effect_size = spec.effect_size(statistic, n, n2, df1, df2)
-    design = _Effect(spec, effect_size, n, n2, n_systems, n_topics, effect)
-    achieved = design.power(n, n2, alpha)
+    observed = _Effect(spec, effect_size, n, n2, n_systems, n_topics, effect)
+    achieved = observed.power(n, n2, alpha)
     needed = None
     if effect_size > 0:
         try:
             from irstats.stats.topicset import smallest_size
 
-            needed = smallest_size(lambda size: design.power(size, None, alpha) >= 1 - beta, spec.unit)
+            needed = smallest_size(lambda size: observed.power(size, None, alpha) >= 1 - beta, spec.unit)
         except InputError:  # more than a million: no size worth naming
             needed = None
-    return PowerAnalysis(measure, spec.name, statistic, df1, df2, effect_size, spec.noncentrality(design, n, n2), alpha,
+    return PowerAnalysis(measure, spec.name, statistic, df1, df2, effect_size, spec.noncentrality(observed, n, n2), alpha,
                          beta, achieved, needed, n, n2, n_systems, n_topics, n if spec.replicated else None, effect,
                          tuple(compared))
 
