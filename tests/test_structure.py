@@ -1,7 +1,8 @@
-"""The code's shape (issues 11, 24): no import cycle between irstats' modules (counting the
+"""The code's shape (issues 11, 24, 37): no import cycle between irstats' modules (counting the
 imports inside functions), no measure name
-compared as a string outside measures/ (where the families declare their names), and nothing
-outside Judgments touches its cache."""
+compared as a string outside measures/ (where the families declare their names) nor a family
+looked up by name where a role is meant, no statistical test or design dispatched by name,
+and nothing outside Judgments touches its cache."""
 
 from __future__ import annotations
 
@@ -125,6 +126,44 @@ def test_no_measure_name_compared_as_a_string_outside_its_declaration():
     assert not stale, f"no longer compared, remove from KNOWN_NAME_COMPARISONS: {sorted(stale)}"
 
 
+def _family_lookups(path: Path, names: set[str]):
+    """Where ``path`` looks a family's measure up by its name: ``scores["NumRet"]``,
+    ``matrices.get("AP")``, ``FAMILIES["AP"]``; as (line, the source)."""
+    text = path.read_text()
+
+    def named(node: ast.expr) -> bool:
+        return isinstance(node, ast.Constant) and node.value in names
+
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.Subscript) and named(node.slice) or (
+                isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get"
+                and node.args and named(node.args[0])):
+            yield node.lineno, ast.get_source_segment(text, node)
+
+
+#: Families still looked up by name where a role is meant (file: why), each to ask
+#: ``measure_for(Role…)`` instead; the test fails on any other and on an entry no longer found.
+KNOWN_FAMILY_LOOKUPS = {
+    "irstats/meta/comparability.py": "R per topic as NumRel; the file still has mypy errors (tests/test_types.py)",
+}
+
+
+def test_no_family_looked_up_by_name_where_a_role_is_meant():
+    """The default measure, R per topic, the documents retrieved, the judged share and the pool
+    variant are asked for by role (``measures.measure_for(Role.…)``, issue 37), never as
+    ``scores["NumRet"]`` or ``FAMILIES["AP"].name``."""
+    from irstats.measures import FAMILIES
+
+    names = set(FAMILIES)
+    found = {str(path.relative_to(SRC)): [f"{line}: {source}" for line, source in _family_lookups(path, names)]
+             for path in sorted((SRC / "irstats").rglob("*.py")) if "measures" not in path.parts}
+    found = {file: lines for file, lines in found.items() if lines}
+    new = {file: lines for file, lines in found.items() if file not in KNOWN_FAMILY_LOOKUPS}
+    assert not new, "families looked up by name:\n" + "\n".join(f"{f}:{w}" for f, lines in new.items() for w in lines)
+    stale = set(KNOWN_FAMILY_LOOKUPS) - set(found)
+    assert not stale, f"no longer looked up by name, remove from KNOWN_FAMILY_LOOKUPS: {sorted(stale)}"
+
+
 def test_only_judgments_touches_its_cache():
     offenders = [str(p.relative_to(SRC)) for p in (SRC / "irstats").rglob("*.py")
                  if p.name != "judgments.py" and re.search(r"\bj(udgments)?\._cache\b", p.read_text())]
@@ -132,16 +171,18 @@ def test_only_judgments_touches_its_cache():
 
 
 def test_no_statistical_test_name_compared_as_a_string_outside_its_declaration():
-    """Paired tests (``paired_t``, ``bootstrap`` …) are read from their declarations in
-    stats/pairwise.TESTS (whether one resamples, its p-value, its exact core, its degenerate
-    rule), never dispatched by name elsewhere (issue 24 item 4). stats/power.py and
-    stats/topicset.py declare their own tests and designs, one of which is also called
-    ``paired_t``."""
+    """Paired tests (``paired_t``, ``bootstrap`` …), the tests whose power is analysed
+    (``two_sample_t``, ``two_way_anova_replicated`` …) and the topic-set designs (``anova``,
+    ``two_sample_ci`` …) are read from their declarations in stats/pairwise.TESTS,
+    stats/power.POWER_DESIGNS and stats/topicset.TOPIC_SET_DESIGNS (whether one resamples and
+    with which core, its p-value, its degrees of freedom, its unit …), never dispatched by name
+    (issue 24 item 4, issue 37)."""
     from irstats.stats.pairwise import TESTS
+    from irstats.stats.power import POWER_DESIGNS
+    from irstats.stats.topicset import TOPIC_SET_DESIGNS
 
-    own = {"stats/power.py", "stats/topicset.py"}
+    names = set(TESTS) | set(POWER_DESIGNS) | set(TOPIC_SET_DESIGNS)
     found = [f"{path.relative_to(SRC)}:{line}: {source}"
              for path in sorted((SRC / "irstats").rglob("*.py"))
-             if not any(str(path).endswith(name) for name in own)
-             for line, _, source in _name_comparisons(path, set(TESTS))]
+             for line, _, source in _name_comparisons(path, names)]
     assert not found, "test names compared as strings:\n" + "\n".join(found)

@@ -83,14 +83,14 @@ def load_scores(scores_path, qrels, runs, measures, options=None, client=None) -
     """Scores from a score file, or from qrels and runs (evaluated with ``options``, an
     :class:`~irstats.collection.EvalOptions`, on ``client``'s cluster if given); restricted
     to ``measures`` if given."""
-    from irstats.measures import canonical_name
+    from irstats.measures import Role, canonical_name, measure_for
 
     if scores_path and qrels:
         raise InputError("give either SCORES or --qrels/--runs, not both")
     if qrels:
         if not runs:
             raise InputError("--qrels needs --runs")
-        return evaluate(qrels, list(runs), list(measures) or ["AP"], client=client,
+        return evaluate(qrels, list(runs), list(measures) or [measure_for(Role.DEFAULT)], client=client,
                         **(options.as_dict() if options else {}))
     if not scores_path:
         raise InputError("no scores: give a SCORES file, or --qrels Q --runs RUN...")

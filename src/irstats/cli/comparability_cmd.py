@@ -12,7 +12,7 @@ from irstats.cli.group import cli
 from irstats.cli.output import OutputFile, emit_result, plot_size_option, seed_option, table_options
 from irstats.errors import InputError
 from irstats.io.trec import read_names
-from irstats.measures import FAMILIES
+from irstats.measures import Role, measure_for
 from irstats.meta.comparability import (
     comparability_study,
     forms_by_group,
@@ -51,8 +51,8 @@ F9 (FILE-fp: false positives), each with its data as CSV.
 """
 
 
-#: R per topic, read from a score file by the NumRel family's declared name.
-NUM_REL = FAMILIES["NumRel"].name
+#: R per topic, read from a score file by the name of the family playing that role (NumRel).
+NUM_REL = measure_for(Role.R_PER_TOPIC)
 
 
 def _r_sources(index: int, scores: dict[str, ScoreMatrix], num_rel_files, qrels_files, need_ideal: set[str],
@@ -79,7 +79,7 @@ def _select(scores: dict[str, ScoreMatrix], measures, source: str) -> list[Score
     from irstats.measures import canonical_name
 
     out = []
-    for name in measures or ("AP",):
+    for name in measures or (measure_for(Role.DEFAULT),):
         key = name
         if key not in scores:
             try:
@@ -138,7 +138,7 @@ def comparability_command(scores_paths, measures, num_rel_files, qrels_files, ru
             raise InputError("give either SCORES or --qrels/--runs, not both")
         if len(qrels_files) != 1:
             raise InputError("--runs needs exactly one --qrels")
-        wanted = list(dict.fromkeys([*(measures or (FAMILIES["AP"].name,)), NUM_REL]))
+        wanted = list(dict.fromkeys([*(measures or (measure_for(Role.DEFAULT),)), NUM_REL]))
         collections = {"runs": load_scores(None, qrels_files[0], runs, wanted, options=options)}
         sources = ["runs"]
     else:

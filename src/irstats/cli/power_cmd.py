@@ -10,7 +10,7 @@ from irstats.cli.group import cli
 from irstats.cli.output import emit_result, output_options
 from irstats.errors import InputError
 from irstats.result import Results
-from irstats.stats.power import EFFECTS, T_TESTS, TESTS
+from irstats.stats.power import EFFECTS, POWER_DESIGNS
 
 POWER_EPILOG = """
 \b
@@ -44,7 +44,8 @@ noncentrality alpha power beta n n2 sample_size unit.
 @cli.command("power", epilog=POWER_EPILOG)
 @scores_input(optional=True,
               measure_help="Measure(s) to analyse (default: every measure in SCORES); a label without SCORES.")
-@click.option("--test", default="paired_t", show_default=True, type=click.Choice(TESTS), help="The test reported.")
+@click.option("--test", default="paired_t", show_default=True, type=click.Choice(list(POWER_DESIGNS)),
+              help="The test reported.")
 @click.option("--t", "t_value", type=float, help="The t statistic reported (paired_t, two_sample_t).")
 @click.option("--f", "f_value", type=float, help="The F statistic of the effect reported (the ANOVA tests).")
 @click.option("--n", "n", type=int, help="Topics (paired_t, two_way_anova; per system for the others).")
@@ -64,14 +65,15 @@ def power_command(scores, measures, test, t_value, f_value, n, n2, n_systems, re
     """Achieved power and the topics needed, from a reported t or F or from per-topic scores."""
     from irstats.stats.power import power_analysis, power_from_scores
 
+    design = POWER_DESIGNS[test]
     if scores is not None:
         if t_value is not None or f_value is not None:
             raise InputError("give SCORES (or --qrels/--runs) or a statistic (--t, --f), not both")
-        if replicates_paths and test != "two_way_anova_replicated":
+        if replicates_paths and not design.replicated:
             raise InputError("--replicate is for --test two_way_anova_replicated")
-        if systems and test not in T_TESTS:
+        if systems and not design.is_t_test:
             raise InputError("--systems names the two systems of a t-test; an ANOVA takes every system in SCORES")
-        if test == "two_way_anova_replicated":
+        if design.replicated:
             if not replicates_paths:
                 raise InputError("two_way_anova_replicated on scores needs --replicate FILE (another score file of "
                                  "the same systems and topics) at least once")
@@ -84,29 +86,31 @@ def power_command(scores, measures, test, t_value, f_value, n, n2, n_systems, re
         if not results:
             raise InputError("no scores")
     else:
-        statistic = t_value if test in T_TESTS else f_value
+        values = {"t": t_value, "F": f_value}  # by the symbol of what a test reports (--t, --f)
+        reported = design.statistic
+        statistic = values.pop(reported)
+        [(other, other_value)] = values.items()
         if statistic is None:
-            raise InputError(f"give {'--t' if test in T_TESTS else '--f'} (the statistic reported), or SCORES "
+            raise InputError(f"give --{reported.lower()} (the statistic reported), or SCORES "
                              f"(or --qrels/--runs) to run the test on")
-        if (t_value if test not in T_TESTS else f_value) is not None:
-            raise InputError(f"{test} reports {'t (--t)' if test in T_TESTS else 'F (--f)'}, not "
-                             f"{'F (--f)' if test in T_TESTS else 't (--t)'}")
+        if other_value is not None:
+            raise InputError(f"{test} reports {reported} (--{reported.lower()}), not {other} (--{other.lower()})")
         if n is None:
             raise InputError("give --n, the topics of the test")
-        if test not in T_TESTS and n_systems is None:
+        if not design.is_t_test and n_systems is None:
             raise InputError(f"give --m, the systems the {test} compared")
-        if test in T_TESTS and n_systems is not None:
+        if design.is_t_test and n_systems is not None:
             raise InputError("--m is for the ANOVA tests")
-        if replicates is not None and test != "two_way_anova_replicated":
+        if replicates is not None and not design.replicated:
             raise InputError("--replicates is for two_way_anova_replicated")
         kwargs = dict(alpha=alpha, beta=beta, measure=", ".join(measures))
-        if test == "two_sample_t":
+        if design.two_groups:
             kwargs["n2"] = n2
         elif n2 is not None:
             raise InputError("--n2 is for two_sample_t")
-        if test in T_TESTS:
+        if design.is_t_test:
             result = power_analysis(statistic, test, n=n, **kwargs)
-        elif test == "two_way_anova_replicated":
+        elif design.replicated:
             if replicates is None:
                 raise InputError("give --replicates, the scores per system and topic")
             result = power_analysis(statistic, test, n=replicates, n_topics=n, n_systems=n_systems, effect=effect,

@@ -9,6 +9,7 @@ from irstats.cli.common import cluster_options, halving_options, parse_epsilon, 
 from irstats.cli.group import cli
 from irstats.cli.output import OutputFile, emit_result, plot_size_option, seed_option, table_options
 from irstats.errors import InputError
+from irstats.measures import Role, measure_for
 from irstats.meta.predictive import (
     DEFAULT_SUBSET_SIZES,
     DEFAULT_TOP,
@@ -70,7 +71,8 @@ def _sizes(text: str) -> list[int]:
 @click.option("--epsilon", metavar="E", default=None, help="ε of the method, if it takes one.")
 @click.option("--top", type=float, default=DEFAULT_TOP, show_default=True,
               help="Share of systems kept: the top ⌈top·s⌉ by the mean of --by over all topics.")
-@click.option("--by", default="AP", show_default=True, metavar="MEASURE", help="Measure that picks the top systems.")
+@click.option("--by", default=measure_for(Role.DEFAULT), show_default=True, metavar="MEASURE",
+              help="Measure that picks the top systems.")
 @click.option("--all-systems", is_flag=True, help="Keep every system (same as --top 1).")
 @click.option("-n", "--splits", "n_splits", type=int, default=2000, show_default=True,
               help="Number of random halvings (or draws per subset size with --curve).")

@@ -10,7 +10,7 @@ from irstats.cli.group import cli
 from irstats.cli.output import OutputFile, emit_result, plot_size_option, seed_option, table_options
 from irstats.errors import InputError, some
 from irstats.io.trec import read_names
-from irstats.measures import FAMILIES
+from irstats.measures import Role, measure_for
 from irstats.meta.robustness import standardization_robustness
 from irstats.result import FORMATS as OUTPUT_FORMATS
 from irstats.scores import ScoreMatrix
@@ -37,9 +37,9 @@ The header line τ(raw, std) compares the raw mean with the fully standardized o
 """
 
 
-#: The measure taken from scores that hold several when -m names none: the AP family's
-#: (*Score Standardization* studies std(AP)), by its declared name.
-DEFAULT_MEASURE = FAMILIES["AP"].name
+#: The measure taken from scores that hold several when -m names none: the default measure
+#: (AP: *Score Standardization* studies std(AP)).
+DEFAULT_MEASURE = measure_for(Role.DEFAULT)
 
 
 def _pick_measure(scores: dict[str, ScoreMatrix], asked: bool) -> ScoreMatrix:

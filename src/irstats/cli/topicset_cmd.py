@@ -9,7 +9,7 @@ from irstats.cli.group import cli
 from irstats.cli.output import emit_result, output_options
 from irstats.result import Results
 from irstats.errors import InputError
-from irstats.stats.topicset import DESIGNS
+from irstats.stats.topicset import TOPIC_SET_DESIGNS
 
 TOPICSET_EPILOG = """
 \b
@@ -33,7 +33,8 @@ Columns (tsv/csv/json): measure design alpha beta min_diff variance n_topics.
 
 @cli.command("topicset", epilog=TOPICSET_EPILOG)
 @scores_input(optional=True, measure_help="Measure(s) whose variance to use (default: every measure in SCORES).")
-@click.option("--design", default="paired_t", show_default=True, type=click.Choice(DESIGNS), help="The design.")
+@click.option("--design", default="paired_t", show_default=True, type=click.Choice(list(TOPIC_SET_DESIGNS)),
+              help="The design.")
 @click.option("--min-diff", "min_diff", required=True, type=float,
               help="The minimum difference to detect (ci: the largest expected interval width).")
 @click.option("--alpha", default=0.05, show_default=True, type=float, help="Significance level α.")

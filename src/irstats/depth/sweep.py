@@ -36,7 +36,7 @@ from irstats.collection import EvalOptions
 from irstats.checks import kind_of, names, whole
 from irstats.errors import ArgumentError, ArgumentTypeError, InputError, MeasureError, NotFoundError
 from irstats.judgments import PADDING, Judgments
-from irstats.measures import FAMILIES, Measure, parse_measure
+from irstats.measures import FAMILIES, Measure, Role, measure_for, parse_measure
 from irstats.measures.common import accumulate, level_of, per_topic, safe_divide, shown
 from irstats.progress import Progress, progress_bar
 from irstats.scores import ScoreMatrix
@@ -53,9 +53,19 @@ DEPTH_GRID = (*range(1, 21), 25, 30, 40, 50, 60, 80, 100, 120, 150, 200, 250, 30
 
 
 
+#: How a sweep names the pool variant of the family that plays ``Role.POOL_VARIANT`` (AP_pool).
+POOL_SUFFIX = "_pool"
+
+
+def pool_variant() -> tuple[str, str]:
+    """The family a sweep also divides by the pool's R_k, and that variant's name: ("AP", "AP_pool")."""
+    family = measure_for(Role.POOL_VARIANT)
+    return family, family + POOL_SUFFIX
+
+
 def sweepable_families() -> tuple[str, ...]:
     """The families whose value at every k can be read off one running sum, and AP_pool."""
-    return (*(name for name, family in FAMILIES.items() if family.sweepable), "AP_pool")
+    return (*(name for name, family in FAMILIES.items() if family.sweepable), pool_variant()[1])
 
 
 # ----------------------------------------------------------------------------- names
@@ -75,7 +85,7 @@ class SweptMeasure:
 
     @property
     def family(self) -> str:
-        return "AP_pool" if self.pooled else self.measure.family
+        return pool_variant()[1] if self.pooled else self.measure.family
 
     def at(self, depth: int) -> str:
         """The engine's name of this measure at depth k, e.g. ``AP_min@10``."""
@@ -100,14 +110,15 @@ def parse_swept_measure(name: str | SweptMeasure) -> SweptMeasure:
         return name
     text = str(name).strip().replace(" ", "")
     # AP_pool is AP's sum of precisions over the pool's R_k: parsed as AP, labelled AP_pool.
-    pooled = text.lower().startswith("ap_pool") and text[len("ap_pool"):][:1] in ("", "(", "@")
-    measure = parse_measure("AP" + text[len("AP_pool"):] if pooled else text, family_only=True)
+    family, variant = pool_variant()
+    pooled = text.lower().startswith(variant.lower()) and text[len(variant):][:1] in ("", "(", "@")
+    measure = parse_measure(family + text[len(variant):] if pooled else text, family_only=True)
     if not measure.definition.sweepable:
         raise MeasureError(f"measure {name!r}: {measure.family} cannot be swept over depth; "
                            f"sweepable: {', '.join(sweepable_families())}")
     label = str(measure)
     if pooled:
-        label = "AP_pool" + label[len("AP"):]
+        label = variant + label[len(family):]
     return SweptMeasure(label, measure, pooled)
 
 
@@ -200,8 +211,13 @@ def _sweep_values(j: Judgments, sm: SweptMeasure, depths: np.ndarray,
     if not sm.pooled:
         return m.definition.values(j, m, depths)
     if r_k is None:
-        raise InputError("AP_pool needs a pool: sweep a PoolSimulation (irstats.depth.simulate_pool)")
-    return m.definition.values(j, m, depths, normaliser=lambda j, m, depths: per_topic(r_k(depths, level_of(j, m))))
+        raise InputError(f"{sm.family} needs a pool: sweep a PoolSimulation (irstats.depth.simulate_pool)")
+
+    def pool_r_k(j: Judgments, m: Measure, at: np.ndarray | None) -> np.ndarray:
+        assert r_k is not None and at is not None  # checked above; a sweep always has its depths
+        return per_topic(r_k(at, level_of(j, m)))
+
+    return m.definition.values(j, m, depths, normaliser=pool_r_k)
 
 
 def unjudged_share(j: Judgments, depths: np.ndarray) -> np.ndarray:
@@ -210,14 +226,17 @@ def unjudged_share(j: Judgments, depths: np.ndarray) -> np.ndarray:
     0 for an empty list. Shape (systems, topics, depths); under ``ties="expected"`` its
     expectation over the orderings of tied documents.
     """
-    def flags(tensor, measure, width):
-        return tensor.head(tensor.unjudged, width)
+    def flags(tensor: Judgments, measure: Measure | None, width: int) -> np.ndarray:
+        unjudged: np.ndarray = tensor.head(tensor.unjudged, width)
+        return unjudged
 
     if j.tied:
         from irstats.measures.ties import pointwise_terms
 
+        # the flags read no parameter of a measure: the judged share's, whose complement they are
+        judged = parse_measure(measure_for(Role.JUDGED_SHARE))
         unjudged = accumulate(j, ("expected over ties", "unjudged"),
-                              lambda width: pointwise_terms(flags, j, None, width), depths)
+                              lambda width: pointwise_terms(flags, j, judged, width), depths)
     else:
         unjudged = accumulate(j, "unjudged", lambda width: flags(j, None, width), depths)
     return safe_divide(unjudged, shown(j, depths))
@@ -353,7 +372,7 @@ def sweep_judgments(judgments: Judgments, measures: Iterable[str | SweptMeasure]
             raise InputError(f"unknown form {form!r}; expected {' or '.join(UNJUDGED_FORMS)}")
     max_depth = options.depth if options.depth is not None else judgments.depth
     depths = resolve_depths(depths, pool_depth, max_depth)
-    keep = judgments.present.any(axis=0)
+    keep = np.asarray(judgments.present.any(axis=0))  # an array of one bool per topic, for the type checker too
     if options.drop_r0:
         keep &= judgments.num_relevant() > 0
     present = judgments.present[:, keep]

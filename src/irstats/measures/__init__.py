@@ -8,11 +8,21 @@ import importlib
 import pkgutil
 
 from irstats.measures.params import Param
-from irstats.measures.registry import FAMILIES, Family, Measure, canonical_name, parse_measure
+from irstats.measures.registry import (
+    FAMILIES,
+    Family,
+    Measure,
+    Role,
+    canonical_name,
+    family_for,
+    measure_for,
+    parse_measure,
+)
 
 _NOT_FAMILIES = {"registry", "common"}
 for _module in sorted(m.name for m in pkgutil.iter_modules(__path__)):
     if _module not in _NOT_FAMILIES:
         importlib.import_module(f"{__name__}.{_module}")
 
-__all__ = ["FAMILIES", "Family", "Measure", "Param", "canonical_name", "parse_measure"]
+__all__ = ["FAMILIES", "Family", "Measure", "Param", "Role", "canonical_name", "family_for", "measure_for",
+           "parse_measure"]

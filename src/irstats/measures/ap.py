@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Hashable
 import numpy as np
 
 from irstats.measures.common import LEVEL_PARAM, depth_axis, level_of, per_topic
-from irstats.measures.registry import (OFFICIAL, TREC_CUTS, Family, IrMeasuresName, RNormalisation, TrecEvalName,
+from irstats.measures.registry import (OFFICIAL, TREC_CUTS, Family, IrMeasuresName, RNormalisation, Role, TrecEvalName,
                                       register)
 from irstats.measures.ties import _log_comb, expected_precision_terms, group_counts
 
@@ -94,7 +94,8 @@ def expected_inferred_ap_terms(j: Judgments, m: Measure, width: int) -> np.ndarr
 register(Family("AP", "Average precision: SP@k divided by R (map, map_cut_k).", normaliser=_by_r,
                 trec_eval=(TrecEvalName("map", "AP", 5, nicknames=OFFICIAL),
                            TrecEvalName("map_cut", "AP@{}", 25, "longs", TREC_CUTS)),
-                ir_measures=IrMeasuresName("AP"), **_SUM_OF_PRECISIONS), aliases=("MAP",))
+                ir_measures=IrMeasuresName("AP"), **_SUM_OF_PRECISIONS,
+                roles=frozenset({Role.DEFAULT, Role.POOL_VARIANT})), aliases=("MAP",))
 register(Family("AP_min", "AP@k normalised by min(k, R) (Observed Volatility, Eq. 1).", normaliser=_by_min_k_r,
                 cutoff="required", **_SUM_OF_PRECISIONS))
 register(Family("SP", "Sum of precisions at the relevant ranks (un-normalised AP, R·AP).", bounded=False,

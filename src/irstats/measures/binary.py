@@ -9,7 +9,7 @@ import numpy as np
 
 from irstats.measures.common import LEVEL_PARAM, depth_axis, level_of, per_topic, safe_divide, shown
 from irstats.measures.params import Param
-from irstats.measures.registry import (OFFICIAL, TREC_CUTS, Family, IrMeasuresName, RNormalisation,
+from irstats.measures.registry import (OFFICIAL, TREC_CUTS, Family, IrMeasuresName, RNormalisation, Role,
                                       TrecEvalName, register)
 from irstats.measures.ties import (expected_first_relevant_terms, expected_r_precision,
                                    expected_reciprocal_rank_terms)
@@ -132,16 +132,19 @@ register(Family("Success", "1 if a relevant document is in the top k, else 0.", 
 register(Family("Judged", "Share of the top min(k, n) documents that are judged (ir_measures' Judged@k); "
                 "without k, of all n retrieved documents (ir_measures' Judged).",
                 terms=judged_terms, shares_terms=lambda j, m: ("judged",), normaliser=_by_shown, ties="pointwise",
-                ir_measures=IrMeasuresName("Judged")))
+                ir_measures=IrMeasuresName("Judged"),
+                roles=frozenset({Role.JUDGED_SHARE})))
 register(Family("NumRet", "Number of documents retrieved (after depth and condensation).", kernel=num_ret,
                 ties="order_free",
                 cutoff="none", over_topics="sum", bounded=False, ir_measures=IrMeasuresName("NumRet"),
-                trec_eval=(TrecEvalName("num_ret", "NumRet", 2, kind="long", nicknames=_COUNTED),)))
+                trec_eval=(TrecEvalName("num_ret", "NumRet", 2, kind="long", nicknames=_COUNTED),),
+                roles=frozenset({Role.RETRIEVED})))
 register(Family("NumRel", "Number of relevant documents in the qrels (R).", (LEVEL_PARAM,), kernel=num_rel,
                 ties="order_free",
                 cutoff="none", over_topics="sum", bounded=False, ir_measures=IrMeasuresName("NumRel"),
                 trec_eval=(TrecEvalName("num_rel", "NumRel", 3, kind="long", nicknames=_COUNTED,
-                                        graded_lines_with_c=True),)))
+                                        graded_lines_with_c=True),),
+                roles=frozenset({Role.R_PER_TOPIC})))
 register(Family("NumRelRet", "Number of relevant documents retrieved.", cutoff="none", over_topics="sum", bounded=False,
                 trec_eval=(TrecEvalName("num_rel_ret", "NumRelRet", 4, kind="long", nicknames=_COUNTED),),
                 ir_measures=IrMeasuresName("NumRet", requires=("rel",)), **_RELEVANT))

@@ -18,6 +18,7 @@ The formulas live in the family modules (one per family); this module only knows
 
 from __future__ import annotations
 
+import enum
 import re
 import string
 from dataclasses import dataclass
@@ -319,6 +320,19 @@ class IrMeasuresName:
         return True
 
 
+class Role(enum.Enum):
+    """What a family stands for where irstats needs a measure without being told its name: a
+    family declares the roles it plays (``Family.roles``) and the report, the plots, the depth
+    sweep and the commands ask for the role (:func:`measure_for`), never for a family by name.
+    Each role is played by exactly one family."""
+
+    DEFAULT = "the measure of an experiment when none is named"
+    R_PER_TOPIC = "the relevant documents of each topic, R"
+    RETRIEVED = "the documents a run retrieved for each topic"
+    JUDGED_SHARE = "the judged share of a run's top k"
+    POOL_VARIANT = "the family a depth sweep also divides by the pool's R_k (its _pool variant)"
+
+
 @dataclass(frozen=True)
 class Family:
     """A measure family, declared once: parameters, cut-off rule, and how it is computed.
@@ -357,6 +371,9 @@ class Family:
 
     A callable ``ties(judgments, measure)`` chooses among them per measure.
 
+    ``roles``: the :class:`Role` s the family plays (AP is the default measure, NumRel gives R
+    per topic …), read through :func:`family_for`.
+
     ``needs`` names judgments beyond the qrels that the family reads from the tensor (one of
     :data:`NEEDS`): ``"subtopics"`` (subtopic qrels, ``Judgments.subtopics``: the diversity
     measures of measures/diversity.py) or ``"preferences"`` (preference judgments,
@@ -386,6 +403,7 @@ class Family:
     expected_terms: Terms | None = None
     expected_kernel: Callable[["Judgments", "Measure"], "np.ndarray"] | None = None
     needs: str | None = None  # a key of NEEDS: judgments beyond the qrels (see above)
+    roles: frozenset[Role] = frozenset()
 
     def tie_method(self, judgments: "Judgments", measure: "Measure") -> str:
         """How this measure's expectation over tied orderings is computed (see ``ties``)."""
@@ -584,6 +602,20 @@ def register(family: Family, aliases: tuple[str, ...] = ()) -> Family:
         _FAMILY_KEYS[key.lower()] = family.name
     _REGISTRATIONS[0] += 1
     return family
+
+
+def family_for(role: Role) -> Family:
+    """The family that plays ``role`` (each role is declared by exactly one family)."""
+    players = [family for family in FAMILIES.values() if role in family.roles]
+    if len(players) != 1:
+        raise LookupError(f"{role.name} is declared by {len(players)} families, not 1: "
+                          f"{', '.join(f.name for f in players) or 'none'}")
+    return players[0]
+
+
+def measure_for(role: Role) -> str:
+    """The name of the family that plays ``role`` (``measure_for(Role.DEFAULT)`` is ``"AP"``)."""
+    return family_for(role).name
 
 
 def trec_eval_names() -> list[TrecEvalName]:

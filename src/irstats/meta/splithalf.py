@@ -474,7 +474,7 @@ def split_half(scores: ScoreMatrix | Mapping[str, ScoreMatrix] | Iterable[ScoreM
         aggregates reached by different floating-point paths stay tied; 0 for exact ties.
     difficulty:
         The matrix D_t is computed from for the fixed Hard/Easy and Middle/Rest splits;
-        ``"auto"``: the matrix named ``AP`` if given, else none; a measure name; or None to skip.
+        ``"auto"``: the matrix of the default measure (AP) if given, else none; a measure name; or None to skip.
     difficulty_method:
         D_t definition (see :func:`~irstats.difficulty.topic_difficulty`).
     low_threshold, low_inclusive:
@@ -584,7 +584,9 @@ def _difficulty_source(difficulty, matrices: Mapping[str, ScoreMatrix]) -> Score
         raise ArgumentTypeError(f"difficulty must be 'auto', a measure name, a ScoreMatrix or None; got "
                                 f"{kind_of(difficulty)}", argument="difficulty")
     if difficulty == "auto":
-        return matrices.get("AP")
+        from irstats.measures import Role, measure_for
+
+        return matrices.get(measure_for(Role.DEFAULT))
     if difficulty not in matrices:
         raise InputError(f"no measure {difficulty!r} to compute topic difficulty from; "
                          f"the scores have {', '.join(matrices)}")

@@ -19,12 +19,12 @@ F13 :func:`ap_variants` (AP′ = AP@k beside AP″ = AP_pool@k); F14 :func:`vola
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 import polars as pl
 
-from irstats.depth.sweep import UNJUDGED_FORMS, DepthSweep
+from irstats.depth.sweep import UNJUDGED_FORMS, DepthSweep, pool_variant
 from irstats.depth.volatility import Volatility
 from irstats.errors import ArgumentError
 from irstats.plots.common import (DEFAULT_SIZE, MAX_HEIGHT, MIN_FONT_SIZE, PALETTE, SIZES, current_size,
@@ -234,7 +234,7 @@ def _row_legend(result: DepthSweep, measure: str, forms: Sequence[str], ax) -> N
     for i, ((q, _), colour) in enumerate(zip(picks[0], _DARK)):
         names = list(dict.fromkeys(result.systems[p[i][1]] for p in picks))
         handles.append(Line2D([], [], color=colour, lw=line_width(1.1), label="\n".join(names)))
-    different = any(len(h.get_label().split("\n")) > 1 for h in handles)
+    different = any(len(str(h.get_label()).split("\n")) > 1 for h in handles)
     title = "best → worst" + ("\n(left, right panel)" if different else "")
     import matplotlib
 
@@ -288,7 +288,7 @@ def _grid_axes(result: DepthSweep, measures: list[str], forms: list[str], panel_
     natural = min(figure_height(panel_size[1]) - band - gap, 0.95 * panel_w)
     panel_h = max(0.5, min(natural, (MAX_HEIGHT - fixed) / rows))
     height = min(MAX_HEIGHT, fixed + rows * panel_h)
-    fig = plt.figure(figsize=(width, height))
+    fig: Any = plt.figure(figsize=(width, height))  # Any: it carries irstats' own irstats_size
     fig.irstats_size = current_size() or DEFAULT_SIZE
     axes = np.empty((rows, cols), dtype=object)
     for r in range(rows):
@@ -320,7 +320,7 @@ def _same_ylim(series: list[np.ndarray], axes) -> None:
 
 def ap_variants_frame(result: DepthSweep, form: str = UNJUDGED_FORMS[0]) -> pl.DataFrame:
     """F13 data: the :func:`trajectory_frame` of AP (AP′) and AP_pool (AP″)."""
-    return pl.concat([trajectory_frame(result, "AP", form), trajectory_frame(result, "AP_pool", form)])
+    return pl.concat([trajectory_frame(result, name, form) for name in pool_variant()])
 
 
 @figure_function
@@ -334,15 +334,16 @@ def ap_variants(result: DepthSweep, form: str = UNJUDGED_FORMS[0], axes=None) ->
     if own:
         _, axes = new_figure(1, 2, height=figure_height(3.4) + 0.45)
     axes = np.asarray(axes, dtype=object).ravel()[:2]
-    _draw_trajectories(axes[0], result, "AP", form)
-    _draw_trajectories(axes[1], result, "AP_pool", form)
-    axes[0].set_title("AP′ = AP@k (÷R)")
-    axes[1].set_title("AP″ = AP_pool@k (÷R_k)")
+    family, variant = pool_variant()  # AP, AP_pool
+    _draw_trajectories(axes[0], result, family, form)
+    _draw_trajectories(axes[1], result, variant, form)
+    axes[0].set_title(f"{family}′ = {family}@k (÷R)")
+    axes[1].set_title(f"{family}″ = {variant}@k (÷R_k)")
     for ax in axes:
         ax.set_xlabel("evaluation depth k")
     if own:
         axes[0].figure.suptitle(_FORM_TITLE.get(form, form))
-    _same_ylim([result.series("AP", form), result.series("AP_pool", form)], axes)
+    _same_ylim([result.series(family, form), result.series(variant, form)], axes)
     handles, labels = axes[0].get_legend_handles_labels()
     handles += _key_handles(result.pool_depth)
     labels += [h.get_label() for h in _key_handles(result.pool_depth)]

@@ -23,8 +23,19 @@ DEFAULT_REPORT_MEASURES = ("AP", "nDCG@10", "P@10", "RR", "RBP(p=0.8)")
 #: The report draws its figures at this width (:func:`irstats.plots.style`): the PDFs fit a
 #: paper's page and the HTML shows PNG renders of the same drawings.
 FIGURE_SIZE = "page"
-#: Measures every report evaluates besides the chosen ones (collection facts, residuals).
-SUPPORT_MEASURES = ("NumRel", "NumRet", "Judged@10", "Judged@100", "Judged@1000", "SP")
+#: The depths k at which the collection section shows each run's judged share.
+JUDGED_DEPTHS = (10, 100, 1000)
+
+
+def support_measures() -> tuple[str, ...]:
+    """Measures every report evaluates besides the chosen ones (collection facts, residuals):
+    the families playing R per topic and the documents retrieved, the judged share at
+    :data:`JUDGED_DEPTHS`, and SP — asked for by role, in that order."""
+    from irstats.measures import Role, measure_for
+
+    judged = measure_for(Role.JUDGED_SHARE)
+    return (measure_for(Role.R_PER_TOPIC), measure_for(Role.RETRIEVED), *(f"{judged}@{k}" for k in JUDGED_DEPTHS),
+            "SP")
 
 
 @dataclass(frozen=True)

@@ -11,9 +11,10 @@ import numpy as np
 import polars as pl
 
 from irstats.errors import InputError, MeasureError, some
-from irstats.measures import FAMILIES, parse_measure
+from irstats.measures import Role, measure_for, parse_measure
 from irstats.report.document import Items, Note, Section, Table, Text
-from irstats.report.model import SectionBuilder, Study, command_line, environment, input_files, traded
+from irstats.report.model import (JUDGED_DEPTHS, SectionBuilder, Study, command_line, environment, input_files,
+                                  traded)
 from irstats.standardize import apply_factors, fit_factors, write_factors
 from irstats.stats import compare, t_interval
 
@@ -37,20 +38,22 @@ def collection(study: Study) -> Section:
         .sort("topic")
     )
     relevant = per_topic["relevant"].to_numpy()
+    retrieved_matrix = study.scores[measure_for(Role.RETRIEVED)]
+    judged_share = measure_for(Role.JUDGED_SHARE)
     summary = pl.DataFrame({
         "quantity": ["topics", "judged documents", "relevant documents", "relevant per topic (median)",
                      "relevant per topic (min)", "relevant per topic (max)", "topics without relevant documents",
                      "runs"],
         "value": [_amount(v) for v in (per_topic.height, qrels.height, relevant.sum(), np.median(relevant),
                                          relevant.min(), relevant.max(), (relevant == 0).sum(),
-                                         len(study.scores["NumRet"].systems))],
+                                         len(retrieved_matrix.systems))],
     })
-    retrieved = study.scores["NumRet"].values
+    retrieved = retrieved_matrix.values
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # a run with no topic at all: NaN
         fewest, most = np.nanmin(retrieved, axis=1), np.nanmax(retrieved, axis=1)
-    judged = pl.DataFrame({"system": list(study.scores["NumRet"].systems),
-                           **{f"judged@{k}": study.scores[f"Judged@{k}"].means() for k in (10, 100, 1000)},
+    judged = pl.DataFrame({"system": list(retrieved_matrix.systems),
+                           **{f"judged@{k}": study.scores[f"{judged_share}@{k}"].means() for k in JUDGED_DEPTHS},
                            "retrieved per topic (min)": fewest, "retrieved per topic (max)": most})
     section = Section("The collection", "collection")
     section.add(Text(f"Relevance: grade ≥ {level}. Judged share of a run's top k: the share of its first "
@@ -474,10 +477,12 @@ def aggregation(study: Study) -> Section:
                             n_splits=study.settings.effort.split_half_halvings, seed=study.settings.seed,
                             progress=study.keep_drawing)
     consistency = result.summary()
+    gm_floor = DEFAULT_EPSILON["gm_trec_eval"]
+    assert gm_floor is not None  # trec_eval's GM floors its scores at a declared ε
     section = Section("Aggregation", "aggregation")
     section.add(Text(f"Each system's per-topic scores aggregated by the arithmetic mean (am), the ε-adjusted "
                      f"geometric mean (egm, ε = {_decimal(eps)}), trec_eval's GM (gm_trec_eval: scores floored at "
-                     f"ε = {_decimal(DEFAULT_EPSILON['gm_trec_eval'])}) and the median, and the AM of "
+                     f"ε = {_decimal(gm_floor)}) and the median, and the AM of "
                      f"standardized scores (std_am). Split-half consistency: over {result.n_splits} random halvings "
                      "of the topics, Kendall's τ between the systems' orderings on the two halves (higher: the "
                      "method ranks systems more consistently); ε is the floor or offset each method used (none for "
@@ -493,8 +498,8 @@ def aggregation(study: Study) -> Section:
 
 
 #: The measure predictive power keeps its top systems by when the report has it, else the
-#: report's first measure: the AP family's (predictive_power's own default), by its declared name.
-PREDICTIVE_TOP_BY = FAMILIES["AP"].name
+#: report's first measure: the default measure's (AP, predictive_power's own default).
+PREDICTIVE_TOP_BY = measure_for(Role.DEFAULT)
 
 
 def predictive(study: Study) -> Section:
@@ -804,8 +809,10 @@ def findings(study: Study, tables: dict[str, pl.DataFrame]) -> list[str]:
         changed = scale.filter(pl.col("transform") != "raw")
         if changed.height:
             most = changed.sort("change_rate", descending=True).row(0, named=True)
+            fewest, most_rate = changed.select(pl.col("change_rate").min().alias("fewest"),
+                                               pl.col("change_rate").max().alias("most")).row(0)
             out.append(f"A change of scale (log, logit, ranks, standardized) changes the conclusion of "
-                       f"{changed['change_rate'].min():.0%} to {changed['change_rate'].max():.0%} of the system "
+                       f"{fewest:.0%} to {most_rate:.0%} of the system "
                        f"pairs; most for {most['measure']} under {most['transform']} ({most['changed']} of "
                        f"{most['pairs']} pairs).")
     volatility = tables.get("volatility_summary")

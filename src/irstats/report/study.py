@@ -28,9 +28,8 @@ from irstats.random import check_seed
 from irstats.report import sections
 from irstats.report.document import (Figure, Note, Section, Table, Text, drop_repeated_notes, render_html,
                                      render_markdown, write_tables)
-from irstats.report.model import (DEFAULT_REPORT_MEASURES, FIGURE_SIZE, SUPPORT_MEASURES, BackgroundPdfs,
-                                  ReportResult, SectionBuilder, Study, StudySettings, api_call, command_line,
-                                  environment)
+from irstats.report.model import (DEFAULT_REPORT_MEASURES, FIGURE_SIZE, BackgroundPdfs, ReportResult, SectionBuilder,
+                                  Study, StudySettings, api_call, command_line, environment, support_measures)
 
 
 def build_report(qrels, runs, out_dir, measures: Sequence[str] | None = None, reference: Sequence[str] | None = None,
@@ -93,7 +92,7 @@ def build_report(qrels, runs, out_dir, measures: Sequence[str] | None = None, re
     with progress_bar(len(stages) + 2, progress, "report", unit="stage") as bar, folder as scratch:
         bar.set_description("evaluate")
         run_list = runs if isinstance(runs, (list, tuple)) else [runs]
-        wanted = list(chosen) + [m for m in _residuals(chosen) if m not in chosen] + list(SUPPORT_MEASURES)
+        wanted = list(chosen) + [m for m in _residuals(chosen) if m not in chosen] + list(support_measures())
         evaluator = Evaluator(qrels, **options)
         run_set = RunSet.load(run_list)  # once: the files it names are listed, with their hashes, in the provenance
         run_files = run_set.sources

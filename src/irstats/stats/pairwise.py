@@ -25,14 +25,16 @@ from irstats.random import Seed, check_seed, generator, seed_label
 from irstats.errors import ArgumentError, ArgumentTypeError, InputError, NotFoundError, did_you_mean, warn
 from irstats.scores import ScoreMatrix
 from irstats.stats.resampling import (
+    BOOTSTRAP,
+    RANDOMIZATION,
+    TUKEY_RANGES,
+    ResamplingCore,
     _check_resamples,
     check_batch_size,
     exact_is_cheaper,
     randomization_exact_core,
     resample_batch,
     resample_batches,
-    resample_counts,
-    tukey_ranges,
     warn_dropped_topics,
 )
 from irstats.stats.closed_form import (
@@ -67,24 +69,27 @@ class PairedTest:
     :func:`~irstats.stats.compare`, the volatility sweep, the command line) — as scipy
     declares a test's sample structure once.
 
-    ``label``: its name in legends. ``resamples``: it draws random resamples (B and the seed
-    belong in its legend; ``n_resamples``/``seed`` matter). ``familywise``: its p-values
-    control the familywise error already (no further correction). ``min_topics``: the fewest
-    topics a pair needs for a p-value (fewer: NaN, and the legend says why). ``rows``: for a
-    test whose every pair's statistic and p-value are a closed form of the pair's difference
-    row (pairs × topics, no NaN), the batched row function — callers may then test any batch
-    of pairs at once (the sweep: every depth in one call); its result has ``statistic``,
-    ``p_value``, ``effect_size``, and ``lower`` gives the statistic read the other way.
+    ``label``: its name in legends. ``core``: the Monte Carlo core it draws its random
+    resamples with (:class:`~irstats.stats.resampling.ResamplingCore`; B and the seed then
+    belong in its legend, ``n_resamples``/``seed`` matter, and its batches can run on a Dask
+    cluster). ``familywise``: its p-values control the familywise error already (no further
+    correction). ``min_topics``: the fewest topics a pair needs for a p-value (fewer: NaN,
+    and the legend says why). ``rows``: for a test whose every pair's statistic and p-value
+    are a closed form of the pair's difference row (pairs × topics, no NaN), the batched row
+    function — callers may then test any batch of pairs at once (the sweep: every depth in one
+    call); its result has ``statistic``, ``p_value``, ``effect_size``, and ``lower`` gives the
+    statistic read the other way.
     """
 
     name: str
     label: str
-    resamples: bool = False
+    core: ResamplingCore | None = None
     familywise: bool = False
     min_topics: int = 1
     rows: Callable[[np.ndarray], RowsResult] | None = None
-    # takes what ``rows`` returned (its own result class: the sign test reads ``neg``)
-    lower: Callable[[Any], np.ndarray] | None = None
+    # the statistic of (b, a) from what ``rows`` or ``per_pair`` returned (its own result class:
+    # the sign test reads ``neg``, Wilcoxon's W⁻ is n(n + 1)/2 − W⁺)
+    lower: Callable[[Any], np.ndarray | float] | None = None
     # a test computed one pair at a time: the pair's difference row (no NaN) → its result
     # (statistic, p_value, effect_size, n_nonzero, method)
     per_pair: Callable[[np.ndarray], SignedRank] | None = None
@@ -95,17 +100,28 @@ class PairedTest:
     # pairs differing by one amount on every topic get METHODS.md §5.6's convention (warned of)
     degenerate_rule: bool = False
 
+    @property
+    def resamples(self) -> bool:
+        """Whether it draws random resamples (it declares a core)."""
+        return self.core is not None
+
+
+def _signed_rank_lower(r: SignedRank) -> float:
+    """W⁻ = n(n + 1)/2 − W⁺ over the n nonzero differences."""
+    return r.n_nonzero * (r.n_nonzero + 1) / 2 - r.statistic
+
 
 TESTS: dict[str, PairedTest] = {t.name: t for t in (
     PairedTest("paired_t", "paired t-test", min_topics=2, rows=paired_t_rows, lower=lambda r: -r.statistic,
                degenerate_rule=True),
-    PairedTest("wilcoxon", "Wilcoxon signed-rank test", per_pair=wilcoxon_from_differences),
+    PairedTest("wilcoxon", "Wilcoxon signed-rank test", per_pair=wilcoxon_from_differences,
+               lower=_signed_rank_lower),
     PairedTest("sign", "sign test", rows=sign_rows, lower=lambda r: r.neg.astype(np.float64)),
-    PairedTest("bootstrap", "paired bootstrap test", resamples=True, min_topics=2,
+    PairedTest("bootstrap", "paired bootstrap test", core=BOOTSTRAP, min_topics=2,
                p_value=lambda counts, b: counts / b),
-    PairedTest("randomization", "randomisation test", resamples=True,
+    PairedTest("randomization", "randomisation test", core=RANDOMIZATION,
                p_value=lambda counts, b: (1 + counts) / (1 + b), exact=randomization_exact_core),
-    PairedTest("tukey", "randomised Tukey HSD", resamples=True, familywise=True, min_topics=2),
+    PairedTest("tukey", "randomised Tukey HSD", core=TUKEY_RANGES, familywise=True, min_topics=2),
 )}
 
 #: Tests :func:`pairwise` knows, by name.
@@ -215,7 +231,7 @@ def paired_test(test: object) -> PairedTest:
     """The declaration of the test named ``test``; an error naming the argument otherwise."""
     if not (isinstance(test, str) and test in TESTS):
         error = ArgumentError if isinstance(test, str) else ArgumentTypeError
-        raise error(f"unknown test {test!r}; expected one of {', '.join(PAIRWISE_TESTS)}", argument="test")
+        raise error(f"unknown test {test!r}; expected one of {', '.join(TESTS)}", argument="test")
     return TESTS[test]
 
 
@@ -297,7 +313,7 @@ def _pairwise(scores: object, test: str, n_resamples: int, seed: Seed, exact: bo
         res = spec.rows(D)
         stat, p, effect = res.statistic, res.p_value, res.effect_size
         assert spec.lower is not None  # declared with every ``rows``
-        stat_lower = spec.lower(res)
+        stat_lower = np.asarray(spec.lower(res))  # one value per row: an array already
         # the degenerate rule is declared with the paired t-test's rows, which mark the degenerate rows
         if spec.degenerate_rule and cast(PairedTRows, res).degenerate.any():
             flat = np.flatnonzero(cast(PairedTRows, res).degenerate)
@@ -306,17 +322,18 @@ def _pairwise(scores: object, test: str, n_resamples: int, seed: Seed, exact: bo
                  f"topic (s_d = 0: {named}{' …' if flat.size > 3 else ''}); their p-values are set by convention "
                  "(1 if identical, else 0)")
     elif spec.per_pair is not None:
+        assert spec.lower is not None  # declared with every ``per_pair``
         stat, stat_lower, p, effect = (np.full(I.size, np.nan) for _ in range(4))
         methods = {"exact": 0, "approx": 0, "none": 0}
         for k in range(I.size):
             r = spec.per_pair(D[k, ok[k]])
             stat[k], p[k], effect[k] = r.statistic, r.p_value, r.effect_size
-            stat_lower[k] = r.n_nonzero * (r.n_nonzero + 1) / 2 - r.statistic
+            stat_lower[k] = spec.lower(r)
             methods[r.method] += 1
         details["methods"] = methods
     else:  # a resampling test (bootstrap, randomisation)
-        exact_core, p_value = spec.exact, spec.p_value
-        assert p_value is not None  # declared with every resampling test of pairs
+        exact_core, p_value, core = spec.exact, spec.p_value, spec.core
+        assert p_value is not None and core is not None  # declared with every resampling test of pairs
         if exact_core is None:
             exact = False
         elif not exact:
@@ -343,14 +360,14 @@ def _pairwise(scores: object, test: str, n_resamples: int, seed: Seed, exact: bo
             last = _generator_copy(rng)
             if job is not None:  # the same batches, each from the generator's state at its start
                 data, tasks, done = job.share(Dg), [], 0
-                for size, state in resample_batches(test, Dg.shape, B, last, batch_size):
+                for size, state in resample_batches(core, Dg.shape, B, last, batch_size):
                     tasks.append(job.submit(f"{measure + ': ' if measure else ''}{spec.label}, resamples "
-                                            f"{done + 1}–{done + size} of {B}", resample_batch, test, data, size,
+                                            f"{done + 1}–{done + size} of {B}", resample_batch, core, data, size,
                                             state, weight=size))
                     done += size
                 pending.append((rows, tasks))
                 continue
-            statistic, counts = resample_counts(test, Dg, B, last, batch_size)
+            statistic, counts = core.run(Dg, B, last, batch_size)
             stat[rows], p[rows] = statistic, p_value(counts, B)
         if last is not None and isinstance(seed, np.random.Generator):
             seed.bit_generator.state = last.bit_generator.state
@@ -428,12 +445,12 @@ def _tukey_hsd(scores: object, n_resamples: int, seed: Seed, batch_size: int | N
     means = X.sum(axis=-1) / n
     D = means[:, None] - means[None, :]
     if job is None:
-        ranges = tukey_ranges(X, B, generator(seed), batch_size)
+        ranges = TUKEY_RANGES.run(X, B, generator(seed), batch_size)
         return lambda: _tukey_result(X, B, D, means, ranges, systems, measure, order, seed, m, total)
     data, tasks, done = job.share(X), [], 0
-    for size, state in resample_batches("tukey", X.shape, B, generator(seed), batch_size):
+    for size, state in resample_batches(TUKEY_RANGES, X.shape, B, generator(seed), batch_size):
         tasks.append(job.submit(f"{measure + ': ' if measure else ''}Tukey HSD, resamples {done + 1}–{done + size} "
-                                f"of {B}", resample_batch, "tukey", data, size, state, weight=size))
+                                f"of {B}", resample_batch, TUKEY_RANGES, data, size, state, weight=size))
         done += size
     return lambda: _tukey_result(X, B, D, means, np.concatenate([job.result(k) for k in tasks]), systems, measure,
                                  order, seed, m, total)

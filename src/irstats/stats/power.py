@@ -37,7 +37,7 @@ how many topics the next one needs.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -52,18 +52,8 @@ from irstats.scores import ScoreMatrix
 if TYPE_CHECKING:  # pragma: no cover
     from irstats.render import Table
 
-TESTS = ("paired_t", "two_sample_t", "one_way_anova", "two_way_anova", "two_way_anova_replicated")
-T_TESTS = ("paired_t", "two_sample_t")
 #: The effects of a two-way ANOVA with replication whose F can be analysed.
 EFFECTS = ("systems", "topics", "interaction")
-
-#: What the sample size of each test counts.
-UNITS = {"paired_t": "topics", "two_sample_t": "topics per system", "one_way_anova": "topics per system",
-         "two_way_anova": "topics", "two_way_anova_replicated": "replicates per cell"}
-
-_NAMES = {"paired_t": "paired t-test", "two_sample_t": "two-sample t-test", "one_way_anova": "one-way ANOVA",
-          "two_way_anova": "two-way ANOVA without replication",
-          "two_way_anova_replicated": "two-way ANOVA with replication"}
 
 
 def _stats() -> Any:
@@ -89,11 +79,56 @@ def f_power(df1: float, df2: float, noncentrality: float, alpha: float) -> float
 
 
 @dataclass(frozen=True)
-class _Design:
-    """Degrees of freedom and noncentrality of one test at one size; ``size`` is what the
-    sample size counts (topics, topics per system or replicates per cell)."""
+class PowerDesign:
+    """A test whose power is analysed, declared once and read by :func:`power_analysis`,
+    :func:`power_from_scores`, :class:`PowerAnalysis`'s printing and ``irstats power --test``
+    — as the paired tests are declared (:class:`~irstats.stats.pairwise.PairedTest`).
 
-    test: str
+    ``label``: its name in sentences. ``unit``: what its sample size counts. ``statistic``:
+    the symbol of what it reports, ``"t"`` (a t-test: d̂ from |t|, power from the noncentral t)
+    or ``"F"`` (the F of an effect: Cohen's f̂, power from the noncentral F). ``dfs(observed,
+    size, size2)``: (df1, df2) at a size in its unit (df2 NaN for a t-test); ``noncentrality``
+    likewise; ``effect_size(statistic, n, n2, df1, df2)``: the effect the test saw;
+    ``sizes(analysis)``: the sizes at hand in words. ``two_groups``: a second group's topics
+    (``n2``) are given. ``replicated``: its F is of an ``effect`` of a two-way ANOVA with
+    replication (``n`` counts replicates, ``n_topics`` is given). ``on_scores``: for a t-test,
+    the test run on two systems' rows (result, n, n2); ``anova``: for the others, the design
+    of :func:`irstats.stats.anova.anova` whose F of the systems is analysed.
+    """
+
+    name: str
+    label: str
+    unit: str
+    statistic: str
+    dfs: Callable[[_Effect, int, int | None], tuple[float, float]]
+    noncentrality: Callable[[_Effect, int, int | None], float]
+    effect_size: Callable[[float, int, int | None, float, float], float]
+    sizes: Callable[[PowerAnalysis], str]
+    effect_formula: str = ""  # a t-test: how d is read from t, in the legend
+    two_groups: bool = False
+    replicated: bool = False
+    on_scores: Callable[[np.ndarray, np.ndarray], tuple[Any, int, int | None]] | None = None
+    anova: str | None = None
+
+    @property
+    def is_t_test(self) -> bool:
+        """Whether it reports a t (else the F of an effect)."""
+        return self.statistic == "t"
+
+    def power(self, observed: _Effect, size: int, size2: int | None, alpha: float) -> float:
+        """The power of the test of the ``observed`` effect at ``size`` (and ``size2``)."""
+        df1, df2 = self.dfs(observed, size, size2)
+        if self.is_t_test:
+            return t_power(df1, self.noncentrality(observed, size, size2), alpha)
+        return f_power(df1, df2, self.noncentrality(observed, size, size2), alpha)
+
+
+@dataclass(frozen=True)
+class _Effect:
+    """An observed effect with the sizes of its test, ``size`` being what the sample size
+    counts (topics, topics per system or replicates per cell)."""
+
+    design: PowerDesign
     effect_size: float  # d̂ or f̂
     n: int
     n2: int | None
@@ -101,44 +136,102 @@ class _Design:
     n_topics: int | None
     effect: str
 
-    def df_effect(self) -> int:
-        m, n = self.n_systems, self.n_topics
-        assert m is not None  # the F-tests, the only ones with an effect's df, count systems
-        if self.test == "two_way_anova_replicated":
-            assert n is not None  # ... and with replication, topics
-            return {"systems": m - 1, "topics": n - 1, "interaction": (m - 1) * (n - 1)}[self.effect]
-        return m - 1
-
-    def dfs(self, size: int, size2: int | None = None) -> tuple[float, float]:
-        """(df1, df2) with ``size`` (and ``size2`` for two_sample_t) in the design's unit."""
-        test = self.test
-        if test == "paired_t":
-            return size - 1, math.nan
-        if test == "two_sample_t":
-            return size + (size if size2 is None else size2) - 2, math.nan
-        m = self.n_systems
-        assert m is not None  # the F-tests count systems
-        if test == "one_way_anova":
-            return m - 1, m * (size - 1)
-        if test == "two_way_anova":
-            return m - 1, (m - 1) * (size - 1)
-        assert self.n_topics is not None  # two_way_anova_replicated counts topics
-        return self.df_effect(), m * self.n_topics * (size - 1)
-
-    def noncentrality(self, size: int, size2: int | None = None) -> float:
-        if self.test == "paired_t":
-            return math.sqrt(size) * self.effect_size
-        if self.test == "two_sample_t":
-            other = size if size2 is None else size2
-            return self.effect_size / math.sqrt(1 / size + 1 / other)
-        df1, df2 = self.dfs(size)
-        return self.effect_size ** 2 * (df1 + df2 + 1)
+    @property
+    def systems(self) -> int:
+        assert self.n_systems is not None  # the F-tests, the only ones with an effect's df, count systems
+        return self.n_systems
 
     def power(self, size: int, size2: int | None, alpha: float) -> float:
-        df1, df2 = self.dfs(size, size2)
-        if self.test in T_TESTS:
-            return t_power(df1, self.noncentrality(size, size2), alpha)
-        return f_power(df1, df2, self.noncentrality(size), alpha)
+        return self.design.power(self, size, size2, alpha)
+
+
+def _paired_t_dfs(observed: _Effect, size: int, size2: int | None) -> tuple[float, float]:
+    return size - 1, math.nan
+
+
+def _two_sample_t_dfs(observed: _Effect, size: int, size2: int | None) -> tuple[float, float]:
+    return size + (size if size2 is None else size2) - 2, math.nan
+
+
+def _one_way_dfs(observed: _Effect, size: int, size2: int | None) -> tuple[float, float]:
+    m = observed.systems
+    return m - 1, m * (size - 1)
+
+
+def _two_way_dfs(observed: _Effect, size: int, size2: int | None) -> tuple[float, float]:
+    m = observed.systems
+    return m - 1, (m - 1) * (size - 1)
+
+
+def _replicated_dfs(observed: _Effect, size: int, size2: int | None) -> tuple[float, float]:
+    m, n = observed.systems, observed.n_topics
+    assert n is not None  # the replicated design counts topics
+    df_effect = {"systems": m - 1, "topics": n - 1, "interaction": (m - 1) * (n - 1)}[observed.effect]
+    return df_effect, m * n * (size - 1)
+
+
+def _paired_t_noncentrality(observed: _Effect, size: int, size2: int | None) -> float:
+    return math.sqrt(size) * observed.effect_size
+
+
+def _two_sample_t_noncentrality(observed: _Effect, size: int, size2: int | None) -> float:
+    other = size if size2 is None else size2
+    return observed.effect_size / math.sqrt(1 / size + 1 / other)
+
+
+def _f_noncentrality(observed: _Effect, size: int, size2: int | None) -> float:
+    df1, df2 = observed.design.dfs(observed, size, None)
+    return float(observed.effect_size ** 2 * (df1 + df2 + 1))
+
+
+def _paired_d(statistic: float, n: int, n2: int | None, df1: float, df2: float) -> float:
+    return statistic / math.sqrt(n)
+
+
+def _two_sample_d(statistic: float, n: int, n2: int | None, df1: float, df2: float) -> float:
+    assert n2 is not None  # set for two_sample_t
+    return statistic * math.sqrt(1 / n + 1 / n2)
+
+
+def _cohens_f(statistic: float, n: int, n2: int | None, df1: float, df2: float) -> float:
+    return math.sqrt(df1 * statistic / df2)
+
+
+def _run_paired_t(a: np.ndarray, b: np.ndarray) -> tuple[Any, int, int | None]:
+    from irstats.stats import paired_t
+
+    result = paired_t(a, b)
+    return result, result.n, None
+
+
+def _run_two_sample_t(a: np.ndarray, b: np.ndarray) -> tuple[Any, int, int | None]:
+    from irstats.stats import two_sample_t
+
+    result = two_sample_t(a, b, equal_var=True)
+    return result, result.details["n_x"], result.details["n_y"]
+
+
+#: Every power design, by name: the one place a new one is declared.
+POWER_DESIGNS: dict[str, PowerDesign] = {d.name: d for d in (
+    PowerDesign("paired_t", "paired t-test", "topics", "t", _paired_t_dfs, _paired_t_noncentrality, _paired_d,
+                lambda r: f"{r.n} topics", effect_formula="/√n", on_scores=_run_paired_t),
+    PowerDesign("two_sample_t", "two-sample t-test", "topics per system", "t", _two_sample_t_dfs,
+                _two_sample_t_noncentrality, _two_sample_d, lambda r: f"{r.n} and {r.n2} topics",
+                effect_formula="·√(1/n₁ + 1/n₂)", two_groups=True, on_scores=_run_two_sample_t),
+    PowerDesign("one_way_anova", "one-way ANOVA", "topics per system", "F", _one_way_dfs, _f_noncentrality,
+                _cohens_f, lambda r: f"{r.n_systems} systems × {r.n} topics", anova="one-way"),
+    PowerDesign("two_way_anova", "two-way ANOVA without replication", "topics", "F", _two_way_dfs, _f_noncentrality,
+                _cohens_f, lambda r: f"{r.n_systems} systems × {r.n} topics", anova="two-way"),
+    PowerDesign("two_way_anova_replicated", "two-way ANOVA with replication", "replicates per cell", "F",
+                _replicated_dfs, _f_noncentrality, _cohens_f,
+                lambda r: f"{r.n_systems} systems × {r.n_topics} topics × {r.n} replicates", replicated=True),
+)}
+
+#: Tests whose power is analysed, by name.
+TESTS = tuple(POWER_DESIGNS)
+
+#: What the sample size of each test counts.
+UNITS = {name: design.unit for name, design in POWER_DESIGNS.items()}
 
 
 @dataclass(frozen=True)
@@ -170,16 +263,21 @@ class PowerAnalysis(Result):
     compared: tuple[str, ...] = ()  # the systems compared (scores given), else ()
 
     @property
+    def design(self) -> PowerDesign:
+        """The declaration of the test analysed."""
+        return POWER_DESIGNS[self.test]
+
+    @property
     def unit(self) -> str:
         """What :attr:`n` and :attr:`sample_size` count."""
-        return UNITS[self.test]
+        return self.design.unit
 
     def to_frame(self) -> pl.DataFrame:
         """One row: measure test compared effect statistic df1 df2 effect_size noncentrality
         alpha power beta n n2 sample_size unit."""
         return pl.DataFrame([{
             "measure": self.measure, "test": self.test, "compared": " vs ".join(self.compared),
-            "effect": self.effect if self.test not in T_TESTS else "",
+            "effect": "" if self.design.is_t_test else self.effect,
             "statistic": self.statistic, "df1": float(self.df1), "df2": float(self.df2),
             "effect_size": self.effect_size, "noncentrality": self.noncentrality, "alpha": self.alpha,
             "power": self.power, "beta": self.beta, "n": self.n, "n2": self.n2, "sample_size": self.sample_size,
@@ -196,29 +294,19 @@ class PowerAnalysis(Result):
     def title(self) -> str:
         """The analysis in one sentence."""
         name = f"{self.measure}: " if self.measure else ""
-        what = _NAMES[self.test] + (f" of {' vs '.join(self.compared)}" if self.compared else "")
-        if self.test == "two_way_anova_replicated":
+        what = self.design.label + (f" of {' vs '.join(self.compared)}" if self.compared else "")
+        if self.design.replicated:
             what += f" ({self.effect})"
-        symbol = "t" if self.test in T_TESTS else "F"
+        symbol = self.design.statistic
         need = (f"{self.sample_size} {self.unit}" if self.sample_size is not None
                 else "no sample size" if self.effect_size == 0 else f"more than {1_000_000:,} {self.unit}")
-        return (f"{name}{what}, {symbol} = {self.statistic:.4g} with {self._size_text()}: achieved power "
+        return (f"{name}{what}, {symbol} = {self.statistic:.4g} with {self.design.sizes(self)}: achieved power "
                 f"{self.power:.3f} at α = {self.alpha:g}; {need} for power {1 - self.beta:g}")
 
-    def _size_text(self) -> str:
-        if self.test == "two_sample_t":
-            return f"{self.n} and {self.n2} topics"
-        if self.test == "paired_t":
-            return f"{self.n} topics"
-        if self.test == "two_way_anova_replicated":
-            return f"{self.n_systems} systems × {self.n_topics} topics × {self.n} replicates"
-        return f"{self.n_systems} systems × {self.n} topics"
-
     def legend(self) -> list[str]:
-        if self.test in T_TESTS:
-            size = "/√n" if self.test == "paired_t" else "·√(1/n₁ + 1/n₂)"
-            lines = [f"effect_size: d = |t|{size}, the effect the test saw; power of the two-sided test with the "
-                     f"noncentral t (df = {self.df1:g}, λ = |t|)"]
+        if self.design.is_t_test:
+            lines = [f"effect_size: d = |t|{self.design.effect_formula}, the effect the test saw; power of the "
+                     f"two-sided test with the noncentral t (df = {self.df1:g}, λ = |t|)"]
         else:
             lines = [f"effect_size: Cohen's f = √(φF/φ_E) (φ = {self.df1:g}, φ_E = {self.df2:g}), the effect the "
                      f"test saw; power with the noncentral F, λ = f²(φ + φ_E + 1) = {self.noncentrality:.4g} "
@@ -240,11 +328,12 @@ class PowerAnalysis(Result):
                         label="tab:power")
 
 
-def _check_test(test: object) -> str:
-    if not (isinstance(test, str) and test in TESTS):
+def power_design(test: object) -> PowerDesign:
+    """The declaration of the test named ``test``; an error naming the argument otherwise."""
+    if not (isinstance(test, str) and test in POWER_DESIGNS):
         raise (ArgumentError if isinstance(test, str) else ArgumentTypeError)(
             f"unknown test {test!r}; expected one of {', '.join(TESTS)}", argument="test")
-    return test
+    return POWER_DESIGNS[test]
 
 
 def power_analysis(statistic: float, test: str = "paired_t", *, n: int, n2: int | None = None,
@@ -265,7 +354,7 @@ def power_analysis(statistic: float, test: str = "paired_t", *, n: int, n2: int 
     >>> round(r.effect_size, 3), round(r.power, 3), r.sample_size
     (0.473, 0.519, 38)
     """
-    test = _check_test(test)
+    spec = power_design(test)
     statistic = real(statistic, "statistic")
     share(alpha, "alpha")
     share(beta, "beta")
@@ -276,11 +365,11 @@ def power_analysis(statistic: float, test: str = "paired_t", *, n: int, n2: int 
     if not isinstance(measure, str):
         raise ArgumentTypeError(f"measure must be a name; got {kind_of(measure)}", argument="measure")
     n = whole(n, "n", minimum=2)
-    if test == "two_sample_t":
+    if spec.two_groups:
         n2 = n if n2 is None else whole(n2, "n2", minimum=2)
     elif n2 is not None:
         raise ArgumentError(f"n2 is for two_sample_t, not {test}", argument="n2")
-    if test in T_TESTS:
+    if spec.is_t_test:
         n_systems = None
         n_topics = None
         statistic = abs(statistic)
@@ -290,7 +379,7 @@ def power_analysis(statistic: float, test: str = "paired_t", *, n: int, n2: int 
             raise ArgumentError(f"{test} needs n_systems (m, the systems compared)", argument="n_systems")
         n_systems = whole(n_systems, "n_systems", minimum=2)
         real(statistic, "statistic", low=0.0)
-        if test == "two_way_anova_replicated":
+        if spec.replicated:
             if n_topics is None:
                 raise ArgumentError("two_way_anova_replicated needs n_topics", argument="n_topics")
             n_topics = whole(n_topics, "n_topics", minimum=2)
@@ -301,28 +390,22 @@ def power_analysis(statistic: float, test: str = "paired_t", *, n: int, n2: int 
             if effect != "systems":
                 raise ArgumentError(f"{test} tests the systems; effect={effect!r} is for "
                                     f"two_way_anova_replicated", argument="effect")
-    probe = _Design(test, 1.0, n, n2, n_systems, n_topics, effect)
-    df1, df2 = probe.dfs(n, n2)
-    if test == "paired_t":
-        effect_size = statistic / math.sqrt(n)
-    elif test == "two_sample_t":
-        assert n2 is not None  # set above for two_sample_t
-        effect_size = statistic * math.sqrt(1 / n + 1 / n2)
-    else:
-        effect_size = math.sqrt(df1 * statistic / df2)
-    design = _Design(test, effect_size, n, n2, n_systems, n_topics, effect)
-    achieved = design.power(n, n2, alpha)
+    # the degrees of freedom depend on the sizes only: read them before the effect is known
+    df1, df2 = spec.dfs(_Effect(spec, 1.0, n, n2, n_systems, n_topics, effect), n, n2)
+    effect_size = spec.effect_size(statistic, n, n2, df1, df2)
+    observed = _Effect(spec, effect_size, n, n2, n_systems, n_topics, effect)
+    achieved = observed.power(n, n2, alpha)
     needed = None
     if effect_size > 0:
         try:
             from irstats.stats.topicset import smallest_size
 
-            needed = smallest_size(lambda size: design.power(size, None, alpha) >= 1 - beta, UNITS[test])
+            needed = smallest_size(lambda size: observed.power(size, None, alpha) >= 1 - beta, spec.unit)
         except InputError:  # more than a million: no size worth naming
             needed = None
-    return PowerAnalysis(measure, test, statistic, df1, df2, effect_size, design.noncentrality(n, n2), alpha, beta,
-                         achieved, needed, n, n2, n_systems, n_topics,
-                         n if test == "two_way_anova_replicated" else None, effect, tuple(compared))
+    return PowerAnalysis(measure, spec.name, statistic, df1, df2, effect_size, spec.noncentrality(observed, n, n2), alpha,
+                         beta, achieved, needed, n, n2, n_systems, n_topics, n if spec.replicated else None, effect,
+                         tuple(compared))
 
 
 def achieved_power(statistic: float, test: str = "paired_t", **kwargs: Any) -> float:
@@ -349,11 +432,11 @@ def power_from_scores(scores: ScoreMatrix | Sequence[ScoreMatrix], test: str = "
     """
     from irstats.stats.anova import anova, anova_with_replication
 
-    test = _check_test(test)
+    spec = power_design(test)
     share(alpha, "alpha")
     share(beta, "beta")
     one_of(effect, "effect", EFFECTS)
-    if test == "two_way_anova_replicated":
+    if spec.replicated:
         if isinstance(scores, ScoreMatrix):
             raise ArgumentTypeError("two_way_anova_replicated needs a list of score matrices, one per replicate",
                                     argument="scores")
@@ -366,19 +449,12 @@ def power_from_scores(scores: ScoreMatrix | Sequence[ScoreMatrix], test: str = "
     matrix = score_matrix(scores, "scores")
     if systems is not None:
         matrix = matrix.subset(_names(systems), None)
-    if test in T_TESTS:
-        from irstats.stats import paired_t, two_sample_t
-
+    if spec.on_scores is not None:  # a t-test of two systems
         if len(matrix.systems) != 2:
             raise ArgumentError(f"{test} compares two systems; give systems=(a, b) (the matrix has "
                                 f"{len(matrix.systems)})", argument="systems")
         a, b = matrix.values
-        if test == "paired_t":
-            result = paired_t(a, b)
-            n, n2 = result.n, None
-        else:
-            result = two_sample_t(a, b, equal_var=True)
-            n, n2 = result.details["n_x"], result.details["n_y"]
+        result, n, n2 = spec.on_scores(a, b)
         if not np.isfinite(result.statistic):
             raise InputError(f"{matrix.measure}: the {test} statistic of {' vs '.join(matrix.systems)} is "
                              f"{result.statistic} (no spread of the scores): there is no power to analyse")
@@ -387,7 +463,8 @@ def power_from_scores(scores: ScoreMatrix | Sequence[ScoreMatrix], test: str = "
     if effect != "systems":
         raise ArgumentError(f"{test} tests the systems; effect={effect!r} is for two_way_anova_replicated",
                             argument="effect")
-    table = anova(matrix, "one-way" if test == "one_way_anova" else "two-way")
+    assert spec.anova is not None  # declared with every design that is not a t-test
+    table = anova(matrix, spec.anova)
     f = table.f_statistic("systems")
     if not np.isfinite(f):
         raise InputError(f"{matrix.measure}: the residual variance is 0, so F is infinite: there is no power "
@@ -404,5 +481,5 @@ def _names(systems: object) -> tuple[str, ...]:
     return tuple(systems)
 
 
-__all__ = ["EFFECTS", "PowerAnalysis", "TESTS", "UNITS", "achieved_power", "f_power", "future_sample_size",
-           "power_analysis", "power_from_scores", "t_power"]
+__all__ = ["EFFECTS", "POWER_DESIGNS", "PowerAnalysis", "PowerDesign", "TESTS", "UNITS", "achieved_power", "f_power",
+           "future_sample_size", "power_analysis", "power_design", "power_from_scores", "t_power"]

@@ -119,61 +119,65 @@ def _tukey_draw(rng: np.random.Generator, size: int, m: int, n: int) -> np.ndarr
 
 
 @dataclass(frozen=True)
-class _Core:
-    """A Monte Carlo core, declared once: ``per_item`` the values per resample in a working
-    array, given the data's shape (what sizes its batches); ``draw`` one batch's draws;
-    ``batch`` one batch's result from the data, the batch's size and a Generator; ``whole``
-    the result of all resamples, in batches of a given size. The data is
-    pairs × topics for the bootstrap and randomisation, systems × topics for Tukey's ranges."""
+class ResamplingCore:
+    """A Monte Carlo core, declared once (and named by the :class:`~irstats.stats.pairwise.PairedTest`
+    that resamples with it): ``per_item`` the values per resample in a working array, given
+    the data's shape (what sizes its batches); ``draw`` one batch's draws; ``run(data,
+    n_resamples, rng, batch_size)`` the result of all resamples, in batches of a given size —
+    a batch is the core run on the batch's resamples as one batch. The data is pairs × topics
+    for the bootstrap and randomisation, systems × topics for Tukey's ranges. Its functions
+    are module-level, so a core travels to a Dask worker by reference."""
 
     per_item: Callable[[int, int], int]
     draw: Callable[[np.random.Generator, int, tuple[int, int]], np.ndarray]
-    batch: Callable[[np.ndarray, int, np.random.Generator], object]
-    whole: Callable[[np.ndarray, int, np.random.Generator, int | None], object]
-
-    @classmethod
-    def of(cls, per_item: Callable[[int, int], int],
-           draw: Callable[[np.random.Generator, int, tuple[int, int]], np.ndarray],
-           run: Callable[[np.ndarray, int, np.random.Generator, int | None], object]) -> "_Core":
-        """``run(data, n_resamples, rng, batch_size)``: the core itself; a batch is the core run
-        on the batch's resamples as one batch."""
-        return cls(per_item, draw, lambda data, size, rng: run(data, size, rng, size), run)
+    run: Callable[[np.ndarray, int, np.random.Generator, int | None], Any]
 
 
-_CORES = {
-    "bootstrap": _Core.of(lambda rows, n: 3 * rows + n, lambda rng, size, shape: _bootstrap_draw(rng, size, shape[1]),
-                          lambda data, b, rng, batch: bootstrap_core(data, b, rng, batch)[:2]),
-    "randomization": _Core.of(lambda rows, n: 2 * rows + n, lambda rng, size, shape: _sign_draw(rng, size, shape[1]),
-                              lambda data, b, rng, batch: randomization_core(data, b, rng, batch)),
-    "tukey": _Core.of(lambda rows, n: 3 * rows * n, lambda rng, size, shape: _tukey_draw(rng, size, *shape),
-                      lambda data, b, rng, batch: tukey_ranges(data, b, rng, batch)),
-}
+def _bootstrap_per_item(rows: int, n: int) -> int:
+    return 3 * rows + n
 
 
-def resample_batches(kind: str, shape: tuple[int, int], n_resamples: int, rng: np.random.Generator,
+def _randomization_per_item(rows: int, n: int) -> int:
+    return 2 * rows + n
+
+
+def _tukey_per_item(m: int, n: int) -> int:
+    return 3 * m * n
+
+
+def _bootstrap_batch_draw(rng: np.random.Generator, size: int, shape: tuple[int, int]) -> np.ndarray:
+    return _bootstrap_draw(rng, size, shape[1])
+
+
+def _sign_batch_draw(rng: np.random.Generator, size: int, shape: tuple[int, int]) -> np.ndarray:
+    return _sign_draw(rng, size, shape[1])
+
+
+def _tukey_batch_draw(rng: np.random.Generator, size: int, shape: tuple[int, int]) -> np.ndarray:
+    return _tukey_draw(rng, size, *shape)
+
+
+def _bootstrap_counts(data: np.ndarray, n_resamples: int, rng: np.random.Generator,
+                      batch_size: int | None) -> tuple[np.ndarray, np.ndarray]:
+    t_obs, counts, _ = bootstrap_core(data, n_resamples, rng, batch_size)
+    return t_obs, counts
+
+
+def resample_batches(core: ResamplingCore, shape: tuple[int, int], n_resamples: int, rng: np.random.Generator,
                      batch_size: int | None = None) -> list[tuple[int, Mapping[str, Any]]]:
-    """The batches the core ``kind`` (``bootstrap``, ``randomization``, ``tukey``) draws for
-    data of ``shape`` with ``n_resamples`` and ``batch_size``: ``(size, state of rng at the
-    batch's start)`` each, ``rng`` left where the core leaves it. :func:`resample_batch`
-    computes one of them."""
-    core = _CORES[kind]
+    """The batches ``core`` draws for data of ``shape`` with ``n_resamples`` and
+    ``batch_size``: ``(size, state of rng at the batch's start)`` each, ``rng`` left where the
+    core leaves it. :func:`resample_batch` computes one of them."""
     return batch_states(rng, batch_sizes(n_resamples, batch_size, core.per_item(*shape)),
                         lambda g, size: core.draw(g, size, shape))
 
 
-def resample_counts(kind: str, data: np.ndarray, n_resamples: int, rng: np.random.Generator,
-                    batch_size: int | None = None) -> Any:
-    """The core ``kind`` (``bootstrap``, ``randomization``) run on all ``n_resamples`` here, in
-    its batches: ``(statistic, counts)`` per row, as the sum of :func:`resample_batch` over
-    :func:`resample_batches` gives them."""
-    return _CORES[kind].whole(data, n_resamples, rng, batch_size)
-
-
-def resample_batch(kind: str, data: np.ndarray, size: int, state: Mapping[str, Any]) -> Any:
-    """One batch of :func:`resample_batches`: the core run on ``size`` resamples, as one batch,
+def resample_batch(core: ResamplingCore, data: np.ndarray, size: int, state: Mapping[str, Any]) -> Any:
+    """One batch of :func:`resample_batches`: ``core`` run on ``size`` resamples, as one batch,
     from a Generator at ``state`` — the same draws and sums as in the whole run. Returns
-    ``(t_obs, counts)`` (bootstrap), ``(T, counts)`` (randomisation) or the ranges (Tukey)."""
-    return _CORES[kind].batch(data, size, at_state(state))
+    ``(t_obs, counts)`` (bootstrap), ``(T, counts)`` (randomisation) or the ranges (Tukey);
+    summed over the batches, what ``core.run`` gives for all resamples at once."""
+    return core.run(data, size, at_state(state), size)
 
 
 # --------------------------------------------------------------------------- bootstrap
@@ -194,7 +198,7 @@ def bootstrap_core(D: np.ndarray, n_resamples: int, rng: np.random.Generator, ba
     counts = np.zeros(P, dtype=np.int64)
     t_star = np.empty((P, n_resamples)) if keep else None
     done = 0
-    for size in batch_sizes(n_resamples, batch_size, _CORES["bootstrap"].per_item(P, n)):
+    for size in batch_sizes(n_resamples, batch_size, _bootstrap_per_item(P, n)):
         idx = _bootstrap_draw(rng, size, n)
         for cols in _row_chunks(P, 3 * size):
             Wc = np.ascontiguousarray(WT[:, cols])
@@ -284,7 +288,7 @@ def randomization_core(D: np.ndarray, n_resamples: int, rng: np.random.Generator
     T = D.sum(axis=-1) / n
     threshold = np.abs(T) - ZERO_TOL * np.maximum(1.0, np.abs(T))
     counts = np.zeros(P, dtype=np.int64)
-    for size in batch_sizes(n_resamples, batch_size, _CORES["randomization"].per_item(P, n)):
+    for size in batch_sizes(n_resamples, batch_size, _randomization_per_item(P, n)):
         signs = _sign_draw(rng, size, n)
         _flip_counts(D, signs, threshold, counts)
     return T, counts
@@ -363,7 +367,7 @@ def tukey_ranges(X: np.ndarray, n_resamples: int, rng: np.random.Generator,
     m, n = X.shape
     ranges = np.empty(n_resamples)
     done = 0
-    for size in batch_sizes(n_resamples, batch_size, _CORES["tukey"].per_item(m, n)):
+    for size in batch_sizes(n_resamples, batch_size, _tukey_per_item(m, n)):
         keys = _tukey_draw(rng, size, m, n)
         perm = np.argsort(keys, axis=1, kind="stable")  # size × m × n: row indices per topic
         total = np.zeros((size, m))
@@ -379,3 +383,11 @@ def warn_dropped_topics(count: int, total: int, what: str) -> None:
     """One warning about topics left out because a score is missing."""
     if count:
         warn(f"{count} of {total} topics lack a score for some system and were left out of {what}")
+
+
+# --------------------------------------------------------------------------- the cores
+# Each is named by the paired test that resamples with it (stats/pairwise.TESTS).
+
+BOOTSTRAP = ResamplingCore(_bootstrap_per_item, _bootstrap_batch_draw, _bootstrap_counts)
+RANDOMIZATION = ResamplingCore(_randomization_per_item, _sign_batch_draw, randomization_core)
+TUKEY_RANGES = ResamplingCore(_tukey_per_item, _tukey_batch_draw, tukey_ranges)

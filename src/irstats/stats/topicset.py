@@ -49,10 +49,6 @@ from irstats.checks import real, score_matrix, share, whole
 from irstats.errors import ArgumentError, ArgumentTypeError, InputError
 from irstats.scores import ScoreMatrix
 
-DESIGNS = ("paired_t", "two_sample_t", "anova", "ci", "two_sample_ci")
-#: The designs about the width of an interval rather than the power of a test.
-CI_DESIGNS = ("ci", "two_sample_ci")
-
 #: No collection is designed with more topics than this; a request beyond it is an error.
 MAX_TOPICS = 1_000_000
 
@@ -63,29 +59,97 @@ def _stats() -> Any:
     return scipy.stats
 
 
+@dataclass(frozen=True)
+class Design:
+    """A topic-set design, declared once and read by every function here, by
+    :class:`TopicSetDesign`'s sentence and by ``irstats topicset --design`` — as the paired
+    tests are declared (:class:`~irstats.stats.pairwise.PairedTest`).
+
+    A design is about either the power of a test or the width of an interval: ``power(n,
+    min_diff, variance, alpha, n_systems)`` gives the exact power with n topics (n ≥ 2);
+    ``interval(n, variance)`` gives the degrees of freedom and the squared standard error
+    (over V's units) of the interval of a difference, whose expected width is compared with
+    δ. ``variance_factor``: V in units of the residual variance V_E of a score matrix (2 for
+    a difference of two systems on the same topics). ``counts_systems``: its power depends
+    on the number of systems m (taken from the matrix). ``each``: what its count of topics is
+    per, in the sentence of an interval design (" per system")."""
+
+    name: str
+    power: Callable[[int, float, float, float, int], float] | None = None
+    interval: Callable[[int, float], tuple[int, float]] | None = None
+    variance_factor: float = 1.0
+    counts_systems: bool = False
+    each: str = ""
+
+    def __post_init__(self) -> None:
+        if (self.power is None) == (self.interval is None):
+            raise ValueError(f"design {self.name}: declare either power (a test) or interval (a width)")
+
+
+def _t_power(df: int, noncentrality: float, alpha: float) -> float:
+    st = _stats()
+    critical = st.t.isf(alpha / 2, df)
+    return float(st.nct.sf(critical, df, noncentrality) + st.nct.cdf(-critical, df, noncentrality))
+
+
+def _paired_t_power(n: int, min_diff: float, variance: float, alpha: float, n_systems: int) -> float:
+    return _t_power(n - 1, math.sqrt(n) * min_diff / math.sqrt(variance), alpha)
+
+
+def _two_sample_t_power(n: int, min_diff: float, variance: float, alpha: float, n_systems: int) -> float:
+    return _t_power(2 * n - 2, min_diff / math.sqrt(2 * variance / n), alpha)
+
+
+def _anova_power(n: int, min_diff: float, variance: float, alpha: float, n_systems: int) -> float:
+    st = _stats()
+    df1, df2 = n_systems - 1, n_systems * (n - 1)
+    nc = n * (min_diff ** 2 / 2) / variance  # Sakai's minimum detectable range Δ = δ²/2
+    critical = st.f.isf(alpha, df1, df2)
+    return float(st.ncf.sf(critical, df1, df2, nc))
+
+
+def _paired_interval(n: int, variance: float) -> tuple[int, float]:
+    return n - 1, variance / n
+
+
+def _two_sample_interval(n: int, variance: float) -> tuple[int, float]:
+    return 2 * n - 2, 2 * variance / n
+
+
+#: Every topic-set design, by name: the one place a new one is declared.
+TOPIC_SET_DESIGNS: dict[str, Design] = {d.name: d for d in (
+    Design("paired_t", power=_paired_t_power, variance_factor=2.0),
+    Design("two_sample_t", power=_two_sample_t_power),
+    Design("anova", power=_anova_power, counts_systems=True),
+    Design("ci", interval=_paired_interval, variance_factor=2.0),
+    Design("two_sample_ci", interval=_two_sample_interval, each=" per system"),
+)}
+
+DESIGNS = tuple(TOPIC_SET_DESIGNS)
+#: The designs about the width of an interval rather than the power of a test.
+CI_DESIGNS = tuple(name for name, design in TOPIC_SET_DESIGNS.items() if design.interval is not None)
+
+
+def topic_set_design(design: object) -> Design:
+    """The declaration of the design named ``design``; an error naming the argument otherwise."""
+    if not (isinstance(design, str) and design in TOPIC_SET_DESIGNS):
+        raise (ArgumentError if isinstance(design, str) else ArgumentTypeError)(
+            f"unknown design {design!r}; expected one of {', '.join(DESIGNS)}", argument="design")
+    return TOPIC_SET_DESIGNS[design]
+
+
 def power(n: int, min_diff: float, variance: float, design: str = "paired_t", alpha: float = 0.05,
           n_systems: int = 2) -> float:
     """The exact power of ``design`` with n topics (per system, for two_sample_t) to detect
     ``min_diff`` (δ) at level ``alpha`` when the variance is ``variance`` (V)."""
-    _check(design, alpha, None, None, variance, n_systems)
+    spec = _check(design, alpha, None, None, variance, n_systems)
     real(min_diff, "min_diff", low=0.0)  # δ = 0 is allowed here: its power is α
     n = whole(n, "n", minimum=1)
-    st = _stats()
     if n < 2:
         return float("nan")
-    if design == "paired_t":
-        df, nc = n - 1, math.sqrt(n) * min_diff / math.sqrt(variance)
-    elif design == "two_sample_t":
-        df, nc = 2 * n - 2, min_diff / math.sqrt(2 * variance / n)
-    elif design == "anova":
-        df1, df2 = n_systems - 1, n_systems * (n - 1)
-        nc = n * (min_diff ** 2 / 2) / variance
-        critical = st.f.isf(alpha, df1, df2)
-        return float(st.ncf.sf(critical, df1, df2, nc))
-    else:
+    if spec.power is None:
         raise InputError(f"the {design} design has no power: it is about the width of an interval")
-    critical = st.t.isf(alpha / 2, df)
-    return float(st.nct.sf(critical, df, nc) + st.nct.cdf(-critical, df, nc))
+    return spec.power(n, min_diff, variance, alpha, n_systems)
 
 
 def expected_ci_width(n: int, variance: float, alpha: float = 0.05, design: str = "ci") -> float:
@@ -95,11 +159,12 @@ def expected_ci_width(n: int, variance: float, alpha: float = 0.05, design: str 
     n = whole(n, "n", minimum=2)
     real(variance, "variance", low=0.0, open_low=True)
     share(alpha, "alpha")
-    if design not in CI_DESIGNS:
+    spec = TOPIC_SET_DESIGNS.get(design) if isinstance(design, str) else None
+    if spec is None or spec.interval is None:
         raise (ArgumentError if isinstance(design, str) else ArgumentTypeError)(
             f"expected_ci_width's design must be one of {', '.join(CI_DESIGNS)}; got {design!r}", argument="design")
     st = _stats()
-    df, spread = (n - 1, variance / n) if design == "ci" else (2 * n - 2, 2 * variance / n)
+    df, spread = spec.interval(n, variance)
     c4 = math.sqrt(2 / df) * math.exp(math.lgamma((df + 1) / 2) - math.lgamma(df / 2))
     width: float = 2 * st.t.isf(alpha / 2, df) * c4 * math.sqrt(spread)
     return width
@@ -133,10 +198,10 @@ def topics_needed(min_diff: float, variance: float, design: str = "paired_t", al
     """
     share(beta, "beta")
     real(min_diff, "min_diff", low=0.0, open_low=True)
-    _check(design, alpha, beta, min_diff, variance, n_systems)
+    spec = _check(design, alpha, beta, min_diff, variance, n_systems)
 
     def good(n: int) -> bool:
-        if design in CI_DESIGNS:
+        if spec.interval is not None:
             return expected_ci_width(n, variance, alpha, design) <= min_diff
         return power(n, min_diff, variance, design, alpha, n_systems) >= 1 - beta
 
@@ -149,9 +214,9 @@ def min_detectable_difference(n: int, variance: float, design: str = "paired_t",
     """The smallest δ that n topics detect with power 1 − β (for ``ci`` and
     ``two_sample_ci``: the expected width of the interval)."""
     share(beta, "beta")
-    _check(design, alpha, beta, 1.0, variance, n_systems)
+    spec = _check(design, alpha, beta, 1.0, variance, n_systems)
     n = whole(n, "n", minimum=2)
-    if design in CI_DESIGNS:
+    if spec.interval is not None:
         return expected_ci_width(n, variance, alpha, design)
     from scipy.optimize import brentq
 
@@ -177,24 +242,24 @@ def residual_variance(matrix: ScoreMatrix) -> float:
 
 def variance_for(matrix: ScoreMatrix, design: str) -> float:
     """V for ``design`` from a score matrix: 2·V_E for paired_t and ci, V_E otherwise
-    (two_sample_t, two_sample_ci, anova)."""
+    (two_sample_t, two_sample_ci, anova): its declared ``variance_factor`` times V_E."""
+    spec = topic_set_design(design)
     v_e = residual_variance(matrix)
-    return 2 * v_e if design in ("paired_t", "ci") else v_e
+    return spec.variance_factor * v_e  # exact: a factor of 1 or 2 changes no bit but the exponent
 
 
 def _check(design: object, alpha: float, beta: float | None, min_diff: float | None, variance: float,
-           n_systems: int) -> None:
-    if not (isinstance(design, str) and design in DESIGNS):
-        raise (ArgumentError if isinstance(design, str) else ArgumentTypeError)(
-            f"unknown design {design!r}; expected one of {', '.join(DESIGNS)}", argument="design")
+           n_systems: int) -> Design:
+    spec = topic_set_design(design)
     share(alpha, "alpha")
     if beta is not None:
         share(beta, "beta")
     if min_diff is not None:
         real(min_diff, "min_diff", low=0.0, open_low=True)
     real(variance, "variance", low=0.0, open_low=True)
-    if design == "anova":
+    if spec.counts_systems:
         whole(n_systems, "n_systems", minimum=2)
+    return spec
 
 
 @dataclass(frozen=True)
@@ -237,9 +302,9 @@ class TopicSetDesign(Result):
     def sentence(self) -> str:
         name = f"{self.measure} " if self.measure else ""
         head = f"{name}({self.design}, α = {self.alpha:g}, β = {self.beta:g}, V = {self.variance:.6g}): "
-        if self.design in CI_DESIGNS:
-            each = " per system" if self.design == "two_sample_ci" else ""
-            text = head + (f"{self.n_topics} topics{each} for an expected interval width of at most "
+        spec = TOPIC_SET_DESIGNS[self.design]
+        if spec.interval is not None:
+            text = head + (f"{self.n_topics} topics{spec.each} for an expected interval width of at most "
                            f"{self.min_diff:g}")
             if self.current_topics is not None:
                 text += f"; the {self.current_topics} topics at hand give {self.current_min_diff:.4f}"
@@ -256,6 +321,7 @@ def design_topic_set(matrix: ScoreMatrix | None = None, *, min_diff: float, desi
                      n_systems: int | None = None, measure: str | None = None) -> TopicSetDesign:
     """Topics needed for ``design``, with V given or estimated from ``matrix``; when a matrix
     is given, also what its own topics can detect (minimum difference and power)."""
+    spec = topic_set_design(design)
     if matrix is not None:
         score_matrix(matrix)
     if variance is None:
@@ -263,20 +329,20 @@ def design_topic_set(matrix: ScoreMatrix | None = None, *, min_diff: float, desi
             raise ArgumentError("give a variance or a score matrix to estimate it from", argument="variance")
         variance = variance_for(matrix, design)
     if n_systems is None:
-        n_systems = len(matrix.systems) if (matrix is not None and design == "anova") else 2
+        n_systems = len(matrix.systems) if (matrix is not None and spec.counts_systems) else 2
     n = topics_needed(min_diff, variance, design, alpha, beta, n_systems)
     current = current_diff = current_power = None
     if matrix is not None:
         current = int((~np.isnan(matrix.values).any(axis=0)).sum())
         if current >= 2:
             current_diff = min_detectable_difference(current, variance, design, alpha, beta, n_systems)
-            current_power = None if design in CI_DESIGNS else power(current, min_diff, variance, design,
-                                                                    alpha, n_systems)
+            current_power = None if spec.power is None else power(current, min_diff, variance, design, alpha,
+                                                                  n_systems)
     name = measure or (matrix.measure if matrix is not None else "")
     return TopicSetDesign(name, design, alpha, beta, min_diff, variance, n, n_systems, current, current_diff,
                           current_power)
 
 
-__all__ = ["CI_DESIGNS", "DESIGNS", "TopicSetDesign", "design_topic_set", "expected_ci_width",
-           "min_detectable_difference",
-           "power", "residual_variance", "smallest_size", "topics_needed", "variance_for"]
+__all__ = ["CI_DESIGNS", "DESIGNS", "Design", "TOPIC_SET_DESIGNS", "TopicSetDesign", "design_topic_set",
+           "expected_ci_width", "min_detectable_difference", "power", "residual_variance", "smallest_size",
+           "topic_set_design", "topics_needed", "variance_for"]
