@@ -241,9 +241,10 @@ def in_cli_words(error: Exception, command: click.Command) -> None:
     text = cli_text(text, command, getattr(error, "argument", None))
     if hasattr(error, "message"):
         error.message = text
+    path, line = getattr(error, "path", None), getattr(error, "line", None)  # InputError's, ResourceError's
     where = ""
-    if getattr(error, "path", None) is not None:
-        where = f"{error.path}:{error.line}: " if getattr(error, "line", None) is not None else f"{error.path}: "
+    if path is not None:
+        where = f"{path}:{line}: " if line is not None else f"{path}: "
     error.args = (where + text,)
 
 
