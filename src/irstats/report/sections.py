@@ -449,7 +449,7 @@ def _split_half_columns() -> dict:
 
 def aggregation(study: Study) -> Section:
     """3. AM, εGM, GM_trec_eval, median and standardized AM, their split-half consistency."""
-    from irstats.aggregate import DEFAULT_EPSILON, aggregate
+    from irstats.aggregate import GM_TREC_EVAL_FLOOR, aggregate
     from irstats.meta.splithalf import split_half
     from irstats.standardize import standardized_name
 
@@ -477,7 +477,7 @@ def aggregation(study: Study) -> Section:
     section = Section("Aggregation", "aggregation")
     section.add(Text(f"Each system's per-topic scores aggregated by the arithmetic mean (am), the ε-adjusted "
                      f"geometric mean (egm, ε = {_decimal(eps)}), trec_eval's GM (gm_trec_eval: scores floored at "
-                     f"ε = {_decimal(DEFAULT_EPSILON['gm_trec_eval'])}) and the median, and the AM of "
+                     f"ε = {_decimal(GM_TREC_EVAL_FLOOR)}) and the median, and the AM of "
                      f"standardized scores (std_am). Split-half consistency: over {result.n_splits} random halvings "
                      "of the topics, Kendall's τ between the systems' orderings on the two halves (higher: the "
                      "method ranks systems more consistently); ε is the floor or offset each method used (none for "
@@ -805,7 +805,8 @@ def findings(study: Study, tables: dict[str, pl.DataFrame]) -> list[str]:
         if changed.height:
             most = changed.sort("change_rate", descending=True).row(0, named=True)
             out.append(f"A change of scale (log, logit, ranks, standardized) changes the conclusion of "
-                       f"{changed['change_rate'].min():.0%} to {changed['change_rate'].max():.0%} of the system "
+                       f"{changed.select(pl.min('change_rate')).item():.0%} to "
+                       f"{changed.select(pl.max('change_rate')).item():.0%} of the system "
                        f"pairs; most for {most['measure']} under {most['transform']} ({most['changed']} of "
                        f"{most['pairs']} pairs).")
     volatility = tables.get("volatility_summary")
