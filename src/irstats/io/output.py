@@ -179,9 +179,9 @@ def check_outputs_spare_inputs(outputs, inputs) -> None:
                 files.append(entry)
     if not (files or folders or patterns):
         return
-    for out_label, out, kind in outputs:
+    for out_label, out, written_as in outputs:
         out = os.fspath(out)
-        if kind == "folder":
+        if written_as == "folder":
             _check_folder_spares(out_label, out, files + folders)
             continue
         out_stat: os.stat_result | None
