@@ -143,7 +143,11 @@ def format_help(formats: Sequence[str], of: str | None = None, note: str | None 
     return f"Output format{f' of {of}' if of else ''}: {listed}{f'; {note}' if note else ''}."
 
 
-def output_file_option(function=None, *, help: str = "Write to FILE, not stdout.", required: bool = False):
+#: ``-o``'s help where the file holds what the command prints otherwise.
+WRITE_TO_FILE = "Write to FILE, not stdout."
+
+
+def output_file_option(function=None, *, help: str = WRITE_TO_FILE, required: bool = False):
     """``-o/--output FILE`` (the command receives ``output``): a file checked when the command
     line is parsed (:class:`OutputFile`); ``help`` where the file holds something else than
     the formatted result."""
@@ -155,7 +159,7 @@ def output_file_option(function=None, *, help: str = "Write to FILE, not stdout.
 
 
 def output_options(function=None, *, formats: Sequence[str] | None = None, of: str | None = None,
-                   note: str | None = None, output_help: str | None = None, systems: bool = True,
+                   note: str | None = None, output_help: str = WRITE_TO_FILE, systems: bool = True,
                    checked_by_command: bool = False):
     """``--format`` and ``-o/--output`` (the command receives ``fmt`` and ``output``) and, where
     the formats include LaTeX, the table options (:func:`table_options`; ``systems=False``: without
@@ -170,7 +174,7 @@ def output_options(function=None, *, formats: Sequence[str] | None = None, of: s
 
         choices = tuple(formats or FORMATS)
         wrapped = table_options(function, systems=systems) if "latex" in choices else function
-        wrapped = output_file_option(wrapped, **({} if output_help is None else {"help": output_help}))
+        wrapped = output_file_option(wrapped, help=output_help)
         return click.option("--format", "fmt", default=choices[0], show_default=True,
                             **({"metavar": "FORMAT"} if checked_by_command else {"type": click.Choice(choices)}),
                             help=format_help(choices, of, note))(wrapped)
