@@ -88,12 +88,12 @@ def irstats_name(measure) -> str | None:
     # Accuracy (a default given), but irstats names them apart, and 1 and True print otherwise.
     try:
         key = (type(measure), measure.NAME, tuple((k, type(v), v) for k, v in sorted(measure.params.items())))
-        known = key in _NAMES
+        return _NAMES[key]
     except TypeError:  # an unhashable parameter (a dict of gains): computed each time
         return _irstats_name(measure)
-    if not known:
-        _NAMES[key] = _irstats_name(measure)
-    return _NAMES[key]
+    except KeyError:
+        found = _NAMES[key] = _irstats_name(measure)
+        return found
 
 
 #: irstats_name's answers, by the measure's type, name and parameters as given.
