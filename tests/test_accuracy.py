@@ -130,6 +130,13 @@ def test_routing_from_the_declaration():
     assert parse_trec_eval_free()
 
 
+def test_an_evaluator_of_a_declined_measure_says_so_when_made():
+    """An IrstatsEvaluator made for a measure the provider declines (as ir_measures' own code
+    could) raises the provider's error at once, not a KeyError of the name None when scoring."""
+    with pytest.raises(provider_module.UnsupportedMeasureError, match="Accuracy\\(rel=0\\)"):
+        provider_module.IrstatsEvaluator([Accuracy(rel=0)], None, {})
+
+
 def parse_trec_eval_free() -> bool:
     """Accuracy has no trec_eval name: none is declared, none is derived."""
     return FAMILIES["Accuracy"].trec_eval == () and irstats.parse_measure("Accuracy@10").trec_eval_name is None

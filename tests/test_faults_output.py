@@ -655,6 +655,27 @@ def test_output_folder_api(tmp_path):
     assert json.loads((tmp_path / "made" / MARKER).read_text())["files"] == ["a.txt"]
 
 
+def test_output_folder_removed_while_it_is_checked_again_is_made_anew(tmp_path, monkeypatch):
+    """The target removed between the commit's two looks at it (another process cleaning up): the
+    results become a new folder, as for a target that never existed (it was a traceback: the
+    manifest of no folder, None, was read as a dict)."""
+    target = tmp_path / "made"
+    target.mkdir()
+    folder = OutputFolder(target)
+    check_again = output.check_output_folder
+
+    def removed_just_before(path):
+        shutil.rmtree(path)
+        return check_again(path)
+
+    with folder as scratch:
+        (scratch / "a.txt").write_text("a")
+        monkeypatch.setattr(output, "check_output_folder", removed_just_before)
+    assert (target / "a.txt").read_text() == "a"
+    assert json.loads((target / MARKER).read_text())["files"] == ["a.txt"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["made"]
+
+
 def test_dev_stdout_redirected_to_a_file_is_appended_not_replaced(tmp_path):
     log = tmp_path / "log.txt"
     log.write_text("first\n")

@@ -28,21 +28,6 @@ CACHE_DIR = Path(tempfile.gettempdir()) / f"irstats-mypy-cache-{os.getuid()}-py{
 
 #: The errors mypy still reports, per file (2026-11-28, mypy 2.4): each to be annotated away.
 KNOWN_ERRORS: dict[str, int] = {
-    "src/irstats/aggregate.py": 2,
-    "src/irstats/cli/agreement_cmd.py": 3,
-    "src/irstats/cli/group.py": 1,
-    "src/irstats/cli/main.py": 5,
-    "src/irstats/cli/output.py": 2,
-    "src/irstats/collection.py": 2,
-    "src/irstats/integrations/columns.py": 2,
-    "src/irstats/integrations/ir_measures.py": 6,
-    "src/irstats/io/output.py": 2,
-    "src/irstats/meta/comparability.py": 5,
-    "src/irstats/meta/predictive.py": 2,
-    "src/irstats/plots/common.py": 4,
-    "src/irstats/ppi.py": 2,
-    "src/irstats/scores.py": 1,
-    "src/irstats/subtopics.py": 3,
     "src/irstats/trec_eval/output.py": 3,
 }
 

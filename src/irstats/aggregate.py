@@ -60,9 +60,12 @@ METHODS: dict[str, str] = {
     "logit": "logit mean (1/t) Σ log((x + ε)/(1 − x + ε)) (ε = 0.01); optional exact back-map",
 }
 
+#: trec_eval's floor of the scores its gm_map averages: the default ε of ``gm_trec_eval``.
+GM_TREC_EVAL_FLOOR = 1e-5
+
 #: The default ε of each method that takes one (None: the method takes no ε).
 DEFAULT_EPSILON: dict[str, float | None] = {
-    "am": None, "gm": None, "egm": 0.01, "gm_trec_eval": 1e-5, "hm": None, "ehm": 0.01,
+    "am": None, "gm": None, "egm": 0.01, "gm_trec_eval": GM_TREC_EVAL_FLOOR, "hm": None, "ehm": 0.01,
     "median": None, "al": 0.01, "logit": 0.01,
 }
 
@@ -238,15 +241,16 @@ def aggregate(matrix: ScoreMatrix | np.ndarray, method: str, epsilon: float | No
                 undefined |= hit
     values = np.where(undefined, np.nan, values)
     if back_transform:
+        # Both methods that back-transform take an ε (DEFAULT_EPSILON), so eps is set for them.
+        if name not in ("al", "logit") or eps is None:
+            raise ArgumentError(f"back_transform applies to 'al' and 'logit', not {name!r}", argument="back_transform")
         if name == "al":
             with np.errstate(over="ignore"):
                 values = _expm1_shift(values, eps)
-        elif name == "logit":
+        else:
             from scipy.special import expit  # scipy only where used (start-up)
 
             values = expit(values) * (1.0 + eps) - eps * expit(-values)
-        else:
-            raise ArgumentError(f"back_transform applies to 'al' and 'logit', not {name!r}", argument="back_transform")
     _warn_reasons(name, measure, systems, topics, reasons, nan)
     return AggregateResult(np.asarray(values, dtype=np.float64), tuple(systems), measure, name, eps,
                            tuple(reasons.tolist()), bool(back_transform), counts)
@@ -500,5 +504,5 @@ def aggregate_table(scores, methods: Sequence[str] | str, epsilon: float | None 
     return Aggregates(aggregate_many(scores, methods, epsilon=epsilon, skipna=skipna, back_transform=back_transform))
 
 
-__all__ = ["AggregateResult", "Aggregates", "AggregationWarning", "aggregate_table", "DEFAULT_EPSILON", "METHODS", "REASONS", "aggregate",
+__all__ = ["AggregateResult", "Aggregates", "AggregationWarning", "aggregate_table", "DEFAULT_EPSILON", "GM_TREC_EVAL_FLOOR", "METHODS", "REASONS", "aggregate",
            "aggregate_many", "check_complete", "resolve_method"]

@@ -235,7 +235,7 @@ NOMINAL_STATISTICS = ("cohen_kappa", "krippendorff_alpha_nominal")
 
 def _real_valued(grades: np.ndarray) -> bool:
     """Labels with a fractional value (0.37, 2.5): real-valued, not grades."""
-    return grades.dtype.kind == "f" and bool((grades != np.floor(grades)).any())
+    return np.issubdtype(grades.dtype, np.floating) and bool((grades != np.floor(grades)).any())
 
 
 def _a_real_label(grades: np.ndarray) -> float:

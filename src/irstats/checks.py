@@ -42,6 +42,11 @@ def is_real(value: Any) -> bool:
     return isinstance(value, _numbers.Real) and not isinstance(value, (bool, np.bool_))
 
 
+#: numpy's type codes of the arrays that are numbers as they are: bool, signed and unsigned
+#: integers, floats (not complex, nor timedelta64, which np.issubdtype counts an integer).
+_NUMBER_CODES = "?" + np.typecodes["AllInteger"] + np.typecodes["Float"]
+
+
 def numbers(value: Any, argument: str) -> np.ndarray:
     """``value`` (a list, tuple, numpy array, polars or pandas Series …) as a float64 array,
     if every element is a real number; NaN (or None) marks a missing score.
@@ -58,10 +63,9 @@ def numbers(value: Any, argument: str) -> np.ndarray:
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise ArgumentError(f"{argument} must be a rectangular array of numbers ({reason})",
                             argument=argument) from None
-    kind = array.dtype.kind
-    if kind in "biuf":
+    if array.dtype.char in _NUMBER_CODES:
         return np.asarray(array, dtype=np.float64)
-    if kind == "O":  # a list of mixed objects, a pandas object column: each must be a number or missing
+    if array.dtype == object:  # a list of mixed objects, a pandas object column: each must be a number or missing
         for index, item in enumerate(array.flat):
             if not (_missing(item) or isinstance(item, _numbers.Real)):
                 raise _not_a_number(argument, item, array, index)

@@ -363,10 +363,10 @@ class RunSet:
                 tag = id_of(str(name))
                 for sub in run_from_frame(frame, default_name=str(name)).values():
                     sub = sub.with_columns(pl.lit(tag).alias("tag"))
-                    parts.append(RunPart(tag, "DataFrame", sub.estimated_size(), frame=sub))
+                    parts.append(RunPart(tag, "DataFrame", int(sub.estimated_size()), frame=sub))  # bytes: an int (polars types any unit)
         elif type(runs).__name__ == "DataFrame":  # polars or pandas
             for name, frame in run_from_frame(runs).items():
-                parts.append(RunPart(name, "DataFrame", frame.estimated_size(), frame=frame))
+                parts.append(RunPart(name, "DataFrame", int(frame.estimated_size()), frame=frame))
         else:
             for path in expand_paths(runs):
                 parts.append(_open_file(path))

@@ -85,7 +85,7 @@ class PPIResult(Result):
         if diffs.height == 0:
             return ""
         per_measure = diffs.group_by("measure").len()["len"]
-        m = int(per_measure.max())
+        m = int(per_measure.to_numpy().max())
         family = (f"differences system − versus to the baseline {self.baseline}" if self.baseline is not None
                   else "differences system − versus for all pairs")
         if self.correction == "none":
@@ -141,7 +141,8 @@ _LATEX_HEADER = {"ci_low": r"CI$_\mathrm{low}$", "ci_high": r"CI$_\mathrm{high}$
 
 
 def _count_range(values: pl.Series) -> str:
-    low, high = int(values.min()), int(values.max())
+    counts = values.to_numpy()  # counts of topics: never null
+    low, high = int(counts.min()), int(counts.max())
     return str(low) if low == high else f"{low}–{high}"
 
 

@@ -72,7 +72,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 import numpy as np
 import polars as pl
@@ -303,6 +303,16 @@ def _document_rankings(orig, other, options, depth: int) -> tuple[tuple[str, ...
 
 # ----------------------------------------------------------------------------- the result
 
+class _Wording(NamedTuple):
+    study: str  # the study, in a title
+    other_runs: str  # what the other runs are of the original ones
+
+
+#: How a result of each kind of study speaks of it.
+_WORDING = {"reproducibility": _Wording("Reproduction", "reproduced"),
+            "replicability": _Wording("Replication", "replicated")}
+
+
 @dataclass(frozen=True)
 class ReproResult(Result):
     """The measures of a reproduction (``kind="reproducibility"``) or a replication
@@ -340,7 +350,7 @@ class ReproResult(Result):
 
     @property
     def title(self) -> str:
-        what = "Reproduction" if self.kind == "reproducibility" else "Replication"
+        what = _WORDING[self.kind].study
         pairs = ", ".join(f"{o} → {r}" for o, r in zip(self.original, self.other))
         topics = (f"{self.n_topics[0]} topics" if self.n_topics[0] == self.n_topics[1]
                   else f"{self.n_topics[0]} and {self.n_topics[1]} topics")
@@ -360,7 +370,7 @@ class ReproResult(Result):
                          "ΔRI = relative improvement, original − reproduced (0: same); listed under advanced.")
         test = "paired t-test" if self.test == "paired t" else f"unpaired {self.test}-test"
         lines.append(f"p: two-sided {test} of each run's per-topic scores, original against "
-                     f"{'reproduced' if self.kind == 'reproducibility' else 'replicated'} (small: they differ).")
+                     f"{_WORDING[self.kind].other_runs} (small: they differ).")
         return lines + self._undefined_notes()
 
     def _undefined_notes(self) -> list[str]:

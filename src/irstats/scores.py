@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Iterable, Iterator, Mapping, overload
 
 import numpy as np
 
@@ -328,6 +328,10 @@ FORMATS = ("tsv", "csv", "json", "jsonl", "parquet")
 JSONL_NAMES = {"system": "run_id", "topic": "topic_id"}
 
 
+@overload
+def write_frame(frame: pl.DataFrame, path: None, fmt: str) -> str: ...
+@overload
+def write_frame(frame: pl.DataFrame, path: str | os.PathLike, fmt: str) -> None: ...
 def write_frame(frame: pl.DataFrame, path: str | os.PathLike | None, fmt: str) -> str | None:
     """Write a frame as TSV, CSV, JSON (records) or Parquet; to a path, or return text."""
     import polars as pl

@@ -118,7 +118,7 @@ class SubtopicFacts(AxisFacts):
         columns = on_axis.select("topic", "subtopic").unique().with_columns(
             (pl.col("subtopic").rank("dense").over("topic").cast(pl.Int64) - 1).alias("column"))
         judged = on_axis.join(docs, on=["topic", "docno"]).join(columns, on=["topic", "subtopic"])
-        width = int(columns.get_column("column").max() or 0) + 1
+        width = int(columns.select(pl.max("column")).item() or 0) + 1
         grades = np.full((docs.height + 1, width), MISSING, dtype=np.int64)
         np.maximum.at(grades, (judged.get_column("row").to_numpy(), judged.get_column("column").to_numpy()),
                       judged.get_column("grade").to_numpy().astype(np.int64))
@@ -245,7 +245,7 @@ def _greedy_ideal(matrix: np.ndarray, alpha: float, steps: int) -> np.ndarray:
     n_sub, n_top, n_doc = matrix.shape
     gains = np.zeros((n_top, steps))
     weight = np.ones((n_sub, n_top))
-    available = matrix.any(axis=0)
+    available = np.asarray(matrix.any(axis=0))  # an array (numpy's types allow a scalar)
     topics = np.arange(n_top)
     for step in range(steps):
         score = np.zeros((n_top, n_doc))

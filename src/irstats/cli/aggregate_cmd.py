@@ -14,8 +14,9 @@ from irstats.aggregate import (
 )
 from irstats.cli.common import parse_epsilon, scores_input
 from irstats.cli.group import cli
-from irstats.cli.output import OutputFile, emit_data, emit_result, table_options
+from irstats.cli.output import emit_data, emit_result, output_options
 from irstats.errors import InputError
+from irstats.result import FORMATS
 
 DEFAULT_METHODS = ("am", "egm", "gm_trec_eval")
 
@@ -51,11 +52,7 @@ zero score) print as nan, with a warning saying why.
               help="Aggregate each system over the topics it has scores for, instead of stopping.")
 @click.option("--back-transform", is_flag=True,
               help="Map al and logit back to the score scale (al becomes εGM; logit uses its exact inverse).")
-@click.option("--format", "fmt", type=click.Choice(["table", "markdown", "latex", "tsv", "csv", "json", "parquet"]),
-              default="table", show_default=True,
-              help="Output format; tsv/csv/json/parquet have columns system measure method value.")
-@click.option("-o", "--output", type=OutputFile(), help="Write to FILE, not stdout.")
-@table_options
+@output_options(formats=(*FORMATS, "parquet"), note="tsv, csv, json and parquet have columns system measure method value")
 def aggregate_command(scores, methods, epsilon, skipna, back_transform, fmt, output):
     """Aggregate per-topic SCORES into one value per system and measure.
 

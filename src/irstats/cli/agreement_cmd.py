@@ -8,7 +8,7 @@ import polars as pl
 
 from irstats.cli.group import cli
 from irstats.cli.output import OutputFile, emit_result, output_options, plot_size_option, seed_option
-from irstats.result import FrameResult, Results
+from irstats.result import FrameResult, Result, Results
 
 AGREEMENT_EPILOG = """
 \b
@@ -113,8 +113,8 @@ def _labels_and_conclusions(qrels, runs, measures, all_topics, alpha, boot, fmt,
     """Both at once. Two qrels over different topics (an LLM-judged topic set beside a
     human-judged one) share no pair: the labels are left out, with a note, and only the
     conclusions are compared."""
-    import irstats
     from irstats.agreement import NoSharedPairsError, conclusion_agreement, label_agreement
+    from irstats.evaluate import evaluate
 
     try:
         labels = label_agreement(qrels[0], qrels[1], qrels_duplicate=qrels_duplicate, **boot)
@@ -123,11 +123,11 @@ def _labels_and_conclusions(qrels, runs, measures, all_topics, alpha, boot, fmt,
         click.echo(f"irstats: note: {exc}; labels are not compared, only the conclusions"
                    + ("" if all_topics else " (add --all-topics if the qrels cover different topics)"), err=True)
     names = list(measures) or ["AP"]
-    a = irstats.evaluate(qrels[0], list(runs), names, qrels_duplicate=qrels_duplicate)
-    b = irstats.evaluate(qrels[1], list(runs), names, qrels_duplicate=qrels_duplicate)
+    a = evaluate(qrels[0], list(runs), names, qrels_duplicate=qrels_duplicate)
+    b = evaluate(qrels[1], list(runs), names, qrels_duplicate=qrels_duplicate)
     conclusions = conclusion_agreement(a, b, None, all_topics=all_topics, alpha=alpha, **boot)
     _write_gains(conclusions, plot_path, gains_path, plot_size)
-    shown = [conclusions]
+    shown: list[Result] = [conclusions]
     if labels is not None:  # the labels' rows as measure "labels", above the conclusions'
         shown.insert(0, FrameResult(labels.statistics.with_columns(pl.lit("labels").alias("measure")).select(
             "measure", "statistic", "value", "ci_low", "ci_high"), labels.title, tuple(labels.legend())))

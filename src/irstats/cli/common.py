@@ -215,11 +215,12 @@ def eval_options(func):
 
 def halving_options(func):
     """The tuning options of the experiments over random topic halvings (``splithalf``,
-    ``predictive``): ``--nan-policy``, ``--skipna``, ``--tie-rtol``, ``--batch-size``,
-    ``--format``, ``-o``, ``-q``."""
-    from irstats.cli.output import OutputFile
-    from irstats.result import FORMATS
+    ``predictive``): ``--nan-policy``, ``--skipna``, ``--tie-rtol``, ``--batch-size``, the
+    output options (:func:`irstats.cli.output.output_options`), ``-q``."""
+    from irstats.cli.output import output_options
 
+    func = click.option("-q", "--quiet", is_flag=True, help="No progress bar.")(func)
+    func = output_options(func)
     for option in reversed([
         click.option("--nan-policy", type=click.Choice(["raise", "omit"]), default="raise", show_default=True,
                      help="An undefined aggregate (e.g. hm over a zero) is an error, or the system is left out of "
@@ -228,9 +229,6 @@ def halving_options(func):
         click.option("--tie-rtol", type=float, default=1e-12, show_default=True,
                      help="Aggregates this close (relative) count as tied in τ-b; 0 for exact ties only."),
         click.option("--batch-size", type=int, default=None, help="Halvings per batch (memory); results do not change."),
-        click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True),
-        click.option("-o", "--output", type=OutputFile(), help="Write to FILE, not stdout."),
-        click.option("-q", "--quiet", is_flag=True, help="No progress bar."),
     ]):
         func = option(func)
     return func

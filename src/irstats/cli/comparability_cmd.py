@@ -9,7 +9,7 @@ import click
 
 from irstats.cli.common import eval_options, load_scores
 from irstats.cli.group import cli
-from irstats.cli.output import OutputFile, emit_result, plot_size_option, seed_option, table_options
+from irstats.cli.output import OutputFile, emit_result, output_options, plot_size_option, seed_option
 from irstats.errors import InputError
 from irstats.io.trec import read_names
 from irstats.measures import Role, measure_for
@@ -20,7 +20,6 @@ from irstats.meta.comparability import (
     ideal_scores_from_qrels,
     num_relevant_from_qrels,
 )
-from irstats.result import FORMATS as OUTPUT_FORMATS
 from irstats.scores import ScoreMatrix
 
 COMPARABILITY_EPILOG = """
@@ -118,11 +117,8 @@ def _select(scores: dict[str, ScoreMatrix], measures, source: str) -> list[Score
 @click.option("--plot", "plot_path", type=OutputFile(figure=True), metavar="FILE",
               help="Write figures F8 (FILE) and F9 (FILE with -fp before the suffix), each with a CSV beside it.")
 @plot_size_option
-@click.option("--format", "fmt", type=click.Choice(list(OUTPUT_FORMATS)), default="table", show_default=True,
-              help="Output format.")
-@click.option("-o", "--output", type=OutputFile(), help="Write to FILE, not stdout.")
+@output_options
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
-@table_options
 def comparability_command(scores_paths, measures, num_rel_files, qrels_files, runs, options, labels, reference_file,
                           factors_file, n_partitions, n_fp_partitions, seed, alpha, equal_var, plot_path,
                           plot_size, fmt, output, quiet):

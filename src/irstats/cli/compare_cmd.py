@@ -6,7 +6,7 @@ import click
 
 from irstats.cli.common import cluster_options, scores_input
 from irstats.cli.group import cli
-from irstats.cli.output import OutputFile, emit_result, seed_option, table_options
+from irstats.cli.output import emit_result, output_options, seed_option
 from irstats.errors import InputError
 from irstats.result import FORMATS
 from irstats.stats.compare import compare
@@ -63,16 +63,13 @@ adjustbox).
 @click.option("-n", "--resamples", "n_resamples", default=10000, show_default=True, type=int,
               help="Resamples B for the bootstrap, randomization and tukey tests.")
 @seed_option("p-values")
-@click.option("--format", "fmt", default="table", show_default=True, metavar="FORMAT",
-              help=f"Output format: {'|'.join(FORMATS)}.")
+@output_options(checked_by_command=True)
 @click.option("--interval", default="t", show_default=True, type=click.Choice(["t", "percentile", "bca"]),
               help="Interval of each difference to the baseline (tsv columns delta_low, delta_high): the paired "
                    "t-interval, or a bootstrap percentile or BCa interval (B = --resamples, --seed).")
 @click.option("--confidence", default=0.95, show_default=True, type=float, help="Level of the intervals.")
 @click.option("--tie-tolerance", default=0.0, show_default=True, type=float, metavar="X",
               help="Wins/ties/losses: a topic where the system and the baseline differ by at most X is a tie.")
-@click.option("-o", "--output", type=OutputFile(), help="Write to FILE, not stdout.")
-@table_options
 def compare_command(scores, baselines, all_pairs, test, correction, alpha, n_resamples, seed, interval, confidence,
                     tie_tolerance, fmt, output, client):
     """Compare every system with a baseline: means, differences and significance per measure.

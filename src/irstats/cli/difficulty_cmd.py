@@ -7,7 +7,7 @@ import polars as pl
 
 from irstats.cli.common import scores_input
 from irstats.cli.group import cli
-from irstats.cli.output import OutputFile, emit_data
+from irstats.cli.output import FRAME_FORMATS, emit_data, output_options
 from irstats.difficulty import DIFFICULTY_METHODS, topic_difficulty
 from irstats.errors import InputError
 
@@ -33,9 +33,7 @@ Larger means harder. Each is computed over the systems scored on the topic.
               help=f"Difficulty definition: {', '.join(DIFFICULTY_METHODS)}.")
 @click.option("--sorted", "by_difficulty", is_flag=True,
               help="List topics from hardest to easiest (ties by topic id) instead of by topic id.")
-@click.option("--format", "fmt", type=click.Choice(["tsv", "csv", "json", "parquet"]), default="tsv",
-              show_default=True, help="Output format; columns topic measure difficulty.")
-@click.option("-o", "--output", type=OutputFile(), help="Write to FILE, not stdout.")
+@output_options(formats=FRAME_FORMATS, note="columns topic measure difficulty")
 def difficulty_command(scores, method, by_difficulty, fmt, output):
     """Print the difficulty of every topic (rows: topic measure difficulty) from per-topic SCORES."""
     frames = []

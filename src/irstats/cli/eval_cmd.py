@@ -9,12 +9,12 @@ import click
 
 from irstats.cli.common import cluster_options, eval_options
 from irstats.cli.group import cli
-from irstats.cli.output import OutputFile, emit_result, given_table_options, table_options
+from irstats.cli.output import emit_result, given_table_options, output_options
 from irstats.evaluate import DEFAULT_MEASURES, evaluate
 from irstats.trec_eval.printer import score_chunks as trec_eval_chunks
 from irstats.measures.registry import expand_measures
 from irstats.render import TableOptions
-from irstats.result import DISPLAY_FORMATS
+from irstats.result import DISPLAY_FORMATS, FORMATS
 from irstats.scores import BATCH_FORMATS, CHUNKED_FORMATS, score_chunks, scores_to_frame, write_frame
 
 EVAL_EPILOG = """
@@ -52,17 +52,13 @@ Measures (canonical names; trec_eval's in brackets):
               help=f"Measure to compute; repeat for several. Default: {', '.join(DEFAULT_MEASURES)}.")
 @eval_options
 @click.option("-q", "--per-topic", is_flag=True, help="Print one value per system, topic and measure (trec_eval -q).")
-@click.option("--format", "fmt", type=click.Choice(["table", "markdown", "latex", "tsv", "csv", "json", "jsonl", "parquet",
-                                                   "trec_eval"]),
-              default="table", show_default=True, help="Output format.")
-@click.option("-o", "--output", type=OutputFile(), help="Write to FILE, not stdout.")
+@output_options(formats=(*FORMATS, "jsonl", "parquet", "trec_eval"))
 @click.option("--subtopic-qrels", type=click.Path(), metavar="FILE",
               help="Subtopic qrels (topic subtopic docno grade) for the diversity measures (alpha_nDCG@20 ...).")
 @click.option("--prefs", type=click.Path(), metavar="FILE",
               help="Preference judgments (topic jg jsg docno level) for trec_eval's preference measures.")
 @click.option("--qrels-prefs", is_flag=True, help="QRELS read as preferences too (trec_eval -R qrels_prefs).")
 @cluster_options
-@table_options
 def eval_command(qrels, runs, measures, options, per_topic, fmt, output, client, subtopic_qrels, prefs,
                  qrels_prefs):
     """Evaluate RUN files (files, directories or globs; plain or gzip) against QRELS.

@@ -10,11 +10,17 @@ import functools
 import os
 import sys
 import warnings
+from collections.abc import Callable
+from typing import Any
 
 import click
 
 from irstats import __version__
 from irstats.cli.commands import BLAS_THREAD_VARIABLES, COMMANDS, ONE_BLAS_THREAD
+
+
+#: The callbacks :func:`_sparing_inputs` made, so that a command added twice is guarded once.
+_GUARDED_CALLBACKS: set[Callable[..., Any]] = set()
 
 
 def _sparing_inputs(command: click.Command) -> click.Command:
@@ -23,7 +29,7 @@ def _sparing_inputs(command: click.Command) -> click.Command:
     its class, before it computes anything; and whose errors speak of the options the user
     typed, not of the API's keywords (:func:`irstats.cli.output.in_cli_words`)."""
     callback = command.callback
-    if callback is not None and not getattr(callback, "spares_inputs", False):
+    if callback is not None and callback not in _GUARDED_CALLBACKS:
         @functools.wraps(callback)
         def guarded(*args, **kwargs):
             from irstats.cli.output import spare_inputs
@@ -49,7 +55,7 @@ def _sparing_inputs(command: click.Command) -> click.Command:
             finally:
                 warnings.showwarning = show
 
-        guarded.spares_inputs = True
+        _GUARDED_CALLBACKS.add(guarded)
         command.callback = guarded
     return command
 

@@ -31,8 +31,12 @@ import io
 import os
 import signal
 import sys
+from typing import TYPE_CHECKING
 
 from irstats import _interrupts
+
+if TYPE_CHECKING:
+    from _typeshed import ReadableBuffer
 
 _INTERRUPTED = "irstats: interrupted"
 
@@ -289,7 +293,7 @@ class _StandardOutputFile(io.FileIO):
     ``irstats eval … > /full/disk/out``): the OSError's ``filename`` is :data:`STANDARD_OUTPUT`.
     A reader gone (``| head``) stays the BrokenPipeError it is."""
 
-    def write(self, data) -> int | None:
+    def write(self, data: ReadableBuffer, /) -> int:
         try:
             return super().write(data)
         except BrokenPipeError:
@@ -302,9 +306,9 @@ class _StandardOutputFile(io.FileIO):
 def _name_standard_output() -> None:
     """Standard output written through :class:`_StandardOutputFile`, with the encoding, error
     handler and line buffering Python gave it (nothing is written before this)."""
-    stream = sys.stdout
+    stream = sys.__stdout__  # None where Python started without one; main() handles that case
     try:
-        if stream is not sys.__stdout__ or stream.fileno() != 1:
+        if stream is None or sys.stdout is not stream or stream.fileno() != 1:
             return
     except (OSError, ValueError):
         return

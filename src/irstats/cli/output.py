@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import os
 import sys
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import click
@@ -126,20 +127,57 @@ def table_options(function=None, *, systems: bool = True):
     return wrapper
 
 
-def output_options(function=None, *, formats=None, help: str | None = None, systems: bool = True):
+#: How ``--format``'s help names each format; a word more where the name alone does not say it.
+FORMAT_WORDS = {
+    "table": "table (aligned text)", "markdown": "markdown", "latex": "latex", "tsv": "tsv", "csv": "csv",
+    "json": "json", "jsonl": "jsonl (a record a line)", "parquet": "parquet (with -o)",
+    "trec_eval": "trec_eval (its own layout)",
+}
+
+
+def format_help(formats: Sequence[str], of: str | None = None, note: str | None = None) -> str:
+    """``--format``'s help, in one wording for every command: ``Output format[ of OF]: table
+    (aligned text), markdown … or json[; NOTE].``"""
+    words = [FORMAT_WORDS[f] for f in formats]
+    listed = words[0] if len(words) == 1 else f"{', '.join(words[:-1])} or {words[-1]}"
+    return f"Output format{f' of {of}' if of else ''}: {listed}{f'; {note}' if note else ''}."
+
+
+#: ``-o``'s help where the file holds what the command prints otherwise.
+WRITE_TO_FILE = "Write to FILE, not stdout."
+
+
+def output_file_option(function=None, *, help: str = WRITE_TO_FILE, required: bool = False):
+    """``-o/--output FILE`` (the command receives ``output``): a file checked when the command
+    line is parsed (:class:`OutputFile`); ``help`` where the file holds something else than
+    the formatted result."""
+
+    def decorate(function):
+        return click.option("-o", "--output", type=OutputFile(), required=required, help=help)(function)
+
+    return decorate if function is None else decorate(function)
+
+
+def output_options(function=None, *, formats: Sequence[str] | None = None, of: str | None = None,
+                   note: str | None = None, output_help: str = WRITE_TO_FILE, systems: bool = True,
+                   checked_by_command: bool = False):
     """``--format`` and ``-o/--output`` (the command receives ``fmt`` and ``output``) and, where
     the formats include LaTeX, the table options (:func:`table_options`; ``systems=False``: without
     ``--systems``). ``formats``: the choices, the first the default (every result's formats by
-    default); ``help``: ``--format``'s help."""
+    default); ``of``, ``note``: what is formatted and a note, in ``--format``'s help
+    (:func:`format_help`); ``output_help``: ``-o``'s help where the file is not the formatted
+    output; ``checked_by_command``: the command checks the format itself (``compare``: a line
+    naming it), so the option takes any text."""
 
     def decorate(function):
         from irstats.result import FORMATS
 
         choices = tuple(formats or FORMATS)
         wrapped = table_options(function, systems=systems) if "latex" in choices else function
-        wrapped = click.option("-o", "--output", type=OutputFile(), help="Write to FILE, not stdout.")(wrapped)
-        return click.option("--format", "fmt", default=choices[0], show_default=True, type=click.Choice(choices),
-                            help=help or "table (aligned text), markdown, latex, tsv, csv or json.")(wrapped)
+        wrapped = output_file_option(wrapped, help=output_help)
+        return click.option("--format", "fmt", default=choices[0], show_default=True,
+                            **({"metavar": "FORMAT"} if checked_by_command else {"type": click.Choice(choices)}),
+                            help=format_help(choices, of, note))(wrapped)
 
     return decorate if function is None else decorate(function)
 
@@ -241,9 +279,10 @@ def in_cli_words(error: Exception, command: click.Command) -> None:
     text = cli_text(text, command, getattr(error, "argument", None))
     if hasattr(error, "message"):
         error.message = text
+    path, line = getattr(error, "path", None), getattr(error, "line", None)  # InputError's, ResourceError's
     where = ""
-    if getattr(error, "path", None) is not None:
-        where = f"{error.path}:{error.line}: " if getattr(error, "line", None) is not None else f"{error.path}: "
+    if path is not None:
+        where = f"{path}:{line}: " if line is not None else f"{path}: "
     error.args = (where + text,)
 
 
@@ -297,6 +336,10 @@ def _texts(value) -> list[str]:
     if isinstance(value, (tuple, list)):
         return [text for item in value for text in _texts(item)]
     return []
+
+
+#: The formats :func:`emit_data` writes (a command printing a frame: ``--format``'s choices).
+FRAME_FORMATS = ("tsv", "csv", "json", "parquet")
 
 
 def emit_data(frame: pl.DataFrame, fmt: str, output: str | None) -> None:

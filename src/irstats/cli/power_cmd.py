@@ -59,7 +59,7 @@ noncentrality alpha power beta n n2 sample_size unit.
               help="Another score file of the same systems and topics (two_way_anova_replicated); repeatable.")
 @click.option("--alpha", default=0.05, show_default=True, type=float, help="Significance level α.")
 @click.option("--beta", default=0.2, show_default=True, type=float, help="β: the power asked for is 1 − β.")
-@output_options(help="table (a sentence and a row per measure), markdown, latex, tsv, csv or json.", systems=False)
+@output_options(note="the table: a sentence and a row per measure", systems=False)
 def power_command(scores, measures, test, t_value, f_value, n, n2, n_systems, replicates, effect,
                   systems, replicates_paths, alpha, beta, fmt, output):
     """Achieved power and the topics needed, from a reported t or F or from per-topic scores."""

@@ -10,9 +10,6 @@ from irstats.cli.common import eval_options
 from irstats.cli.group import cli
 from irstats.cli.output import emit_result, output_options
 
-#: table, markdown and latex are the result's printers; tsv, csv and json its whole frame.
-PPI_FORMATS = ("table", "markdown", "latex", "tsv", "csv", "json")
-
 PPI_EPILOG = """
 \b
 Examples:
@@ -52,7 +49,7 @@ table, markdown and latex print the main columns; tsv, csv and json every column
 @click.option("--correction", type=click.Choice(["bonferroni", "none"]), default="bonferroni", show_default=True,
               help="Adjust the differences' intervals for the comparisons of a measure, or not.")
 @eval_options
-@output_options(formats=PPI_FORMATS, help="table (aligned text), markdown, latex (a booktabs table*), tsv, csv or json.")
+@output_options(note="latex: a page-wide table*")
 def ppi_command(more_runs, gold, auto, runs, measures, alpha, lam, baseline, all_pairs, correction, options, fmt,
                 output):
     """Prediction-powered means from human labels on a few topics and cheap labels on all (PPI++)."""

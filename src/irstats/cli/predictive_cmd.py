@@ -7,7 +7,7 @@ import click
 
 from irstats.cli.common import cluster_options, halving_options, parse_epsilon, scores_input
 from irstats.cli.group import cli
-from irstats.cli.output import OutputFile, emit_result, plot_size_option, seed_option, table_options
+from irstats.cli.output import OutputFile, emit_result, plot_size_option, seed_option
 from irstats.errors import InputError
 from irstats.measures import Role, measure_for
 from irstats.meta.predictive import (
@@ -85,7 +85,6 @@ def _sizes(text: str) -> list[int]:
 @click.option("--plot", "plot_path", type=OutputFile(figure=True), default=None, metavar="FILE.png|svg",
               help="Draw the φ heatmap (or the φ curve with --curve); the data go to FILE.csv.")
 @plot_size_option
-@table_options
 def predictive_command(scores, method, epsilon, top, by, all_systems, n_splits, seed, curve, sizes, pairs,
                        correlation, nan_policy, skipna, tie_rtol, batch_size, plot_path, plot_size, fmt, output,
                        quiet, client):

@@ -7,7 +7,7 @@ import click
 
 from irstats.cli.common import eval_options
 from irstats.cli.group import cli
-from irstats.cli.output import OutputFile, emit_result, plot_size_option, table_options
+from irstats.cli.output import OutputFile, emit_result, output_options, plot_size_option
 
 REPRO_EPILOG = """
 \b
@@ -95,15 +95,12 @@ class RunListCommand(click.Command):
               help="Compare on the topics both runs answer; by default a topic a run lacks scores 0 (as with -c, "
                    "as in repro_eval).")
 @eval_options
-@click.option("--format", "fmt", default="table", show_default=True,
-              type=click.Choice(["table", "markdown", "latex", "tsv", "csv", "json"]))
-@click.option("-o", "--output", type=OutputFile(), help="Write to FILE, not stdout.")
+@output_options
 @click.option("--plot-order", "plot_order", type=OutputFile(figure=True), metavar="FILE",
               help="Reproducibility: draw KTU and RBO per topic to FILE (its data as CSV beside it).")
 @click.option("--plot-effects", "plot_effects", type=OutputFile(figure=True), metavar="FILE",
               help="With an advanced run: draw ER against ΔRI per measure to FILE (its data as CSV beside it).")
 @plot_size_option
-@table_options
 def repro_command(qrels, qrels_repl, orig, repro, repl, measures, order_depth, rbo_p, ktu_method, rbo_method, welch,
                   shared_topics, options, fmt, output, plot_order, plot_effects, plot_size):
     """Did a reproduction reproduce? KTU, RBO, RMSE, ER, ΔRI and t-tests (Breuer et al., SIGIR 2020)."""

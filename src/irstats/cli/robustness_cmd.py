@@ -7,12 +7,11 @@ import click
 from irstats.cli.common import cluster_options, scores_input
 from irstats.cli.experiment_common import parse_int_list
 from irstats.cli.group import cli
-from irstats.cli.output import OutputFile, emit_result, plot_size_option, seed_option, table_options
+from irstats.cli.output import OutputFile, emit_result, output_options, plot_size_option, seed_option
 from irstats.errors import InputError, some
 from irstats.io.trec import read_names
 from irstats.measures import Role, measure_for
 from irstats.meta.robustness import standardization_robustness
-from irstats.result import FORMATS as OUTPUT_FORMATS
 from irstats.scores import ScoreMatrix
 from irstats.standardize import ZERO_SD
 
@@ -80,12 +79,9 @@ def _parse_lines(values) -> dict[str, float]:
 @plot_size_option
 @click.option("--line", "lines", multiple=True, metavar="LABEL=VALUE",
               help="Horizontal reference line on the plot; repeatable (default: τ(raw, std)).")
-@click.option("--format", "fmt", type=click.Choice(list(OUTPUT_FORMATS)), default="table", show_default=True,
-              help="Output format.")
-@click.option("-o", "--output", type=OutputFile(), help="Write to FILE, not stdout.")
+@output_options
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
 @click.pass_context
-@table_options
 def robustness_command(ctx, scores, standardizing_file, evaluated_file, n_samples, sizes, seed, ddof, zero_sd,
                        plot_path, plot_size, lines, fmt, output, quiet, client):
     """Robustness of standardization to the number of standardizing systems (METHODS.md §5.3).

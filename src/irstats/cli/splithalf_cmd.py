@@ -7,7 +7,7 @@ import click
 from irstats.aggregate import METHODS
 from irstats.cli.common import cluster_options, halving_options, parse_epsilon, scores_input
 from irstats.cli.group import cli
-from irstats.cli.output import OutputFile, emit_result, plot_size_option, seed_option, table_options
+from irstats.cli.output import OutputFile, emit_result, plot_size_option, seed_option
 from irstats.errors import InputError
 from irstats.meta.splithalf import DEFAULT_METHODS, SWEEP_EPSILONS, split_half
 from irstats.meta.splithalf import epsilon_sweep as run_epsilon_sweep
@@ -69,7 +69,6 @@ Methods: """ + ", ".join(METHODS) + """.
 @click.option("--plot", "plot_path", type=OutputFile(figure=True), default=None, metavar="FILE.png|svg",
               help="Draw the τ densities (or τ against ε with --epsilon-sweep); the data go to FILE.csv.")
 @plot_size_option
-@table_options
 def splithalf_command(scores, methods, epsilon, n_splits, seed, correlation, epsilon_sweep, paired,
                       difficulty_measure, difficulty_method, low_threshold, low_inclusive, nan_policy, skipna,
                       tie_rtol, batch_size, plot_path, plot_size, fmt, output, quiet, client):

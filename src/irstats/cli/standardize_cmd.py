@@ -6,7 +6,7 @@ import click
 
 from irstats.cli.common import scores_input
 from irstats.cli.group import cli
-from irstats.cli.output import OutputFile, emit_data
+from irstats.cli.output import FRAME_FORMATS, emit_data, output_file_option, output_options
 from irstats.errors import InputError, IrstatsWarning, warn
 from irstats.io.trec import read_names
 from irstats.scores import scores_to_frame
@@ -77,8 +77,7 @@ def standardize_group():
               help="Delta degrees of freedom of the standard deviation (1 = sample sd).")
 @click.option("--trec-eval-format", is_flag=True,
               help="Write trec_eval's -Z format (topic measure mean sd, trec_eval measure names).")
-@click.option("-o", "--output", required=True, type=OutputFile(),
-              help="The factors file to write.")
+@output_file_option(help="The factors file to write.", required=True)
 def fit_command(scores, reference_file, ddof, trec_eval_format, output):
     """Fit per-topic standardization factors (mean, sd) on reference systems' SCORES."""
     reference = read_names(reference_file) if reference_file else None
@@ -103,9 +102,7 @@ def fit_command(scores, reference_file, ddof, trec_eval_format, output):
               help="What a topic whose reference scores all agree (sd = 0) gives.")
 @click.option("--missing", type=click.Choice(["error", "nan"]), default="error", show_default=True,
               help="A topic with no factors: stop with an error, or leave its scores out with a warning.")
-@click.option("--format", "fmt", type=click.Choice(["tsv", "csv", "json", "parquet"]), default="tsv",
-              show_default=True, help="Output format of the score file.")
-@click.option("-o", "--output", type=OutputFile(), help="Write to FILE, not stdout.")
+@output_options(formats=FRAME_FORMATS, of="the score file")
 @click.pass_context
 def apply_command(ctx, scores, factors_file, z_form, zero_sd, missing, fmt, output):
     """Standardize SCORES with saved factors; prints a score file of std(M) or z(M)."""

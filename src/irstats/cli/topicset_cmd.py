@@ -41,7 +41,7 @@ Columns (tsv/csv/json): measure design alpha beta min_diff variance n_topics.
 @click.option("--beta", default=0.2, show_default=True, type=float, help="β: the power asked for is 1 − β.")
 @click.option("--variance", type=float, help="The variance V, instead of estimating it from SCORES.")
 @click.option("--systems", "n_systems", type=int, help="m for the anova design (default: the systems in SCORES).")
-@output_options(help="table (a sentence and a row per measure), markdown, latex, tsv, csv or json.", systems=False)
+@output_options(note="the table: a sentence and a row per measure", systems=False)
 def topicset_command(scores, measures, design, min_diff, alpha, beta, variance, n_systems, fmt, output):
     """Topics needed to detect a difference with a given power, from a variance or a score file."""
     from irstats.stats.topicset import design_topic_set

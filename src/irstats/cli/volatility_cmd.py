@@ -9,7 +9,7 @@ import click
 
 from irstats.cli.common import cluster_options, eval_options
 from irstats.cli.group import cli
-from irstats.cli.output import OutputFile, emit_result, plot_size_option, seed_option, table_options
+from irstats.cli.output import OutputFile, emit_result, output_options, plot_size_option, seed_option
 from irstats.depth.pooling import given_pool, simulate_pool
 from irstats.depth.sweep import DEFAULT_SWEEP_MEASURES, UNJUDGED_FORMS, sweep
 from irstats.depth.volatility import volatility
@@ -18,7 +18,6 @@ from irstats.io.trec import read_names
 from irstats.scores import write_frame
 from irstats.stats.pairwise import PAIRWISE_TESTS
 
-STAT_FORMATS = ("table", "markdown", "latex", "tsv", "csv", "json")
 _CONDENSED = {"both": UNJUDGED_FORMS, "yes": ("condensed",), "no": ("judged-as-nonrel",)}
 
 VOLATILITY_EPILOG = f"""
@@ -103,15 +102,12 @@ def _format_for(path: str) -> str:
 @click.option("--plot", "plot_path", type=OutputFile(figure=True), metavar="FILE",
               help="Draw the trajectories (F12: measures × forms) to FILE (PNG/SVG/PDF), data as CSV beside it.")
 @plot_size_option
-@click.option("-o", "--output", type=OutputFile(), metavar="FILE",
-              help="Write the trajectories (system measure form depth value) to FILE.")
 @click.option("--by-depth", "by_depth_path", type=OutputFile(), metavar="FILE",
               help="Write the statistics of every measure, form and depth to FILE.")
-@click.option("--format", "fmt", type=click.Choice(STAT_FORMATS), default="table", show_default=True,
-              help="Format of the statistics printed on stdout.")
+@output_options(of="the statistics printed on stdout",
+                output_help="Write the trajectories (system measure form depth value) to FILE.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bars or notes on stderr.")
 @cluster_options
-@table_options
 def volatility_command(qrels, runs, pool_depth, simulate_depth, contributing, depths, measures, condensed, test, alpha,
                        n_resamples, seed, options, plot_path, plot_size, output, by_depth_path, fmt, quiet, client):
     """Volatility over evaluation depth: scores of RUN files at depths k up to and past the pool depth.

@@ -149,9 +149,10 @@ def run_judgments(collection: Collection, lines: RunLines, options: EvalOptions,
     index = collection.memo("topic positions", lambda: {t: i for i, t in enumerate(collection.topic_keys)})
     block_tidx = [index.get(topic, -1) for topic in lines.topics]
     if -1 in block_tidx:  # lines of topics the qrels lack: dropped
-        lines, block_tidx = _inside(lines, block_tidx)
-        if lines is None:
+        inside = _inside(lines, block_tidx)
+        if inside is None:
             return None
+        lines, block_tidx = inside
     docnos, bounds = lines.docnos, lines.bounds
     try:
         docno_text = "".join(docnos)
@@ -160,7 +161,7 @@ def run_judgments(collection: Collection, lines: RunLines, options: EvalOptions,
     scores = np.asarray(lines.scores, dtype=np.float64)
     if np.isnan(scores).any() or (np.signbit(scores) & (scores == 0)).any() or "\x00" in docno_text:
         return None  # NaN is an error there; −0 and NUL bytes are the frame path's to order
-    tidx = np.repeat(np.asarray(block_tidx, dtype=np.int64), np.diff(np.asarray(bounds, dtype=np.int64)))
+    tidx = np.repeat(np.asarray(block_tidx, dtype=np.int64), np.diff(bounds))
     contiguous = len(set(block_tidx)) == len(block_tidx)  # each topic's lines together
     spans = list(zip(bounds[:-1], bounds[1:]))
     if not lines.distinct and (any(len(set(docnos[a:b])) != b - a for a, b in spans) if contiguous
@@ -259,13 +260,13 @@ def ranked_judgments(collection: Collection, ranked: tuple[np.ndarray, np.ndarra
     return _tensor(collection, *ranked, options, name)
 
 
-def _inside(lines: RunLines, block_tidx: list[int]) -> tuple[RunLines | None, list[int]]:
+def _inside(lines: RunLines, block_tidx: list[int]) -> tuple[RunLines, list[int]] | None:
     """The run without its blocks of topics the qrels lack (``block_tidx`` −1), or None when
     such a topic is not text (a number would be text, and maybe a qrels topic, on the frame path)."""
     try:
         "".join(topic for topic, t in zip(lines.topics, block_tidx) if t < 0)
     except TypeError:
-        return None, block_tidx
+        return None
     kept = [k for k, t in enumerate(block_tidx) if t >= 0]
     spans = [(lines.bounds[k], lines.bounds[k + 1]) for k in kept]
     docnos = list(chain.from_iterable(lines.docnos[a:b] for a, b in spans))

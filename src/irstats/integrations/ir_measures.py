@@ -46,9 +46,10 @@ measures it against the pytrec_eval provider.
 from __future__ import annotations
 
 import warnings
-from functools import lru_cache
+from collections.abc import Callable
+from functools import lru_cache, partial
 from operator import is_
-from typing import Any, Iterator, cast
+from typing import TYPE_CHECKING, Any, Iterator, cast
 
 try:
     import ir_measures
@@ -58,6 +59,12 @@ except ImportError as exc:  # pragma: no cover - the optional extra is missing
     raise ImportError("the ir_measures provider needs ir_measures: pip install \"irstats[ir_measures]\"") from exc
 
 from irstats.errors import InputError, IrstatsWarning, MeasureError
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from irstats.collection import EvalOptions
+    from irstats.judgments import Judgments
 
 NAME = "irstats"
 
@@ -81,12 +88,12 @@ def irstats_name(measure) -> str | None:
     # Accuracy (a default given), but irstats names them apart, and 1 and True print otherwise.
     try:
         key = (type(measure), measure.NAME, tuple((k, type(v), v) for k, v in sorted(measure.params.items())))
-        found = _NAMES.get(key, _NAMES)
+        return _NAMES[key]
     except TypeError:  # an unhashable parameter (a dict of gains): computed each time
         return _irstats_name(measure)
-    if found is _NAMES:
+    except KeyError:
         found = _NAMES[key] = _irstats_name(measure)
-    return found
+        return found
 
 
 #: irstats_name's answers, by the measure's type, name and parameters as given.
@@ -129,9 +136,18 @@ def _irstats_name(measure) -> str | None:
 IPREC_ROUNDS = ("lround", "trec_eval_9")
 
 
-def _rounded(name: str | None, iprec_round: str) -> str | None:
+def _supported_name(measure) -> str:
+    """:func:`irstats_name` of a measure irstats computes, and :func:`_unsupported`'s error for
+    another (the provider declines those before it builds an :class:`IrstatsEvaluator`)."""
+    name = irstats_name(measure)
+    if name is None:
+        raise _unsupported([measure], None)
+    return name
+
+
+def _rounded(name: str, iprec_round: str) -> str:
     """An irstats IPrec name with the provider's ``iprec_round``; any other name as it is."""
-    if name is None or iprec_round == "lround":
+    if iprec_round == "lround":
         return name
     from dataclasses import replace
 
@@ -379,7 +395,7 @@ class IrstatsEvaluator(providers.Evaluator):
         self.options = options
         self.qrels_ids = qrels_ids or set()  # the qrels' query ids as ir_measures gave them
         self.distinct = list(dict.fromkeys(measures))  # each measure once, in the order given
-        self.names = [_rounded(irstats_name(m), iprec_round) for m in self.distinct]
+        self.names = [_rounded(_supported_name(m), iprec_round) for m in self.distinct]
         self.by_mode: dict[bool, list[int]] = {}  # positions in distinct, by judged_only (-J): one tensor each
         for position, measure in enumerate(self.distinct):
             self.by_mode.setdefault(bool(measure.params.get("judged_only", False)), []).append(position)
@@ -459,15 +475,19 @@ class IrstatsEvaluator(providers.Evaluator):
 
         # the modes differ in judged_only alone, which the tensor applies after the ranking
         ranked = compiled_ranking(self.collection, run, self.options_for(False))
-        lines = _run_lines(run) if ranked is None else None
-        if ranked is None and lines is None:
-            return None
+        judge: Callable[[EvalOptions], tuple[Judgments, np.ndarray] | None]
+        if ranked is not None:
+            judge = partial(ranked_judgments, self.collection, ranked)
+        else:
+            lines = _run_lines(run)
+            if lines is None:
+                return None
+            judge = partial(run_judgments, self.collection, lines)
         scores = []
         answered: set = set()
         for judged_only, positions in self.by_mode.items():
             options = self.options_for(judged_only)
-            made = ranked_judgments(self.collection, ranked, options) if ranked is not None \
-                else run_judgments(self.collection, lines, options)
+            made = judge(options)
             if made is None:
                 return None
             judgments, per_topic = made
@@ -535,7 +555,7 @@ def register(default: bool = True, **options: Any) -> IrstatsProvider:
     again replaces the earlier registration."""
     provider = IrstatsProvider(**options)
     providers.register(provider)
-    ir_measures.irstats = provider
+    setattr(ir_measures, "irstats", provider)  # a name ir_measures does not declare, so set as data
     pipeline = ir_measures.DefaultPipeline.providers
     pipeline[:] = [p for p in pipeline if getattr(p, "NAME", None) != NAME]
     if default:

@@ -179,9 +179,9 @@ def check_outputs_spare_inputs(outputs, inputs) -> None:
                 files.append(entry)
     if not (files or folders or patterns):
         return
-    for out_label, out, kind in outputs:
+    for out_label, out, written_as in outputs:
         out = os.fspath(out)
-        if kind == "folder":
+        if written_as == "folder":
             _check_folder_spares(out_label, out, files + folders)
             continue
         out_stat: os.stat_result | None
@@ -496,12 +496,14 @@ class OutputFolder:
         assert scratch is not None  # made by __enter__; _commit runs only after it
         files, folders = _tree(scratch)
         os.chmod(scratch, 0o777 & ~current_umask())  # mkdtemp makes 0700
-        if not os.path.lexists(target):
+        # The folder may have changed while computing: checked again (None: it does not exist,
+        # not even after a removal between the two calls).
+        fresh = check_output_folder(target) if os.path.lexists(target) else None
+        if fresh is None:
             write_text(scratch / MARKER, self._manifest_text(files, folders), fsync=False)
             os.rename(scratch, target)
             self.scratch = None
             return
-        fresh = check_output_folder(target)  # it may have changed while computing
         old_files = set(fresh.get("files", []))
         old_folders = set(fresh.get("folders", []))
         clashes = [f for f in files if f not in old_files and os.path.lexists(target / f)]

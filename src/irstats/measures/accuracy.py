@@ -45,7 +45,7 @@ def _split(j: Judgments, m: Measure) -> tuple[np.ndarray, np.ndarray, int]:
 
 def _before(mask: np.ndarray) -> np.ndarray:
     """Running sums of ``mask`` before each position 0..K: (S, T, K + 1), starting at 0."""
-    out = np.zeros(mask.shape[:2] + (mask.shape[2] + 1,), dtype=np.float64 if mask.dtype.kind == "f" else np.int64)
+    out = np.zeros(mask.shape[:2] + (mask.shape[2] + 1,), dtype=np.float64 if np.issubdtype(mask.dtype, np.floating) else np.int64)
     np.cumsum(mask, axis=2, out=out[:, :, 1:])
     return out
 

@@ -20,36 +20,29 @@ if TYPE_CHECKING:  # pragma: no cover
     from irstats.judgments import Judgments
     from irstats.measures.registry import Measure
 
-GAIN_PARAM = Param("gain", str, "lin", choices=("lin", "exp"),
-                   help="a map of grades to gains such as 1:3;2:9 (other grades keep gain = grade, as trec_eval's "
-                        "ndcg.1=3,2=9)",
-                   # grades only: a gain for a negative level would reach unjudged documents and padding
-                   pattern=r"\d+(\.\d*)?:-?\d+(\.\d*)?(;\d+(\.\d*)?:-?\d+(\.\d*)?)*")
-
-
 #: 2^g − 1 is infinite in float64 from this grade on.
 EXP_GAIN_LIMIT = 1024
 
 
-def gain_function(kind: str) -> Callable[[np.ndarray], np.ndarray]:
-    """Map grades to gains; unjudged and padding give 0. ``lin``: the grade (0 for negative
-    grades); ``exp``: 2^grade − 1; a map ``"1:3;2:9"``: those grades get those gains and every
-    other grade ≥ 0 keeps gain = grade (trec_eval's gain maps: gains may be 0 or negative)."""
-    if kind == "exp":
-        return _exp_gain
-    if kind == "lin":
-        return lambda grades: np.maximum(grades, 0).astype(np.float64)
+def gain_function(gain: str) -> Callable[[np.ndarray], np.ndarray]:
+    """Map grades to gains; unjudged and padding give 0. A name of :data:`NAMED_GAINS` (``lin``:
+    the grade, 0 for negative grades; ``exp``: 2^grade − 1), or a map ``"1:3;2:9"``: those
+    grades get those gains and every other grade ≥ 0 keeps gain = grade (trec_eval's gain
+    maps: gains may be 0 or negative)."""
+    named = NAMED_GAINS.get(gain)
+    if named is not None:
+        return named
     table: dict[float, float] = {}
-    for level, gain in (item.split(":") for item in kind.split(";")):
+    for level, value in (item.split(":") for item in gain.split(";")):
         if float(level) in table:
-            raise MeasureError(f"gain map {kind!r} gives grade {level} twice")
-        table[float(level)] = float(gain)
+            raise MeasureError(f"gain map {gain!r} gives grade {level} twice")
+        table[float(level)] = float(value)
 
     def mapped(grades: np.ndarray) -> np.ndarray:
         grades = np.asarray(grades)
         out = np.where(grades >= 0, grades, 0).astype(np.float64)
-        for level, gain in table.items():
-            out = np.where(grades == level, gain, out)
+        for level, value in table.items():
+            out = np.where(grades == level, value, out)
         return out
 
     return mapped
@@ -62,6 +55,21 @@ def _exp_gain(grades: np.ndarray) -> np.ndarray:
                            f"use gain=lin or grades below {EXP_GAIN_LIMIT}")
     gains: np.ndarray = np.exp2(np.maximum(grades, 0)) - 1.0
     return gains
+
+
+def _linear_gain(grades: np.ndarray) -> np.ndarray:
+    gains: np.ndarray = np.maximum(grades, 0).astype(np.float64)
+    return gains
+
+
+#: The gains ``gain=`` names (any other value is a map of grades to gains: :func:`gain_function`).
+NAMED_GAINS: dict[str, Callable[[np.ndarray], np.ndarray]] = {"lin": _linear_gain, "exp": _exp_gain}
+
+GAIN_PARAM = Param("gain", str, "lin", choices=tuple(NAMED_GAINS),
+                   help="a map of grades to gains such as 1:3;2:9 (other grades keep gain = grade, as trec_eval's "
+                        "ndcg.1=3,2=9)",
+                   # grades only: a gain for a negative level would reach unjudged documents and padding
+                   pattern=r"\d+(\.\d*)?:-?\d+(\.\d*)?(;\d+(\.\d*)?:-?\d+(\.\d*)?)*")
 
 
 def gain_terms(j: Judgments, m: Measure, width: int) -> np.ndarray:

@@ -234,7 +234,7 @@ class _Normalisation:
     raw: str  # name of the raw measure
     normalised: str  # name of the R-normalised measure
     needs: str  # "R" or "ideal"
-    ideal: Callable[[np.ndarray], np.ndarray]  # R → ideal score (when needs == "R")
+    ideal: Callable[[np.ndarray], np.ndarray] | None  # R → ideal score (None when needs == "ideal")
     grouped: bool  # both forms are measures of their own (SP/AP, DCG/nDCG): the group names both
 
 
@@ -247,8 +247,10 @@ def normalisation_of(measure: str, depth: int | None = DEFAULT_DEPTH) -> _Normal
         raw, rule, _ = r_normalisation(measure)
     except MeasureError as exc:
         raise InputError(str(exc)) from None
-    return _Normalisation(str(raw), rule.partner_name(raw), "ideal" if rule.ideal is None else "R",
-                          lambda r: rule.ideal(raw, r, depth), rule.partner_is_family)
+    ideal = rule.ideal
+    ideal_of_r = None if ideal is None else lambda r: ideal(raw, r, depth)
+    return _Normalisation(str(raw), rule.partner_name(raw), "ideal" if ideal is None else "R", ideal_of_r,
+                          rule.partner_is_family)
 
 
 def _depth_of(matrix: ScoreMatrix) -> int | None:
@@ -257,7 +259,7 @@ def _depth_of(matrix: ScoreMatrix) -> int | None:
 
 def _ideal_values(matrix: ScoreMatrix, rule: _Normalisation, num_rel, ideal) -> np.ndarray:
     topics = list(matrix.topics)
-    if rule.needs == "ideal":
+    if rule.ideal is None:  # needs the ideal ranking's own score
         if ideal is None:
             raise InputError(f"R-normalising {rule.raw} needs the ideal score per topic (ideal=, e.g. from "
                              "ideal_scores_from_qrels)")
@@ -748,16 +750,16 @@ class ComparabilityStudy(Result):
                                 "below it); counts of systems significantly better on one than the other "
                                 "(one-tailed, α = 0.025); FP = two-tailed rate at α"], label="tab:comparability-observed")
 
-    def to_text(self, digits: int = 4, **options) -> str:
-        observed = self.observed_table(digits)
+    def to_text(self, digits: int | None = None, **options) -> str:
+        observed = self.observed_table(self.DIGITS if digits is None else digits)
         return super().to_text(digits, **options) + ("" if observed is None else "\n" + observed.text())
 
-    def to_markdown(self, digits: int = 4, **options) -> str:
-        observed = self.observed_table(digits)
+    def to_markdown(self, digits: int | None = None, **options) -> str:
+        observed = self.observed_table(self.DIGITS if digits is None else digits)
         return super().to_markdown(digits, **options) + ("" if observed is None else "\n" + observed.markdown())
 
-    def to_latex(self, digits: int = 4, *, wide: bool | None = None, **options) -> str:
-        observed = self.observed_table(digits)
+    def to_latex(self, digits: int | None = None, *, wide: bool | None = None, **options) -> str:
+        observed = self.observed_table(self.DIGITS if digits is None else digits)
         text = super().to_latex(digits, wide=wide, **options)
         return text + ("" if observed is None else "\n" + observed.latex(wide=wide))
 
@@ -795,6 +797,7 @@ def comparability_study(forms: Mapping[str, Mapping[str, Mapping[str, ScoreMatri
         raise ArgumentError(f"a comparability study takes one or two collections, not {len(labels)}",
                             argument="forms")
     observed = None
+    pooled: Mapping[str, Mapping[str, ScoreMatrix]]
     if len(labels) == 1:
         pooled = forms[labels[0]]
     else:
@@ -805,13 +808,14 @@ def comparability_study(forms: Mapping[str, Mapping[str, Mapping[str, ScoreMatri
         if len(shared) < 2:
             raise InputError(f"{a} and {b} share {len(shared)} system(s); comparing collections needs the same "
                              "systems on both")
-        pooled, rows = {}, []
+        pooled_topics: dict[str, dict[str, ScoreMatrix]] = {}
+        rows = []
         for group in forms[a]:
             for form in forms[a][group]:
                 if form not in forms[b].get(group, {}):
                     continue
                 ma, mb = forms[a][group][form], forms[b][group][form]
-                pooled.setdefault(group, {})[form] = union_topics(ma, mb, (a, b))
+                pooled_topics.setdefault(group, {})[form] = union_topics(ma, mb, (a, b))
                 comp = compare_collections({a: ma, b: mb}, alpha=alpha, equal_var=equal_var)
                 rows.append({"group": group, "form": form, "observed_drmse": float(comp.drmse[0, 1]),
                              "observed_rmse": float(comp.rmse[0, 1]), "better_first": int(comp.better[0, 1]),
@@ -819,6 +823,7 @@ def comparability_study(forms: Mapping[str, Mapping[str, Mapping[str, ScoreMatri
         if not rows:
             raise InputError(f"{a} and {b} have no measure form in common")
         observed = pl.DataFrame(rows)
+        pooled = pooled_topics
     baseline = randomized_baseline(pooled, n_partitions, n_fp_partitions, seed, alpha, equal_var, progress=progress)
     if observed is not None:
         percentile = [float(np.mean(baseline.drmse[(r["group"], r["form"])] <= r["observed_drmse"]))

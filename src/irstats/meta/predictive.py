@@ -253,7 +253,9 @@ def _check_common(seed, tie_rtol, batch_size) -> None:
         batch_rows(1, 1, 1, 1, batch_size)  # checks it
 
 
-def _prepare(scores, measures, top, by) -> tuple[dict[str, ScoreMatrix], tuple[str, ...], int, str | None]:
+def _prepare(scores, measures, top, by) -> tuple[dict[str, ScoreMatrix], tuple[str, ...], int, str | None, float]:
+    """The matrices compared, the systems kept, the number of systems given, the measure they
+    were chosen by and the share kept (None and 1.0 when all are kept)."""
     matrices = as_matrices(scores)
     if top is not None:
         _top(top)
@@ -276,7 +278,7 @@ def _prepare(scores, measures, top, by) -> tuple[dict[str, ScoreMatrix], tuple[s
                              "predictive power compares measures on the same systems and topics")
     n_all = len(first.systems)
     if top is None or Fraction(str(top)) == 1:
-        return selected, first.systems, n_all, None
+        return selected, first.systems, n_all, None, 1.0
     if by is None:
         by = first.measure
     if by not in matrices:
@@ -289,7 +291,7 @@ def _prepare(scores, measures, top, by) -> tuple[dict[str, ScoreMatrix], tuple[s
     systems = top_systems(source, top)
     if len(systems) < 2:
         raise InputError(f"keeping the top {top} of {n_all} systems leaves {len(systems)}; need at least 2")
-    return {n: m.subset(systems=systems) for n, m in selected.items()}, systems, n_all, by
+    return {n: m.subset(systems=systems) for n, m in selected.items()}, systems, n_all, by, float(top)
 
 
 def _pair_taus(matrices: Mapping[str, ScoreMatrix], splits: TopicSplits, pairs: Sequence[tuple[int, int]], *,
@@ -425,7 +427,7 @@ def predictive_power(scores: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix], 
     correlation = check_correlation(correlation)
     _check_common(seed, tie_rtol, batch_size)
     name, eps = _method(method, epsilon)
-    matrices, systems, n_all, by_used = _prepare(scores, measures, top, by)
+    matrices, systems, n_all, by_used, top_used = _prepare(scores, measures, top, by)
     topics = next(iter(matrices.values())).topics
     splits = check_splits(splits).align(topics) if splits is not None else random_halvings(topics, n_splits, seed)
     m = len(matrices)
@@ -439,7 +441,7 @@ def predictive_power(scores: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix], 
         job.run()
     taus, omitted = finish()
     values = taus.reshape(len(splits), m, m)
-    return PredictiveResult(tuple(matrices), values, systems, n_all, float(top) if by_used else 1.0, by_used, name,
+    return PredictiveResult(tuple(matrices), values, systems, n_all, top_used, by_used, name,
                             eps, splits, correlation, omitted)
 
 
@@ -479,7 +481,7 @@ def predictive_curve(scores: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix],
                                     argument="pairs")
     pairs = tuple((str(a), str(b)) for a, b in pairs)
     wanted = list(dict.fromkeys(m for pair in pairs for m in pair))
-    matrices, systems, n_all, by_used = _prepare(available, wanted, top, by)
+    matrices, systems, n_all, by_used, top_used = _prepare(available, wanted, top, by)
     names = list(matrices)
     index_pairs = [(names.index(a), names.index(b)) for a, b in pairs]
     topics = next(iter(matrices.values())).topics
@@ -495,7 +497,7 @@ def predictive_curve(scores: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix],
     for k, finish in enumerate(finishers):
         values[k], _ = finish()
     return SubsetCurveResult(tuple(int(n) for n in draws), pairs, values, systems, n_all,
-                             float(top) if by_used else 1.0, by_used, name, eps, correlation)
+                             top_used, by_used, name, eps, correlation)
 
 
 __all__ = ["DEFAULT_CURVE_PAIRS", "DEFAULT_SUBSET_SIZES", "DEFAULT_TOP", "PredictiveResult", "SubsetCurveResult",

@@ -37,7 +37,7 @@ def plot_rank_changes(gains: pl.DataFrame, ax=None, labels: tuple[str, str] = ("
         if i in named:
             ax.annotate(f"{row['system']} ({row['rank_gain']:+d})", (1, row["rank_b"]), xytext=(6, 0),
                         textcoords="offset points", va="center", fontsize=MIN_FONT_SIZE, color=colour)
-    n = int(max(gains["rank_a"].to_numpy().max(), gains["rank_b"].to_numpy().max()))
+    n = int(gains.select("rank_a", "rank_b").to_numpy().max())  # the lowest rank on either side
     ax.set_ylim(n + 0.5, 0.5)
     ax.set_xlim(-0.15, 1.6)
     ax.set_xticks([0, 1], [f"rank under {labels[0]}", f"rank under {labels[1]}"])

@@ -17,6 +17,7 @@ import contextvars
 import functools
 import math
 import os
+import types
 from pathlib import Path
 
 import matplotlib
@@ -26,9 +27,10 @@ if not os.environ.get("MPLBACKEND"):
 
 import matplotlib.pyplot as plt  # noqa: E402
 import polars as pl  # noqa: E402
+from cycler import cycler  # noqa: E402 - matplotlib's own dependency
 
 #: tab10, the colour-blind-safe default (METHODS.md §6).
-PALETTE = tuple(plt.get_cmap("tab10").colors)
+PALETTE = tuple(matplotlib.color_sequences["tab10"])
 
 #: Figure widths in inches: one column and the whole page of a two-column paper (ACM, IEEE).
 SIZES = {"column": 3.33, "page": 7.0}
@@ -70,7 +72,7 @@ _COMMON = {
     "svg.fonttype": "path",
     "font.family": "sans-serif", "font.sans-serif": ["DejaVu Sans"],  # matplotlib's own: every machine has it
     "mathtext.fontset": "dejavusans",
-    "axes.prop_cycle": matplotlib.cycler(color=PALETTE),
+    "axes.prop_cycle": cycler(color=PALETTE),
     "legend.frameon": False,
     "figure.dpi": 100.0,
     "savefig.dpi": 150.0,
@@ -219,7 +221,8 @@ def finish(drawn) -> None:
                 else:
                     from matplotlib.font_manager import FontProperties
 
-                    size = FontProperties(size=matplotlib.rcParams[f"{name}tick.labelsize"]).get_size_in_points()
+                    default = matplotlib.rcParams["xtick.labelsize" if name == "x" else "ytick.labelsize"]
+                    size = FontProperties(size=default).get_size_in_points()
                 ax.tick_params(axis=name, which=which, labelsize=max(MIN_FONT_SIZE, size))
     if fig.get_layout_engine() is not None and any(a.get_label() == "<colorbar>" for a in fig.axes):
         # a colorbar's tick labels take their final text only once drawn; the constrained layout of
@@ -364,9 +367,8 @@ def _lean_embedded_fonts() -> None:
             super().__init__(**kwargs)
             self.drop_tables = [*self.drop_tables, "GSUB", "GPOS", "GDEF"]
 
-    lean = type(subset)("irstats_lean_subset", subset.__doc__)  # fontTools.subset with the options above
-    lean.__dict__.update({k: v for k, v in vars(subset).items() if not k.startswith("__")})
-    lean.Options = _LeanOptions
+    lean = types.ModuleType("irstats_lean_subset", subset.__doc__)  # fontTools.subset with the options above
+    lean.__dict__.update({k: v for k, v in vars(subset).items() if not k.startswith("__")}, Options=_LeanOptions)
     _backend_pdf_ps.subset = lean
 
 

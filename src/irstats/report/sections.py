@@ -452,7 +452,7 @@ def _split_half_columns() -> dict:
 
 def aggregation(study: Study) -> Section:
     """3. AM, εGM, GM_trec_eval, median and standardized AM, their split-half consistency."""
-    from irstats.aggregate import DEFAULT_EPSILON, aggregate
+    from irstats.aggregate import GM_TREC_EVAL_FLOOR, aggregate
     from irstats.meta.splithalf import split_half
     from irstats.standardize import standardized_name
 
@@ -477,12 +477,10 @@ def aggregation(study: Study) -> Section:
                             n_splits=study.settings.effort.split_half_halvings, seed=study.settings.seed,
                             progress=study.keep_drawing)
     consistency = result.summary()
-    gm_floor = DEFAULT_EPSILON["gm_trec_eval"]
-    assert gm_floor is not None  # trec_eval's GM floors its scores at a declared ε
     section = Section("Aggregation", "aggregation")
     section.add(Text(f"Each system's per-topic scores aggregated by the arithmetic mean (am), the ε-adjusted "
                      f"geometric mean (egm, ε = {_decimal(eps)}), trec_eval's GM (gm_trec_eval: scores floored at "
-                     f"ε = {_decimal(gm_floor)}) and the median, and the AM of "
+                     f"ε = {_decimal(GM_TREC_EVAL_FLOOR)}) and the median, and the AM of "
                      f"standardized scores (std_am). Split-half consistency: over {result.n_splits} random halvings "
                      "of the topics, Kendall's τ between the systems' orderings on the two halves (higher: the "
                      "method ranks systems more consistently); ε is the floor or offset each method used (none for "
