@@ -143,9 +143,7 @@ def _family_lookups(path: Path, names: set[str]):
 
 #: Families still looked up by name where a role is meant (file: why), each to ask
 #: ``measure_for(Role…)`` instead; the test fails on any other and on an entry no longer found.
-KNOWN_FAMILY_LOOKUPS = {
-    "irstats/meta/comparability.py": "R per topic as NumRel; the file still has mypy errors (tests/test_types.py)",
-}
+KNOWN_FAMILY_LOOKUPS: dict[str, str] = {}
 
 
 def test_no_family_looked_up_by_name_where_a_role_is_meant():

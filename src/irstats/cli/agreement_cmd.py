@@ -115,6 +115,7 @@ def _labels_and_conclusions(qrels, runs, measures, all_topics, alpha, boot, fmt,
     conclusions are compared."""
     from irstats.agreement import NoSharedPairsError, conclusion_agreement, label_agreement
     from irstats.evaluate import evaluate
+    from irstats.measures.registry import Role, measure_for
 
     try:
         labels = label_agreement(qrels[0], qrels[1], qrels_duplicate=qrels_duplicate, **boot)
@@ -122,7 +123,7 @@ def _labels_and_conclusions(qrels, runs, measures, all_topics, alpha, boot, fmt,
         labels = None
         click.echo(f"irstats: note: {exc}; labels are not compared, only the conclusions"
                    + ("" if all_topics else " (add --all-topics if the qrels cover different topics)"), err=True)
-    names = list(measures) or ["AP"]
+    names = list(measures) or [measure_for(Role.DEFAULT)]
     a = evaluate(qrels[0], list(runs), names, qrels_duplicate=qrels_duplicate)
     b = evaluate(qrels[1], list(runs), names, qrels_duplicate=qrels_duplicate)
     conclusions = conclusion_agreement(a, b, None, all_topics=all_topics, alpha=alpha, **boot)

@@ -197,13 +197,15 @@ def num_relevant_from_qrels(qrels, runs=None, **options) -> dict[str, float]:
     holds); without, every qrels topic. ``options`` are evaluation options (``rel_level`` …).
     """
     from irstats.evaluate import Evaluator
+    from irstats.measures.registry import Role, measure_for
 
     if runs is None:
         counts = Evaluator(qrels, **options).num_relevant()
         return {t: float(r) for t, r in counts.items()}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", IrstatsWarning)
-        matrix = Evaluator(qrels, **options).score(runs, ["NumRel"])["NumRel"]
+        r_per_topic = measure_for(Role.R_PER_TOPIC)
+        matrix = Evaluator(qrels, **options).score(runs, [r_per_topic])[r_per_topic]
     r = num_relevant(matrix, matrix.topics)
     return dict(zip(matrix.topics, r.tolist()))
 
