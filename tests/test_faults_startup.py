@@ -450,3 +450,24 @@ def test_lazy_package_keeps_the_api():
     assert set(irstats.__all__) <= set(dir(irstats))
     with pytest.raises(AttributeError):
         irstats.no_such_thing  # noqa: B018
+
+
+def test_polars_first_numpy_conversion_is_made_with_interrupts_held():
+    """A SIGHUP landing in polars' first conversion to numpy (its Rust side running numpy's
+    version check to fetch the C API) made Rust panic with a 20-line backtrace instead of
+    ``irstats: interrupted``. With the program's handlers installed, importing polars makes
+    that first conversion at once, interrupts held back: later conversions run no Python code."""
+    code = """
+import sys
+from irstats.cli import main
+main._install_signal_handlers()
+import polars, numpy
+calls = []
+sys.setprofile(lambda frame, event, arg: calls.append(frame.f_code.co_filename) if event == "call" else None)
+polars.Series([1.0, 2.0]).to_numpy()
+sys.setprofile(None)
+print(sum("numpy" in f for f in calls))
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=child_env(), timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "0", "polars' first conversion to numpy still runs numpy's Python code"

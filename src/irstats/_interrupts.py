@@ -108,4 +108,57 @@ def undo_all() -> None:
                     pass
 
 
-__all__ = ["deferred", "held", "hold", "settle", "track", "undo_all"]
+class _AfterImport:
+    """A finder on ``sys.meta_path`` that, the first time ``name`` is imported, runs ``action``
+    right after the module's own code (then leaves ``sys.meta_path``)."""
+
+    def __init__(self, name: str, action: Callable[[], None]):
+        self.name, self.action = name, action
+
+    def find_spec(self, fullname: str, path: object = None, target: object = None) -> object:
+        import sys
+
+        if fullname != self.name:
+            return None
+        if self in sys.meta_path:
+            sys.meta_path.remove(self)
+        import importlib.util
+
+        spec = importlib.util.find_spec(fullname)  # the module's own spec, found without this finder
+        loader = getattr(spec, "loader", None)
+        if loader is None or not hasattr(loader, "exec_module"):
+            return spec
+        exec_module, action = loader.exec_module, self.action
+
+        def exec_then_act(module: object) -> None:
+            exec_module(module)
+            action()
+
+        loader.exec_module = exec_then_act
+        return spec
+
+
+def _bridge_polars_to_numpy() -> None:
+    """Polars' first conversion to numpy has its Rust side (rust-numpy) fetch numpy's C API,
+    running numpy's Python code; an interrupt raised there reaches Rust as an error, and Rust
+    panics ("Failed to access NumPy array API capsule", a 20-line backtrace) instead of passing
+    it on. So that first conversion is made at once, in a :class:`deferred` block."""
+    with deferred():
+        import polars
+
+        polars.Series([0.0]).to_numpy()
+
+
+def guard_libraries() -> None:
+    """For the program's signal handler: libraries whose first call into Python, made from
+    compiled code, an interrupt must not cut (:func:`_bridge_polars_to_numpy`) make it when
+    they are imported, with interrupts held back."""
+    import sys
+
+    if "polars" in sys.modules:
+        _bridge_polars_to_numpy()
+    elif not any(isinstance(finder, _AfterImport) for finder in sys.meta_path):
+        sys.meta_path.insert(0, _AfterImport("polars", _bridge_polars_to_numpy))
+
+
+__all__ = ["deferred", "guard_libraries", "held", "hold", "settle", "track", "undo_all"]

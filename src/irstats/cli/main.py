@@ -100,6 +100,7 @@ def _install_signal_handlers() -> None:
     if _handlers_installed:
         return
     sys.unraisablehook = _on_lost_interrupt
+    _interrupts.guard_libraries()
     for sig in INTERRUPT_SIGNALS:
         try:
             if signal.getsignal(sig) is not signal.SIG_IGN:
