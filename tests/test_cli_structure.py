@@ -80,3 +80,32 @@ def test_every_format_option_has_the_one_wording():
         assert option.help.startswith("Output format"), option.help
         named = option.type.choices if isinstance(option.type, click.Choice) else FORMATS
         assert all(FORMAT_WORDS[f] in option.help for f in named), option.help
+
+
+def test_an_evaluation_option_is_one_flag_declaration():
+    """Every flag of EVAL_FLAGS sets a field of EvalOptions, and the flags' values reach it: a
+    command given ``-l 2 -c -M none -J --float32 --drop-r0`` runs with exactly those options."""
+    import dataclasses
+
+    import click
+    from click.testing import CliRunner
+
+    from irstats.cli.common import EVAL_FLAGS, eval_options
+    from irstats.collection import EvalOptions
+
+    fields = {f.name for f in dataclasses.fields(EvalOptions)}
+    assert {flag.field for flag in EVAL_FLAGS} <= fields
+    seen = []
+
+    @click.command()
+    @eval_options
+    def probe(options):
+        seen.append(options)
+
+    assert CliRunner().invoke(probe, []).exit_code == 0
+    assert seen.pop() == EvalOptions()
+    result = CliRunner().invoke(probe, ["-l", "2", "-c", "-M", "none", "-J", "--float32", "--drop-r0",
+                                        "--order", "rank", "--qrels-duplicate", "max"])
+    assert result.exit_code == 0, result.output
+    assert seen.pop() == EvalOptions(rel_level=2, complete=True, depth=None, judged_only=True, score_dtype="float32",
+                                     drop_r0=True, order="rank", qrels_duplicate="max")

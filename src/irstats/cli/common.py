@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import math
+from typing import Any, Callable, NamedTuple
 
 import click
 
@@ -157,59 +158,72 @@ def parse_depth(value: str | int | None) -> int | None:
         raise InputError(f"--depth takes a whole number or 'none', not {value!r}") from None
 
 
+class EvalFlag(NamedTuple):
+    """A command-line flag of one :class:`irstats.collection.EvalOptions` field: the click
+    option, the option's parameter name, the field it sets and how the flag's value becomes the
+    field's (validation is EvalOptions')."""
+
+    option: Callable[[Callable[..., Any]], Callable[..., Any]]
+    parameter: str
+    field: str
+    read: Callable[[Any], Any] = lambda value: value
+
+
 #: The flags of :class:`irstats.collection.EvalOptions`, declared once for every command that
-#: evaluates runs (trec_eval's letters where trec_eval has them). Validation is EvalOptions'.
-_EVAL_FLAGS = (
-    click.option("-l", "--rel-level", "rel_level", default=1, show_default=True, type=float,
-                 help="Relevance level: a document is relevant iff its grade >= this (trec_eval -l); "
-                      "a real number for real-valued labels."),
-    click.option("-c", "--complete", is_flag=True,
-                 help="Score qrels topics missing from a run as empty and average over all qrels topics "
-                      "(trec_eval -c)."),
-    click.option("-M", "--depth", default="1000", show_default=True, metavar="N|none",
-                 help="Evaluate the first N documents per topic after ordering (trec_eval -M; 0 = none); "
-                      "'none' = all."),
-    click.option("-J", "--judged-only", is_flag=True,
-                 help="Condensed lists: drop unjudged documents before measuring (trec_eval -J)."),
-    click.option("--order", type=click.Choice(["score", "rank", "file"]), default="score", show_default=True,
-                 help="Ranking within a topic: score desc then docno desc (trec_eval), the rank column, or file "
-                      "order."),
-    click.option("--ties", type=click.Choice(["docno", "file", "expected"]), default="docno", show_default=True,
-                 help="Documents of equal score: docno descending (trec_eval), file order, or every measure's "
-                      "expected value over all orderings of the tied documents (McSherry & Najork 2008)."),
-    click.option("--float32", "float32", is_flag=True,
-                 help="Read scores as 32-bit floats, as trec_eval <= 9 and pytrec_eval do (ties change)."),
-    click.option("--on-duplicate", type=click.Choice(["error", "first"]), default="error", show_default=True,
-                 help="A document twice in one topic of a run: stop, or keep its first occurrence with a warning."),
-    click.option("--qrels-duplicate", type=click.Choice(["error", "max", "last"]), default="error",
-                 show_default=True, help="A (topic, document) judged twice: stop, keep the highest grade, or the last."),
-    click.option("--drop-r0", is_flag=True, help="Leave out topics with no relevant document."),
-    click.option("--trec-eval-compat", is_flag=True,
-                 help="Reproduce trec_eval's quirks (rbp_resid is 0 when no retrieved document is unjudged)."),
+#: evaluates runs (trec_eval's letters where trec_eval has them): a new evaluation option is a
+#: field of EvalOptions and one entry here.
+EVAL_FLAGS = (
+    EvalFlag(click.option("-l", "--rel-level", "rel_level", default=1, show_default=True, type=float,
+                          help="Relevance level: a document is relevant iff its grade >= this (trec_eval -l); "
+                               "a real number for real-valued labels."), "rel_level", "rel_level"),
+    EvalFlag(click.option("-c", "--complete", is_flag=True,
+                          help="Score qrels topics missing from a run as empty and average over all qrels topics "
+                               "(trec_eval -c)."), "complete", "complete"),
+    EvalFlag(click.option("-M", "--depth", default="1000", show_default=True, metavar="N|none",
+                          help="Evaluate the first N documents per topic after ordering (trec_eval -M; 0 = none); "
+                               "'none' = all."), "depth", "depth", lambda value: parse_depth(value)),
+    EvalFlag(click.option("-J", "--judged-only", is_flag=True,
+                          help="Condensed lists: drop unjudged documents before measuring (trec_eval -J)."),
+             "judged_only", "judged_only"),
+    EvalFlag(click.option("--order", type=click.Choice(["score", "rank", "file"]), default="score", show_default=True,
+                          help="Ranking within a topic: score desc then docno desc (trec_eval), the rank column, or "
+                               "file order."), "order", "order"),
+    EvalFlag(click.option("--ties", type=click.Choice(["docno", "file", "expected"]), default="docno",
+                          show_default=True,
+                          help="Documents of equal score: docno descending (trec_eval), file order, or every "
+                               "measure's expected value over all orderings of the tied documents (McSherry & "
+                               "Najork 2008)."), "ties", "ties"),
+    EvalFlag(click.option("--float32", "float32", is_flag=True,
+                          help="Read scores as 32-bit floats, as trec_eval <= 9 and pytrec_eval do (ties change)."),
+             "float32", "score_dtype", lambda value: "float32" if value else "float64"),
+    EvalFlag(click.option("--on-duplicate", type=click.Choice(["error", "first"]), default="error", show_default=True,
+                          help="A document twice in one topic of a run: stop, or keep its first occurrence with a "
+                               "warning."), "on_duplicate", "on_duplicate"),
+    EvalFlag(click.option("--qrels-duplicate", type=click.Choice(["error", "max", "last"]), default="error",
+                          show_default=True,
+                          help="A (topic, document) judged twice: stop, keep the highest grade, or the last."),
+             "qrels_duplicate", "qrels_duplicate"),
+    EvalFlag(click.option("--drop-r0", is_flag=True, help="Leave out topics with no relevant document."),
+             "drop_r0", "drop_r0"),
+    EvalFlag(click.option("--trec-eval-compat", is_flag=True,
+                          help="Reproduce trec_eval's quirks (rbp_resid is 0 when no retrieved document is "
+                               "unjudged)."), "trec_eval_compat", "trec_eval_compat"),
 )
-_EVAL_NAMES = ("rel_level", "complete", "depth", "judged_only", "order", "ties", "float32", "on_duplicate",
-               "qrels_duplicate", "drop_r0", "trec_eval_compat")
 
 
 def eval_options(func):
-    """Decorator adding the evaluation flags (``-l -c -M -J --order --float32 …``); the command
-    receives them as one ``options: EvalOptions``, checked where every caller is checked."""
+    """Decorator adding the evaluation flags (``-l -c -M -J --order --float32 …``, :data:`EVAL_FLAGS`);
+    the command receives them as one ``options: EvalOptions``, checked where every caller is checked."""
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
         from irstats.collection import EvalOptions
 
-        flags = {name: kwargs.pop(name) for name in _EVAL_NAMES}
-        kwargs["options"] = EvalOptions(
-            rel_level=flags["rel_level"], complete=flags["complete"], depth=parse_depth(flags["depth"]),
-            judged_only=flags["judged_only"], order=flags["order"], ties=flags["ties"],
-            score_dtype="float32" if flags["float32"] else "float64", on_duplicate=flags["on_duplicate"],
-            qrels_duplicate=flags["qrels_duplicate"], drop_r0=flags["drop_r0"],
-            trec_eval_compat=flags["trec_eval_compat"])
+        kwargs["options"] = EvalOptions(**{flag.field: flag.read(kwargs.pop(flag.parameter)) for flag in EVAL_FLAGS})
         return func(*args, **kwargs)
 
-    for flag in reversed(_EVAL_FLAGS):
-        wrapper = flag(wrapper)
+    for flag in reversed(EVAL_FLAGS):
+        wrapper = flag.option(wrapper)
     return wrapper
 
 
