@@ -21,7 +21,7 @@ from __future__ import annotations
 import enum
 import re
 import string
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Callable, Container, Hashable, Iterable, Mapping, Sequence, cast
 
 from irstats.errors import MAX_WHOLE, MeasureError
@@ -70,6 +70,11 @@ class RNormalisation:
             return str(Measure(self.partner, raw.params, raw.cutoff))
         return self.partner + str(raw)[len(raw.family):]
 
+
+#: The trec_eval output kind (irstats.trec_eval.kinds.KINDS) of a family's values, by how the
+#: family summarises them over topics (``Family.over_topics``): a mean prints as ``%6.4f``, a
+#: count, summed, as ``%ld``.
+SUMMARY_KINDS = {"mean": "float", "sum": "long"}
 
 #: trec_eval's standard cut-offs (measures.c: P, recall, ndcg_cut, map_cut, relative_P).
 TREC_CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
@@ -152,8 +157,11 @@ class TrecEvalName:
       (relstring's length: the first number, printed as given);
     - ``defaults``: the parameters when ``-m`` gives none; ``plain``: the irstats measure
       then, when the defaults are empty (``nDCG`` for ``ndcg``);
-    - ``kind``: ``float`` (``%6.4f``), ``long`` (``%ld``, summed over topics), or the
-      summary-only ``num_q``, ``runid``, ``gm`` (geometric mean) and the per-topic ``string``;
+    - ``kind``: how the drop-in prints it, a name of :data:`irstats.trec_eval.kinds.KINDS`:
+      ``float`` (``%6.4f``), ``long`` (``%ld``, summed over topics), the summary-only
+      ``num_q``, ``runid``, ``gm`` (geometric mean) or the per-topic ``string``. A family's
+      entry that names none prints as the family summarises its values (:data:`SUMMARY_KINDS`:
+      a count, summed, as ``long``), filled in when the family is declared;
     - ``nicknames``: the ``-m`` nicknames that include it (``official``, ``all_trec``, ``set``);
     - ``spellings``: older names written directly before the parameter (trec_eval 8's
       ``P10``: ``"P"``; ``R-prec``);
@@ -176,7 +184,7 @@ class TrecEvalName:
     form: str = "none"
     defaults: tuple[Any, ...] = ()
     plain: str | None = None
-    kind: str = "float"
+    kind: str | None = None
     nicknames: tuple[str, ...] = IN_ALL_TREC
     spellings: tuple[str, ...] = ()
     reads: str = "qrels"
@@ -414,6 +422,12 @@ class Family:
             raise ValueError(f"family {self.name}: declare either terms (a sum over ranks) or a kernel")
         if self.needs is not None and self.needs not in NEEDS:
             raise ValueError(f"family {self.name}: needs {self.needs!r}, not one of {', '.join(NEEDS)}")
+        if self.over_topics not in SUMMARY_KINDS:
+            raise ValueError(f"family {self.name}: over_topics {self.over_topics!r}, not one of {', '.join(SUMMARY_KINDS)}")
+        # trec_eval prints the family's values as it summarises them, unless an entry says otherwise
+        printed = SUMMARY_KINDS[self.over_topics]
+        object.__setattr__(self, "trec_eval", tuple(entry if entry.kind else replace(entry, kind=printed)
+                                                    for entry in self.trec_eval))
 
     def param(self, name: str) -> Param:
         for p in self.params:

@@ -11,9 +11,8 @@ the drop-in prints is declared here, once: ``runid``, ``relstring``, the geometr
 
 A trec_eval measure is asked for with ``-m name`` or ``-m name.params`` (``P.5,10``,
 ``iprec_at_recall..1,.5``, ``set_F.0.5``, ``rbp.p=0.8``); a parameter list expands into
-one printed value per parameter (``P_5``, ``P_10``). Kinds: ``float`` (``%6.4f``), ``long``
-(``%ld``: counts, summed over topics), and the summary-only ``runid``, ``num_q`` and ``gm``
-(trec_eval's geometric mean of per-topic values, floored at 1e-5).
+one printed value per parameter (``P_5``, ``P_10``). How each prints is its output kind
+(:mod:`irstats.trec_eval.kinds`).
 """
 
 from __future__ import annotations
@@ -21,9 +20,7 @@ from __future__ import annotations
 from irstats.errors import InputError
 from irstats.measures import FAMILIES  # noqa: F401 - every family registered, with its trec_eval names
 from irstats.measures.registry import EVERY_NICKNAME, OFFICIAL, TREC_CUTS, TrecEvalName, derived, trec_eval_names
-
-#: trec_eval's MIN_GEO_MEAN: the floor of gm_map and gm_bpref.
-MIN_GEO_MEAN = 1e-5
+from irstats.trec_eval.kinds import kind_of
 
 _R_MULTIPLES = tuple(k / 10 for k in range(2, 21, 2))
 
@@ -36,15 +33,17 @@ DROP_IN: tuple[TrecEvalName, ...] = (
                  made_up=lambda length, num_rel, num_docs: "-"),
     TrecEvalName("gm_bpref", "Bpref", 15, kind="gm"),
     # -R qrels_jg: each averaged over the judgment groups (irstats.trec_eval.jg)
-    TrecEvalName("map_avgjg", "AP", 48, nicknames=("qrels_jg",), reads="jg"),
-    TrecEvalName("P_avgjg", "P@{}", 49, "longs", TREC_CUTS, nicknames=("qrels_jg",), reads="jg"),
-    TrecEvalName("Rprec_mult_avgjg", "Rprec(mult={:g})", 50, "floats", _R_MULTIPLES, nicknames=("qrels_jg",),
-                 reads="jg"),
+    TrecEvalName("map_avgjg", "AP", 48, kind="float", nicknames=("qrels_jg",), reads="jg"),
+    TrecEvalName("P_avgjg", "P@{}", 49, "longs", TREC_CUTS, kind="float", nicknames=("qrels_jg",), reads="jg"),
+    TrecEvalName("Rprec_mult_avgjg", "Rprec(mult={:g})", 50, "floats", _R_MULTIPLES, kind="float",
+                 nicknames=("qrels_jg",), reads="jg"),
 )
 
 
 def _table() -> tuple[TrecEvalName, ...]:
     table = tuple(sorted((*trec_eval_names(), *DROP_IN), key=lambda entry: entry.order))
+    for entry in table:
+        kind_of(entry)  # every kind named is one the drop-in prints
     for before, after in zip(table, table[1:]):
         if before.order == after.order or before.name == after.name:
             raise ValueError(f"trec_eval measures {before.name} and {after.name} are both declared at place "
@@ -281,5 +280,5 @@ def _with_docs(measure: TrecEvalName, num_docs: int) -> TrecEvalName:
     return replace(measure, measure=measure.measure[:-1] + f",docs={int(num_docs)})")
 
 
-__all__ = ["BY_NAME", "DROP_IN", "MIN_GEO_MEAN", "NICKNAMES", "TABLE", "ParameterError", "RBP_LEFTOVERS_CLEARED_BY",
+__all__ = ["BY_NAME", "DROP_IN", "NICKNAMES", "TABLE", "ParameterError", "RBP_LEFTOVERS_CLEARED_BY",
            "RBP_LEFTOVERS_FROM", "parse", "rbp_reads_leftovers", "requested"]
