@@ -52,10 +52,10 @@ SHORT_OPTIONS = "hvqm:cl:nD:JN:M:R:T:oZ:"
 
 def _number(option: str, text: str) -> int:
     """An option's number as trec_eval's atol reads it ("1e20" → 1; past a long: clamped)."""
-    from irstats.trec_eval.table import _atol
+    from irstats.measures.trec_eval_forms import atol
 
     try:
-        return _atol(text)
+        return atol(text)
     except ValueError:
         raise InputError(f"option {option} takes a whole number, not {text!r}") from None
 

@@ -284,7 +284,7 @@ FLOAT = OutputKind()
 COUNT = Count()
 
 #: Every output kind, by the name a TrecEvalName gives (its ``kind``).
-KINDS: dict[str, OutputKind] = {kind.name: kind for kind in (FLOAT, COUNT, GeometricMean(), TopicCount(), RunTag(),
+KINDS: dict[str, OutputKind] = {each.name: each for each in (FLOAT, COUNT, GeometricMean(), TopicCount(), RunTag(),
                                                               RankText())}
 
 

@@ -130,7 +130,7 @@ def score_chunks(matrices, per_topic: bool = False, *, block_lines: int | None =
     n_measures = len(items)
     fields = [head(name)[:-1] for name in (*names, "runid", "num_q")]
     summaries = np.stack([m.summaries() for m in items], axis=1)  # systems × measures
-    summaries = np.stack([kind.whole(summaries[:, k]) for k, kind in enumerate(kinds)], axis=1)  # (as per topic)
+    summaries = np.stack([printed_as.whole(summaries[:, k]) for k, printed_as in enumerate(kinds)], axis=1)
     num_q = items[0].num_topics()
     systems, topics = items[0].systems, items[0].topics
     topics = topics if per_topic else ()
@@ -159,8 +159,8 @@ def _units_text(items, kinds, fields, topics, systems, summaries, num_q, units) 
     block = np.concatenate(stacked) if stacked else np.empty((0, n_measures))
     keep = ~np.isnan(block)
     block = np.where(keep, block, 0.0)
-    for k, kind in enumerate(kinds):  # counts summed in floating point: the whole number each stands for
-        block[:, k] = kind.whole(block[:, k])
+    for k, printed_as in enumerate(kinds):  # counts summed in floating point: the whole number each stands for
+        block[:, k] = printed_as.whole(block[:, k])
     closing = [i for i, start, stop in units if stop >= n_topics]  # systems whose all lines end here
     if block.size + len(closing) * (n_measures + 2) <= SMALL_LINES:
         return _small_units_text(block, keep, kinds, fields, (*topics, "all"), systems, summaries, num_q, units)
@@ -208,7 +208,8 @@ def _small_units_text(block, keep, kinds, fields, topics, systems, summaries, nu
 
 def _kinds_texts(block: np.ndarray, kinds: Sequence[OutputKind]) -> pl.Series:
     """:func:`block_texts` of a block of values (rows × columns), column k printed by ``kinds[k]``."""
-    return block_texts([TopicColumn("", False, kind, block[:, k]) for k, kind in enumerate(kinds)], len(block))
+    return block_texts([TopicColumn("", False, printed_as, block[:, k]) for k, printed_as in enumerate(kinds)],
+                       len(block))
 
 
 def format_scores(matrices, per_topic: bool = False) -> str:
