@@ -10,8 +10,10 @@ Where trec_eval's behaviour lives, each in one place: its measures' quirks in th
 behind ``trec_eval_compat`` (the -nan of iprec_at_recall on an empty list and of Rndcg
 without ideal gain among them); what trec_eval does around its measures by their names — the
 made-up document of a topic -c adds, num_rel's total under -c, what each measure reads — in
-the measures' :class:`~irstats.measures.registry.TrecEvalName` declarations; the line layout
-in :mod:`irstats.trec_eval.printer`. This module reads the files once, evaluates, and prints.
+the measures' :class:`~irstats.measures.registry.TrecEvalName` declarations; how each measure
+prints in its output kind (:mod:`irstats.trec_eval.kinds`); how each ``-R`` format is read
+and evaluated in :mod:`irstats.trec_eval.formats`; the line layout in
+:mod:`irstats.trec_eval.printer`. This module reads the files once, evaluates, and prints.
 """
 
 from __future__ import annotations
