@@ -393,7 +393,7 @@ def score_chunks(matrices: Mapping[str, ScoreMatrix] | Iterable[ScoreMatrix], fm
         raise ArgumentError(f"unknown format {fmt!r}; expected one of {', '.join(CHUNKED_FORMATS)}", argument="fmt")
     items = score_matrices(matrices, "matrices")
     if not per_topic or not items:
-        yield write_frame(scores_to_frame(items, per_topic=per_topic), None, fmt) or ""  # (text: no path given)
+        yield write_frame(scores_to_frame(items, per_topic=per_topic), None, fmt)
         return
     frames = (frame for m in items for frame in m.frames(rows))
     if fmt in ("tsv", "csv"):
