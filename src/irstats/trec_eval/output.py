@@ -97,7 +97,8 @@ class Invocation:
     """What trec_eval's command line sets besides the files and the measures: -q, -n, -c, -l,
     -M, -J, -N (``num_docs``: the collection's size, which only utility's d term uses), -Z
     (``zscores``: per-topic means and sds turning every value into a z-score; a file or
-    what :func:`read_zscores` gives) and -R."""
+    what :func:`read_zscores` gives) and -R (``rel_format``: a name of
+    :data:`irstats.trec_eval.formats.FORMATS`)."""
 
     per_topic: bool = False
     summary_lines: bool = True
