@@ -16,7 +16,7 @@ import polars as pl
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from irstats.io.trec_eval_output import read_trec_eval
+from irstats.trec_eval.read import read_trec_eval
 from irstats.scores import ScoreMatrix
 from irstats.stats.bayes import bayes, bayes_pair
 from tests.conftest import best_and_median, examples, run_cli

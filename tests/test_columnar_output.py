@@ -18,7 +18,7 @@ import pytest
 from irstats.evaluation import Evaluation, PerTopicScores
 from irstats.render import fixed_column
 from irstats.scores import ScoreMatrix, json_records, score_chunks, scores_to_frame
-from irstats.trec_eval import printer
+from irstats.trec_eval import kinds, printer
 from tests import reference_output
 
 
@@ -57,11 +57,12 @@ def test_fixed_column_is_pythons_fixed_decimals(digits):
     assert fixed_column(values, digits).to_list() == [f"{v:.{digits}f}" for v in values.tolist()]
 
 
-def test_value_column_is_printfs_text_of_each_value():
+def test_an_output_kinds_column_is_printfs_text_of_each_value():
     values = _awkward_values(np.random.default_rng(7))
-    assert printer.value_column(values).to_list() == [reference_output.value_text(v) for v in values.tolist()]
+    assert kinds.FLOAT.column(values).to_list() == [reference_output.value_text(v) for v in values.tolist()]
+    assert [kinds.FLOAT.text(v) for v in values.tolist()] == [reference_output.value_text(v) for v in values.tolist()]
     counts = np.rint(values[np.isfinite(values) & (np.abs(values) < 1e15)])
-    assert printer.value_column(counts, "long").to_list() == [str(int(v)) for v in counts.tolist()]
+    assert kinds.COUNT.column(counts).to_list() == [str(int(v)) for v in counts.tolist()]
 
 
 def _evaluation(n_systems: int, n_topics: int, seed: int = 0) -> Evaluation:
@@ -88,7 +89,7 @@ def _evaluation(n_systems: int, n_topics: int, seed: int = 0) -> Evaluation:
 
 def _reference_trec_eval(evaluation: Evaluation, per_topic: bool) -> str:
     names, kinds = printer.printed_names(tuple(evaluation))
-    columns = [(name, kind, m.values.tolist()) for name, kind, m in zip(names, kinds, evaluation.values())]
+    columns = [(name, kind.name, m.values.tolist()) for name, kind, m in zip(names, kinds, evaluation.values())]
     return reference_output.trec_eval_layout(evaluation.systems, next(iter(evaluation.values())).topics, columns,
                                              per_topic)
 

@@ -11,7 +11,7 @@ import polars as pl
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from irstats.io.trec_eval_output import read_trec_eval
+from irstats.trec_eval.read import read_trec_eval
 from irstats.scores import ScoreMatrix
 from irstats.stats.meta_analysis import collection_effect, meta_analysis, pool
 from tests.conftest import best_and_median, examples, run_cli

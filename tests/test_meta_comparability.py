@@ -15,7 +15,7 @@ import scipy.stats
 import irstats
 from irstats import stats
 from irstats.errors import InputError
-from irstats.io.trec_eval_output import read_trec_eval
+from irstats.trec_eval.read import read_trec_eval
 from irstats.meta.comparability import (compare_collections, discriminative_power_complete, drmse, halving_statistics,
                                         ideal_scores_from_qrels, metric_forms, metric_group, num_relevant,
                                         num_relevant_from_qrels, r_denormalize, r_normalize, halving_permutations,

@@ -14,7 +14,7 @@ from scipy import stats as sps
 
 from irstats.aggregate import aggregate
 from irstats.errors import InputError
-from irstats.io import read_trec_eval
+from irstats.trec_eval.read import read_trec_eval
 from irstats.meta.correlation import snap_ties
 from irstats.meta.predictive import predictive_curve, predictive_power, top_systems
 from irstats.scores import ScoreMatrix, write_scores

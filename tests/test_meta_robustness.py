@@ -13,7 +13,7 @@ import pytest
 import scipy.stats
 
 from irstats.errors import InputError
-from irstats.io.trec_eval_output import read_trec_eval
+from irstats.trec_eval.read import read_trec_eval
 from irstats.meta.correlation import kendall_tau_b
 from irstats.meta.robustness import (correlate_means, draw_samples, factor_longevity, sample_taus,
                                      standardization_robustness)

@@ -19,7 +19,7 @@ from scipy import stats as sps
 import irstats
 from irstats.aggregate import aggregate
 from irstats.errors import InputError
-from irstats.io import read_trec_eval
+from irstats.trec_eval.read import read_trec_eval
 from irstats.meta.correlation import TieWarning, kendall_tau_b, pearson, snap_ties, tau_ap
 from irstats.meta.splitagg import REASON_CODES, SplitAggregator
 from irstats.meta.splithalf import (SWEEP_EPSILONS, difficulty_splits, epsilon_sweep, low_score_share,

@@ -10,7 +10,7 @@ import pytest
 
 import irstats
 from irstats.errors import InputError
-from irstats.io import read_trec_eval
+from irstats.trec_eval.read import read_trec_eval
 from irstats.trec_eval.printer import format_scores
 from irstats.scores import ScoreMatrix, read_scores, scores_to_frame, write_scores
 from tests.conftest import require_path

@@ -146,7 +146,7 @@ def test_eval_prints_what_the_whole_printers_print(reference_data, capsys, monke
     names, kinds = printer.printed_names(tuple(scores))
     whole = {"trec_eval": reference_output.trec_eval_layout(
         scores.systems, scores["AP"].topics,
-        [(name, kind, m.values.tolist()) for name, kind, m in zip(names, kinds, scores.values())], True)}
+        [(name, kind.name, m.values.tolist()) for name, kind, m in zip(names, kinds, scores.values())], True)}
     table = _reference_table(scores)
     whole.update({"table": table.text(), "markdown": table.markdown(),
                   "latex": table.latex(label="tab:per-topic-ap-numret-ndcg-10-rprec")})

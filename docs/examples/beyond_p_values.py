@@ -24,7 +24,7 @@ import numpy as np
 import polars as pl
 
 import irstats
-from irstats.io.trec_eval_output import read_trec_eval
+from irstats.trec_eval.read import read_trec_eval
 from irstats.plots import save, style
 from irstats.stats.bayes import bayes
 from irstats.stats.meta_analysis import meta_analysis

@@ -7,7 +7,7 @@ all 37 DL 2019 runs (tests/data keeps 14 of them; tests/data/README.md says wher
 - **DL19**: the 37 official TREC 2019 Deep Learning passage runs on the 43 judged topics,
   evaluated with ``irstats.evaluate(..., rel_level=2)`` (the track's official binary level);
 - **Robust04**: the ``trec_eval -q`` score matrix of 83 TREC 2004 Robust runs on topics
-  351–450 (the pooled TREC-7 + TREC-8 topic set), read with ``irstats.io.read_trec_eval``.
+  351–450 (the pooled TREC-7 + TREC-8 topic set), read with ``irstats.trec_eval.read.read_trec_eval``.
 
 Experiments (seeds fixed, so a rerun prints the same numbers):
 
@@ -46,7 +46,7 @@ import polars as pl
 from numpy.random import PCG64, Generator
 
 import irstats
-from irstats.io import read_trec_eval
+from irstats.trec_eval.read import read_trec_eval
 from irstats.meta.comparability import (compare_collections, discriminative_power, ideal_scores_from_qrels,
                                         metric_forms, metric_group, randomized_baseline)
 from irstats.meta.predictive import predictive_curve, predictive_power

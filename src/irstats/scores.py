@@ -517,7 +517,7 @@ def read_scores(path: str | os.PathLike, fmt: str | None = None) -> dict[str, Sc
     (``irstats.read_scores`` gives them as an :class:`~irstats.evaluation.Evaluation`).
 
     The format is taken from the file name when ``fmt`` is None. ``trec_eval -q`` output is
-    read by :func:`irstats.io.trec_eval_output.read_trec_eval`.
+    read by :func:`irstats.trec_eval.read.read_trec_eval`.
     """
     import polars as pl
 

@@ -120,7 +120,7 @@ def _read_any(path) -> dict[str, ScoreMatrix]:
     from pathlib import Path
 
     from irstats.io.trec import read_bytes
-    from irstats.io.trec_eval_output import read_trec_eval
+    from irstats.trec_eval.read import read_trec_eval
 
     p = Path(path)
     if p.is_dir():

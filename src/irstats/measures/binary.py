@@ -137,14 +137,14 @@ register(Family("Judged", "Share of the top min(k, n) documents that are judged 
 register(Family("NumRet", "Number of documents retrieved (after depth and condensation).", kernel=num_ret,
                 ties="order_free",
                 cutoff="none", over_topics="sum", bounded=False, ir_measures=IrMeasuresName("NumRet"),
-                trec_eval=(TrecEvalName("num_ret", "NumRet", 2, kind="long", nicknames=_COUNTED),),
+                trec_eval=(TrecEvalName("num_ret", "NumRet", 2, nicknames=_COUNTED),),
                 roles=frozenset({Role.RETRIEVED})))
 register(Family("NumRel", "Number of relevant documents in the qrels (R).", (LEVEL_PARAM,), kernel=num_rel,
                 ties="order_free",
                 cutoff="none", over_topics="sum", bounded=False, ir_measures=IrMeasuresName("NumRel"),
-                trec_eval=(TrecEvalName("num_rel", "NumRel", 3, kind="long", nicknames=_COUNTED,
+                trec_eval=(TrecEvalName("num_rel", "NumRel", 3, nicknames=_COUNTED,
                                         graded_lines_with_c=True),),
                 roles=frozenset({Role.R_PER_TOPIC})))
 register(Family("NumRelRet", "Number of relevant documents retrieved.", cutoff="none", over_topics="sum", bounded=False,
-                trec_eval=(TrecEvalName("num_rel_ret", "NumRelRet", 4, kind="long", nicknames=_COUNTED),),
+                trec_eval=(TrecEvalName("num_rel_ret", "NumRelRet", 4, nicknames=_COUNTED),),
                 ir_measures=IrMeasuresName("NumRet", requires=("rel",)), **_RELEVANT))

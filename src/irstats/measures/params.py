@@ -32,7 +32,7 @@ class Param:
             return f"must be one of {', '.join(map(str, self.choices))}, or {self.help}"
         if self.choices and value not in self.choices:
             return f"must be one of {', '.join(map(str, self.choices))}"
-        if self.kind in (int, float):
+        if isinstance(value, (int, float)):  # a number (an int or float parameter's); a str parameter holds text
             too_low = self.low is not None and (value < self.low or (self.open_low and value == self.low))
             too_high = self.high is not None and (value > self.high or (self.open_high and value == self.high))
             if value != value or value in (float("inf"), float("-inf")) or too_low or too_high:

@@ -439,8 +439,7 @@ def _preference(name: str, trec_name: str, order: int, description: str, compute
     kernel, expected = _kernels(compute)
     return register(Family(name, description, kernel=kernel, cutoff="none", over_topics="sum" if count else "mean",
                            bounded=not count, ties="closed", expected_kernel=expected, needs="preferences",
-                           trec_eval=(TrecEvalName(trec_name, name, order, kind="long" if count else "float",
-                                                   nicknames=nicknames, reads="prefs"),)))
+                           trec_eval=(TrecEvalName(trec_name, name, order, nicknames=nicknames, reads="prefs"),)))
 
 
 #: trec_eval's preference measures in its table's order (from place 34): irstats' name, trec_eval's,

@@ -118,7 +118,7 @@ def _graded(raw: Measure) -> str | None:
 register(Family("RBP", "Rank-biased precision (1−p)Σ g_i p^(i−1); graded gain grade/g_max unless rel= is given.",
                 (P_PARAM, LEVEL_PARAM, SCALE_PARAM), terms=rbp_terms, finish=_rbp_finish,
                 # trec_eval's rbp divides graded gains by each topic's top grade: scale=topic
-                trec_eval=(TrecEvalName("rbp", "RBP(p={:g},scale=topic)", 51, "p_pairs", (0.9,)),),
+                trec_eval=(TrecEvalName("rbp", "RBP(p={:g},scale=topic)", 51, "p_pairs_without_gains", (0.9,)),),
                 residual="RBPresid", ties="pointwise",
                 r_normalisation=RNormalisation("nRBP", ideal=_ideal_rbp, objection=_graded)))
 def _made_up_residual(p: tuple[float], num_rel: int, num_docs: int) -> float:

@@ -21,11 +21,12 @@ from __future__ import annotations
 import enum
 import re
 import string
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Callable, Container, Hashable, Iterable, Mapping, Sequence, cast
 
 from irstats.errors import MAX_WHOLE, MeasureError
 from irstats.measures.params import Param, _format_value
+from irstats.measures.trec_eval_forms import FORMS
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -71,6 +72,11 @@ class RNormalisation:
         return self.partner + str(raw)[len(raw.family):]
 
 
+#: The trec_eval output kind (irstats.trec_eval.kinds.KINDS) of a family's values, by how the
+#: family summarises them over topics (``Family.over_topics``): a mean prints as ``%6.4f``, a
+#: count, summed, as ``%ld``.
+SUMMARY_KINDS = {"mean": "float", "sum": "long"}
+
 #: trec_eval's standard cut-offs (measures.c: P, recall, ndcg_cut, map_cut, relative_P).
 TREC_CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 #: trec_eval's nicknames a measure belongs to (``-m official``, ``-m all_trec``).
@@ -78,59 +84,6 @@ OFFICIAL = ("official", "all_trec")
 IN_ALL_TREC = ("all_trec",)
 #: runid and num_q: in every nickname.
 EVERY_NICKNAME = ("official", "all_trec", "set", "qrels_jg", "all_prefs", "prefs")
-
-
-@dataclass(frozen=True)
-class _Form:
-    """How a trec_eval measure takes parameters (``-m name.params``) and prints them.
-
-    ``listed``: a list of values, each printed as its own value, ``name_value`` (``P.5,10`` →
-    ``P_5``, ``P_10``); otherwise one value printed once as ``name_text``, with the text as
-    given (``set_F.0.5`` → ``set_F_0.5``). ``args(value)`` fills the irstats template;
-    ``value(groups)`` reads a value back from the template's fields; ``text(value)`` is
-    trec_eval's parameter text for a value; ``alias``: the parameter as a trec_eval name
-    carries it (``P_10``, ``rbp.p=0.8``), read by ``alias_value``."""
-
-    listed: bool
-    args: Callable[[Any], tuple[Any, ...]]
-    value: Callable[[tuple[Any, ...]], Any]
-    text: Callable[[Any], str]
-    alias: str | None = None
-    alias_value: Callable[[str], Any] = float
-
-
-def _g(values: Iterable[float]) -> str:
-    return ",".join(f"{v:g}" for v in values)
-
-
-def _numbers(text: str) -> tuple[float, ...]:
-    return tuple(float(x) for x in text.split(","))
-
-
-def _gain_map_text(text: str) -> str:
-    """A gain map's text (``1:3;2:9``); a ValueError for other gains (``exp``, ``linear``), which
-    have no trec_eval name."""
-    if not re.fullmatch(r"-?\d+:-?[0-9.]+(;-?\d+:-?[0-9.]+)*", text):
-        raise ValueError(text)
-    return text
-
-
-_FORMS: dict[str, _Form] = {
-    "none": _Form(False, lambda v: (), lambda g: None, lambda v: ""),
-    "longs": _Form(True, lambda k: (k,), lambda g: int(g[0]), str, r"\d+", int),  # P.5,10 → P_5, P_10
-    "floats": _Form(True, lambda x: (x,), lambda g: float(g[0]), lambda x: f"{x:.2f}", r"[0-9.]+"),  # _0.20
-    "float": _Form(False, tuple, lambda g: (float(g[0]),), _g, r"[0-9.]+", lambda t: (float(t),)),  # set_F.0.5
-    "floats_one": _Form(False, tuple, lambda g: tuple(map(float, g)), _g,  # utility.1,-1,0,0
-                        r"-?[0-9.]+(?:,-?[0-9.]+)*", _numbers),
-    "levels_one": _Form(False, lambda v: (";".join(f"{x:g}" for x in v),),  # 11pt_avg..25,.5
-                        lambda g: tuple(float(x) for x in g[0].split(";")), _g, r"[0-9.]+(?:,[0-9.]+)*", _numbers),
-    "gain_map": _Form(False, lambda gains: (gains,), lambda g: _gain_map_text(g[0]),  # ndcg.1=3,2=9 ↔ gain=1:3;2:9
-                      lambda gains: gains.replace(":", "=").replace(";", ","), r"\d+=-?[0-9.]+(?:,\d+=-?[0-9.]+)*",
-                      lambda t: t.replace("=", ":").replace(",", ";")),
-    "p_pairs": _Form(False, tuple, lambda g: (float(g[0]),), lambda v: f"p={v[0]:g}",  # rbp.p=0.8
-                     r"p=[0-9.]+", lambda t: (float(t[2:]),)),
-    "double_first": _Form(False, tuple, lambda g: (float(g[0]),), _g),  # relstring.20: the first number read
-}
 
 
 @dataclass(frozen=True)
@@ -145,15 +98,20 @@ class TrecEvalName:
       fills (``"AP"``, ``"P@{}"``, ``"IPrec@{:g}"``, ``"Rprec(mult={:g})"``); None: no
       irstats measure (runid, relstring);
     - ``order``: its place in trec_eval's table, which is the order trec_eval prints in;
-    - ``form``: how parameters are given and printed (``_FORMS``): ``none``, ``longs``
-      (cut-offs), ``floats`` (recall levels, R multiples), ``float`` (set_F's β),
-      ``floats_one`` (utility's four weights), ``levels_one`` (11pt_avg's levels),
-      ``gain_map`` (``level=gain`` pairs), ``p_pairs`` (rbp's ``p=…``), ``double_first``
-      (relstring's length: the first number, printed as given);
+    - ``form``: how parameters are read and printed, a name of
+      :data:`irstats.measures.trec_eval_forms.FORMS`: ``none``, ``longs`` (cut-offs),
+      ``floats`` (recall levels, R multiples), ``float`` (set_F's β), ``floats_one``
+      (utility's four weights), ``levels_one`` (11pt_avg's levels), ``gain_map``
+      (``level=gain`` pairs), ``p_pairs`` (rbp_resid's ``p=…``), ``p_pairs_without_gains``
+      (rbp's, a gain map refused), ``double_first`` (relstring's length: the first number,
+      printed as given);
     - ``defaults``: the parameters when ``-m`` gives none; ``plain``: the irstats measure
       then, when the defaults are empty (``nDCG`` for ``ndcg``);
-    - ``kind``: ``float`` (``%6.4f``), ``long`` (``%ld``, summed over topics), or the
-      summary-only ``num_q``, ``runid``, ``gm`` (geometric mean) and the per-topic ``string``;
+    - ``kind``: how the drop-in prints it, a name of :data:`irstats.trec_eval.kinds.KINDS`:
+      ``float`` (``%6.4f``), ``long`` (``%ld``, summed over topics), the summary-only
+      ``num_q``, ``runid``, ``gm`` (geometric mean) or the per-topic ``string``. A family's
+      entry that names none prints as the family summarises its values (:data:`SUMMARY_KINDS`:
+      a count, summed, as ``long``), filled in when the family is declared;
     - ``nicknames``: the ``-m`` nicknames that include it (``official``, ``all_trec``, ``set``);
     - ``spellings``: older names written directly before the parameter (trec_eval 8's
       ``P10``: ``"P"``; ``R-prec``);
@@ -176,7 +134,7 @@ class TrecEvalName:
     form: str = "none"
     defaults: tuple[Any, ...] = ()
     plain: str | None = None
-    kind: str = "float"
+    kind: str | None = None
     nicknames: tuple[str, ...] = IN_ALL_TREC
     spellings: tuple[str, ...] = ()
     reads: str = "qrels"
@@ -184,37 +142,44 @@ class TrecEvalName:
     graded_lines_with_c: bool = False
 
     def __post_init__(self) -> None:
-        if self.form not in _FORMS:
+        if self.form not in FORMS:
             raise ValueError(f"trec_eval measure {self.name}: unknown form {self.form!r}")
 
     @property
     def listed(self) -> bool:
         """Whether ``-m name.a,b`` gives one printed value per parameter (``P.5,10``)."""
-        return _FORMS[self.form].listed
+        return FORMS[self.form].listed
+
+    def read_params(self, text: str) -> Any:
+        """The parameters of ``-m name.text``, as trec_eval reads them (meas_init.c): None (the
+        defaults), a listed form's values or ``(text, value)``; trec_eval's own error
+        (:class:`~irstats.measures.trec_eval_forms.ParameterError`) where it refuses them."""
+        return FORMS[self.form].read(self, text)
 
     def printed(self, param: object) -> str:
         """The printed name of one parameter: a value of a listed form, else its text as given."""
-        if self.form == "none":
+        form = FORMS[self.form]
+        if not form.takes_params:
             return self.name
-        if self.listed:
-            return f"{self.name}_{_FORMS[self.form].text(param)}"
+        if form.listed:
+            return f"{self.name}_{form.text(param)}"
         return f"{self.name}_{param}"
 
     def irstats_measure(self, value: Any = None) -> str | None:
         """The irstats measure of one value (None: the defaults of a form printed once)."""
         if self.measure is None:
             return None
-        form = _FORMS[self.form]
+        form = FORMS[self.form]
         if value is None and not form.listed:
             value = self.defaults
-        if self.form != "none" and not form.listed and not value:
+        if form.takes_params and not form.listed and not value:
             return self.plain
         return self.measure.format(*form.args(value))
 
     def values(self, params: Sequence[Any] | None = None) -> list[tuple[str, str | None]]:
         """``(printed name, irstats measure)`` of every printed value, in print order.
         ``params``: None (the defaults), a listed form's values, or ``(text, value)``."""
-        if self.form == "none":
+        if not FORMS[self.form].takes_params:
             return [(self.name, self.irstats_measure())]
         if not self.listed:
             if params is None:
@@ -227,8 +192,8 @@ class TrecEvalName:
         """The trec_eval names of this measure that :func:`parse_measure` takes, as a regex: the
         name (``map``), a listed form's name and value (``P_10``, ``P.10``, ``P10``), a form
         printed once with or without its value (``set_F``, ``set_F.0.5``, ``rbp.p=0.8``)."""
-        form = _FORMS[self.form]
-        if self.form == "none":
+        form = FORMS[self.form]
+        if not form.takes_params:
             return "(?:" + "|".join(map(re.escape, (self.name, *self.spellings))) + ")"
         if form.listed:
             prefixes = "|".join([re.escape(self.name) + "[._]", *map(re.escape, self.spellings)])
@@ -240,7 +205,7 @@ class TrecEvalName:
         if param_text is None:
             return self.irstats_measure()
         try:
-            return self.irstats_measure(_FORMS[self.form].alias_value(param_text))
+            return self.irstats_measure(FORMS[self.form].alias_value(param_text))
         except (ValueError, IndexError):  # not numbers, or not as many as the template takes
             return None
 
@@ -248,10 +213,10 @@ class TrecEvalName:
         """trec_eval's printed name for a canonical irstats measure this entry computes, or None."""
         if self.measure is None:
             return None
-        form = _FORMS[self.form]
+        form = FORMS[self.form]
         if not form.listed and _canonical_or_none(self.irstats_measure()) == canonical:
             return self.name
-        if self.form == "none":
+        if not form.takes_params:
             return None
         match = _template_regex(self.measure).fullmatch(canonical)
         if match is None:
@@ -331,6 +296,43 @@ class Role(enum.Enum):
     RETRIEVED = "the documents a run retrieved for each topic"
     JUDGED_SHARE = "the judged share of a run's top k"
     POOL_VARIANT = "the family a depth sweep also divides by the pool's R_k (its _pool variant)"
+
+
+class RankCutoff:
+    """A cut-off that is a depth: a whole number k ≥ 1 of documents (``AP@10``)."""
+
+    def read(self, text: str, family: "Family", name: object) -> int | float:
+        """The cut-off written after ``@``."""
+        if not text.isdigit():
+            raise MeasureError(f"measure {name!r}: the cut-off must be a whole number of documents")
+        if int(text) > MAX_WHOLE:  # (depths are 64-bit integers, as trec_eval's longs)
+            raise MeasureError(f"measure {name!r}: the cut-off must be at most {MAX_WHOLE} documents")
+        return int(text)
+
+    def check(self, cutoff: int | float, name: object) -> None:
+        """Refuse a cut-off, given or the family's default, that cannot be one."""
+        if cutoff < 1:
+            raise MeasureError(f"measure {name!r}: the cut-off must be at least 1")
+
+
+class RecallCutoff(RankCutoff):
+    """A cut-off that is a recall level in [0, 1] (``IPrec@0.5``)."""
+
+    def read(self, text: str, family: "Family", name: object) -> int | float:
+        try:
+            level = float(text)
+        except ValueError:
+            level = float("nan")
+        if not 0.0 <= level <= 1.0:
+            raise MeasureError(f"measure {name!r}: {family.name}'s cut-off is a recall level in [0, 1]")
+        return level
+
+    def check(self, cutoff: int | float, name: object) -> None:
+        return None  # (read checked a level given; a default one is the family's own)
+
+
+#: How a family's cut-off is read, by ``Family.cutoff_kind``.
+CUTOFF_KINDS: dict[str, RankCutoff] = {"rank": RankCutoff(), "recall": RecallCutoff()}
 
 
 @dataclass(frozen=True)
@@ -414,6 +416,14 @@ class Family:
             raise ValueError(f"family {self.name}: declare either terms (a sum over ranks) or a kernel")
         if self.needs is not None and self.needs not in NEEDS:
             raise ValueError(f"family {self.name}: needs {self.needs!r}, not one of {', '.join(NEEDS)}")
+        if self.cutoff_kind not in CUTOFF_KINDS:
+            raise ValueError(f"family {self.name}: cutoff_kind {self.cutoff_kind!r}, not one of {', '.join(CUTOFF_KINDS)}")
+        if self.over_topics not in SUMMARY_KINDS:
+            raise ValueError(f"family {self.name}: over_topics {self.over_topics!r}, not one of {', '.join(SUMMARY_KINDS)}")
+        # trec_eval prints the family's values as it summarises them, unless an entry says otherwise
+        printed = SUMMARY_KINDS[self.over_topics]
+        object.__setattr__(self, "trec_eval", tuple(entry if entry.kind else replace(entry, kind=printed)
+                                                    for entry in self.trec_eval))
 
     def param(self, name: str) -> Param:
         for p in self.params:
@@ -714,7 +724,7 @@ def parse_measure(name: str | Measure, *, family_only: bool = False) -> Measure:
                 raise MeasureError(f"measure {name!r}: parameter {key_!r} is given twice")
             given.add(key_)
             values[key_] = _convert(spec, raw, name)
-    cutoff = _cutoff(match["cutoff"], family, name) if match["cutoff"] else None
+    cutoff = CUTOFF_KINDS[family.cutoff_kind].read(match["cutoff"], family, name) if match["cutoff"] else None
     if family_only:
         if cutoff is not None:
             raise MeasureError(f"measure {name!r}: the depth k is supplied separately; give "
@@ -726,36 +736,14 @@ def parse_measure(name: str | Measure, *, family_only: bool = False) -> Measure:
         cutoff = family.default_cutoff
     if cutoff is None and family.cutoff == "required":
         raise MeasureError(f"measure {name!r}: {family.name} needs a cut-off, e.g. {family.name}@10")
-    if cutoff is not None and family.cutoff_kind == "rank" and cutoff < 1:
-        raise MeasureError(f"measure {name!r}: the cut-off must be at least 1")
+    if cutoff is not None:
+        CUTOFF_KINDS[family.cutoff_kind].check(cutoff, name)
     return Measure(family.name, tuple(values.items()), cutoff)
-
-
-def _cutoff(text: str, family: Family, name: object) -> int | float:
-    """The cut-off after ``@``: a whole-number depth, or a recall level in [0, 1]."""
-    if family.cutoff_kind == "recall":
-        try:
-            level = float(text)
-        except ValueError:
-            level = float("nan")
-        if not 0.0 <= level <= 1.0:
-            raise MeasureError(f"measure {name!r}: {family.name}'s cut-off is a recall level in [0, 1]")
-        return level
-    if not text.isdigit():
-        raise MeasureError(f"measure {name!r}: the cut-off must be a whole number of documents")
-    if int(text) > MAX_WHOLE:  # (depths are 64-bit integers, as trec_eval's longs)
-        raise MeasureError(f"measure {name!r}: the cut-off must be at most {MAX_WHOLE} documents")
-    return int(text)
 
 
 def _convert(spec: Param, raw: str, name: str) -> Any:
     try:
-        if spec.kind is float:
-            value: Any = float(raw)
-        elif spec.kind is int:
-            value = int(raw)
-        else:
-            value = raw
+        value = spec.kind(raw)  # the parameter's type reads its text: float("0.8"), int("3"), str
     except ValueError:
         raise MeasureError(f"measure {name!r}: {spec.name}={raw!r} is not a valid {spec.kind.__name__}") from None
     problem = spec.check(value)

@@ -152,7 +152,7 @@ register(Family("NumQ", "Number of topics evaluated (1 per topic, summed: trec_e
                 trec_eval=(TrecEvalName("num_q", "NumQ", 1, kind="num_q", nicknames=EVERY_NICKNAME),)))
 register(Family("NumNonrelJudgedRet", "Judged non-relevant documents retrieved (trec_eval num_nonrel_judged_ret).",
                 (LEVEL_PARAM,), terms=judged_nonrelevant_terms, cutoff="none", ties="pointwise", over_topics="sum", bounded=False,
-                trec_eval=(TrecEvalName("num_nonrel_judged_ret", "NumNonrelJudgedRet", 33, kind="long"),)))
+                trec_eval=(TrecEvalName("num_nonrel_judged_ret", "NumNonrelJudgedRet", 33),)))
 register(Family("RelP", "Relative precision at k: relevant in the top k / min(k, R) (trec_eval relative_P_k).",
                 (LEVEL_PARAM,), terms=relevant_terms, shares_terms=lambda j, m: ("relevant", level_of(j, m)),
                 normaliser=_by_min_k_r, cutoff="required", ties="pointwise",

@@ -47,18 +47,30 @@ Examples:
   trec_eval -q -R prefs -m all_prefs prefs.txt run.txt
 """
 
-REL_FORMATS = ("trec_qrels", "qrels_jg", "prefs", "qrels_prefs")
 SHORT_OPTIONS = "hvqm:cl:nD:JN:M:R:T:oZ:"
 
 
 def _number(option: str, text: str) -> int:
     """An option's number as trec_eval's atol reads it ("1e20" → 1; past a long: clamped)."""
-    from irstats.trec_eval.table import _atol
+    from irstats.measures.trec_eval_forms import atol
 
     try:
-        return _atol(text)
+        return atol(text)
     except ValueError:
         raise InputError(f"option {option} takes a whole number, not {text!r}") from None
+
+
+def _input_format(option: str, value: str, rel_format: str) -> str:
+    """The -R format after ``-R value`` or ``-T value`` (-T takes trec_results, the only run
+    format); an InputError for a format the drop-in does not read."""
+    from irstats.trec_eval.formats import FORMATS
+
+    if option == "-R" and value in FORMATS:
+        return value
+    if option == "-T" and value == "trec_results":
+        return rel_format
+    raise InputError(f"input format {value!r} ({option}) is not read by irstats trec_eval; "
+                     f"-R takes {', '.join(FORMATS)} and -T trec_results")
 
 
 def run(args: list[str]) -> int:
@@ -98,11 +110,8 @@ def run(args: list[str]) -> int:
             settings["depth"] = _number("-M", value)
         elif option == "-J":
             settings["judged_only"] = True
-        elif option == "-R" and value not in REL_FORMATS or option == "-T" and value != "trec_results":
-            raise InputError(f"input format {value!r} ({option}) is not read by irstats trec_eval; "
-                             f"-R takes {', '.join(REL_FORMATS)} and -T trec_results")
-        elif option == "-R":
-            settings["rel_format"] = value
+        elif option in ("-R", "-T"):
+            settings["rel_format"] = _input_format(option, value, settings["rel_format"])
         elif option == "-N":
             settings["num_docs"] = _number("-N", value)
         elif option == "-Z":

@@ -3,10 +3,10 @@ both the drop-in (:mod:`irstats.trec_eval.output`) and ``irstats eval --format t
 (:func:`format_scores`) print it.
 
 Per-topic lines are laid out a block at a time, a column of values at once
-(:func:`value_column`, :func:`lines`): numpy rounds a whole column to four decimals
-(:func:`irstats.render.fixed_column`) and polars writes the lines, with no Python call per line.
-:func:`value_text` and :func:`line` are the layout of one value and one line: the reference the
-columns are held to (tests/test_columnar_output.py), and the drop-in's few ``all`` lines.
+(:func:`block_texts`, :func:`lines`): each value's text is its output kind's
+(:mod:`irstats.trec_eval.kinds`: numpy rounds a whole column to four decimals and polars writes
+the lines, with no Python call per line). :func:`line` is the layout of one line: the
+drop-in's few ``all`` lines.
 """
 
 from __future__ import annotations
@@ -14,69 +14,34 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import TYPE_CHECKING, Iterator, Sequence
 
+from irstats.trec_eval.kinds import KINDS, OutputKind, TopicColumn
+
 if TYPE_CHECKING:
     import numpy as np
     import polars as pl
 
 
-def value_text(value: float, kind: str = "float") -> str:
-    """printf's ``%ld`` (``kind="long"``) or ``%6.4f`` of one value. A NaN prints as x86-64's
-    0.0/0.0, whose sign bit is set: glibc prints ``-nan``."""
-    if kind == "long":
-        return str(int(value))
-    return f"{value:6.4f}" if value == value else f"{'-nan':>6}"
-
-
-def value_column(values: np.ndarray, kind: str = "float") -> pl.Series:
-    """:func:`value_text` of every value of a column, as a polars String series, without a
-    Python call per value: ``%ld`` of the counts as polars writes integers; ``%6.4f`` as
-    :func:`irstats.render.fixed_column` writes four decimals (never narrower than six
-    characters), NaN and the infinities by :func:`value_text`."""
+def block_texts(columns: Sequence[TopicColumn], n_rows: int) -> pl.Series:
+    """The texts of a block of columns (each :class:`~irstats.trec_eval.kinds.TopicColumn` of
+    ``n_rows`` values, printed by its kind) as one series in row-major order (row r, column k
+    at ``r * len(columns) + k``): the columns of one kind printed in one call
+    (:meth:`~irstats.trec_eval.kinds.OutputKind.block_column`)."""
     import numpy as np
     import polars as pl
 
-    from irstats.render import fixed_column
-
-    values = np.asarray(values, dtype=np.float64)
-    finite = np.isfinite(values)
-    if kind == "long":
-        texts = pl.Series(np.where(finite, values, 0).astype(np.int64)).cast(pl.String)
-    else:
-        texts = fixed_column(values, 4)
-    return _patched(texts, values, ~finite, kind)
-
-
-def _patched(texts: pl.Series, values: np.ndarray, where: np.ndarray, kind: str) -> pl.Series:
-    """``texts`` with the values at ``where`` printed one by one by :func:`value_text`."""
-    import numpy as np
-
-    at = np.flatnonzero(where)
-    if len(at):
-        texts = texts.scatter(at, [value_text(v, kind) for v in values[at].tolist()])
-    return texts
-
-
-def block_texts(block: np.ndarray, kinds: Sequence[str]) -> pl.Series:
-    """:func:`value_column` of a block of values (rows × columns, column k of kind ``kinds[k]``)
-    as one series in row-major order (row r, column k at ``r * columns + k``): every float
-    column formatted in one call, every count column in another."""
-    import numpy as np
-    import polars as pl
-
-    block = np.asarray(block, dtype=np.float64)
-    n_rows, n_cols = block.shape
-    longs = np.array([kind == "long" for kind in kinds], dtype=bool)
-    parts, where = [], np.empty((n_rows, n_cols), dtype=np.int64)
+    by_kind: dict[OutputKind, list[int]] = {}
+    for k, column in enumerate(columns):
+        by_kind.setdefault(column.kind, []).append(k)
+    if len(by_kind) == 1:  # one kind: already in row-major order
+        [(kind, _)] = by_kind.items()
+        return kind.block_column([column.values for column in columns])
+    parts, where = [], np.empty((n_rows, len(columns)), dtype=np.int64)
     offset = 0
-    for kind, chosen in (("float", ~longs), ("long", longs)):
-        count = int(chosen.sum())
-        if count:
-            parts.append(value_column(block[:, chosen].ravel(), kind))
-            where[:, chosen] = offset + np.arange(n_rows * count).reshape(n_rows, count)
-            offset += n_rows * count
-    if len(parts) < 2:  # one kind: already in row-major order
-        return parts[0] if parts else pl.Series([], dtype=pl.String)
-    return pl.concat(parts).gather(where.ravel())
+    for kind, chosen in by_kind.items():
+        parts.append(kind.block_column([columns[k].values for k in chosen]))
+        where[:, chosen] = offset + np.arange(n_rows * len(chosen)).reshape(n_rows, len(chosen))
+        offset += n_rows * len(chosen)
+    return pl.concat(parts).gather(where.ravel()) if parts else pl.Series([], dtype=pl.String)
 
 
 def lines(names: Sequence[str], topics: Sequence[str], texts: pl.Series, keep: np.ndarray | None = None) -> str:
@@ -114,23 +79,23 @@ def head(name: str, zscored: bool = False) -> str:
     return f"Z{name:<22}\t" if zscored else f"{name:<22}\t"
 
 
-def line(name: str, topic: str, value, kind: str = "float", zscored: bool = False) -> str:
-    """One line, newline included. Under -Z every value is a z-score: printed as a float."""
-    if kind == "text":
-        return f"{head(name)}{topic}\t{value}\n"
-    return f"{head(name, zscored)}{topic}\t{value_text(value, 'float' if zscored else kind)}\n"
+def line(name: str, topic: str, text: str, zscored: bool = False) -> str:
+    """One line, newline included: a value's text (its kind's) under a name (``Z`` before it
+    under -Z)."""
+    return f"{head(name, zscored)}{topic}\t{text}\n"
 
 
 @lru_cache(maxsize=256)
-def printed_names(measures: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """trec_eval's printed name (the canonical name where trec_eval lacks the measure) and kind
-    (``long`` for the counts, which are summed over topics) of each measure: parsed once per
-    set of measures, however many systems and blocks are printed."""
+def printed_names(measures: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[OutputKind, ...]]:
+    """trec_eval's printed name (the canonical name where trec_eval lacks the measure) and output
+    kind (a count for the measures summed over topics: registry.SUMMARY_KINDS) of each measure:
+    parsed once per set of measures, however many systems and blocks are printed."""
     from irstats.measures import parse_measure
+    from irstats.measures.registry import SUMMARY_KINDS
 
     parsed = [parse_measure(name) for name in measures]
     return (tuple(m.trec_eval_name or name for m, name in zip(parsed, measures)),
-            tuple("long" if m.definition.over_topics == "sum" else "float" for m in parsed))
+            tuple(KINDS[SUMMARY_KINDS[m.definition.over_topics]] for m in parsed))
 
 
 #: Per-topic lines laid out at once by :func:`score_chunks` (those of several systems with few
@@ -165,7 +130,7 @@ def score_chunks(matrices, per_topic: bool = False, *, block_lines: int | None =
     n_measures = len(items)
     fields = [head(name)[:-1] for name in (*names, "runid", "num_q")]
     summaries = np.stack([m.summaries() for m in items], axis=1)  # systems × measures
-    summaries = np.where(np.array(kinds) == "long", np.rint(summaries), summaries)  # (as the counts per topic)
+    summaries = np.stack([printed_as.whole(summaries[:, k]) for k, printed_as in enumerate(kinds)], axis=1)
     num_q = items[0].num_topics()
     systems, topics = items[0].systems, items[0].topics
     topics = topics if per_topic else ()
@@ -194,15 +159,15 @@ def _units_text(items, kinds, fields, topics, systems, summaries, num_q, units) 
     block = np.concatenate(stacked) if stacked else np.empty((0, n_measures))
     keep = ~np.isnan(block)
     block = np.where(keep, block, 0.0)
-    longs = np.array(kinds) == "long"
-    block[:, longs] = np.rint(block[:, longs])  # counts summed in floating point: the whole number each stands for
+    for k, printed_as in enumerate(kinds):  # counts summed in floating point: the whole number each stands for
+        block[:, k] = printed_as.whole(block[:, k])
     closing = [i for i, start, stop in units if stop >= n_topics]  # systems whose all lines end here
     if block.size + len(closing) * (n_measures + 2) <= SMALL_LINES:
         return _small_units_text(block, keep, kinds, fields, (*topics, "all"), systems, summaries, num_q, units)
     import polars as pl
 
     slot = {i: s for s, i in enumerate(closing)}
-    texts = [block_texts(block, kinds), block_texts(summaries[closing], kinds),
+    texts = [_kinds_texts(block, kinds), _kinds_texts(summaries[closing], kinds),
              pl.Series([systems[i] for i in closing], dtype=pl.String),
              pl.Series(num_q[closing].astype(np.int64)).cast(pl.String)]
     base = np.cumsum([0] + [len(t) for t in texts])
@@ -232,13 +197,19 @@ def _small_units_text(block, keep, kinds, fields, topics, systems, summaries, nu
     row = 0
     for i, start, stop in units:
         values, kept = block[row:row + stop - start].tolist(), keep[row:row + stop - start].tolist()
-        cells += [(k, start + t, value_text(v, kinds[k])) for t, (vs, ks) in enumerate(zip(values, kept))
+        cells += [(k, start + t, kinds[k].text(v)) for t, (vs, ks) in enumerate(zip(values, kept))
                   for k, (v, kk) in enumerate(zip(vs, ks)) if kk]
         row += stop - start
         if stop >= n_topics:  # runid, num_q, then each measure's summary
             cells += [(n_measures, n_topics, systems[i]), (n_measures + 1, n_topics, str(int(num_q[i])))]
-            cells += [(k, n_topics, value_text(v, kinds[k])) for k, v in enumerate(summaries[i].tolist())]
+            cells += [(k, n_topics, kinds[k].text(v)) for k, v in enumerate(summaries[i].tolist())]
     return small_lines(fields, topics, cells)
+
+
+def _kinds_texts(block: np.ndarray, kinds: Sequence[OutputKind]) -> pl.Series:
+    """:func:`block_texts` of a block of values (rows × columns), column k printed by ``kinds[k]``."""
+    return block_texts([TopicColumn("", False, printed_as, block[:, k]) for k, printed_as in enumerate(kinds)],
+                       len(block))
 
 
 def format_scores(matrices, per_topic: bool = False) -> str:
@@ -250,5 +221,5 @@ def format_scores(matrices, per_topic: bool = False) -> str:
     return "".join(score_chunks(matrices, per_topic))
 
 
-__all__ = ["BLOCK_LINES", "SMALL_LINES", "block_texts", "format_scores", "head", "line", "lines", "printed_names", "score_chunks",
-           "value_column", "value_text"]
+__all__ = ["BLOCK_LINES", "SMALL_LINES", "block_texts", "format_scores", "head", "line", "lines", "printed_names",
+           "score_chunks"]

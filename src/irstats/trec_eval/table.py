@@ -11,9 +11,9 @@ the drop-in prints is declared here, once: ``runid``, ``relstring``, the geometr
 
 A trec_eval measure is asked for with ``-m name`` or ``-m name.params`` (``P.5,10``,
 ``iprec_at_recall..1,.5``, ``set_F.0.5``, ``rbp.p=0.8``); a parameter list expands into
-one printed value per parameter (``P_5``, ``P_10``). Kinds: ``float`` (``%6.4f``), ``long``
-(``%ld``: counts, summed over topics), and the summary-only ``runid``, ``num_q`` and ``gm``
-(trec_eval's geometric mean of per-topic values, floored at 1e-5).
+one printed value per parameter (``P_5``, ``P_10``). The parameters are read, errors
+included, and printed by the measure's parameter form (:mod:`irstats.measures.trec_eval_forms`);
+the values by its output kind (:mod:`irstats.trec_eval.kinds`).
 """
 
 from __future__ import annotations
@@ -21,9 +21,8 @@ from __future__ import annotations
 from irstats.errors import InputError
 from irstats.measures import FAMILIES  # noqa: F401 - every family registered, with its trec_eval names
 from irstats.measures.registry import EVERY_NICKNAME, OFFICIAL, TREC_CUTS, TrecEvalName, derived, trec_eval_names
-
-#: trec_eval's MIN_GEO_MEAN: the floor of gm_map and gm_bpref.
-MIN_GEO_MEAN = 1e-5
+from irstats.measures.trec_eval_forms import ParameterError
+from irstats.trec_eval.kinds import kind_of
 
 _R_MULTIPLES = tuple(k / 10 for k in range(2, 21, 2))
 
@@ -36,15 +35,17 @@ DROP_IN: tuple[TrecEvalName, ...] = (
                  made_up=lambda length, num_rel, num_docs: "-"),
     TrecEvalName("gm_bpref", "Bpref", 15, kind="gm"),
     # -R qrels_jg: each averaged over the judgment groups (irstats.trec_eval.jg)
-    TrecEvalName("map_avgjg", "AP", 48, nicknames=("qrels_jg",), reads="jg"),
-    TrecEvalName("P_avgjg", "P@{}", 49, "longs", TREC_CUTS, nicknames=("qrels_jg",), reads="jg"),
-    TrecEvalName("Rprec_mult_avgjg", "Rprec(mult={:g})", 50, "floats", _R_MULTIPLES, nicknames=("qrels_jg",),
-                 reads="jg"),
+    TrecEvalName("map_avgjg", "AP", 48, kind="float", nicknames=("qrels_jg",), reads="jg"),
+    TrecEvalName("P_avgjg", "P@{}", 49, "longs", TREC_CUTS, kind="float", nicknames=("qrels_jg",), reads="jg"),
+    TrecEvalName("Rprec_mult_avgjg", "Rprec(mult={:g})", 50, "floats", _R_MULTIPLES, kind="float",
+                 nicknames=("qrels_jg",), reads="jg"),
 )
 
 
 def _table() -> tuple[TrecEvalName, ...]:
     table = tuple(sorted((*trec_eval_names(), *DROP_IN), key=lambda entry: entry.order))
+    for entry in table:
+        kind_of(entry)  # every kind named is one the drop-in prints
     for before, after in zip(table, table[1:]):
         if before.order == after.order or before.name == after.name:
             raise ValueError(f"trec_eval measures {before.name} and {after.name} are both declared at place "
@@ -78,135 +79,6 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-class ParameterError(InputError):
-    """Parameters trec_eval reads but cannot use (``P.0``, ``P.5,5``, ``rbp.0.8``): trec_eval's own
-    lines (``lines``, as it prints them) and its exit code — 2 when a measure
-    cannot be initialised (meas_init.c), 4 when it cannot be calculated (utility's coefficients).
-    A parameter irstats does not reproduce is a plain :class:`InputError` (exit 1)."""
-
-    def __init__(self, lines: list[str], exit_code: int = 2):
-        self.lines = lines
-        self.exit_code = exit_code
-        super().__init__("; ".join(lines))
-
-
-def _cannot_initialise(measure: TrecEvalName, reason: str) -> ParameterError:
-    return ParameterError([f"trec_eval: {reason}", f"trec_eval: Cannot initialize measure '{measure.name}'"])
-
-
-def parse(measure: TrecEvalName, text: str) -> tuple | None:
-    """The parameters of ``-m name.text``, as trec_eval reads them (meas_init.c): numbers as C's
-    atol/atof read them (no number is 0); cut-offs sorted, each > 0 and none twice, else
-    trec_eval's own error (:class:`ParameterError`); ``name=value`` pairs checked as
-    get_param_pairs checks them."""
-    form = measure.form
-    if form == "none":
-        return None  # trec_eval ignores them (map.3 is map)
-    parts = text.split(",")
-    if form == "longs":  # get_long_cutoffs
-        cutoffs = sorted(_atol(p, strict=False) for p in parts)
-        if cutoffs[0] <= 0:
-            raise _cannot_initialise(measure, "Negative cutoff detected")
-        if len(set(cutoffs)) < len(cutoffs):
-            raise _cannot_initialise(measure, "duplicate cutoffs detected")
-        return tuple(cutoffs)
-    if form == "floats":  # get_double_cutoffs
-        values = sorted(_atof(p) for p in parts)
-        if len(set(values)) < len(values):
-            raise _cannot_initialise(measure, "duplicate cutoffs detected")
-        return tuple(values)
-    if form == "double_first":  # get_double_params; relstring reads the first
-        return (text, (_atof(parts[0]),))
-    if form == "floats_one":  # get_double_params; utility needs its four coefficients when it calculates
-        coefficients = tuple(_atof(p) for p in parts)
-        if len(coefficients) != len(measure.defaults):
-            raise ParameterError([f"trec_eval.calc_{measure.name}: improper number of coefficients",
-                                  f"trec_eval: Can't calculate measure '{measure.name}'"], exit_code=4)
-        return (text, coefficients)
-    if form == "levels_one":
-        return (text, tuple(_atof(p) for p in parts))
-    if form == "float":  # set_F.0.5: atof of the text
-        return (text, (_atof(text),))
-    pairs = _pairs(text)
-    if pairs is None:
-        raise _cannot_initialise(measure, f"malformed pair parameters in '{text}'")
-    if form == "gain_map":  # 1=3,2=9,4=4.5 → irstats' gain=1:3;2:9;4:4.5
-        # names that are no whole number are ignored, as trec_eval's setup_gains does
-        gains = [(int(k), v) for k, v in pairs if _valid_int(k)]
-        if len({k for k, _ in gains}) < len(gains):
-            raise InputError(f"{measure.name}.{text}: a level given twice gets one gain in trec_eval's ideal "
-                             "ranking and another in the run's (gain_init.c); not reproduced")
-        if any(k < 0 for k, _ in gains):
-            raise InputError(f"{measure.name}.{text}: a gain for a negative level reaches trec_eval's unjudged "
-                             "documents (its codes -1, -2); irstats trec_eval takes gains for grades ≥ 0")
-        return (text, ";".join(f"{k}:{_positional(v)}" for k, v in gains))
-    if form == "p_pairs":  # rbp.p=0.8: the persistence among name=value pairs
-        if measure.name == "rbp" and any(_valid_int(k) for k, _ in pairs):
-            raise InputError(f"irstats trec_eval does not reproduce {measure.name} with a gain map: trec_eval's "
-                             "m_rbp.c scales the gains with variables it never initialises (min, max), "
-                             "which a gain map makes matter; use irstats eval -m 'RBP(p=…)' for graded RBP")
-        return (text, tuple(v for k, v in pairs if k == "p")[-1:] or measure.defaults)
-    raise InputError(f"illegal parameters {text!r} for trec_eval measure {measure.name}")
-
-
-def _pairs(text: str) -> list[tuple[str, float]] | None:
-    """trec_eval's get_param_pairs: ``name=value`` pairs separated by commas (a name may be
-    empty, a value is read by atof), or None where trec_eval finds them malformed — the same
-    scan as its own: no two commas or two '=' in a row, and the text ends after an '='."""
-    last_seen = ","
-    for char in text:
-        if char == ",":
-            if last_seen == ",":
-                return None
-            last_seen = ","
-        elif char == "=":
-            if last_seen == "=":
-                return None
-            last_seen = "="
-    if last_seen != "=":
-        return None
-    return [(name, _atof(value)) for name, _, value in (piece.partition("=") for piece in text.split(","))]
-
-
-def _atof(text: str) -> float:
-    """C's atof: the leading decimal number of ``text`` ("0.5x" → 0.5; none → 0)."""
-    import re
-
-    match = re.match(r"\s*[+-]?(\d+\.?\d*([eE][+-]?\d+)?|\.\d+([eE][+-]?\d+)?)", text)
-    return float(match.group(0)) if match else 0.0
-
-
-def _positional(value: float) -> str:
-    """A gain as irstats' gain map writes it: every digit kept, no exponent (1e-07 → 0.0000001)."""
-    import numpy as np
-
-    return np.format_float_positional(value, trim="-")
-
-
-def _valid_int(text: str) -> bool:
-    """trec_eval's valid_int: an optional sign, then digits only."""
-    body = text[1:] if text[:1] in "+-" else text
-    return body.isdigit() and body.isascii()
-
-
-#: C's long on the machines trec_eval is built for (LP64): glibc's atol clamps to these.
-LONG_MIN, LONG_MAX = -2**63, 2**63 - 1
-
-
-def _atol(text: str, strict: bool = True) -> int:
-    """C's atol as glibc computes it (strtol): the leading whole number of ``text`` ("23.4" →
-    23, "1e20" → 1), clamped to a long (99999999999999999999 → 2^63 − 1). Text with no
-    leading number, which atol reads as 0, is refused (ValueError) — or 0 with ``strict=False``."""
-    import re
-
-    match = re.match(r"\s*[+-]?\d+", text)
-    if not match:
-        if not strict:
-            return 0
-        raise ValueError(text)
-    return min(max(int(match.group(0)), LONG_MIN), LONG_MAX)
-
-
 def requested(specs: list[str], num_docs: int = 0) -> list[tuple[TrecEvalName, tuple | None]]:
     """``-m`` arguments → the marked measures in trec_eval's print order, with parameters
     (None: the defaults). The first ``-m name.params`` of a measure sets its parameters; a
@@ -225,7 +97,7 @@ def requested(specs: list[str], num_docs: int = 0) -> list[tuple[TrecEvalName, t
             raise InputError(f"illegal measure '{spec}'")
         if marked.get(name) is None and name not in failed:  # the first -m name.params counts
             try:
-                marked[name] = parse(by_name[name], params) if dot else None
+                marked[name] = by_name[name].read_params(params) if dot else None
             except ParameterError as exc:
                 failed[name] = exc
     if failed:
@@ -281,5 +153,5 @@ def _with_docs(measure: TrecEvalName, num_docs: int) -> TrecEvalName:
     return replace(measure, measure=measure.measure[:-1] + f",docs={int(num_docs)})")
 
 
-__all__ = ["BY_NAME", "DROP_IN", "MIN_GEO_MEAN", "NICKNAMES", "TABLE", "ParameterError", "RBP_LEFTOVERS_CLEARED_BY",
-           "RBP_LEFTOVERS_FROM", "parse", "rbp_reads_leftovers", "requested"]
+__all__ = ["BY_NAME", "DROP_IN", "NICKNAMES", "TABLE", "ParameterError", "RBP_LEFTOVERS_CLEARED_BY",
+           "RBP_LEFTOVERS_FROM", "rbp_reads_leftovers", "requested"]
