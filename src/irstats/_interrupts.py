@@ -24,7 +24,11 @@ from __future__ import annotations
 
 import itertools
 import threading
-from typing import Callable, Literal
+from typing import TYPE_CHECKING, Callable, Literal, Sequence
+
+if TYPE_CHECKING:
+    from importlib.machinery import ModuleSpec
+    from types import ModuleType
 
 _depth = 0  # nesting of deferred blocks in the main thread
 _held: Callable[[], None] | None = None  # the delivery of an interrupt that came inside one
@@ -115,7 +119,8 @@ class _AfterImport:
     def __init__(self, name: str, action: Callable[[], None]):
         self.name, self.action = name, action
 
-    def find_spec(self, fullname: str, path: object = None, target: object = None) -> object:
+    def find_spec(self, fullname: str, path: Sequence[str] | None,
+                  target: ModuleType | None = None) -> ModuleSpec | None:
         import sys
 
         if fullname != self.name:
@@ -125,16 +130,17 @@ class _AfterImport:
         import importlib.util
 
         spec = importlib.util.find_spec(fullname)  # the module's own spec, found without this finder
-        loader = getattr(spec, "loader", None)
-        if loader is None or not hasattr(loader, "exec_module"):
+        loader = spec.loader if spec is not None else None
+        if loader is None:
             return spec
         exec_module, action = loader.exec_module, self.action
 
-        def exec_then_act(module: object) -> None:
+        def exec_then_act(module: ModuleType) -> None:
             exec_module(module)
             action()
 
-        loader.exec_module = exec_then_act
+        # on this one loader object: the module's own loading, then the action
+        loader.exec_module = exec_then_act  # type: ignore[method-assign]
         return spec
 
 
