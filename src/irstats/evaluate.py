@@ -39,19 +39,22 @@ class Evaluator:
     """
 
     def __init__(self, qrels, options: EvalOptions | None = None, *, subtopic_qrels=None, preferences=None,
-                 **fields):
+                 labels: str = "real", byte_ids: bool = False, **fields):
         """``qrels``: a path, paths, a DataFrame or a loaded Collection; the options as an
         :class:`EvalOptions` or as its fields (``rel_level=2, depth=100`` …);
         ``subtopic_qrels``: subtopic judgments for the diversity measures (a file
         ``topic subtopic docno grade``, a frame or an :class:`irstats.subtopics.SubtopicQrels`);
         ``preferences``: preference judgments for the prefs_* measures (a file
         ``topic jg jsg docno level``, a frame or an
-        :class:`irstats.preference_judgments.PreferenceJudgments`)."""
+        :class:`irstats.preference_judgments.PreferenceJudgments`); ``labels`` and ``byte_ids``:
+        how qrels not yet loaded are read (:meth:`Collection.load`: the drop-in reads grades as
+        trec_eval does, ``"atol"``, and shows ids as the bytes read)."""
         if options is not None and fields:
             raise InputError("give the options as an EvalOptions or as keywords, not both")
         self.options = options if options is not None else EvalOptions(**fields)
         self.collection = (qrels if isinstance(qrels, Collection)
-                           else Collection.load(qrels, qrels_duplicate=self.options.qrels_duplicate))
+                           else Collection.load(qrels, qrels_duplicate=self.options.qrels_duplicate, labels=labels,
+                                                byte_ids=byte_ids))
         # judgments beyond the qrels (measures.registry.NEEDS) over the qrels' topics, carried by
         # every batch's tensor in the field of that name
         self.beyond: dict[str, AxisFacts] = {}

@@ -81,7 +81,6 @@ def _evaluate_qrels(qrels: Any, runset: RunSet, wanted: list[str], marked: Marke
     giving its topics' scores, the texts printed per topic and the topics -c adds."""
     import numpy as np
 
-    from irstats.collection import Collection
     from irstats.evaluate import Evaluator
     from irstats.judgments import NoTopicInCommon
     from irstats.measures import parse_measure
@@ -90,10 +89,10 @@ def _evaluate_qrels(qrels: Any, runset: RunSet, wanted: list[str], marked: Marke
     from irstats.trec_eval.kinds import kind_of
 
     # trec_eval's grades: atol of the text (2.5 → 2). Ids stay the bytes read, to the output.
-    collection = Collection.load(qrels, labels="atol", byte_ids=True)
+    evaluator = Evaluator(qrels, trec_eval_compat=True, labels="atol", byte_ids=True, **run.engine_options())
+    collection = evaluator.collection
     grades = collection.line_grades()
     first = grades[collection.line_topics() == 0]
-    evaluator = Evaluator(collection, trec_eval_compat=True, **run.engine_options())
     parsed = [parse_measure(name) for name in wanted]
     n_topics = len(collection.topics)
     values = {str(m): np.full((1, n_topics), np.nan) for m in parsed}
