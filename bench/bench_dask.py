@@ -289,13 +289,15 @@ def main(argv=None) -> None:
 
 #: The client job's resampling workloads: (the command, its score file put second; the label).
 #: The score file is bench_splithalf's 100 systems × 50 topics of AP (bench_startup.score_file).
+#: Sized for a cluster: one process takes 7–25 CPU s (at 100,000 halvings or 20,000 resamples,
+#: 2–5 s, the client's fixed costs — the interpreter, Dask's import — were a fifth to a third).
 RESAMPLING = {
-    "splithalf": (["splithalf", "-m", "AP", "-n", "100000", "--seed", "1"],
-                  "`splithalf -n 100000`, 100 systems × 50 topics, 4 methods"),
-    "predictive": (["predictive", "-m", "AP", "-n", "100000", "--seed", "1"],
-                   "`predictive -n 100000`, 100 systems × 50 topics"),
-    "randomization": (["compare", "-m", "AP", "--test", "randomization", "-n", "20000", "--seed", "1"],
-                      "`compare --test randomization -n 20000`, 100 systems × 50 topics"),
+    "splithalf": (["splithalf", "-m", "AP", "-n", "400000", "--seed", "1"],
+                  "`splithalf -n 400000`, 100 systems × 50 topics, 4 methods"),
+    "predictive": (["predictive", "-m", "AP", "-n", "400000", "--seed", "1"],
+                   "`predictive -n 400000`, 100 systems × 50 topics"),
+    "randomization": (["compare", "-m", "AP", "--test", "randomization", "-n", "100000", "--seed", "1"],
+                      "`compare --test randomization -n 100000`, 100 systems × 50 topics"),
     "bootstrap": (["compare", "-m", "AP", "--test", "bootstrap", "-n", "20000", "--seed", "1"],
                   "`compare --test bootstrap -n 20000`, 100 systems × 50 topics"),
     "intervals": (["compare", "-m", "AP", "--interval", "bca", "-n", "100000", "--seed", "1"],
