@@ -127,6 +127,22 @@ def reference_data() -> Path:
     return require_path(REFERENCE_DATA)
 
 
+@pytest.fixture(scope="session")
+def te(reference_data) -> Path:
+    """trec_eval's own test suite (its qrels, results and outputs): tests/data/conformance/trec_eval-test."""
+    return reference_data / "conformance" / "trec_eval-test"
+
+
+def run_drop_in(args) -> tuple[int, str]:
+    """``irstats trec_eval ARGS`` through click's runner: (exit code, standard output)."""
+    from click.testing import CliRunner
+
+    from irstats.cli.main import cli
+
+    result = CliRunner().invoke(cli, ["trec_eval", *map(str, args)])
+    return result.exit_code, result.output
+
+
 def best_and_median(matrix) -> tuple[str, str]:
     """The worked examples' pair of runs of a score matrix: the one with the best mean and the one
     ranked at the median (tests/test_bayes.py, tests/test_meta_analysis.py)."""

@@ -14,11 +14,6 @@ from tests.conftest import run_cli
 
 
 
-@pytest.fixture(scope="module")
-def te(reference_data):
-    return reference_data / "conformance" / "trec_eval-test"
-
-
 def test_per_topic_tsv_contract(te, capsys):
     code, out, err = run_cli(["eval", te / "qrels.test", te / "results.test", "-m", "map", "-m", "ndcg_cut.10",
                               "--per-topic", "--format", "tsv"], capsys)

@@ -58,11 +58,6 @@ LAUNCHER_IDS = ["python-m" if len(cmd) > 1 else "script" for cmd in LAUNCHERS]
 
 
 @pytest.fixture(scope="module")
-def te(reference_data) -> Path:
-    return reference_data / "conformance" / "trec_eval-test"
-
-
-@pytest.fixture(scope="module")
 def scores_file(tmp_path_factory) -> Path:
     """A 100 systems × 50 topics AP score file (seeded)."""
     rng = np.random.default_rng(7)

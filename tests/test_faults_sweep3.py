@@ -24,11 +24,6 @@ from tests.conftest import child_env, default_signals, examples, run_cli
 
 
 
-@pytest.fixture(scope="module")
-def te(reference_data) -> Path:
-    return reference_data / "conformance" / "trec_eval-test"
-
-
 
 
 # ----------------------------------------------------------------------------- inputs are sacred

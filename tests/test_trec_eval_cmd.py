@@ -11,20 +11,8 @@ from __future__ import annotations
 import gzip
 
 import pytest
-from click.testing import CliRunner
 
-from irstats.cli.main import cli
-from tests.conftest import DL19_RUNS, run_cli
-
-def _run(args) -> tuple[int, str]:
-    result = CliRunner().invoke(cli, ["trec_eval", *map(str, args)])
-    return result.exit_code, result.output
-
-
-@pytest.fixture(scope="module")
-def te(reference_data):
-    return reference_data / "conformance" / "trec_eval-test"
-
+from tests.conftest import DL19_RUNS, run_cli, run_drop_in
 
 @pytest.mark.parametrize("options, qrels, run, expected", [
     ([], "qrels.test", "results.test", "out.test"),
@@ -46,7 +34,7 @@ def te(reference_data):
 ])
 def test_quicktest_commands_byte_for_byte(te, options, qrels, run, expected):
     """Every command of trec_eval's quicktest-commands.txt, run as `irstats trec_eval …`."""
-    code, out = _run([*options, te / qrels, te / run])
+    code, out = run_drop_in([*options, te / qrels, te / run])
     assert code == 0
     assert out == (te / expected).read_text()
 
@@ -63,15 +51,15 @@ def test_dl19_all_trec_byte_for_byte(reference_data, tmp_path, level):
             (tmp_path / "run").write_bytes(f.read())  # trec_eval read the run decompressed
         with gzip.open(d / "trec_eval10-all_trec" / f"{tag}.l{level}.gz", "rt") as f:
             expected = f.read()
-        code, out = _run(["-q", "-m", "all_trec", f"-l{level}", d / "qrels.dl19-passage.txt", tmp_path / "run"])
+        code, out = run_drop_in(["-q", "-m", "all_trec", f"-l{level}", d / "qrels.dl19-passage.txt", tmp_path / "run"])
         assert code == 0, out
         assert out == expected, tag
 
 
 def test_options_as_getopt_reads_them(te):
     """-l2 and -l 2, options after the file names (GNU getopt permutes), -m repeated."""
-    a = _run(["-q", "-l", "2", "-m", "map", "-m", "P.5,10", te / "qrels.rel_level", te / "results.test"])
-    b = _run([te / "qrels.rel_level", te / "results.test", "-l2", "-mmap", "-mP.5,10", "-q"])
+    a = run_drop_in(["-q", "-l", "2", "-m", "map", "-m", "P.5,10", te / "qrels.rel_level", te / "results.test"])
+    b = run_drop_in([te / "qrels.rel_level", te / "results.test", "-l2", "-mmap", "-mP.5,10", "-q"])
     assert a == b and a[0] == 0
     lines = a[1].splitlines()
     assert lines[0].startswith("map ") and lines[1].startswith("P_5 ") and lines[2].startswith("P_10 ")
@@ -117,7 +105,7 @@ def test_measure_parameters_as_trec_eval_reads_them(te):
 
     expected = "".join(line + "\n" for line in (te / "out.test.meas_params").read_text().splitlines()
                        if base(line.split("\t")[0].rstrip()))
-    code, out = _run(["-q", "-miprec_at_recall..10,.20,.25,.75,.50", "-m", "P.5,7,3", "-m", "recall.20,2000",
+    code, out = run_drop_in(["-q", "-miprec_at_recall..10,.20,.25,.75,.50", "-m", "P.5,7,3", "-m", "recall.20,2000",
                       "-m", "Rprec_mult.5.0,0.2,0.35", "-msuccess.2,5,20", te / "qrels.test", te / "results.test"])
     assert code == 0
     assert out == expected
@@ -130,7 +118,7 @@ def test_utility_with_collection_size(te):
         name, topic, value = line.split()
         if name in ("num_ret", "num_rel", "num_rel_ret") and topic != "all":
             counts.setdefault(topic, {})[name] = int(value)
-    code, out = _run(["-q", "-m", "utility.1,-1,0,1", "-N", "1000", te / "qrels.test", te / "results.test"])
+    code, out = run_drop_in(["-q", "-m", "utility.1,-1,0,1", "-N", "1000", te / "qrels.test", te / "results.test"])
     assert code == 0
     for line in out.splitlines()[:-1]:
         name, topic, value = line.split()
@@ -140,7 +128,7 @@ def test_utility_with_collection_size(te):
 
 def test_zscores_byte_for_byte(te):
     """trec_eval -q -m all_trec -Z zscores_file qrels.test results.test > out.test.aqZ"""
-    code, out = _run(["-q", "-m", "all_trec", "-Z", te / "zscores_file", te / "qrels.test", te / "results.test"])
+    code, out = run_drop_in(["-q", "-m", "all_trec", "-Z", te / "zscores_file", te / "qrels.test", te / "results.test"])
     assert code == 0
     assert out == (te / "out.test.aqZ").read_text()
 

@@ -8,19 +8,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from click.testing import CliRunner
 
-from irstats.cli.main import cli
-
-
-def _run(args) -> tuple[int, str]:
-    result = CliRunner().invoke(cli, ["trec_eval", *map(str, args)])
-    return result.exit_code, result.output
-
-
-@pytest.fixture(scope="module")
-def te(reference_data):
-    return reference_data / "conformance" / "trec_eval-test"
+from tests.conftest import run_drop_in
 
 
 def test_a_new_r_format_is_one_entry_of_formats(te, monkeypatch):
@@ -30,7 +19,7 @@ def test_a_new_r_format_is_one_entry_of_formats(te, monkeypatch):
     copy = formats.JudgmentsFormat("trec_qrels_again", "qrels", "relevance judgments",
                                    formats.FORMATS["trec_qrels"].evaluate)
     monkeypatch.setitem(formats.FORMATS, copy.name, copy)
-    code, out = _run(["-m", "all_trec", "-q", "-R", "trec_qrels_again", te / "qrels.test", te / "results.test"])
+    code, out = run_drop_in(["-m", "all_trec", "-q", "-R", "trec_qrels_again", te / "qrels.test", te / "results.test"])
     assert code == 0
     assert out == (te / "out.test.aq").read_text()
 
