@@ -209,31 +209,30 @@ class GeometricMean(OutputKind):
         return math.exp(total / n_topics)
 
 
-class TopicCount(OutputKind):
-    """``num_q``: the number of topics evaluated, in the summary only, ``%ld``."""
+class _OfTheRun(OutputKind):
+    """A line of the run as a whole, in the summary only: no score, no judgments read."""
 
-    name = "num_q"
     scored = False
     reads_judgments = False
 
     def topic_columns(self, entry: TrecEvalName, params: Any, printing: Printing, start: int,
                       stop: int) -> list[TopicColumn]:
         return []
+
+
+class TopicCount(_OfTheRun):
+    """``num_q``: the number of topics evaluated, in the summary only, ``%ld``."""
+
+    name = "num_q"
 
     def summary_lines(self, entry: TrecEvalName, params: Any, printing: Printing) -> list[SummaryLine]:
         return [SummaryLine(entry.name, printing.zscored, COUNT.shown(printing.zscored).text(len(printing.topics)))]
 
 
-class RunTag(OutputKind):
+class RunTag(_OfTheRun):
     """``runid``: the run's tag, as text, in the summary only; never a z-score."""
 
     name = "runid"
-    scored = False
-    reads_judgments = False
-
-    def topic_columns(self, entry: TrecEvalName, params: Any, printing: Printing, start: int,
-                      stop: int) -> list[TopicColumn]:
-        return []
 
     def summary_lines(self, entry: TrecEvalName, params: Any, printing: Printing) -> list[SummaryLine]:
         return [SummaryLine(entry.name, False, printing.run_tag())]
