@@ -490,6 +490,11 @@ class Job:
             step()
             for future in waiting:
                 k = where[future.key]
+                if future.status == "lost":
+                    # done, then its worker died holding the result: Dask computes it again for
+                    # the future still held here, which comes back through as_completed
+                    waiting.add(future)
+                    continue
                 done.add(k)
                 in_flight -= 1
                 if future.status == "finished":
