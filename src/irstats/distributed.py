@@ -289,9 +289,9 @@ def _close_cluster_process(process) -> None:
     try:
         process.wait(timeout=10)
     except subprocess.TimeoutExpired:
-        try:
+        try:  # its session: the cluster's process and the workers it started
             os.killpg(process.pid, signal.SIGKILL)
-        except OSError:
+        except (OSError, AttributeError):  # (no process groups: Windows)
             process.kill()
         process.wait()
     finally:
