@@ -94,7 +94,7 @@ def test_an_evaluation_option_is_one_flag_declaration():
     from irstats.collection import EvalOptions
 
     fields = {f.name for f in dataclasses.fields(EvalOptions)}
-    assert {flag.field for flag in EVAL_FLAGS} <= fields
+    assert {flag.sets for flag in EVAL_FLAGS} <= fields
     seen = []
 
     @click.command()

@@ -192,9 +192,8 @@ def machine_workers() -> tuple[int, str]:
 
 
 #: Dask settings of the local cluster's scheduler and nannies: the event loop's tick watcher
-#: (every 20 ms by default), the system and memory monitors (0.5 s, 0.1 s) and work stealing
-#: (every 100 ms) are for long-lived shared clusters; for one command's cluster of equal batches
-#: they were most of the scheduler's CPU.
+#: (every 20 ms by default) and the system and memory monitors (0.5 s, 0.1 s) are for long-lived
+#: shared clusters; for one command's cluster they were most of the scheduler's idle CPU.
 QUIET_SCHEDULER = {"distributed.admin.tick.interval": "1s", "distributed.admin.system-monitor.interval": "5s",
                    "distributed.worker.memory.monitor-interval": "1s"}
 

@@ -160,13 +160,18 @@ def parse_depth(value: str | int | None) -> int | None:
 
 class EvalFlag(NamedTuple):
     """A command-line flag of one :class:`irstats.collection.EvalOptions` field: the click
-    option, the option's parameter name, the field it sets and how the flag's value becomes the
-    field's (validation is EvalOptions')."""
+    option, the option's parameter name, how the flag's value becomes the field's (validation is
+    EvalOptions') and the field it sets, when its name is not the parameter's."""
 
     option: Callable[[Callable[..., Any]], Callable[..., Any]]
     parameter: str
-    field: str
     read: Callable[[Any], Any] = lambda value: value
+    field: str = ""
+
+    @property
+    def sets(self) -> str:
+        """The EvalOptions field the flag sets."""
+        return self.field or self.parameter
 
 
 #: The flags of :class:`irstats.collection.EvalOptions`, declared once for every command that
@@ -175,39 +180,39 @@ class EvalFlag(NamedTuple):
 EVAL_FLAGS = (
     EvalFlag(click.option("-l", "--rel-level", "rel_level", default=1, show_default=True, type=float,
                           help="Relevance level: a document is relevant iff its grade >= this (trec_eval -l); "
-                               "a real number for real-valued labels."), "rel_level", "rel_level"),
+                               "a real number for real-valued labels."), "rel_level"),
     EvalFlag(click.option("-c", "--complete", is_flag=True,
                           help="Score qrels topics missing from a run as empty and average over all qrels topics "
-                               "(trec_eval -c)."), "complete", "complete"),
+                               "(trec_eval -c)."), "complete"),
     EvalFlag(click.option("-M", "--depth", default="1000", show_default=True, metavar="N|none",
                           help="Evaluate the first N documents per topic after ordering (trec_eval -M; 0 = none); "
-                               "'none' = all."), "depth", "depth", lambda value: parse_depth(value)),
+                               "'none' = all."), "depth", parse_depth),
     EvalFlag(click.option("-J", "--judged-only", is_flag=True,
                           help="Condensed lists: drop unjudged documents before measuring (trec_eval -J)."),
-             "judged_only", "judged_only"),
+             "judged_only"),
     EvalFlag(click.option("--order", type=click.Choice(["score", "rank", "file"]), default="score", show_default=True,
                           help="Ranking within a topic: score desc then docno desc (trec_eval), the rank column, or "
-                               "file order."), "order", "order"),
+                               "file order."), "order"),
     EvalFlag(click.option("--ties", type=click.Choice(["docno", "file", "expected"]), default="docno",
                           show_default=True,
                           help="Documents of equal score: docno descending (trec_eval), file order, or every "
                                "measure's expected value over all orderings of the tied documents (McSherry & "
-                               "Najork 2008)."), "ties", "ties"),
+                               "Najork 2008)."), "ties"),
     EvalFlag(click.option("--float32", "float32", is_flag=True,
                           help="Read scores as 32-bit floats, as trec_eval <= 9 and pytrec_eval do (ties change)."),
-             "float32", "score_dtype", lambda value: "float32" if value else "float64"),
+             "float32", lambda value: "float32" if value else "float64", "score_dtype"),
     EvalFlag(click.option("--on-duplicate", type=click.Choice(["error", "first"]), default="error", show_default=True,
                           help="A document twice in one topic of a run: stop, or keep its first occurrence with a "
-                               "warning."), "on_duplicate", "on_duplicate"),
+                               "warning."), "on_duplicate"),
     EvalFlag(click.option("--qrels-duplicate", type=click.Choice(["error", "max", "last"]), default="error",
                           show_default=True,
                           help="A (topic, document) judged twice: stop, keep the highest grade, or the last."),
-             "qrels_duplicate", "qrels_duplicate"),
+             "qrels_duplicate"),
     EvalFlag(click.option("--drop-r0", is_flag=True, help="Leave out topics with no relevant document."),
-             "drop_r0", "drop_r0"),
+             "drop_r0"),
     EvalFlag(click.option("--trec-eval-compat", is_flag=True,
                           help="Reproduce trec_eval's quirks (rbp_resid is 0 when no retrieved document is "
-                               "unjudged)."), "trec_eval_compat", "trec_eval_compat"),
+                               "unjudged)."), "trec_eval_compat"),
 )
 
 
@@ -219,7 +224,7 @@ def eval_options(func):
     def wrapper(*args, **kwargs):
         from irstats.collection import EvalOptions
 
-        kwargs["options"] = EvalOptions(**{flag.field: flag.read(kwargs.pop(flag.parameter)) for flag in EVAL_FLAGS})
+        kwargs["options"] = EvalOptions(**{flag.sets: flag.read(kwargs.pop(flag.parameter)) for flag in EVAL_FLAGS})
         return func(*args, **kwargs)
 
     for flag in reversed(EVAL_FLAGS):
